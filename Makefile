@@ -1,0 +1,30 @@
+# Two commands set everything up on a fresh machine: `make demo` (main job) and `make test` (tests).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install neo4j demo test bench-load clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+neo4j: install
+	$(BIN)/kgagents neo4j start
+
+demo: neo4j
+	$(BIN)/kgagents demo
+
+test: install
+	$(BIN)/pytest -q
+
+bench-load: neo4j
+	$(BIN)/python benchmarks/load.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

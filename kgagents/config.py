@@ -1,0 +1,74 @@
+"""Settings read from the environment (prefix ``KGAGENTS_``) or a ``.env`` file.
+
+Users point kgagents at their own Neo4j / Aura, embedding endpoint or chat endpoint by setting
+these variables; the defaults run everything locally and offline.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_home() -> Path:
+    return Path.home() / ".cache" / "kgagents"
+
+
+class Neo4jSettings(BaseSettings):
+    """Where the graph lives. Defaults match the server `kgagents neo4j start` runs."""
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_NEO4J_", env_file=".env", extra="ignore")
+
+    uri: str = "bolt://127.0.0.1:7687"
+    user: str = "neo4j"
+    password: SecretStr = SecretStr("kgagents-dev")
+    database: str = "neo4j"
+    batch_size: int = Field(5000, ge=1, description="rows per UNWIND batch on writes")
+
+
+class LocalServerSettings(BaseSettings):
+    """The Neo4j server the project installs from Maven Central and runs itself."""
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_SERVER_", env_file=".env", extra="ignore")
+
+    home: Path = Field(default_factory=_default_home, description="cache for jars; data under home/instances")
+    instance: str = "default"
+    bolt_port: int = 7687
+    http_port: int = 7474
+    heap: str = "2g"
+    pagecache: str = "1g"
+    start_timeout_s: float = 120.0
+
+
+class EmbeddingSettings(BaseSettings):
+    """Which embedding provider to use. ``local`` needs no network and no GPU."""
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_EMBED_", env_file=".env", extra="ignore")
+
+    provider: str = "local"
+    model: str = "all-MiniLM-L6-v2"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    batch_size: int = 64
+    threads: int | None = None
+
+
+class LLMSettings(BaseSettings):
+    """OpenAI-compatible chat endpoint. Empty base_url means: the embedded local server, if running."""
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_LLM_", env_file=".env", extra="ignore")
+
+    base_url: str | None = None
+    api_key: SecretStr = SecretStr("not-needed")
+    model: str | None = None
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    temperature: float = 0.0
+    prompt_cost_per_1k: float = 0.0
+    completion_cost_per_1k: float = 0.0
+    local_port: int = 8765
+    local_model: str = "smollm2-135m-instruct"
+    local_threads: int = 2
+    local_ctx: int = 4096

@@ -1,0 +1,27 @@
+"""Every Cypher query kgagents runs, as a named ``.cypher`` file in this package.
+
+``cypher("ontology/merge_classes")`` returns the text of ``ontology/merge_classes.cypher``. Keeping
+queries in files means no Cypher strings scattered in Python, and users can read exactly what runs.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from kgagents.errors import CypherNotFoundError
+
+
+@lru_cache(maxsize=None)
+def cypher(name: str) -> str:
+    """The text of the named query (path below kgagents/cypher, without ``.cypher``)."""
+    resource = resources.files(__name__).joinpath(f"{name}.cypher")
+    if not resource.is_file():
+        raise CypherNotFoundError(f"No query named '{name}' (expected kgagents/cypher/{name}.cypher)")
+    return resource.read_text(encoding="utf-8")
+
+
+def statements(name: str) -> list[str]:
+    """A multi-statement file split on ``;`` line ends (schema files), comments removed."""
+    lines = [ln for ln in cypher(name).splitlines() if not ln.strip().startswith("//")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

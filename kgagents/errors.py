@@ -1,0 +1,63 @@
+"""Exception types with messages a user can act on.
+
+Every error the CLI can show is one of these; the CLI prints the message and exits non-zero
+instead of showing a stack trace.
+"""
+
+from __future__ import annotations
+
+
+class KgAgentsError(Exception):
+    """Base class for every error kgagents raises on purpose."""
+
+
+class Neo4jUnavailableError(KgAgentsError):
+    """The configured Neo4j server cannot be reached."""
+
+    def __init__(self, uri: str, reason: str) -> None:
+        super().__init__(
+            f"Cannot reach Neo4j at {uri} ({reason}).\n"
+            "Start the local server with `kgagents neo4j start` (or `make neo4j`), or point "
+            "KGAGENTS_NEO4J_URI / KGAGENTS_NEO4J_USER / KGAGENTS_NEO4J_PASSWORD at your own server."
+        )
+        self.uri = uri
+
+
+class Neo4jAuthError(KgAgentsError):
+    """The server answered but rejected the credentials."""
+
+    def __init__(self, uri: str, user: str) -> None:
+        super().__init__(
+            f"Neo4j at {uri} rejected user '{user}'. Set KGAGENTS_NEO4J_PASSWORD to the server's password."
+        )
+
+
+class ServerInstallError(KgAgentsError):
+    """The local Neo4j server could not be installed or started."""
+
+
+class ParseError(KgAgentsError):
+    """An input file is malformed; nothing was written to the graph."""
+
+    def __init__(self, path: str, line: int | None, detail: str) -> None:
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {detail} (nothing was written to the graph)")
+        self.path = path
+        self.line = line
+        self.detail = detail
+
+
+class CypherNotFoundError(KgAgentsError):
+    """A named query does not exist in kgagents/cypher."""
+
+
+class EmbeddingError(KgAgentsError):
+    """An embedding provider could not produce vectors."""
+
+
+class LLMUnavailableError(KgAgentsError):
+    """No chat model is configured or reachable."""
+
+
+class StructuredOutputError(KgAgentsError):
+    """The chat model's answer could not be parsed into the requested schema, even after a repair retry."""

@@ -1,0 +1,5 @@
+"""Neo4j connection, schema and the local server the project runs itself."""
+
+from kgagents.graph.connection import Graph
+
+__all__ = ["Graph"]

@@ -1,0 +1,121 @@
+"""One small wrapper around the Neo4j driver: named queries, batched writes, clear errors.
+
+Why a wrapper: every query is loaded by name from ``kgagents/cypher``, every write is parameterised
+and batched with ``UNWIND``, and driver exceptions that mean "server not there" become
+:class:`Neo4jUnavailableError` with instructions, so no command shows a stack trace for that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from itertools import islice
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Transaction
+from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+
+from kgagents.config import Neo4jSettings
+from kgagents.cypher import cypher, statements
+from kgagents.errors import Neo4jAuthError, Neo4jUnavailableError
+
+Row = dict[str, Any]
+Tx = Transaction | ManagedTransaction
+
+
+def batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
+    """Successive lists of at most ``size`` rows."""
+    it = iter(rows)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+class Graph:
+    """A connection to one Neo4j database. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, settings: Neo4jSettings | None = None) -> None:
+        self.settings = settings or Neo4jSettings()
+        self._driver: Driver | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    @property
+    def driver(self) -> Driver:
+        if self._driver is None:
+            s = self.settings
+            driver = GraphDatabase.driver(s.uri, auth=(s.user, s.password.get_secret_value()),
+                                          connection_acquisition_timeout=30.0)
+            try:
+                driver.verify_connectivity()
+            except AuthError as exc:
+                driver.close()
+                raise Neo4jAuthError(s.uri, s.user) from exc
+            except (ServiceUnavailable, SessionExpired, OSError, ValueError) as exc:
+                driver.close()
+                raise Neo4jUnavailableError(s.uri, str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+            self._driver = driver
+        return self._driver
+
+    def close(self) -> None:
+        if self._driver is not None:
+            self._driver.close()
+            self._driver = None
+
+    def __enter__(self) -> Graph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reads and small writes ------------------------------------------------------------------
+    def run(self, name: str, **params: Any) -> list[Row]:
+        """Run the named query in an auto-commit transaction and return all rows as dicts."""
+        return self.run_text(cypher(name), **params)
+
+    def run_text(self, text: str, **params: Any) -> list[Row]:
+        """Run query text that was itself loaded from a named file (e.g. a generated index DDL)."""
+        try:
+            with self.driver.session(database=self.settings.database) as session:
+                return [record.data() for record in session.run(text, params)]
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise Neo4jUnavailableError(self.settings.uri, str(exc).splitlines()[0]) from exc
+
+    def run_script(self, name: str) -> None:
+        """Run every statement of a multi-statement file (schema DDL), each on its own."""
+        for stmt in statements(name):
+            self.run_text(stmt)
+
+    # -- transactional writes --------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        """One explicit transaction: committed if the block completes, rolled back otherwise."""
+        try:
+            with self.driver.session(database=self.settings.database) as session:
+                tx = session.begin_transaction()
+                try:
+                    yield tx
+                    tx.commit()
+                finally:
+                    if not tx.closed():
+                        tx.rollback()
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise Neo4jUnavailableError(self.settings.uri, str(exc).splitlines()[0]) from exc
+
+    def write_rows(
+        self,
+        tx: Tx,
+        name: str,
+        rows: Sequence[Row] | Iterable[Row],
+        *,
+        batch_size: int | None = None,
+        on_batch: Callable[[int], None] | None = None,
+        **params: Any,
+    ) -> int:
+        """``UNWIND $rows`` the named query over ``rows`` in batches inside ``tx``; returns rows written."""
+        query = cypher(name)
+        total = 0
+        for chunk in batched(rows, batch_size or self.settings.batch_size):
+            tx.run(query, rows=chunk, **params).consume()
+            total += len(chunk)
+            if on_batch is not None:
+                on_batch(len(chunk))
+        return total

@@ -1,0 +1,254 @@
+"""Install and run a real Neo4j 5.26 Community server with GDS and APOC, from Maven Central.
+
+Why not the tarball: this machine reaches only package registries, and Maven Central carries the
+server (``org.neo4j:neo4j``), APOC core and the open GDS modules. ``docker/neo4j/pom.xml`` pins the
+versions; Maven copies the server classpath into ``lib/`` and the plugins into ``plugins/`` once, in a
+cache; each *instance* (data, logs, conf, pid) lives in its own directory so the test session can run
+its own server beside the user's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgagents.config import LocalServerSettings, Neo4jSettings
+from kgagents.errors import Neo4jUnavailableError, ServerInstallError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+POM = REPO_ROOT / "docker" / "neo4j" / "pom.xml"
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+JVM_FLAGS = [
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Dlog4j2.disable.jmx=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+    "--add-opens=java.base/java.util=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+]
+
+
+def pinned_versions(pom: Path = POM) -> dict[str, str]:
+    """The Neo4j / APOC / GDS versions the pom pins (``<neo4j.version>`` etc.)."""
+    if not pom.is_file():
+        raise ServerInstallError(
+            f"{pom} not found: the local server is assembled from the repository's docker/neo4j/pom.xml; "
+            "run kgagents from a source checkout (pip install -e .) or point KGAGENTS_NEO4J_URI at your own server."
+        )
+    text = pom.read_text(encoding="utf-8")
+    return dict(re.findall(r"<(neo4j|apoc|gds)\.version>([^<]+)</", text))
+
+
+def _require(tool: str, package: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        raise ServerInstallError(
+            f"`{tool}` is not on PATH; the local Neo4j server needs it. Install it with "
+            f"`apt-get install {package}` (Java 17 or 21 for Neo4j 5.26), or run Neo4j yourself "
+            "(docker/compose.yml) and set KGAGENTS_NEO4J_URI."
+        )
+    return path
+
+
+@dataclass
+class ServerStatus:
+    """What `kgagents neo4j status` reports."""
+
+    running: bool
+    pid: int | None
+    bolt_uri: str
+    version: str | None = None
+    edition: str | None = None
+    plugins: dict[str, int] = field(default_factory=dict)
+    home: Path | None = None
+
+
+class LocalNeo4j:
+    """One local server instance: install once, start (idempotent), stop, status."""
+
+    def __init__(self, server: LocalServerSettings | None = None, neo4j: Neo4jSettings | None = None) -> None:
+        self.server = server or LocalServerSettings()
+        self.neo4j = neo4j or Neo4jSettings()
+        self.versions = pinned_versions()
+        self.dist = self.server.home / f"neo4j-{self.versions['neo4j']}-gds-{self.versions['gds']}"
+        self.instance_dir = self.server.home / "instances" / self.server.instance
+        self.pid_file = self.instance_dir / "run" / "neo4j.pid"
+        self.bolt_uri = f"bolt://127.0.0.1:{self.server.bolt_port}"
+
+    # -- install ---------------------------------------------------------------------------------
+    def installed(self) -> bool:
+        return (self.dist / ".complete").is_file()
+
+    def install(self) -> Path:
+        """Resolve the server and plugin jars with Maven into the cache (once)."""
+        if self.installed():
+            return self.dist
+        mvn = _require("mvn", "maven")
+        _require("java", "openjdk-17-jre-headless")
+        tmp = self.dist.with_name(self.dist.name + ".partial")
+        shutil.rmtree(tmp, ignore_errors=True)
+        for profile, target in (("", "lib"), ("-Pplugins", "all")):
+            cmd = [mvn, "-q", "-B", "-f", str(POM), *([profile] if profile else []),
+                   "dependency:copy-dependencies", f"-DoutputDirectory={tmp / target}", "-DincludeScope=runtime"]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise ServerInstallError(
+                    "Maven could not fetch the Neo4j jars from Maven Central:\n"
+                    + (proc.stdout + proc.stderr)[-2000:]
+                )
+        # plugins = what the plugin profile adds on top of the server classpath
+        server_jars = {p.name for p in (tmp / "lib").iterdir()}
+        (tmp / "plugins").mkdir()
+        for jar in (tmp / "all").iterdir():
+            if jar.name not in server_jars:
+                jar.rename(tmp / "plugins" / jar.name)
+        shutil.rmtree(tmp / "all")
+        (tmp / ".complete").write_text(str(self.versions))
+        shutil.rmtree(self.dist, ignore_errors=True)
+        tmp.rename(self.dist)
+        return self.dist
+
+    # -- instance --------------------------------------------------------------------------------
+    def _conf(self) -> str:
+        s = self.server
+        return "\n".join([
+            "server.default_listen_address=127.0.0.1",
+            f"server.bolt.listen_address=127.0.0.1:{s.bolt_port}",
+            f"server.bolt.advertised_address=127.0.0.1:{s.bolt_port}",
+            f"server.http.listen_address=127.0.0.1:{s.http_port}",
+            f"server.http.advertised_address=127.0.0.1:{s.http_port}",
+            "server.https.enabled=false",
+            "dbms.security.auth_enabled=true",
+            f"server.directories.plugins={self.dist / 'plugins'}",
+            "dbms.security.procedures.unrestricted=gds.*,apoc.*",
+            "dbms.security.procedures.allowlist=gds.*,apoc.*",
+            f"server.memory.heap.initial_size={s.heap}",
+            f"server.memory.heap.max_size={s.heap}",
+            f"server.memory.pagecache.size={s.pagecache}",
+            "db.tx_log.rotation.retention_policy=1 files",
+            "server.logs.config=",
+            "",
+        ])
+
+    def _classpath(self) -> str:
+        return f"{self.dist / 'plugins'}/*:{self.dist / 'lib'}/*"
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["NEO4J_HOME"] = str(self.instance_dir)
+        env["NEO4J_CONF"] = str(self.instance_dir / "conf")
+        return env
+
+    def _prepare_instance(self) -> None:
+        for sub in ("conf", "data", "logs", "run", "import"):
+            (self.instance_dir / sub).mkdir(parents=True, exist_ok=True)
+        (self.instance_dir / "conf" / "neo4j.conf").write_text(self._conf(), encoding="utf-8")
+        if not (self.instance_dir / "data" / "dbms" / "auth.ini").exists():
+            java = _require("java", "openjdk-17-jre-headless")
+            proc = subprocess.run(
+                [java, "-cp", self._classpath(), ADMIN_TOOL, "dbms", "set-initial-password",
+                 self.neo4j.password.get_secret_value()],
+                capture_output=True, text=True, env=self._env(),
+            )
+            if proc.returncode != 0:
+                raise ServerInstallError(f"Setting the initial Neo4j password failed:\n{proc.stderr[-2000:]}")
+
+    def pid(self) -> int | None:
+        """The pid of this instance's server process, if it is alive."""
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        cmdline = Path(f"/proc/{pid}/cmdline")
+        if cmdline.exists() and ENTRY_POINT.encode() not in cmdline.read_bytes():
+            return None
+        return pid
+
+    def start(self) -> ServerStatus:
+        """Start the server unless it already runs; wait until Bolt answers. Safe to call twice."""
+        if self.pid() is not None:
+            return self._wait_for_bolt()
+        self.install()
+        self._prepare_instance()
+        java = _require("java", "openjdk-17-jre-headless")
+        log = open(self.instance_dir / "logs" / "console.log", "ab")
+        cmd = [java, f"-Xms{self.server.heap}", f"-Xmx{self.server.heap}", *JVM_FLAGS,
+               "-cp", self._classpath(), ENTRY_POINT,
+               f"--home-dir={self.instance_dir}", f"--config-dir={self.instance_dir / 'conf'}"]
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=self._env(), start_new_session=True)
+        self.pid_file.write_text(str(proc.pid))
+        return self._wait_for_bolt(proc)
+
+    def _wait_for_bolt(self, proc: subprocess.Popen | None = None) -> ServerStatus:
+        deadline = time.monotonic() + self.server.start_timeout_s
+        last_error = "no answer yet"
+        while time.monotonic() < deadline:
+            if proc is not None and proc.poll() is not None:
+                raise ServerInstallError(
+                    f"Neo4j exited with code {proc.returncode} while starting. Last lines of "
+                    f"{self.instance_dir / 'logs' / 'neo4j.log'}:\n{self.log_tail()}"
+                )
+            try:
+                return self.status()
+            except Neo4jUnavailableError as exc:  # not up yet: keep polling until the deadline
+                last_error = str(exc).splitlines()[0]
+                time.sleep(0.5)
+        raise ServerInstallError(
+            f"Neo4j did not answer on {self.bolt_uri} within {self.server.start_timeout_s:.0f}s "
+            f"({last_error}). Log tail:\n{self.log_tail()}"
+        )
+
+    def log_tail(self, lines: int = 30) -> str:
+        path = self.instance_dir / "logs" / "neo4j.log"
+        if not path.exists():
+            return "(no neo4j.log yet)"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+    def status(self) -> ServerStatus:
+        """Version and loaded plugin procedures, read over Bolt. Raises if Bolt does not answer."""
+        from kgagents.graph.connection import Graph
+
+        settings = self.neo4j.model_copy(update={"uri": self.bolt_uri})
+        with Graph(settings) as graph:
+            comp = graph.run("server/components")[0]
+            plugins = {row["prefix"]: row["n"] for row in graph.run("server/plugin_procedures")}
+        return ServerStatus(True, self.pid(), self.bolt_uri, comp["version"], comp["edition"], plugins,
+                            self.instance_dir)
+
+    def stop(self, timeout_s: float = 60.0) -> bool:
+        """Stop the server if it runs. Returns whether a process was stopped."""
+        pid = self.pid()
+        if pid is None:
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.pid() is None:
+                break
+            time.sleep(0.3)
+        else:
+            os.kill(pid, signal.SIGKILL)
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        self.pid_file.unlink(missing_ok=True)
+        return True
