@@ -1,7 +1,8 @@
 """Test session fixtures: a real Neo4j server, started for the session, never a mock.
 
 The test server is its own instance (ports 17687/17474, data under the kgagents cache in
-``instances/test``) so running the tests never touches the user's database. Set
+``instances/test``) so running the tests never touches the user's database; KGAGENTS_TEST_INSTANCE,
+KGAGENTS_TEST_BOLT_PORT, KGAGENTS_TEST_HTTP_PORT and KGAGENTS_TEST_HEAP run several side by side. Set
 ``KGAGENTS_TEST_USE_CONFIGURED=1`` to run against the server KGAGENTS_NEO4J_* points at instead
 (it will be wiped).
 """
@@ -42,9 +43,13 @@ def neo4j_settings() -> Iterator[Neo4jSettings]:
     if os.environ.get("KGAGENTS_TEST_USE_CONFIGURED") == "1":
         yield Neo4jSettings()
         return
-    settings = Neo4jSettings(uri="bolt://127.0.0.1:17687", password="kgagents-test")
+    bolt = int(os.environ.get("KGAGENTS_TEST_BOLT_PORT", "17687"))
+    http = int(os.environ.get("KGAGENTS_TEST_HTTP_PORT", "17474"))
+    instance = os.environ.get("KGAGENTS_TEST_INSTANCE", "test")
+    settings = Neo4jSettings(uri=f"bolt://127.0.0.1:{bolt}", password="kgagents-test")
     server = LocalNeo4j(
-        LocalServerSettings(instance="test", bolt_port=17687, http_port=17474, heap="2g", pagecache="512m"),
+        LocalServerSettings(instance=instance, bolt_port=bolt, http_port=http,
+                            heap=os.environ.get("KGAGENTS_TEST_HEAP", "2g"), pagecache="512m"),
         settings,
     )
     already_running = server.pid() is not None

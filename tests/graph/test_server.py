@@ -44,7 +44,11 @@ def test_wrong_password_is_an_auth_error(neo4j_settings: Neo4jSettings) -> None:
 def test_start_twice_is_harmless(neo4j_settings: Neo4jSettings) -> None:
     from kgagents.config import LocalServerSettings
 
-    server = LocalNeo4j(LocalServerSettings(instance="test", bolt_port=17687, http_port=17474), neo4j_settings)
+    import os
+
+    port = int(os.environ.get("KGAGENTS_TEST_BOLT_PORT", "17687"))
+    instance = os.environ.get("KGAGENTS_TEST_INSTANCE", "test")
+    server = LocalNeo4j(LocalServerSettings(instance=instance, bolt_port=port), neo4j_settings)
     pid_before = server.pid()
     status = server.start()
     assert status.running and server.pid() == pid_before
