@@ -1,0 +1,1 @@
+"""Agent-OM ontology matching as a LangGraph state machine over Neo4j."""
