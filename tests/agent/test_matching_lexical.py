@@ -1,0 +1,39 @@
+"""The offline lexical pre-match: strict keys first, 1:1 only, ambiguous synonyms never match."""
+
+from __future__ import annotations
+
+from kgagents.agent.matching.lexical import LexicalEntity, key_of, lexical_matches
+
+
+def test_keys_normalise_as_documented() -> None:
+    assert key_of("Apex_of_the_Heart", "exact") == "apex of the heart"
+    assert key_of("Apex of the Heart", "bag") == key_of("heart apex", "bag")
+    assert key_of("Intestinal Mucosa", "stem") == key_of("intestine mucosa", "stem")
+    assert key_of("Intestinal Mucosa", "bag") != key_of("intestine mucosa", "bag")
+    assert key_of("Smooth Muscle Tissue", "stem") == key_of("smooth muscle", "stem")
+
+
+def test_label_match_beats_synonym_match_and_is_one_to_one() -> None:
+    sources = [LexicalEntity("m:heart", "Class", ["heart"]), LexicalEntity("m:apex", "Class", ["heart apex"])]
+    targets = [
+        LexicalEntity("h:Heart", "Class", ["Heart"], ["Cardiac organ"]),
+        LexicalEntity("h:Apex", "Class", ["Apex_of_the_Heart"]),
+        LexicalEntity("h:Other", "Class", ["Organ"], ["heart"]),
+    ]
+    found = {(m.source, m.target, m.key) for m in lexical_matches(sources, targets)}
+    assert found == {("m:heart", "h:Heart", "exact"), ("m:apex", "h:Apex", "bag")}
+
+
+def test_synonym_shared_by_two_targets_is_not_matched() -> None:
+    sources = [LexicalEntity("m:a", "Class", ["mouth"])]
+    targets = [
+        LexicalEntity("h:1", "Class", ["Oral Cavity"], ["Mouth"]),
+        LexicalEntity("h:2", "Class", ["Oral Region"], ["Mouth"]),
+    ]
+    assert lexical_matches(sources, targets) == []
+
+
+def test_kinds_must_agree() -> None:
+    sources = [LexicalEntity("a:p", "Relationship", ["author"])]
+    targets = [LexicalEntity("b:c", "Class", ["Author"])]
+    assert lexical_matches(sources, targets) == []
