@@ -61,3 +61,11 @@ class LLMUnavailableError(KgAgentsError):
 
 class StructuredOutputError(KgAgentsError):
     """The chat model's answer could not be parsed into the requested schema, even after a repair retry."""
+
+
+class InputFileError(KgAgentsError):
+    """An input file is missing, unreadable or in a format kgagents cannot read."""
+
+
+class VectorIndexError(KgAgentsError):
+    """A vector index is missing or does not fit the vectors (other dimension, label or property)."""
