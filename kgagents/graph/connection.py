@@ -43,7 +43,8 @@ class Graph:
         if self._driver is None:
             s = self.settings
             driver = GraphDatabase.driver(s.uri, auth=(s.user, s.password.get_secret_value()),
-                                          connection_acquisition_timeout=30.0)
+                                          connection_acquisition_timeout=30.0,
+                                          notifications_min_severity="OFF")
             try:
                 driver.verify_connectivity()
             except AuthError as exc:

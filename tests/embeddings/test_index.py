@@ -1,0 +1,209 @@
+"""Embedding nodes, vector indexes and kNN on the real Neo4j, with a hand-written two-ontology fixture.
+
+Expected pairs below are written by hand from the meaning of the labels in two_ontologies.cypher,
+not computed with the code under test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgagents.embeddings.base import Embedder
+from kgagents.embeddings.index import (
+    Scope,
+    drop_vector_index,
+    embed_nodes,
+    ensure_vector_index,
+    gds_knn,
+    knn,
+    knn_for_nodes,
+    text_groups,
+    text_of,
+    vector_indexes,
+)
+from kgagents.embeddings.local_minilm import LocalMiniLM
+from kgagents.errors import KgAgentsError, VectorIndexError
+from kgagents.graph.connection import Graph
+
+A = "http://a.example/conf#"
+B = "http://b.example/onto#"
+PERSON = "http://xmlns.com/foaf/0.1/Person"
+B_KEYS = {B + n for n in ("PaperPresentedAtConference", "Referee", "Accommodation", "Fee", "PC", "GalaDinner",
+                          "isAuthorOf")} | {PERSON}
+EXPECTED = {  # class of conf_a -> the conf_b class meaning the same thing
+    A + "ConferencePaper": B + "PaperPresentedAtConference",
+    A + "Reviewer": B + "Referee",
+    A + "Hotel": B + "Accommodation",
+    A + "RegistrationFee": B + "Fee",
+    A + "ProgramCommittee": B + "PC",
+    A + "Banquet": B + "GalaDinner",
+}
+CONF_A_NODES = 8  # 6 classes, 1 property, Person (shared with conf_b)
+INDEX = "test_resource_embedding"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalMiniLM:
+    return LocalMiniLM()
+
+
+@pytest.fixture
+def fixture_query(fixtures: Path):
+    def read(name: str) -> str:
+        return (fixtures / "embeddings" / f"{name}.cypher").read_text()
+
+    return read
+
+
+@pytest.fixture
+def onto(graph: Graph, fixture_query) -> Iterator[Graph]:
+    """The two-ontology fixture loaded, and no vector index before or after (the wipe keeps indexes)."""
+    for index in vector_indexes(graph):
+        drop_vector_index(graph, index.name)
+    graph.run_text(fixture_query("two_ontologies"))
+    yield graph
+    for index in vector_indexes(graph):
+        drop_vector_index(graph, index.name)
+
+
+@pytest.fixture
+def indexed(onto: Graph, embedder: LocalMiniLM) -> Graph:
+    for name in ("conf_a", "conf_b", "conf_c"):
+        embed_nodes(onto, embedder, scope=Scope.ontology(name), text_properties="name", vector_property="embedding")
+    ensure_vector_index(onto, name=INDEX, label="Resource", property="embedding", dimensions=embedder.dimensions)
+    return onto
+
+
+class Renamed(Embedder):
+    """The same vectors under another model name: must invalidate every stored hash."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name + "-renamed"
+
+    @property
+    def dimensions(self) -> int:
+        return self.inner.dimensions
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed(texts)
+
+
+def stored(graph: Graph, fixture_query, key: str) -> dict:
+    return graph.run_text(fixture_query("vector_of"), key=key, vector_property="embedding")[0]
+
+
+def test_reembedding_skips_unchanged_and_redoes_changed(onto: Graph, embedder: LocalMiniLM, fixture_query) -> None:
+    scope = Scope.ontology("conf_a")
+    ticks: list[int] = []
+    first = embed_nodes(onto, embedder, scope=scope, text_properties="name", vector_property="embedding",
+                        progress=ticks.append)
+    assert (first.embedded, first.unchanged, first.empty) == (CONF_A_NODES, 0, 0)
+    assert sum(ticks) == CONF_A_NODES
+
+    again = embed_nodes(onto, embedder, scope=scope, text_properties="name", vector_property="embedding")
+    assert (again.embedded, again.unchanged) == (0, CONF_A_NODES)
+
+    before = stored(onto, fixture_query, A + "Hotel")
+    onto.run_text(fixture_query("rename"), uri=A + "Hotel", name="Hotel", comment=None)
+    changed = embed_nodes(onto, embedder, scope=scope, text_properties="name", vector_property="embedding")
+    assert (changed.embedded, changed.unchanged) == (1, CONF_A_NODES - 1)
+    after = stored(onto, fixture_query, A + "Hotel")
+    assert after["sha"] != before["sha"]
+    assert np.allclose(after["vector"], embedder.embed(["Hotel"])[0], atol=1e-6)
+
+    # Another model name invalidates every hash, even with identical texts.
+    renamed = embed_nodes(onto, Renamed(embedder), scope=scope, text_properties="name", vector_property="embedding")
+    assert renamed.embedded == CONF_A_NODES
+
+
+def test_text_joins_several_properties(onto: Graph, embedder: LocalMiniLM, fixture_query) -> None:
+    onto.run_text(fixture_query("rename"), uri=A + "Hotel", name="Hotel", comment="A room booked for attendees")
+    # The fixture has no `label` property, so the (label, name) group falls back to the name.
+    embed_nodes(onto, embedder, scope=Scope.ontology("conf_a"), text_properties=[("label", "name"), "comment"],
+                vector_property="embedding")
+    got = stored(onto, fixture_query, A + "Hotel")["vector"]
+    assert np.allclose(got, embedder.embed(["Hotel. A room booked for attendees"])[0], atol=1e-6)
+
+
+def test_text_of_groups_lists_and_blanks() -> None:
+    groups = text_groups([("label", "name"), "synonyms", "comment"])
+    node = {"label": " ", "name": "PC", "synonyms": ["Programme committee", None, "", "TPC"], "comment": None}
+    assert text_of(node, groups) == "PC. Programme committee, TPC"
+    assert text_of({"name": None}, groups) == ""
+
+
+def test_kg_scope_embeds_one_kg_and_counts_empty(graph: Graph, embedder: LocalMiniLM, fixture_query) -> None:
+    graph.run_text(fixture_query("entities"))
+    stats = embed_nodes(graph, embedder, scope=Scope.kg("kg1"), text_properties="name", vector_property="embedding")
+    assert (stats.embedded, stats.empty) == (2, 1)
+    assert stored(graph, fixture_query, "Q90")["vector"] is not None
+    assert stored(graph, fixture_query, "paris_fr")["vector"] is None
+
+
+def test_knn_finds_paraphrase_and_never_leaves_scope(indexed: Graph, embedder: LocalMiniLM) -> None:
+    query = embedder.embed(["Conference paper"])[0]
+    unscoped = knn(indexed, index=INDEX, vector=query, k=5)
+    assert any(n.node.key.startswith("http://c.example/") for n in unscoped)  # decoys outrank conf_b …
+    best = knn(indexed, index=INDEX, vector=query, k=1, scope=Scope.ontology("conf_b", label="Class"))
+    assert [n.node.key for n in best] == [B + "PaperPresentedAtConference"]
+    five = knn(indexed, index=INDEX, vector=query, k=5, scope=Scope.ontology("conf_b", label="Class"))
+    assert len(five) == 5 and {n.node.key for n in five} <= B_KEYS - {B + "isAuthorOf"}  # … but never pass the filter
+    assert [n.cosine for n in five] == sorted((n.cosine for n in five), reverse=True)
+
+
+def test_knn_for_nodes_pairs_each_class_with_its_counterpart(indexed: Graph) -> None:
+    pairs = knn_for_nodes(indexed, index=INDEX, node_scope=Scope.ontology("conf_a", label="Class"),
+                          target_scope=Scope.ontology("conf_b", label="Class"), k=1, threshold=0.5)
+    top1 = {p.source.key: p.target.key for p in pairs}
+    assert {s: top1.get(s) for s in EXPECTED} == EXPECTED
+    assert all(p.target.key in B_KEYS and p.cosine >= 0.5 for p in pairs)
+    assert all(p.source.key != p.target.key for p in pairs)  # the shared Person never matches itself
+
+    top3 = knn_for_nodes(indexed, index=INDEX, node_scope=Scope.ontology("conf_a", label="Class"),
+                         target_scope=Scope.ontology("conf_b", label="Class"), k=3)
+    assert all(p.target.key in B_KEYS - {B + "isAuthorOf"} for p in top3)  # label scope: no ObjectProperty
+    assert max(sum(p.source.key == s for p in top3) for s in EXPECTED) == 3
+
+    assert knn_for_nodes(indexed, index=INDEX, node_scope=Scope.ontology("conf_a", label="Class"),
+                         target_scope=Scope.ontology("conf_b", label="Class"), k=1, threshold=0.99) == []
+
+    props = knn_for_nodes(indexed, index=INDEX, node_scope=Scope.ontology("conf_a", label="ObjectProperty"),
+                          target_scope=Scope.ontology("conf_b", label="ObjectProperty"), k=2)
+    assert [(p.source.key, p.target.key) for p in props] == [(A + "writes", B + "isAuthorOf")]
+
+
+def test_gds_filtered_knn_agrees_with_vector_index(indexed: Graph, fixture_query) -> None:
+    source, target = Scope.ontology("conf_a", label="Class"), Scope.ontology("conf_b", label="Class")
+    via_index = knn_for_nodes(indexed, index=INDEX, node_scope=source, target_scope=target, k=1)
+    via_gds = gds_knn(indexed, vector_property="embedding", source_scope=source, target_scope=target, k=1)
+    assert {p.source.key: p.target.key for p in via_gds} == {p.source.key: p.target.key for p in via_index}
+    assert len(via_gds) == 7  # every conf_a class, Person included (its nearest other conf_b class)
+    cos_index = {p.source.key: p.cosine for p in via_index}
+    assert all(abs(p.cosine - cos_index[p.source.key]) < 1e-4 for p in via_gds)
+    left = [r["graphName"] for r in indexed.run_text(fixture_query("gds_graphs"))]
+    assert not [name for name in left if name.startswith("kgagents_knn_")]  # projection dropped
+
+
+def test_index_dimension_mismatch_and_duplicates_are_errors(indexed: Graph) -> None:
+    again = ensure_vector_index(indexed, name=INDEX, label="Resource", property="embedding", dimensions=384)
+    assert (again.dimensions, again.state) == (384, "ONLINE")
+    with pytest.raises(VectorIndexError, match="384 dimensions.*768 dimensions"):
+        ensure_vector_index(indexed, name=INDEX, label="Resource", property="embedding", dimensions=768)
+    with pytest.raises(VectorIndexError, match="already covers"):
+        ensure_vector_index(indexed, name=INDEX + "_other", label="Resource", property="embedding", dimensions=384)
+    with pytest.raises(VectorIndexError, match="10 dimensions"):
+        knn(indexed, index=INDEX, vector=np.ones(10), k=1)
+    with pytest.raises(VectorIndexError, match="No vector index named"):
+        knn(indexed, index="missing_index", vector=np.ones(384), k=1)
+
+
+def test_identifiers_are_validated() -> None:
+    with pytest.raises(KgAgentsError, match="not a usable label"):
+        Scope("Resource) DETACH DELETE n //")
+    with pytest.raises(KgAgentsError, match="not a usable property"):
+        Scope("Resource", key="bad key", value="x")
