@@ -27,6 +27,13 @@ class MatchSettings(BaseSettings):
         "no semantic channel, no validator",
     )
     lexical_prematch: bool = Field(True, description="accept exact label/synonym matches before any LLM call")
+    structural: bool = Field(
+        True,
+        description="after merging, accept mutual-best pairs with cosine ≥ structural_threshold whose "
+        "structural neighbours (SCO, part-of restrictions, SPO) are already matched (LogMap-style propagation); "
+        "with an LLM they must also pass the validator",
+    )
+    structural_threshold: float = Field(0.80, ge=-1.0, le=1.0)
     context: str = Field("conference", description="domain context given to the LLM describer")
     batch_size: int = Field(64, ge=1, description="entities per checkpointed step")
     include_properties: bool = True

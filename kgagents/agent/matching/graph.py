@@ -1,0 +1,278 @@
+"""Agent-OM as a LangGraph ``StateGraph`` whose retrieval and matching run in Neo4j.
+
+    prematch → texts → embed → retrieve → validate ⟲ → merge → propagate → write
+
+* ``prematch``: exact label/synonym matches (offline, 1:1) — the LLM is never spent on them.
+* ``texts``: channel texts on the entity nodes (syntactic; lexical = LLM description, or label +
+  synonyms offline; semantic = LLM verbalisation of the entity's triples). LLM texts are written per
+  batch, so an interrupted run only describes what is left.
+* ``embed``: one vector property and one Neo4j vector index per channel text.
+* ``retrieve``: per channel, kind and direction, vector kNN in Neo4j (cosine ≥ T, top-k) and RRF.
+* ``validate``: per entity, walk the fused rank groups and accept the first candidate the LLM confirms
+  (offline: the top group's best). Runs ``batch_size`` entities per step; each step is checkpointed.
+* ``merge``: keep a pair only if both directions chose it (Agent-OM's bidirectional merger).
+* ``propagate``: structural propagation — mutual-best pairs at a lower cosine whose structural
+  neighbours are already matched (validated by the LLM when there is one).
+* ``write``: ``MATCHES`` relationships, the ``(:Run)`` node and the LLM ledger.
+
+Compile with any LangGraph checkpointer (e.g. SqliteSaver) and a fixed ``thread_id`` to resume an
+interrupted run with ``graph.invoke(None, config)``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+
+from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
+from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
+from kgagents.agent.matching.fusion import rank_groups
+from kgagents.agent.matching.lexical import lexical_matches
+from kgagents.agent.matching.settings import MatchSettings
+from kgagents.agent.matching.store import write_run
+from kgagents.embeddings.base import Embedder
+from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
+from kgagents.graph.connection import Graph
+
+if TYPE_CHECKING:
+    from kgagents.agent.matching.llm_steps import LLMSteps
+
+DIRECTIONS = ("forward", "backward")
+
+
+class MatchState(TypedDict, total=False):
+    """Everything a run carries between steps (JSON-serialisable, so any checkpointer can store it)."""
+
+    run_id: str
+    source: str
+    target: str
+    prematched: list[dict[str, Any]]
+    candidates: dict[str, dict[str, list[dict[str, Any]]]]
+    queue: list[list[str]]  # [direction, entity uri] still to validate
+    chosen: dict[str, dict[str, dict[str, Any]]]
+    matches: list[dict[str, Any]]
+    timings: dict[str, float]
+    llm_calls: int
+
+
+class MatchingAgent:
+    """Builds the matching graph over one Neo4j database, one embedder and (optionally) one chat model."""
+
+    def __init__(self, graph: Graph, embedder: Embedder, settings: MatchSettings | None = None,
+                 llm: LLMSteps | None = None) -> None:
+        self.graph = graph
+        self.embedder = embedder
+        self.settings = settings or MatchSettings()
+        if not self.settings.no_llm and llm is None:
+            raise ValueError("an LLM is required unless settings.no_llm is set")
+        self.llm = llm
+        self._entities: dict[str, dict[str, Entity]] = {}
+
+    # -- helpers -------------------------------------------------------------------------------
+    @property
+    def model_name(self) -> str:
+        return self.llm.model_name if self.llm is not None and not self.settings.no_llm else "none (no-LLM ablation)"
+
+    def entities(self, ontology: str) -> dict[str, Entity]:
+        if ontology not in self._entities:
+            found = fetch_entities(self.graph, ontology, properties=self.settings.include_properties)
+            self._entities[ontology] = {e.uri: e for e in found}
+        return self._entities[ontology]
+
+    def _timed(self, state: MatchState, stage: str, started: float) -> dict[str, float]:
+        return {**state.get("timings", {}), stage: round(time.perf_counter() - started, 3)}
+
+    def _matched_uris(self, state: MatchState) -> set[str]:
+        return {p["source"] for p in state.get("prematched", [])} | {p["target"] for p in state.get("prematched", [])}
+
+    # -- nodes ---------------------------------------------------------------------------------
+    def prematch(self, state: MatchState) -> MatchState:
+        started = time.perf_counter()
+        found: list[dict[str, Any]] = []
+        if self.settings.lexical_prematch:
+            src = [e.lexical() for e in self.entities(state["source"]).values()]
+            tgt = [e.lexical() for e in self.entities(state["target"]).values()]
+            found = [asdict(m) for m in lexical_matches(src, tgt)]
+        return {"prematched": found, "timings": self._timed(state, "prematch", started)}
+
+    def texts(self, state: MatchState) -> MatchState:
+        started = time.perf_counter()
+        skip = self._matched_uris(state)
+        calls = state.get("llm_calls", 0)
+        for ontology in (state["source"], state["target"]):
+            entities = self.entities(ontology)
+            store_texts(self.graph, {
+                uri: {"om_syntactic": e.syntactic_text(), "om_labels": e.labels_text()} for uri, e in entities.items()
+            })
+            if self.llm is not None and not self.settings.no_llm:
+                todo = [e for uri, e in entities.items() if uri not in skip]
+                calls += self.llm.write_texts(self.graph, todo, self.settings)
+        return {"timings": self._timed(state, "texts", started), "llm_calls": calls}
+
+    def embed(self, state: MatchState) -> MatchState:
+        started = time.perf_counter()
+        for channel in self.settings.channels:
+            text_prop = channel_property(channel, self.settings.no_llm)
+            ensure_vector_index(self.graph, name=text_prop, label="Resource", property=vector_property(text_prop),
+                                dimensions=self.embedder.dimensions)
+            for ontology in (state["source"], state["target"]):
+                embed_nodes(self.graph, self.embedder, scope=Scope.ontology(ontology),
+                            text_properties=text_prop, vector_property=vector_property(text_prop))
+        return {"timings": self._timed(state, "embed", started)}
+
+    def retrieve(self, state: MatchState) -> MatchState:
+        started = time.perf_counter()
+        kinds = KINDS if self.settings.include_properties else ("Class",)
+        exclude = self._matched_uris(state)
+        candidates: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        for direction, (a, b) in zip(DIRECTIONS, ((state["source"], state["target"]), (state["target"], state["source"]))):
+            fused = retrieve(self.graph, source=a, target=b, channels=self.settings.channels,
+                             no_llm=self.settings.no_llm, k=self.settings.top_k,
+                             threshold=self.settings.threshold, kinds=kinds, exclude=exclude)
+            candidates[direction] = {uri: [asdict(f) for f in flist] for uri, flist in fused.items()}
+        queue = [[d, uri] for d in DIRECTIONS for uri in sorted(candidates[d])]
+        return {"candidates": candidates, "queue": queue, "chosen": {d: {} for d in DIRECTIONS},
+                "timings": self._timed(state, "retrieve", started)}
+
+    def validate(self, state: MatchState) -> MatchState:
+        started = time.perf_counter()
+        queue = list(state.get("queue", []))
+        batch, rest = queue[: self.settings.batch_size], queue[self.settings.batch_size :]
+        chosen = {d: dict(v) for d, v in state.get("chosen", {}).items()}
+        calls = state.get("llm_calls", 0)
+        for direction, uri in batch:
+            fused = state["candidates"][direction][uri]
+            pick, used = self._choose(state, direction, uri, fused)
+            calls += used
+            if pick is not None:
+                chosen[direction][uri] = pick
+        timings = dict(state.get("timings", {}))
+        timings["validate"] = round(timings.get("validate", 0.0) + time.perf_counter() - started, 3)
+        return {"queue": rest, "chosen": chosen, "llm_calls": calls, "timings": timings}
+
+    def _choose(self, state: MatchState, direction: str, uri: str,
+                fused: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, int]:
+        """Walk rank groups (ties: higher summed similarity first); offline, the first candidate wins."""
+        from kgagents.agent.matching.fusion import Fused
+
+        groups = rank_groups([Fused(**f) for f in fused])
+        ordered = [f for g in groups for f in sorted(g, key=lambda f: -sum(f.similarities.values()))]
+        if not ordered:
+            return None, 0
+        if not self.settings.validator or self.llm is None or self.settings.no_llm:
+            best = ordered[0]
+            return {"candidate": best.candidate, "score": best.score, "channels": list(best.channels),
+                    "validated": False, "reason": None}, 0
+        a, b = (state["source"], state["target"]) if direction == "forward" else (state["target"], state["source"])
+        source = self.entities(a)[uri]
+        calls = 0
+        for f in ordered:
+            calls += 1
+            ok, reason = self.llm.validate(source, self.entities(b)[f.candidate], self.settings.context)
+            if ok:
+                return {"candidate": f.candidate, "score": f.score, "channels": list(f.channels),
+                        "validated": True, "reason": reason}, calls
+        return None, calls
+
+    @staticmethod
+    def more_to_validate(state: MatchState) -> str:
+        return "validate" if state.get("queue") else "merge"
+
+    def merge(self, state: MatchState) -> MatchState:
+        started = time.perf_counter()
+        forward, backward = state["chosen"]["forward"], state["chosen"]["backward"]
+        matches = [
+            {"source": p["source"], "target": p["target"], "score": 1.0, "channels": [f"lexical:{p['key']}"],
+             "validated": False, "reason": f"{p['key']} label/synonym match"}
+            for p in state.get("prematched", [])
+        ]
+        for s, pick in sorted(forward.items()):
+            t = pick["candidate"]
+            back = backward.get(t)
+            if self.settings.merger and (back is None or back["candidate"] != s):
+                continue
+            matches.append({"source": s, "target": t, "score": pick["score"], "channels": pick["channels"],
+                            "validated": pick["validated"], "reason": pick["reason"]})
+        if not self.settings.merger:
+            seen = {(m["source"], m["target"]) for m in matches}
+            for t, pick in sorted(backward.items()):
+                if (pick["candidate"], t) not in seen:
+                    matches.append({"source": pick["candidate"], "target": t, "score": pick["score"],
+                                    "channels": pick["channels"], "validated": pick["validated"],
+                                    "reason": pick["reason"]})
+        return {"matches": matches, "timings": self._timed(state, "merge", started)}
+
+    def propagate(self, state: MatchState) -> MatchState:
+        started = time.perf_counter()
+        settings = self.settings
+        if not settings.structural:
+            return {"timings": self._timed(state, "propagate", started)}
+        matched = {(m["source"], m["target"]) for m in state["matches"]}
+        exclude = {s for s, _ in matched} | {t for _, t in matched}
+        kinds = KINDS if settings.include_properties else ("Class",)
+        best: list[dict[str, str]] = []
+        for a, b in ((state["source"], state["target"]), (state["target"], state["source"])):
+            fused = retrieve(self.graph, source=a, target=b, channels=settings.channels, no_llm=settings.no_llm,
+                             k=settings.top_k, threshold=settings.structural_threshold, kinds=kinds, exclude=exclude)
+            best.append({uri: self._best(flist).candidate for uri, flist in fused.items() if flist})
+        forward, backward = best
+        mutual = [(s, t) for s, t in forward.items() if backward.get(t) == s]
+        uris = sorted({u for pair in mutual for u in pair})
+        neighbours = {r["uri"]: set(r["neighbours"]) for r in self.graph.run("matching/structural_neighbours", uris=uris)}
+        added, calls = [], state.get("llm_calls", 0)
+        for s, t in mutual:
+            support = [(x, y) for x in neighbours.get(s, ()) for y in neighbours.get(t, ()) if (x, y) in matched]
+            if not support:
+                continue
+            validated, reason = False, f"structural: {len(support)} matched neighbour pair(s)"
+            if settings.validator and self.llm is not None and not settings.no_llm:
+                calls += 1
+                ok, why = self.llm.validate(self.entities(state["source"])[s], self.entities(state["target"])[t],
+                                            settings.context)
+                if not ok:
+                    continue
+                validated, reason = True, f"{reason}; {why}"
+            added.append({"source": s, "target": t, "score": 0.0, "channels": ["structural"],
+                          "validated": validated, "reason": reason})
+        return {"matches": state["matches"] + added, "llm_calls": calls,
+                "timings": self._timed(state, "propagate", started)}
+
+    @staticmethod
+    def _best(fused: list[Any]) -> Any:
+        """Top rank group, ties broken by summed channel similarity."""
+        return min(fused, key=lambda f: (f.rank, -sum(f.similarities.values())))
+
+    def write(self, state: MatchState) -> MatchState:
+        started = time.perf_counter()
+        timings = self._timed(state, "write", started)
+        write_run(self.graph, state, self.settings, self.model_name, timings,
+                  ledger=self.llm.ledger if self.llm is not None else None)
+        return {"timings": timings}
+
+    # -- graph ---------------------------------------------------------------------------------
+    def build(self) -> StateGraph:
+        """The uncompiled graph, for embedding as a subgraph in another LangGraph app."""
+        g = StateGraph(MatchState)
+        for name in ("prematch", "texts", "embed", "retrieve", "validate", "merge", "propagate", "write"):
+            g.add_node(name, getattr(self, name))
+        g.add_edge(START, "prematch")
+        g.add_edge("prematch", "texts")
+        g.add_edge("texts", "embed")
+        g.add_edge("embed", "retrieve")
+        g.add_conditional_edges("retrieve", self.more_to_validate, {"validate": "validate", "merge": "merge"})
+        g.add_conditional_edges("validate", self.more_to_validate, {"validate": "validate", "merge": "merge"})
+        g.add_edge("merge", "propagate")
+        g.add_edge("propagate", "write")
+        g.add_edge("write", END)
+        return g
+
+    def compile(self, checkpointer: Any = None) -> Any:
+        return self.build().compile(checkpointer=checkpointer)
+
+
+def new_run_id() -> str:
+    return f"om-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"

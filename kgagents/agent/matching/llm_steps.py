@@ -1,0 +1,67 @@
+"""The matcher's LLM steps — describe, verbalise, validate — behind one small object.
+
+Every call goes through the chat model the ledger wraps, so calls, tokens and seconds are counted
+per run. Texts are written to the graph per batch, so a resumed run only asks for what is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgagents.agent.matching import prompts
+from kgagents.agent.matching.entities import Entity, store_texts
+from kgagents.agent.matching.settings import MatchSettings
+from kgagents.graph.connection import Graph
+from kgagents.llm import ChatModel, Ledger, ask_yes_no
+
+TEXT_BATCH = 16
+
+
+class LLMSteps:
+    """Agent-OM's LLM work for one run, logged in ``ledger``."""
+
+    def __init__(self, chat: ChatModel, ledger: Ledger) -> None:
+        self.chat = ledger.wrap(chat)
+        self.ledger = ledger
+
+    @property
+    def model_name(self) -> str:
+        return self.chat.model_name
+
+    def _missing(self, graph: Graph, entities: Sequence[Entity], prop: str) -> list[Entity]:
+        uris = {row["uri"] for row in graph.run("matching/texts_present", uris=[e.uri for e in entities],
+                                                property=prop, model=self.model_name)}
+        return [e for e in entities if e.uri not in uris]
+
+    def write_texts(self, graph: Graph, entities: Sequence[Entity], settings: MatchSettings) -> int:
+        """LLM texts for the lexical and semantic channels (only those enabled and not yet stored)."""
+        calls = 0
+        if "lexical" in settings.channels:
+            todo = self._missing(graph, entities, "om_lexical")
+            for start in range(0, len(todo), TEXT_BATCH):
+                batch = todo[start : start + TEXT_BATCH]
+                texts = {}
+                for e in batch:
+                    reply = self.chat.complete(prompts.describe(e, settings.context), purpose="describe")
+                    texts[e.uri] = {"om_lexical": reply.text.strip(), "om_lexical_model": self.model_name}
+                    calls += 1
+                store_texts(graph, texts)
+        if "semantic" in settings.channels:
+            todo = self._missing(graph, entities, "om_semantic")
+            for start in range(0, len(todo), TEXT_BATCH):
+                batch = todo[start : start + TEXT_BATCH]
+                rows = {r["uri"]: r for r in graph.run("matching/neighbourhood", uris=[e.uri for e in batch])}
+                texts = {}
+                for e in batch:
+                    facts = {k: v for k, v in rows[e.uri].items() if k != "uri" and v}
+                    if not facts:
+                        texts[e.uri] = {"om_semantic": e.display, "om_semantic_model": self.model_name}
+                        continue
+                    reply = self.chat.complete(prompts.verbalise(e, facts), purpose="verbalise")
+                    texts[e.uri] = {"om_semantic": reply.text.strip(), "om_semantic_model": self.model_name}
+                    calls += 1
+                store_texts(graph, texts)
+        return calls
+
+    def validate(self, source: Entity, candidate: Entity, context: str) -> tuple[bool, str]:
+        return ask_yes_no(self.chat, prompts.validate(source, candidate, context), purpose="validate")

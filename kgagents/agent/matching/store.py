@@ -1,0 +1,42 @@
+"""Matching results in Neo4j (``MATCHES`` + ``(:Run)``) and as an Alignment API file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kgagents.agent.matching.settings import MatchSettings
+from kgagents.cypher import cypher
+from kgagents.graph.connection import Graph
+from kgagents.loaders.alignment import Alignment, Cell, write_alignment
+
+
+def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, model: str,
+              timings: dict[str, float], ledger: Any = None) -> None:
+    """Write the run's pairs and its (:Run) node in one transaction, then the LLM ledger."""
+    rows = [{"source": m["source"], "target": m["target"], "score": float(m["score"]),
+             "channels": list(m["channels"]), "validated": bool(m["validated"]), "reason": m.get("reason")}
+            for m in state.get("matches", [])]
+    with graph.transaction() as tx:
+        graph.write_rows(tx, "matching/write_matches", rows, run_id=state["run_id"], model=model, mode=settings.mode)
+        tx.run(cypher("matching/write_run"), run_id=state["run_id"], source=state["source"],
+               target=state["target"], model=model, mode=settings.mode,
+               settings=settings.model_dump_json(), matches=len(rows), llm_calls=state.get("llm_calls", 0),
+               timings=json.dumps(timings)).consume()
+    if ledger is not None:
+        ledger.flush(graph, state["run_id"])
+
+
+def run_alignment(graph: Graph, run_id: str, source: str, target: str) -> Alignment:
+    """The run's matches as an Alignment API alignment (relation '=', measure = fused score capped at 1)."""
+    rows = graph.run("matching/run_matches", run_id=run_id)
+    cells = [Cell(entity1=r["source"], entity2=r["target"], relation="=", measure=min(1.0, float(r["score"])))
+             for r in rows]
+    return Alignment(onto1=source, onto2=target, cells=cells)
+
+
+def export_alignment(graph: Graph, run_id: str, source: str, target: str, path: Path) -> Alignment:
+    alignment = run_alignment(graph, run_id, source, target)
+    write_alignment(alignment, path)
+    return alignment

@@ -1,0 +1,7 @@
+// One MATCHES relationship per accepted pair and run (re-writing the same run changes nothing).
+UNWIND $rows AS row
+MATCH (s:Resource {uri: row.source})
+MATCH (t:Resource {uri: row.target})
+MERGE (s)-[m:MATCHES {run_id: $run_id}]->(t)
+SET m.score = row.score, m.channels = row.channels, m.validated = row.validated, m.reason = row.reason,
+    m.model = $model, m.mode = $mode, m.created_at = datetime()
