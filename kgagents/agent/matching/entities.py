@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kgagents.agent.matching.lexical import LexicalEntity
-from kgagents.agent.matching.text import syntactic_text
+from kgagents.agent.matching.text import is_code_like, syntactic_text
 from kgagents.graph.connection import Graph
 
 MAX_SYNONYMS_IN_TEXT = 5
@@ -35,10 +35,10 @@ class Entity:
         return self.label or syntactic_text(self.name, None) or self.name
 
     def lexical(self) -> LexicalEntity:
-        labels = list(self.labels) or [self.label or self.name]
-        if self.name and not any(lbl.replace(" ", "") == self.name for lbl in labels):
-            labels.append(self.name)  # conference ontologies carry their words only in local names
-        return LexicalEntity(self.uri, self.kind, tuple(labels), tuple(self.synonyms))
+        labels = list(self.labels) or ([self.label] if self.label else [])
+        if not labels or not is_code_like(self.name):
+            labels.append(self.syntactic_text())  # conference ontologies carry their words only in local names
+        return LexicalEntity(self.uri, self.kind, tuple(dict.fromkeys(labels)), tuple(self.synonyms))
 
     def syntactic_text(self) -> str:
         return syntactic_text(self.name, self.label)

@@ -15,6 +15,7 @@ from kgagents.graph.connection import Graph
 from kgagents.llm import ChatModel, Ledger, ask_yes_no
 
 TEXT_BATCH = 16
+TEXT_MAX_TOKENS = 96  # one sentence; caps how long a small model may ramble
 
 
 class LLMSteps:
@@ -42,7 +43,8 @@ class LLMSteps:
                 batch = todo[start : start + TEXT_BATCH]
                 texts = {}
                 for e in batch:
-                    reply = self.chat.complete(prompts.describe(e, settings.context), purpose="describe")
+                    reply = self.chat.complete(prompts.describe(e, settings.context), purpose="describe",
+                                               max_tokens=TEXT_MAX_TOKENS)
                     texts[e.uri] = {"om_lexical": reply.text.strip(), "om_lexical_model": self.model_name}
                     calls += 1
                 store_texts(graph, texts)
@@ -57,7 +59,8 @@ class LLMSteps:
                     if not facts:
                         texts[e.uri] = {"om_semantic": e.display, "om_semantic_model": self.model_name}
                         continue
-                    reply = self.chat.complete(prompts.verbalise(e, facts), purpose="verbalise")
+                    reply = self.chat.complete(prompts.verbalise(e, facts), purpose="verbalise",
+                                               max_tokens=TEXT_MAX_TOKENS)
                     texts[e.uri] = {"om_semantic": reply.text.strip(), "om_semantic_model": self.model_name}
                     calls += 1
                 store_texts(graph, texts)
