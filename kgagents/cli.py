@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kgagents.errors import KgAgentsError
+from kgagents.errors import KgAgentsError, LLMUnavailableError
 
 app = typer.Typer(no_args_is_help=True, help="LLM agents that run inside a Neo4j graph.")
 neo4j_app = typer.Typer(no_args_is_help=True, help="Install, start, stop and inspect the local Neo4j server.")
+load_app = typer.Typer(no_args_is_help=True, help="Load files into the graph (transactional, idempotent).")
+llm_app = typer.Typer(no_args_is_help=True, help="The embedded offline chat model (llama.cpp server).")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: results JSON + markdown in benchmarks/results/.")
 app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(load_app, name="load")
+app.add_typer(llm_app, name="llm")
+app.add_typer(bench_app, name="bench")
 console = Console()
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,10 +83,314 @@ def neo4j_stop() -> None:
 @neo4j_app.command("status")
 @friendly
 def neo4j_status() -> None:
-    """Version and plugins of the configured server."""
+    """Version and plugins of the configured server (KGAGENTS_NEO4J_URI)."""
     from kgagents.graph.server import LocalNeo4j
 
     _print_status(LocalNeo4j().status())
+
+
+# -- shared helpers ----------------------------------------------------------------------------------
+@contextmanager
+def progress_bar(description: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar; yields the ``progress(increment)`` callback the loaders accept."""
+    columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn()]
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+@contextmanager
+def connected() -> Iterator[Any]:
+    """A connection to the configured database with the schema in place."""
+    from kgagents.graph.connection import Graph
+    from kgagents.graph.schema import ensure_schema
+
+    with Graph() as graph:
+        ensure_schema(graph)
+        yield graph
+
+
+def _llm_or_none(no_llm: bool) -> Any:
+    """The configured chat model, or None — saying so plainly — when there is none (no-LLM ablation)."""
+    if no_llm:
+        return None
+    from kgagents.llm import resolve_chat_model
+
+    try:
+        return resolve_chat_model()
+    except LLMUnavailableError as exc:
+        console.print(f"[yellow]no LLM:[/yellow] {exc}\n[yellow]Running the documented no-LLM ablation instead; "
+                      "every output is labelled 'no-llm'.[/yellow]")
+        return None
+
+
+# -- load ---------------------------------------------------------------------------------------------
+class KGFormat(str, Enum):
+    jape = "jape"
+    triples = "triples"
+    wikidata = "wikidata"
+
+
+@load_app.command("ontology")
+@friendly
+def load_ontology_cmd(path: Path, name: str = typer.Option(None, help="ontology name (default: file stem)"),
+                      format: str = typer.Option(None, help="xml | turtle | nt (default: from extension)")) -> None:
+    """An OWL/RDF ontology into the n10s ontology model."""
+    from kgagents.loaders.ontology import parse_ontology, write_ontology
+
+    parsed = parse_ontology(path, name=name, format=format)
+    with connected() as graph, progress_bar(f"loading {parsed.name}", parsed.row_count) as advance:
+        result = write_ontology(graph, parsed, progress=advance)
+    console.print(f"{result.name}: {result.classes} classes, {result.object_properties} object properties, "
+                  f"{result.datatype_properties} datatype properties, {result.triples} triples "
+                  f"in {result.seconds:.1f}s")
+
+
+@load_app.command("alignment")
+@friendly
+def load_alignment_cmd(path: Path, name: str = typer.Option(None, help="alignment name (default: file stem)")) -> None:
+    """An Alignment API RDF/XML file (e.g. an OAEI reference) as ALIGNED links."""
+    from kgagents.loaders.alignment import load_alignment
+
+    with connected() as graph, progress_bar(f"loading {path.name}") as advance:
+        result = load_alignment(graph, path, name=name, progress=advance)
+    console.print(f"{result.name}: {result.cells} cells, {result.linked} linked, {len(result.missing)} with "
+                  "entities not in the graph")
+
+
+@load_app.command("kg")
+@friendly
+def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", help="jape | triples | wikidata"),
+                name: str = typer.Option(None, help="KG (or pair) name; default from the path")) -> None:
+    """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
+    from kgagents.loaders.jape import load_jape_pair
+    from kgagents.loaders.triples import load_triples
+    from kgagents.loaders.wikidata import load_wikidata_nt
+
+    with connected() as graph, progress_bar(f"loading {path.name}") as advance:
+        if format is KGFormat.jape:
+            pair = load_jape_pair(graph, path, name=name, progress=advance)
+            results = pair.kgs
+        elif format is KGFormat.triples:
+            results = [load_triples(graph, path, kg=name or path.stem, progress=advance)]
+        else:
+            results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
+    for r in results:
+        console.print(r.model_dump_json() if hasattr(r, "model_dump_json") else str(r))
+
+
+# -- embed and stats ------------------------------------------------------------------------------------
+@app.command("embed")
+@friendly
+def embed_cmd(
+    ontology: list[str] = typer.Option([], "--ontology", "-o", help="ontology name(s) to embed"),
+    kg: list[str] = typer.Option([], "--kg", help="KG name(s) to embed"),
+) -> None:
+    """Embed entity names (label, else local name) into a vector index; unchanged texts are skipped."""
+    from kgagents.embeddings import get_embedder
+    from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
+
+    if not ontology and not kg:
+        raise KgAgentsError("name at least one --ontology or --kg to embed")
+    embedder = get_embedder()
+    jobs = [(Scope.ontology(o), "Resource", "resource_embedding") for o in ontology]
+    jobs += [(Scope.kg(k), "Entity", "entity_embedding") for k in kg]
+    with connected() as graph:
+        for scope, label, index in jobs:
+            ensure_vector_index(graph, name=index, label=label, property="embedding", dimensions=embedder.dimensions)
+            with progress_bar(f"embedding {scope.value} with {embedder.name}") as advance:
+                stats = embed_nodes(graph, embedder, scope=scope, text_properties=[("label", "name")],
+                                    vector_property="embedding", progress=advance)
+            console.print(f"{scope.value}: {stats.embedded} embedded, {stats.unchanged} unchanged, "
+                          f"{stats.empty} without text ({stats.seconds:.1f}s); index '{index}'")
+
+
+@app.command("stats")
+@friendly
+def stats_cmd() -> None:
+    """What is in the graph: ontologies, KGs, loads, vector indexes, runs."""
+    with connected() as graph:
+        for title, query in (("ontologies", "stats/ontologies"), ("knowledge graphs", "stats/kgs"),
+                             ("vector indexes", "stats/vector_indexes"), ("runs", "stats/runs")):
+            rows = graph.run(query)
+            table = Table(title=title)
+            if not rows:
+                console.print(f"[dim]{title}: none[/dim]")
+                continue
+            for column in rows[0]:
+                table.add_column(column)
+            for row in rows:
+                table.add_row(*[str(v) for v in row.values()])
+            console.print(table)
+
+
+# -- matching -------------------------------------------------------------------------------------------
+def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str) -> Any:
+    from kgagents.agent.matching.settings import MatchSettings
+
+    overrides: dict[str, Any] = {"no_llm": no_llm, "context": context}
+    if threshold is not None:
+        overrides["threshold"] = threshold
+    if top_k is not None:
+        overrides["top_k"] = top_k
+    return MatchSettings(**overrides)
+
+
+def _llm_steps(chat: Any) -> Any:
+    if chat is None:
+        return None
+    from kgagents.agent.matching.llm_steps import LLMSteps
+    from kgagents.llm import Ledger
+
+    return LLMSteps(chat, Ledger())
+
+
+@app.command("match")
+@friendly
+def match_cmd(
+    source: str = typer.Argument(..., help="source ontology: a file to load, or the name of a loaded ontology"),
+    target: str = typer.Argument(..., help="target ontology: a file to load, or the name of a loaded ontology"),
+    context: str = typer.Option("conference", help="domain context given to the LLM"),
+    out: Path = typer.Option(None, help="write the alignment as Alignment API RDF/XML"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation: no LLM at all"),
+    threshold: float = typer.Option(None, help="cosine cut-off T per channel (default 0.90)"),
+    top_k: int = typer.Option(None, help="candidates per channel k (default 3)"),
+    reference: Path = typer.Option(None, help="OAEI reference alignment: print P/R/F1"),
+    checkpoint: Path = typer.Option(None, help="SQLite checkpoint file: an interrupted run resumes from it"),
+) -> None:
+    """Agent-OM ontology matching between two ontologies, in Neo4j."""
+    from kgagents.agent.matching.store import export_alignment
+    from kgagents.eval.om_runner import ensure_loaded, match_pair
+
+    chat = _llm_or_none(no_llm)
+    settings = _match_settings(chat is None, threshold, top_k, context)
+    model = chat.model_name if chat is not None else "none (no-LLM ablation)"
+    with connected() as graph:
+        names = [ensure_loaded(graph, Path(x)) if Path(x).is_file() else x for x in (source, target)]
+        stages = ["prematch", "texts", "embed", "retrieve", "validate", "merge", "propagate", "write"]
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=console) as bar:
+            task = bar.add_task(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]", total=len(stages))
+            queue_task: list[Any] = []
+
+            def on_update(node: str, values: dict[str, Any]) -> None:
+                if node == "retrieve" and "queue" in values:
+                    queue_task.append(bar.add_task("validating candidates", total=len(values["queue"])))
+                if node == "validate" and queue_task:
+                    done = bar.tasks[queue_task[0]].total - len(values.get("queue", []))
+                    bar.update(queue_task[0], completed=done)
+                if node != "validate":
+                    bar.advance(task, 1)
+
+            saver_cm = _checkpointer(checkpoint)
+            with saver_cm as saver:
+                run = match_pair(graph, names[0], names[1], settings, llm=_llm_steps(chat), reference=reference,
+                                 checkpointer=saver, on_update=on_update)
+        console.print(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
+                      f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls")
+        if run.scores is not None:
+            s = run.scores
+            console.print(f"P={s.precision:.4f} R={s.recall:.4f} F1={s.f1:.4f} (tp={s.tp} fp={s.fp} fn={s.fn})")
+        if out is not None:
+            export_alignment(graph, run.run_id, names[0], names[1], out)
+            console.print(f"alignment written to {out}")
+        console.print("query them: MATCH (s)-[m:MATCHES {run_id: $run}]->(t) RETURN s.uri, t.uri, m.score")
+
+
+@contextmanager
+def _checkpointer(path: Path | None) -> Iterator[Any]:
+    if path is None:
+        yield None
+        return
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    with SqliteSaver.from_conn_string(str(path)) as saver:
+        yield saver
+
+
+@bench_app.command("om")
+@friendly
+def bench_om(
+    dataset: str = typer.Argument(..., help="conference | anatomy"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation"),
+) -> None:
+    """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/."""
+    from kgagents.eval import om_runner
+
+    chat = _llm_or_none(no_llm)
+    settings = _match_settings(chat is None, None, None, "conference" if dataset == "conference" else "anatomy")
+    model = chat.model_name if chat is not None else "none (no-LLM ablation)"
+    with connected() as graph:
+        if dataset == "conference":
+            with progress_bar(f"conference pairs [{settings.mode}]", 21) as advance:
+                result = om_runner.conference(graph, settings, llm=_llm_steps(chat), model=model,
+                                              on_pair=lambda run: advance(1))
+            console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
+        elif dataset == "anatomy":
+            with console.status(f"anatomy [{settings.mode}]"):
+                result = om_runner.anatomy(graph, settings, llm=_llm_steps(chat), model=model)
+            console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
+                          f"in {result['wall_seconds']} s")
+        else:
+            raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
+
+
+# -- embedded LLM -----------------------------------------------------------------------------------------
+@llm_app.command("start")
+@friendly
+def llm_start() -> None:
+    """Start the embedded model's OpenAI-compatible server on 127.0.0.1 (harmless if running)."""
+    from kgagents.llm.local_server import LocalLLMServer
+
+    with console.status("starting the embedded chat model…"):
+        status = LocalLLMServer().start()
+    console.print(f"{status.model} at {status.base_url} (pid {status.pid})")
+
+
+@llm_app.command("stop")
+@friendly
+def llm_stop() -> None:
+    """Stop the embedded model's server."""
+    from kgagents.llm.local_server import LocalLLMServer
+
+    console.print("stopped" if LocalLLMServer().stop() else "not running")
+
+
+@llm_app.command("status")
+@friendly
+def llm_status() -> None:
+    """Whether the embedded model's server runs, and which model it serves."""
+    from kgagents.llm.local_server import LocalLLMServer
+
+    status = LocalLLMServer().status()
+    console.print(f"{status.model} at {status.base_url} (pid {status.pid})" if status.running else "not running")
+
+
+# -- demo ---------------------------------------------------------------------------------------------------
+@app.command("demo")
+@friendly
+def demo(data: Path = typer.Option(None, help="shared data directory (default ../shared/data)")) -> None:
+    """Load two OAEI conference ontologies, embed them, and show a vector kNN query in Cypher."""
+    from kgagents.cypher import cypher
+    from kgagents.eval.om_runner import DATA
+
+    base = (data / "om") if data else DATA
+    onto = base / "conference" / "ontologies"
+    for path in (onto / "cmt.owl", onto / "confof.owl"):
+        load_ontology_cmd(path, name=path.stem.lower(), format=None)
+    embed_cmd(ontology=["cmt", "confof"], kg=[])
+    query = cypher("demo/knn")
+    console.print("[bold]Cypher:[/bold]")
+    console.print(query, markup=False, highlight=False)
+    with connected() as graph:
+        rows = graph.run("demo/knn", source="cmt", target="confof", k=3)
+    table = Table(title="nearest confOf classes for cmt classes (cosine)")
+    for column in ("cmt class", "confOf neighbours"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["source"], ", ".join(f"{n} ({c:.2f})" for n, c in row["neighbours"]))
+    console.print(table)
 
 
 if __name__ == "__main__":
