@@ -1,0 +1,257 @@
+"""Entity-alignment pairs in the JAPE directory format (DBP15K, SRPRS) → two KGs plus gold links.
+
+A JAPE directory holds two KGs side by side, numbered with integer ids shared by both sides:
+``ent_ids_{1,2}`` (id, URI), ``rel_ids_{1,2}`` (id, URI), ``triples_{1,2}`` (head, relation, tail ids) and the
+gold alignment ``ref_ent_ids`` (id₁, id₂). Optional extras, used when present:
+
+* ``sup_pairs`` / ``ref_pairs`` (DBP15K: train / test split) or ``sup_ent_ids`` (SRPRS: train; the rest of
+  ``ref_ent_ids`` is test). Without any split file every gold link is ``test``.
+* ``ent_ids_{n}_translated``, ``rel_ids_{n}_translated``: machine-translated English names (``name_en``).
+* ``labels/s_labels``, ``labels/t_labels``: URI, native label (``label``), label in the other language
+  (``label_<other lang>``; for the Chinese side of DBP15K this is a second English translation).
+* attribute NAMES per entity — ``attributes/entity2att_<lang>.txt`` + ``attr2id_<lang>.txt`` +
+  ``entity2id_<lang>.txt`` (own numbering, joined by URI; DBP15K) or ``training_attrs_{n}`` (URI then attribute
+  URIs; SRPRS). Only the names exist in these datasets, no values, so ``Entity.attributes`` is a list of
+  attribute local names (e.g. ``birthDate``).
+
+Each side becomes a KG named ``<name>:<lang>`` (languages from a directory name ending ``_<l1>_<l2>``, else
+``1``/``2``); gold links are ``(:Entity)-[:GOLD_LINK {dataset, split}]->(:Entity)`` from side 1 to side 2.
+
+The whole pair is written in ONE transaction (≈40k nodes and 165k relationships for DBP15K fit easily in a
+2 GB heap), so a failed load leaves nothing behind and a re-run just completes it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from kgagents.errors import ParseError
+from kgagents.graph.connection import Graph
+from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, local_name, readable_name, write_kg
+from kgagents.loaders.record import LoadRecord, file_sha256, record_load
+
+_LANGS = re.compile(r"_([a-z]{2,3})_([a-z]{2,3})$")
+
+
+class EAPairLoadResult(BaseModel):
+    """What loading one entity-alignment pair produced."""
+
+    name: str
+    kgs: list[KGLoadResult]
+    gold_links: dict[str, int]
+    files: list[str]
+    parse_seconds: float
+    seconds: float = Field(description="parse + write + commit")
+
+
+def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = None,
+                   progress: Progress | None = None) -> EAPairLoadResult:
+    """Parse a JAPE directory completely, then write both KGs and the gold links in one transaction."""
+    start = time.perf_counter()
+    pair = _JapeDirectory(Path(directory), name)
+    sides = [pair.parse_side(1), pair.parse_side(2)]
+    gold = pair.parse_gold()
+    parse_seconds = time.perf_counter() - start
+    with graph.transaction() as tx:
+        results = [write_kg(graph, tx, side, progress) for side in sides]
+        graph.write_rows(tx, "kg/merge_gold_links",
+                         ({"a": pair.uri(1, a), "b": pair.uri(2, b), "split": split} for a, b, split in gold),
+                         on_batch=progress, kg1=sides[0].name, kg2=sides[1].name, dataset=pair.name)
+        splits = {s: sum(1 for *_, split in gold if split == s) for s in ("train", "test")}
+        counts = {f"{k}_{r.kg.rsplit(':', 1)[1]}": v for r in results
+                  for k, v in r.model_dump(include={"entities", "relations", "triples"}).items()}
+        counts.update({f"gold_{s}": n for s, n in splits.items()})
+        record_load(tx, LoadRecord(kind="ea_pair", target=pair.name, path=str(pair.dir),
+                                   sha256=file_sha256(*pair.used), counts=counts,
+                                   seconds=time.perf_counter() - start))
+    seconds = time.perf_counter() - start
+    for r in results:
+        r.seconds = seconds
+    return EAPairLoadResult(name=pair.name, kgs=results, gold_links=splits,
+                            files=[str(p.relative_to(pair.dir)) for p in pair.used], parse_seconds=parse_seconds,
+                            seconds=seconds)
+
+
+def gold_links(graph: Graph, dataset: str) -> list[tuple[str, str, str]]:
+    """(side-1 entity id, side-2 entity id, split) of every gold link of a loaded pair, sorted."""
+    return [(r["source"], r["target"], r["split"]) for r in graph.run("kg/gold_links", dataset=dataset)]
+
+
+def _rows(path: Path, min_cols: int, max_cols: int | None = None, *, header_count: bool = False
+          ) -> Iterator[tuple[int, list[str]]]:
+    """(line number, tab-separated fields) of a JAPE file; blank lines skipped, bad column counts rejected.
+
+    ``header_count``: the first line is the number of records that follow (MuGNN attribute files).
+    """
+    with open(path, encoding="utf-8") as fh:
+        declared: int | None = None
+        seen = 0
+        for lineno, line in enumerate(fh, 1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                continue
+            if header_count and declared is None:
+                if not line.strip().isdigit():
+                    raise ParseError(str(path), lineno, f"expected a record count on the first line, got {line!r}")
+                declared = int(line)
+                continue
+            fields = line.split("\t")
+            if len(fields) < min_cols or (max_cols is not None and len(fields) > max_cols):
+                want = f"{min_cols}" if max_cols == min_cols else f"at least {min_cols}"
+                raise ParseError(str(path), lineno, f"expected {want} tab-separated fields, got {len(fields)}")
+            seen += 1
+            yield lineno, fields
+        if declared is not None and declared != seen:
+            raise ParseError(str(path), None, f"first line declares {declared} records but {seen} follow")
+
+
+def _int(path: Path, lineno: int, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ParseError(str(path), lineno, f"expected an integer id, got {text!r}") from None
+
+
+class _JapeDirectory:
+    """Reads one JAPE directory; remembers which files it used (they are hashed for the load record)."""
+
+    def __init__(self, directory: Path, name: str | None) -> None:
+        if not (directory / "ent_ids_1").is_file():
+            raise ParseError(str(directory), None, "not a JAPE directory (no ent_ids_1 file)")
+        self.dir = directory
+        self.name = name or directory.name
+        match = _LANGS.search(directory.name)
+        self.langs = (match.group(1), match.group(2)) if match else ("1", "2")
+        self.used: list[Path] = []
+        self.ents: dict[int, dict[int, str]] = {}  # side -> JAPE id -> URI
+
+    def kg_name(self, side: int) -> str:
+        return f"{self.name}:{self.langs[side - 1]}"
+
+    def uri(self, side: int, eid: int) -> str:
+        return self.ents[side][eid]
+
+    def _file(self, relative: str, *, required: bool = False) -> Path | None:
+        path = self.dir / relative
+        if not path.is_file():
+            if required:
+                raise ParseError(str(path), None, "required JAPE file is missing")
+            return None
+        self.used.append(path)
+        return path
+
+    def _ids(self, relative: str) -> dict[int, str]:
+        path = self._file(relative, required=True)
+        assert path is not None
+        ids: dict[int, str] = {}
+        for lineno, (num, uri) in _rows(path, 2, 2):
+            key = _int(path, lineno, num)
+            if key in ids:
+                raise ParseError(str(path), lineno, f"id {key} appears twice")
+            ids[key] = uri
+        return ids
+
+    def _known(self, path: Path, lineno: int, table: dict[int, str], text: str, what: str) -> str:
+        key = _int(path, lineno, text)
+        if key not in table:
+            raise ParseError(str(path), lineno, f"{what} id {key} is not in the {what} id file")
+        return table[key]
+
+    def parse_side(self, side: int) -> KGData:
+        lang, other = self.langs[side - 1], self.langs[2 - side]
+        kg = KGData(self.kg_name(side), {"source": str(self.dir), "format": "jape", "pair": self.name,
+                                         "lang": lang, "side": side})
+        ents = self.ents[side] = self._ids(f"ent_ids_{side}")
+        rels = self._ids(f"rel_ids_{side}")
+        for eid, uri in ents.items():
+            kg.entity(uri, eid=eid, name=readable_name(uri))
+        for rid, uri in rels.items():
+            kg.relation(uri, name=readable_name(uri), type=local_name(uri), eid=rid)
+        triples = self._file(f"triples_{side}", required=True)
+        assert triples is not None
+        for lineno, (h, r, t) in _rows(triples, 3, 3):
+            kg.triple(self._known(triples, lineno, ents, h, "entity"),
+                      self._known(triples, lineno, rels, r, "relation"),
+                      self._known(triples, lineno, ents, t, "entity"))
+        self._translations(kg, side, ents, rels)
+        self._labels(kg, side, other)
+        self._attributes(kg, side, lang)
+        return kg
+
+    def _translations(self, kg: KGData, side: int, ents: dict[int, str], rels: dict[int, str]) -> None:
+        for kind, table, target in (("ent", ents, kg.entities), ("rel", rels, kg.relations)):
+            path = self._file(f"{kind}_ids_{side}_translated")
+            if path is None:
+                continue
+            for lineno, (num, translated) in _rows(path, 2, 2):
+                uri = self._known(path, lineno, table, num, "entity" if kind == "ent" else "relation")
+                target[uri]["name_en"] = readable_name(translated)
+
+    def _labels(self, kg: KGData, side: int, other: str) -> None:
+        path = self._file(f"labels/{'st'[side - 1]}_labels")
+        if path is None:
+            return
+        for lineno, (uri, label, translated) in _rows(path, 3, 3):
+            self._check_entity(kg, path, lineno, uri)
+            kg.entity(uri, label=label.strip() or None, **{f"label_{other}": translated.strip() or None})
+            if "name_en" not in kg.entities[uri] and "label_en" in kg.entities[uri]:
+                kg.entities[uri]["name_en"] = kg.entities[uri]["label_en"]
+
+    def _attributes(self, kg: KGData, side: int, lang: str) -> None:
+        """Attribute names per entity, from the MuGNN files (DBP15K) or training_attrs_<side> (SRPRS)."""
+        names: dict[str, list[str]] = {}
+        att = self._file(f"attributes/entity2att_{lang}.txt")
+        if att is not None:
+            own_ids = self._file(f"attributes/entity2id_{lang}.txt", required=True)
+            attr_ids = self._file(f"attributes/attr2id_{lang}.txt", required=True)
+            assert own_ids is not None and attr_ids is not None
+            uri_of = {_int(own_ids, n, num): uri for n, (uri, num) in _rows(own_ids, 2, 2, header_count=True)}
+            attr_of = {_int(attr_ids, n, num): local_name(uri)
+                       for n, (uri, num) in _rows(attr_ids, 2, 2, header_count=True)}
+            for lineno, (num, *attrs) in _rows(att, 1, header_count=True):
+                uri = self._known(att, lineno, uri_of, num, "entity2id entity")
+                names[uri] = [self._known(att, lineno, attr_of, a, "attribute") for a in attrs]
+                self._check_entity(kg, att, lineno, uri)
+        training = self._file(f"training_attrs_{side}")
+        if training is not None:
+            for lineno, (uri, *attrs) in _rows(training, 1):
+                names[uri] = [local_name(a) for a in attrs]
+                self._check_entity(kg, training, lineno, uri)
+        for uri, attrs in names.items():
+            if attrs:
+                kg.entities[uri]["attributes"] = list(dict.fromkeys(attrs))
+
+    @staticmethod
+    def _check_entity(kg: KGData, path: Path, lineno: int, uri: str) -> None:
+        if uri not in kg.entities:
+            raise ParseError(str(path), lineno, f"{uri} is not an entity of {kg.name}")
+
+    def parse_gold(self) -> list[tuple[int, int, str]]:
+        """(id₁, id₂, split) for every gold link; train from sup_*, test = ref_pairs or the rest of ref_ent_ids."""
+        train = self._pairs("sup_pairs") or self._pairs("sup_ent_ids") or {}
+        test = self._pairs("ref_pairs")
+        if test is None:
+            every = self._pairs("ref_ent_ids")
+            if every is None:
+                raise ParseError(str(self.dir / "ref_ent_ids"), None,
+                                 "gold links missing (no ref_ent_ids or ref_pairs)")
+            test = {pair: lineno for pair, lineno in every.items() if pair not in train}
+        gold = [(a, b, "train") for a, b in train] + [(a, b, "test") for a, b in test if (a, b) not in train]
+        return gold
+
+    def _pairs(self, relative: str) -> dict[tuple[int, int], int] | None:
+        """Gold pairs of one file (pair → line), checked against both sides' entity ids."""
+        path = self._file(relative)
+        if path is None:
+            return None
+        pairs: dict[tuple[int, int], int] = {}
+        for lineno, (a, b) in _rows(path, 2, 2):
+            self._known(path, lineno, self.ents[1], a, "side-1 entity")
+            self._known(path, lineno, self.ents[2], b, "side-2 entity")
+            pairs.setdefault((int(a), int(b)), lineno)
+        return pairs

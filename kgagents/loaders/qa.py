@@ -1,0 +1,299 @@
+"""KGQA question datasets → one :class:`Question` model (pure Python, nothing is written to the graph).
+
+Every dataset spells questions differently; agents and scorers should not care. Supported formats (chosen
+by :func:`read_questions` from the first record's fields, or named explicitly):
+
+========================  =====  ============================================================================
+format                    file   source
+========================  =====  ============================================================================
+``metaqa``                jsonl  MetaQA vanilla 1/2/3-hop (topic entity, answers, relation path, qtype)
+``pathquestion``          jsonl  PathQuestion PQ-2H / PQ-3H (gold path of (head, relation, tail) triples)
+``qald``                  json   QALD-10-en as used by ToG (answers and topic entities as {QID: label}, SPARQL)
+``qald_onehop``           json   QALD-10 one-hop subset with gold Wikidata triples
+``trex``                  json   T-REx slot filling ("subject [SEP] relation" → answer + aliases)
+``zero_shot_re``          json   Zero-Shot RE (the same, plus natural-language template questions)
+``creak``                 json   Creak claims (true/false about one entity)
+========================  =====  ============================================================================
+
+A malformed record raises :class:`ParseError` with its line (jsonl) or record index (json) before any
+question is returned, so a half-read dataset never reaches an evaluation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kgagents.errors import ParseError
+
+_WIKIDATA_ID = re.compile(r"[QPL][1-9][0-9]*")
+
+
+class EntityRef(BaseModel):
+    """A topic entity or an answer: KG id when the dataset gives one, surface name, extra accepted names."""
+
+    id: str | None = None
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+
+
+class Question(BaseModel):
+    """One question of any supported dataset."""
+
+    id: str
+    dataset: str
+    question: str
+    topic_entities: list[EntityRef]
+    answers: list[EntityRef]
+    hops: int | None = None
+    relation_path: list[str] | None = Field(
+        None, description="relations from the topic entity to the answer as the dataset names them "
+                          "(MetaQA 'directed_by^-1' = traverse backwards; Wikidata PIDs; T-REx relation labels)")
+    extra: dict[str, Any] = Field(default_factory=dict, description="dataset-specific fields kept verbatim")
+
+
+class _Record(BaseModel):
+    """Raw record schemas reject missing or mistyped fields; unknown fields are kept for ``extra``."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class QuestionFormat(ABC):
+    """One dataset's record layout: how to recognise a record and turn it into a :class:`Question`."""
+
+    name: ClassVar[str]
+    record: ClassVar[type[_Record]]
+
+    def matches(self, raw: dict[str, Any]) -> bool:
+        """Whether a raw record has this format's required fields (used to detect the format)."""
+        required = {n for n, f in self.record.model_fields.items() if f.is_required()}
+        return required <= raw.keys()
+
+    @abstractmethod
+    def convert(self, rec: Any, index: int, dataset: str) -> Question:
+        """The common model for one validated record (``index`` = 0-based position in the file)."""
+
+    @staticmethod
+    def extra(rec: _Record, *used: str) -> dict[str, Any]:
+        return {k: v for k, v in rec.model_dump().items() if k not in used}
+
+
+def _refs(mapping: dict[str, str]) -> list[EntityRef]:
+    """{id: label} → refs; keys that are not Wikidata ids (QALD literal answers like '0') get no id."""
+    return [EntityRef(id=k if _WIKIDATA_ID.fullmatch(k) else None, name=v) for k, v in mapping.items()]
+
+
+# -- MetaQA / PathQuestion (jsonl) -----------------------------------------------------------------------------
+class _MetaQARecord(_Record):
+    id: str
+    hops: int
+    question: str
+    topic_entity: str
+    relation_path: list[str]
+    answers: list[str]
+    qtype: str
+
+
+class MetaQAFormat(QuestionFormat):
+    name = "metaqa"
+    record = _MetaQARecord
+
+    def convert(self, rec: _MetaQARecord, index: int, dataset: str) -> Question:
+        return Question(id=rec.id, dataset=dataset, question=rec.question,
+                        topic_entities=[EntityRef(id=rec.topic_entity, name=rec.topic_entity)],
+                        answers=[EntityRef(id=a, name=a) for a in rec.answers], hops=rec.hops,
+                        relation_path=rec.relation_path,
+                        extra=self.extra(rec, "id", "hops", "question", "topic_entity", "relation_path", "answers"))
+
+
+class _PathQuestionRecord(_Record):
+    id: str
+    hops: int
+    question: str
+    topic_entity: str
+    answers: list[str]
+    gold_path: list[tuple[str, str, str]]
+
+
+class PathQuestionFormat(QuestionFormat):
+    name = "pathquestion"
+    record = _PathQuestionRecord
+
+    def convert(self, rec: _PathQuestionRecord, index: int, dataset: str) -> Question:
+        return Question(id=rec.id, dataset=dataset, question=rec.question,
+                        topic_entities=[EntityRef(id=rec.topic_entity, name=rec.topic_entity)],
+                        answers=[EntityRef(id=a, name=a) for a in rec.answers], hops=rec.hops,
+                        relation_path=[r for _, r, _ in rec.gold_path],
+                        extra=self.extra(rec, "id", "hops", "question", "topic_entity", "answers"))
+
+
+# -- Wikidata question files (json arrays, as distributed with ToG) -------------------------------------------
+class _QaldOneHopRecord(_Record):
+    index: int
+    question: str
+    topic_entity: dict[str, str]
+    answer: dict[str, str]
+    gold_triples: list[tuple[str, str, str]]
+
+
+class QaldOneHopFormat(QuestionFormat):
+    name = "qald_onehop"
+    record = _QaldOneHopRecord
+
+    def convert(self, rec: _QaldOneHopRecord, index: int, dataset: str) -> Question:
+        return Question(id=f"{dataset}-{rec.index:05d}", dataset=dataset, question=rec.question,
+                        topic_entities=_refs(rec.topic_entity), answers=_refs(rec.answer), hops=1,
+                        relation_path=list(dict.fromkeys(p for _, p, _ in rec.gold_triples)),
+                        extra=self.extra(rec, "question", "topic_entity", "answer"))
+
+
+class _QaldRecord(_Record):
+    question: str
+    answer: dict[str, str]
+    qid_topic_entity: dict[str, str]
+    sparql: str
+
+
+class QaldFormat(QuestionFormat):
+    name = "qald"
+    record = _QaldRecord
+
+    def convert(self, rec: _QaldRecord, index: int, dataset: str) -> Question:
+        return Question(id=f"{dataset}-{index:05d}", dataset=dataset, question=rec.question,
+                        topic_entities=_refs(rec.qid_topic_entity), answers=_refs(rec.answer),
+                        extra=self.extra(rec, "question", "answer", "qid_topic_entity"))
+
+
+class _SlotFillingRecord(_Record):
+    input: str
+    answer: str
+    qid_topic_entity: dict[str, str]
+    alias: list[str] = Field(default_factory=list)
+    relation: str | None = None
+
+
+class TRExFormat(QuestionFormat):
+    """``"Cirith Ungol [SEP] genre"``: the question is the subject and relation label, as in ToG's prompts."""
+
+    name = "trex"
+    record = _SlotFillingRecord
+
+    def matches(self, raw: dict[str, Any]) -> bool:
+        return super().matches(raw) and "template_questions" not in raw
+
+    def question_text(self, rec: Any) -> str:
+        return rec.input
+
+    def convert(self, rec: _SlotFillingRecord, index: int, dataset: str) -> Question:
+        relation = rec.relation or rec.input.rsplit(" [SEP] ", 1)[-1]
+        aliases = [a for a in rec.alias if a != rec.answer]
+        return Question(id=f"{dataset}-{index:05d}", dataset=dataset, question=self.question_text(rec),
+                        topic_entities=_refs(rec.qid_topic_entity),
+                        answers=[EntityRef(name=rec.answer, aliases=aliases)], hops=1, relation_path=[relation],
+                        extra=self.extra(rec, "answer", "qid_topic_entity", "alias", "relation"))
+
+
+class _ZeroShotRERecord(_SlotFillingRecord):
+    template_questions: list[str] = Field(min_length=1)
+
+
+class ZeroShotREFormat(TRExFormat):
+    """Like T-REx, but with natural-language paraphrases; the first one is the question."""
+
+    name = "zero_shot_re"
+    record = _ZeroShotRERecord
+
+    def matches(self, raw: dict[str, Any]) -> bool:
+        return QuestionFormat.matches(self, raw)
+
+    def question_text(self, rec: Any) -> str:
+        return rec.template_questions[0]
+
+
+class _CreakRecord(_Record):
+    ex_id: str
+    sentence: str
+    label: str
+    entity: str
+    qid_topic_entity: dict[str, str]
+
+
+class CreakFormat(QuestionFormat):
+    """A claim to verify: the answer is ``true`` or ``false``."""
+
+    name = "creak"
+    record = _CreakRecord
+
+    def convert(self, rec: _CreakRecord, index: int, dataset: str) -> Question:
+        if rec.label not in ("true", "false"):
+            raise ValueError(f"label must be 'true' or 'false', got {rec.label!r}")
+        return Question(id=rec.ex_id, dataset=dataset, question=rec.sentence,
+                        topic_entities=_refs(rec.qid_topic_entity), answers=[EntityRef(name=rec.label)],
+                        extra=self.extra(rec, "ex_id", "sentence", "label", "qid_topic_entity"))
+
+
+#: detection order matters: the most specific layouts first
+QUESTION_FORMATS: dict[str, QuestionFormat] = {f.name: f for f in (
+    MetaQAFormat(), PathQuestionFormat(), QaldOneHopFormat(), QaldFormat(), ZeroShotREFormat(), TRExFormat(),
+    CreakFormat(),
+)}
+
+
+def _raw_records(path: Path) -> list[tuple[int | None, str, Any]]:
+    """(line or None, 'line N' / 'record N' label, decoded JSON) for a .jsonl file or a JSON array file."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        out: list[tuple[int | None, str, Any]] = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                out.append((lineno, f"line {lineno}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise ParseError(str(path), lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+        return out
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(str(path), exc.lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(data, list):
+        raise ParseError(str(path), None, f"expected a JSON array of question records, got {type(data).__name__}")
+    return [(None, f"record {i}", rec) for i, rec in enumerate(data)]
+
+
+def read_questions(path: Path | str, *, format: str | None = None, dataset: str | None = None) -> list[Question]:
+    """All questions of one file. ``format`` is detected from the first record when not given;
+    ``dataset`` (default: the file name without extension) prefixes generated ids."""
+    path = Path(path)
+    dataset = dataset or path.stem
+    records = _raw_records(path)
+    if not records:
+        raise ParseError(str(path), None, "no question records")
+    if format is None:
+        first = records[0][2]
+        found = [f for f in QUESTION_FORMATS.values() if isinstance(first, dict) and f.matches(first)]
+        if not found:
+            keys = sorted(first) if isinstance(first, dict) else type(first).__name__
+            raise ParseError(str(path), records[0][0],
+                             f"unknown question format (fields {keys}); pass format= one of {sorted(QUESTION_FORMATS)}")
+        fmt = found[0]
+    elif format in QUESTION_FORMATS:
+        fmt = QUESTION_FORMATS[format]
+    else:
+        raise ValueError(f"unknown question format {format!r}; known: {sorted(QUESTION_FORMATS)}")
+    questions: list[Question] = []
+    for index, (lineno, where, raw) in enumerate(records):
+        try:
+            if not isinstance(raw, dict):
+                raise ValueError(f"expected a JSON object, got {type(raw).__name__}")
+            questions.append(fmt.convert(fmt.record.model_validate(raw), index, dataset))
+        except (ValidationError, ValueError) as exc:
+            detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()) \
+                if isinstance(exc, ValidationError) else str(exc)
+            raise ParseError(str(path), lineno, f"{where} is not a valid {fmt.name} record: {detail}") from None
+    return questions

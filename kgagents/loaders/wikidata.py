@@ -1,0 +1,158 @@
+"""Wikidata "truthy" N-Triples (``latest-truthy.nt`` or any subgraph cut from it) → one KG.
+
+What becomes what:
+
+* ``wd:Qnn`` items (and any ``wd:`` id used in a ``wdt:`` statement) → ``(:Entity {kg, id: 'Q42', name,
+  description, aliases})``. ``name`` is the English ``rdfs:label`` (else English ``schema:name``, else the id);
+  ``description`` is the English ``schema:description``; ``aliases`` the English ``skos:altLabel`` values. Only
+  the language tag ``en`` counts — other languages and regional variants (``en-gb``) are ignored.
+* ``wd:Q1 wdt:P31 wd:Q5`` → ``(:Entity)-[:P31 {rel: <wdt IRI>, name: 'instance of'}]->(:Entity)``; ``name``
+  is the property's English label when the dump states ``wd:P31 rdfs:label "instance of"@en``, else the PID.
+  ``(:Relation {kg, id: <wdt IRI>, type: 'P31', name})`` catalogues every property used.
+* ``wdt:`` statements whose object is not an entity (dates, quantities, strings, monolingual text, Commons
+  IRIs, ``_:`` unknown values) → ``(:Entity)-[:P569 {rel, name}]->(:Literal {kg, id, value, datatype, lang})``.
+  Literals are nodes (not entity properties) so an agent walking an entity's relationships sees *every*
+  statement the same way, with its property name. One Literal node per statement (``id`` hashes subject,
+  property and value), so no extra index is needed and re-loading creates nothing. ``value`` is the lexical
+  form as a string; ``datatype`` the XSD/Wikibase datatype IRI (``rdf:langString`` with ``lang`` for
+  language-tagged text, ``xsd:anyURI`` for IRIs, ``bnode`` for blank nodes).
+* Every other predicate (``schema:version``, ``wikibase:*``, ``wdtn:`` normalised ids, …) is skipped.
+
+The N-Triples parser is a strict single-line regular grammar (W3C N-Triples): every malformed line raises
+:class:`ParseError` with its line number before anything is written.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from kgagents.errors import ParseError
+from kgagents.graph.connection import Graph
+from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, write_kg
+from kgagents.loaders.record import LoadRecord, file_sha256, record_load
+
+WD = "http://www.wikidata.org/entity/"
+WDT = "http://www.wikidata.org/prop/direct/"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+SCHEMA_NAME = "http://schema.org/name"
+SCHEMA_DESCRIPTION = "http://schema.org/description"
+SKOS_ALT_LABEL = "http://www.w3.org/2004/02/skos/core#altLabel"
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+XSD_ANY_URI = "http://www.w3.org/2001/XMLSchema#anyURI"
+RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+_ENTITY_ID = re.compile(r"[QPL][1-9][0-9]*(?:-[FS][1-9][0-9]*)?")
+_PROPERTY_ID = re.compile(r"P[1-9][0-9]*")
+
+_IRI = r'<((?:[^\x00-\x20<>"{}|^`\\]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*)>'
+_BNODE = r"(_:[A-Za-z0-9_](?:[A-Za-z0-9_.\-]*[A-Za-z0-9_\-])?)"
+_LITERAL = r'"((?:[^"\\\n\r]|\\[tbnrf"\'\\]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*)"' \
+           r"(?:@([A-Za-z]+(?:-[A-Za-z0-9]+)*)|\^\^" + _IRI + r")?"
+_TRIPLE = re.compile(
+    rf"^[ \t]*(?:{_IRI}|{_BNODE})[ \t]+{_IRI}[ \t]+(?:{_IRI}|{_BNODE}|{_LITERAL})[ \t]*\.[ \t]*(?:#.*)?$"
+)
+_ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
+_SIMPLE_ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    return _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)) if m.group(3) is None
+                       else _SIMPLE_ESCAPES[m.group(3)], text)
+
+
+def _wd_id(iri: str | None) -> str | None:
+    """'Q42' for ``http://www.wikidata.org/entity/Q42``; None for anything else."""
+    if iri is None or not iri.startswith(WD):
+        return None
+    local = iri[len(WD):]
+    return local if _ENTITY_ID.fullmatch(local) else None
+
+
+def parse_wikidata_nt(path: Path, *, kg: str = "wikidata") -> KGData:
+    """Read the whole file into rows; labels are applied after all lines are read (order does not matter)."""
+    data = KGData(kg, {"source": str(path), "format": "wikidata-truthy-nt"})
+    names: dict[str, dict[str, str]] = {}  # id -> {"label"|"name"|"description": text}
+    aliases: dict[str, list[str]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            m = _TRIPLE.match(stripped)
+            if m is None:
+                raise ParseError(str(path), lineno, f"not a valid N-Triples line: {stripped[:120]!r}")
+            s_iri, _s_bnode, p_iri, o_iri, o_bnode, lexical, lang, datatype = m.groups()
+            subject = _wd_id(_unescape(s_iri) if s_iri else None)
+            if subject is None:
+                continue
+            predicate = _unescape(p_iri)
+            if predicate.startswith(WDT):
+                pid = predicate[len(WDT):]
+                if not _PROPERTY_ID.fullmatch(pid):
+                    raise ParseError(str(path), lineno, f"{predicate} is not a wdt: property IRI")
+                data.relation(predicate, name=pid, type=pid)
+                data.entity(subject)
+                obj = _wd_id(_unescape(o_iri)) if o_iri is not None else None
+                if obj is not None:
+                    data.entity(obj)
+                    data.triple(subject, predicate, obj)
+                elif o_iri is not None:
+                    data.literal(subject, predicate, _unescape(o_iri), XSD_ANY_URI, None)
+                elif o_bnode is not None:
+                    data.literal(subject, predicate, o_bnode, "bnode", None)
+                else:
+                    dt = _unescape(datatype) if datatype else (RDF_LANG_STRING if lang else XSD_STRING)
+                    data.literal(subject, predicate, _unescape(lexical), dt, lang)
+            elif lexical is not None and lang == "en":
+                text = _unescape(lexical)
+                if predicate == RDFS_LABEL:
+                    names.setdefault(subject, {})["label"] = text
+                elif predicate == SCHEMA_NAME:
+                    names.setdefault(subject, {})["name"] = text
+                elif predicate == SCHEMA_DESCRIPTION:
+                    names.setdefault(subject, {})["description"] = text
+                elif predicate == SKOS_ALT_LABEL:
+                    aliases.setdefault(subject, []).append(text)
+    _apply_names(data, names, aliases)
+    return data
+
+
+def _apply_names(data: KGData, names: dict[str, dict[str, str]], aliases: dict[str, list[str]]) -> None:
+    """English names onto entities and property labels onto relations.
+
+    A property (``P…``) that only has labels is not an entity; an item with only labels still is one.
+    """
+    for eid in set(names) | set(aliases):
+        if eid.startswith("P") and eid not in data.entities:
+            continue
+        texts = names.get(eid, {})
+        data.entity(eid, name=texts.get("label") or texts.get("name"), description=texts.get("description"),
+                    aliases=list(dict.fromkeys(aliases[eid])) if eid in aliases else None)
+    for rid, rel in data.relations.items():
+        texts = names.get(rel["type"], {})
+        rel["name"] = texts.get("label") or texts.get("name") or rel["type"]
+        if "description" in texts:
+            rel["description"] = texts["description"]
+
+
+def literals_of(graph: Graph, entity_id: str, *, kg: str = "wikidata") -> list[dict[str, str | None]]:
+    """The literal-valued statements of one entity (type, rel, name, value, datatype, lang)."""
+    return graph.run("kg/literals_of", kg=kg, id=entity_id)
+
+
+def load_wikidata_nt(graph: Graph, path: Path | str, *, kg: str = "wikidata",
+                     progress: Progress | None = None) -> KGLoadResult:
+    """Parse the whole dump, then write it as KG ``kg`` in one transaction and record the load."""
+    start = time.perf_counter()
+    path = Path(path)
+    data = parse_wikidata_nt(path, kg=kg)
+    with graph.transaction() as tx:
+        result = write_kg(graph, tx, data, progress)
+        record_load(tx, LoadRecord(kind="kg_wikidata", target=kg, path=str(path), sha256=file_sha256(path),
+                                   counts=data.counts(), seconds=time.perf_counter() - start))
+    result.seconds = time.perf_counter() - start
+    return result

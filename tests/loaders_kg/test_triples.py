@@ -1,0 +1,68 @@
+"""head|relation|tail loader: MetaQA's full KB and PathQuestion's KBs against counts made with plain Python."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgagents.errors import ParseError
+from kgagents.graph.connection import Graph
+from kgagents.loaders.kg_common import delete_kg, get_relations, kg_stats, triples_between
+from kgagents.loaders.triples import load_triples
+
+
+def _distinct(path: Path, sep: str) -> tuple[set[tuple[str, ...]], set[str], set[str]]:
+    triples = {tuple(line.split(sep)) for line in path.read_text(encoding="utf-8").splitlines() if line}
+    return triples, {x for h, _, t in triples for x in (h, t)}, {r for _, r, _ in triples}
+
+
+def test_metaqa_full_kb(graph: Graph, shared_data: Path) -> None:
+    path = shared_data / "kgqa" / "metaqa" / "kb_partial.txt"
+    triples, entities, relations = _distinct(path, "|")
+    steps: list[int] = []
+    result = load_triples(graph, path, kg="metaqa", progress=steps.append)
+    stats = kg_stats(graph, "metaqa")
+    assert (stats["entities"], stats["relations"], stats["triples"]) == (len(entities), len(relations), len(triples))
+    assert (result.entities, result.triples) == (len(entities), len(triples))
+    assert len(relations) == 9 and sum(steps) == len(entities) + len(relations) + len(triples)
+    assert triples_between(graph, "metaqa", "Kismet", "William Dieterle") == [
+        {"type": "directed_by", "rel": "directed_by", "name": "directed_by"}]
+    assert set(get_relations(graph, "metaqa")) == relations
+
+
+@pytest.mark.parametrize("name", ["2H-kb.txt", "3H-kb.txt"])
+def test_pathquestion_kbs_are_tab_separated(graph: Graph, shared_data: Path, name: str) -> None:
+    path = shared_data / "kgqa" / "pathquestion" / name
+    triples, entities, relations = _distinct(path, "\t")
+    load_triples(graph, path, kg="pq", sep="\t")
+    stats = kg_stats(graph, "pq")
+    assert (stats["entities"], stats["relations"], stats["triples"]) == (len(entities), len(relations), len(triples))
+
+
+def test_duplicates_collapse_and_reload_is_idempotent(graph: Graph, fixtures: Path) -> None:
+    path = fixtures / "kg" / "triples_small.txt"
+    first = load_triples(graph, path, kg="small")
+    assert (first.entities, first.relations, first.triples, first.duplicate_triples) == (5, 3, 4, 1)
+    before = kg_stats(graph, "small")
+    load_triples(graph, path, kg="small")
+    assert kg_stats(graph, "small") == before == {
+        "kg_exists": True, "entities": 5, "relations": 3, "triples": 4, "literals": 0, "gold_links": 0}
+
+
+def test_bad_line_is_a_parse_error_with_line_number(graph: Graph, fixtures: Path) -> None:
+    path = fixtures / "kg" / "triples_bad.txt"
+    with pytest.raises(ParseError) as err:
+        load_triples(graph, path, kg="bad")
+    assert err.value.line == 3 and f"{path}:3" in str(err.value)
+    assert kg_stats(graph, "bad")["entities"] == 0 and not kg_stats(graph, "bad")["kg_exists"]
+
+
+def test_delete_kg_removes_only_that_kg(graph: Graph, fixtures: Path) -> None:
+    path = fixtures / "kg" / "triples_small.txt"
+    load_triples(graph, path, kg="keep")
+    load_triples(graph, path, kg="drop")
+    delete_kg(graph, "drop")
+    assert kg_stats(graph, "drop") == {"kg_exists": False, "entities": 0, "relations": 0, "triples": 0,
+                                       "literals": 0, "gold_links": 0}
+    assert kg_stats(graph, "keep")["triples"] == 4
