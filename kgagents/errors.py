@@ -69,3 +69,11 @@ class InputFileError(KgAgentsError):
 
 class VectorIndexError(KgAgentsError):
     """A vector index is missing or does not fit the vectors (other dimension, label or property)."""
+
+
+class LLMRequestError(KgAgentsError):
+    """The chat endpoint answered but the request failed (rejected, or still failing after the retries)."""
+
+    def __init__(self, message: str, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code

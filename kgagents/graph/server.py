@@ -27,6 +27,7 @@ ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 JVM_FLAGS = [
     "-XX:+UseG1GC",
+    "--add-modules=jdk.incubator.vector",  # SIMD distance functions for Lucene vector search
     "-XX:-OmitStackTraceInFastThrow",
     "-Djdk.nio.maxCachedBufferSize=1024",
     "-Dio.netty.tryReflectionSetAccessible=true",

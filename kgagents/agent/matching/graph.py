@@ -248,10 +248,9 @@ class MatchingAgent:
 
     def write(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
-        timings = self._timed(state, "write", started)
-        write_run(self.graph, state, self.settings, self.model_name, timings,
+        write_run(self.graph, state, self.settings, self.model_name, state.get("timings", {}),
                   ledger=self.llm.ledger if self.llm is not None else None)
-        return {"timings": timings}
+        return {"timings": self._timed(state, "write", started)}
 
     # -- graph ---------------------------------------------------------------------------------
     def build(self) -> StateGraph:
