@@ -1,0 +1,55 @@
+"""The CLI against the real test server, and its behaviour when the server is not there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kgagents.cli import app
+from kgagents.config import Neo4jSettings
+from kgagents.graph.connection import Graph
+
+runner = CliRunner()
+
+
+def _env(settings: Neo4jSettings) -> dict[str, str]:
+    return {"KGAGENTS_NEO4J_URI": settings.uri, "KGAGENTS_NEO4J_PASSWORD": settings.password.get_secret_value()}
+
+
+def test_commands_that_need_the_database_say_how_to_start_it_when_it_is_down() -> None:
+    result = runner.invoke(app, ["stats"], env={"KGAGENTS_NEO4J_URI": "bolt://127.0.0.1:1"})
+    assert result.exit_code == 1
+    assert "kgagents neo4j start" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_load_malformed_ontology_names_file_and_line_and_exits_1(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                                  fixtures: Path) -> None:
+    bad = fixtures / "ontology" / "malformed.ttl"
+    result = runner.invoke(app, ["load", "ontology", str(bad)], env=_env(neo4j_settings))
+    assert result.exit_code == 1
+    assert "malformed.ttl:" in result.output.replace("\n", "")
+    assert graph.run_text("MATCH (n:Resource) RETURN count(n) AS n")[0]["n"] == 0
+
+
+def test_load_embed_and_stats_on_a_conference_ontology(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                      shared_data: Path) -> None:
+    cmt = shared_data / "om" / "conference" / "ontologies" / "cmt.owl"
+    env = _env(neo4j_settings)
+    assert runner.invoke(app, ["load", "ontology", str(cmt)], env=env).exit_code == 0
+    embedded = runner.invoke(app, ["embed", "--ontology", "cmt"], env=env)
+    assert embedded.exit_code == 0, embedded.output
+    stats = runner.invoke(app, ["stats"], env=env)
+    assert stats.exit_code == 0 and "cmt" in stats.output and "resource_embedding" in stats.output
+    with_vectors = graph.run_text(
+        "MATCH (r:Resource) WHERE 'cmt' IN r.ontologies AND r.embedding IS NOT NULL RETURN count(r) AS n")[0]["n"]
+    declared = graph.run_text("MATCH (r:Resource) WHERE 'cmt' IN r.ontologies RETURN count(r) AS n")[0]["n"]
+    assert with_vectors == declared > 0
+
+
+@pytest.mark.parametrize("args", [["embed"], ["bench", "om", "nonsense", "--no-llm"]])
+def test_bad_arguments_are_explained(args: list[str], neo4j_settings: Neo4jSettings) -> None:
+    result = runner.invoke(app, args, env=_env(neo4j_settings))
+    assert result.exit_code == 1 and "error:" in result.output
