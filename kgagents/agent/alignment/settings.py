@@ -1,0 +1,41 @@
+"""Candidate-retrieval hyper-parameters of the EA agent, with documented defaults.
+
+The fusion weights were fixed before any test link was scored: they were chosen on a validation split
+of the TRAIN links of DBP15K ZH-EN only (``kgagents.eval.ea_runner.tune_weights``: grid, name weight 1, best
+Hits@1 ranking train sources against train targets), never on test links, and are stored on the
+(:Run) node with every run so a result can be reproduced.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+CandidateSpace = Literal["test", "all"]
+
+
+class RetrievalSettings(BaseSettings):
+    """What one retrieval run depends on."""
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_EA_", extra="ignore")
+
+    top_k: int = Field(10, ge=1, description="candidates stored per source entity")
+    name_top_n: int = Field(30, ge=1, description="name-vector neighbours fetched per source (signal a)")
+    structure_top_n: int = Field(20, ge=0, description="structural candidates fetched per source (signal c)")
+    structure_max_degree: int = Field(
+        1000, ge=1, description="seed counterparts with more neighbours than this are skipped (hubs say little)")
+    vector_property: str = Field("name_vec", description="Entity property holding the English-name vector")
+    index_name: str = Field("entity_name_vec", description="vector index over :Entity(vector_property)")
+    candidate_space: CandidateSpace = Field(
+        "test",
+        description="targets ranked: 'test' = only targets of test gold links (the usual DBP15K protocol), "
+        "'all' = every entity of the target KG",
+    )
+    w_name: float = Field(1.0, ge=0.0, description="weight of the name cosine (in [-1, 1])")
+    w_exact: float = Field(0.5, ge=0.0, description="weight of exact normalised-name equality (0/1)")
+    w_structure: float = Field(1.0, ge=0.0, description="weight of the saturated seed-neighbour score w/(1+w)")
+    w_attributes: float = Field(0.4, ge=0.0, description="weight of the attribute-name Jaccard")
+    score_batch: int = Field(20000, ge=1, description="candidate pairs scored per query")
+    source_batch: int = Field(2000, ge=1, description="source entities per kNN / structure query")

@@ -1,0 +1,13 @@
+// For each source entity (ids $sources of KG $kg1): its top-$k name-vector neighbours in KG $kg2 (cosine), from vector index $index asked for $fetch hits.
+UNWIND $sources AS sid
+MATCH (s:Entity {kg: $kg1, id: sid})
+WHERE s[$vector_property] IS NOT NULL
+CALL (s) {
+  CALL db.index.vector.queryNodes($index, $fetch, s[$vector_property]) YIELD node, score
+  WITH node, score
+  WHERE node.kg = $kg2
+  ORDER BY score DESC
+  LIMIT $k
+  RETURN collect({target: node.id, cosine: 2 * score - 1}) AS hits
+}
+RETURN s.id AS source, hits
