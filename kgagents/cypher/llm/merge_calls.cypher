@@ -1,0 +1,10 @@
+// Record chat-model calls of one run: (:Run {id})-[:MADE_CALL]->(:LLMCall) per row, idempotent by call id.
+MERGE (r:Run {id: $run_id})
+WITH r
+UNWIND $rows AS row
+MERGE (c:LLMCall {id: row.id})
+SET c.run_id = $run_id, c.seq = row.seq, c.purpose = row.purpose, c.model = row.model,
+    c.prompt_tokens = row.prompt_tokens, c.completion_tokens = row.completion_tokens,
+    c.seconds = row.seconds, c.cost = row.cost, c.ok = row.ok, c.error = row.error,
+    c.started_at = datetime(row.started_at)
+MERGE (r)-[:MADE_CALL]->(c)

@@ -1,0 +1,250 @@
+"""Chat models: one ABC, one OpenAI-compatible client, and the rule for picking one.
+
+Why an ABC: agents only ever call :meth:`ChatModel.complete`, so the same agent code runs against a
+hosted endpoint, the embedded llama.cpp server, or a scripted fake in unit tests. Retries live here
+(not in the ``openai`` package) so that exactly the transient failures are retried — rate limits,
+timeouts, dropped connections and 5xx — and a request the server rejects (4xx) fails at once.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from openai import (
+    APIConnectionError,
+    APIStatusError,
+    APITimeoutError,
+    AuthenticationError,
+    OpenAI,
+    RateLimitError,
+)
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+from kgagents.config import LLMSettings
+from kgagents.errors import LLMRequestError, LLMUnavailableError
+
+Message = dict[str, str]
+
+NO_MODEL_MESSAGE = (
+    "No chat model configured: set KGAGENTS_LLM_BASE_URL (and KGAGENTS_LLM_API_KEY, KGAGENTS_LLM_MODEL) "
+    "to an OpenAI-compatible endpoint, or run `kgagents llm start` for the embedded model."
+)
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One reply. ``model`` names the model that wrote it, so every output can be labelled with it."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    model: str
+
+
+class ChatModel(ABC):
+    """Anything that turns a list of chat messages into a reply."""
+
+    @property
+    @abstractmethod
+    def model_name(self) -> str:
+        """The model that answers (stored next to everything it produces)."""
+
+    @abstractmethod
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        purpose: str,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatResult:
+        """Reply to ``messages``. ``purpose`` says why (for the ledger). ``json_schema`` is a hint that
+        the reply should be one JSON object of that schema; a model may use it to constrain its output
+        or ignore it — callers still parse and validate. ``max_tokens`` caps the reply (``None``: the
+        model's own limit), so a short answer cannot turn into a long, slow ramble."""
+
+
+def approx_tokens(text: str) -> int:
+    """Whitespace word count: the token estimate used where a server reports no usage."""
+    return len(text.split())
+
+
+def _transient(exc: BaseException) -> bool:
+    """Worth another try: rate limit, timeout, no connection, or a server error (5xx)."""
+    if isinstance(exc, (RateLimitError, APIConnectionError)):  # APITimeoutError is an APIConnectionError
+        return True
+    return isinstance(exc, APIStatusError) and exc.status_code >= 500
+
+
+# What to send as ``response_format`` when a JSON schema is hinted, best first: OpenAI's json_schema
+# (OpenAI, vLLM, llama-server), llama-cpp-python's json_object with a schema, plain JSON mode, nothing.
+# A server whose error names the response format is asked again with the next; the level that worked
+# is remembered per client, so JSON mode is used where supported and never required.
+JSON_FORMATS: tuple[str | None, ...] = ("json_schema", "json_object_schema", "json_object", None)
+
+
+def _about_response_format(exc: LLMRequestError) -> bool:
+    """A rejection of the JSON mode itself (not, say, of a too-long prompt). llama-cpp-python answers an
+    unknown response_format with HTTP 500, others with 400/422; all name it in the message."""
+    text = str(exc).lower()
+    return "response_format" in text or "json" in text
+
+
+def _response_format(kind: str | None, schema: dict[str, Any]) -> dict[str, Any] | None:
+    if kind == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
+    if kind == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
+    if kind == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+class OpenAIChatModel(ChatModel):
+    """Any OpenAI-compatible ``/v1/chat/completions`` endpoint (OpenAI, vLLM, llama.cpp, Ollama, …)."""
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        base_url: str | None = None,
+        model: str | None = None,
+        backoff_s: float = 1.0,
+        max_tokens: int | None = None,
+        json_format: str | None = "json_schema",
+    ) -> None:
+        """``base_url``/``model`` override the settings (the embedded server passes its own);
+        ``backoff_s`` is the first retry wait, doubled per attempt up to 30 s, plus jitter;
+        ``max_tokens`` caps replies whose caller sets no cap; ``json_format`` is the first
+        ``response_format`` kind to try when a schema is hinted (see ``JSON_FORMATS``)."""
+        self.settings = settings
+        self.base_url = base_url or settings.base_url
+        if not self.base_url:
+            raise LLMUnavailableError(NO_MODEL_MESSAGE)
+        self.backoff_s = backoff_s
+        self.max_tokens = max_tokens
+        self._model = model or settings.model
+        self._format_level = JSON_FORMATS.index(json_format)
+        self._client = OpenAI(
+            base_url=self.base_url,
+            api_key=settings.api_key.get_secret_value(),
+            timeout=settings.timeout_s,
+            max_retries=0,
+        )
+
+    # -- model name ------------------------------------------------------------------------------
+    @property
+    def model_name(self) -> str:
+        if self._model is None:
+            models = self._with_retries(lambda: self._client.models.list(timeout=self.settings.timeout_s))
+            ids = [m.id for m in models.data]
+            if not ids:
+                raise LLMUnavailableError(
+                    f"The chat endpoint {self.base_url} lists no models; set KGAGENTS_LLM_MODEL."
+                )
+            self._model = ids[0]
+        return self._model
+
+    # -- calls -----------------------------------------------------------------------------------
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        purpose: str,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatResult:
+        model = self.model_name
+        cap = max_tokens or self.max_tokens
+        start = time.perf_counter()
+        while True:
+            kind = JSON_FORMATS[self._format_level] if json_schema is not None else None
+            extra: dict[str, Any] = {} if cap is None else {"max_tokens": cap}
+            if kind is not None and json_schema is not None:
+                extra["response_format"] = _response_format(kind, json_schema)
+            try:
+                response = self._with_retries(
+                    lambda: self._client.chat.completions.create(
+                        model=model,
+                        messages=list(messages),  # type: ignore[arg-type]
+                        temperature=self.settings.temperature,
+                        timeout=self.settings.timeout_s,
+                        **extra,
+                    )
+                )
+                break
+            except LLMRequestError as exc:
+                # The server does not know this response_format: ask again with a plainer one.
+                if kind is not None and _about_response_format(exc):
+                    self._format_level += 1
+                    continue
+                raise
+        text = (response.choices[0].message.content or "") if response.choices else ""
+        usage = response.usage
+        prompt_tokens = usage.prompt_tokens if usage else sum(approx_tokens(m["content"]) for m in messages)
+        completion_tokens = usage.completion_tokens if usage else approx_tokens(text)
+        return ChatResult(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            seconds=time.perf_counter() - start,
+            model=response.model or model,
+        )
+
+    def _with_retries(self, call: Any) -> Any:
+        """Run ``call`` with exponential backoff on transient errors; translate what remains."""
+        attempts = self.settings.max_retries + 1
+        retrying = Retrying(
+            retry=retry_if_exception(_transient),
+            stop=stop_after_attempt(attempts),
+            wait=wait_exponential_jitter(multiplier=self.backoff_s, max=30.0, jitter=self.backoff_s),
+            reraise=True,
+        )
+        try:
+            return retrying(call)
+        except APITimeoutError as exc:
+            raise LLMRequestError(
+                f"The chat model at {self.base_url} did not answer within {self.settings.timeout_s:g} s "
+                f"({attempts} attempts). Raise KGAGENTS_LLM_TIMEOUT_S or use a faster model."
+            ) from exc
+        except APIConnectionError as exc:
+            raise LLMUnavailableError(
+                f"Cannot reach the chat model at {self.base_url} ({exc.__cause__ or exc}). Check "
+                "KGAGENTS_LLM_BASE_URL, or unset it and run `kgagents llm start` for the embedded model."
+            ) from exc
+        except AuthenticationError as exc:
+            raise _status_error(exc, f"The chat model at {self.base_url} rejected the API key; "
+                                     "set KGAGENTS_LLM_API_KEY.") from exc
+        except RateLimitError as exc:
+            raise _status_error(exc, f"The chat model at {self.base_url} is still rate-limiting after "
+                                     f"{attempts} attempts; wait, or raise KGAGENTS_LLM_MAX_RETRIES.") from exc
+        except APIStatusError as exc:
+            what = "failed" if exc.status_code >= 500 else "rejected the request"
+            tail = f" after {attempts} attempts" if exc.status_code >= 500 else ""
+            raise _status_error(
+                exc, f"The chat model at {self.base_url} {what} (HTTP {exc.status_code}{tail}): {exc.message}"
+            ) from exc
+
+
+def _status_error(exc: APIStatusError, message: str) -> LLMRequestError:
+    return LLMRequestError(message, status_code=exc.status_code)
+
+
+def resolve_chat_model(settings: LLMSettings | None = None) -> ChatModel:
+    """The configured endpoint if ``base_url`` is set; else the embedded server if it runs; else an error."""
+    from kgagents.llm.local_server import LOCAL_JSON_FORMAT, LOCAL_MAX_TOKENS, LocalLLMServer
+
+    settings = settings or LLMSettings()
+    if settings.base_url:
+        return OpenAIChatModel(settings)
+    server = LocalLLMServer(settings)
+    status = server.status()
+    if status.running:
+        return OpenAIChatModel(settings, base_url=status.base_url, model=status.model, max_tokens=LOCAL_MAX_TOKENS,
+                               json_format=LOCAL_JSON_FORMAT)
+    raise LLMUnavailableError(NO_MODEL_MESSAGE)
