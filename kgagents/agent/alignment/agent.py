@@ -1,0 +1,302 @@
+"""The EA-Agent as a LangGraph ``StateGraph`` over the candidates of a retrieval run stored in Neo4j.
+
+    select → statistics → plan → execute → record ⟲ (while sources are left) → write
+
+* ``select``: the next ``batch_size`` source entities of the run.
+* ``statistics``: attribute / relation counts, name, top-3 candidate scores (:mod:`statistics`).
+* ``plan``: a tool path per source (LLM planner, rule planner or a fixed path, by mode).
+* ``execute``: the path — selectors shape what the aligner sees, the aligner picks, the reflector re-checks.
+  A kind of triple reaches the LLM only through its selector (in the ``no_selectors`` ablation every triple
+  does, up to :data:`ALL_TRIPLES_CAP` per entity).
+* ``record``: per batch, in one transaction, ``(s)-[:SAME_AS {score, run_id, path, model}]->(t)`` and
+  ``(:AlignTrace {run_id, source, path, initial, final, tokens, seconds, reward})-[:TRACE_OF]->(s)``, so an
+  interrupted run keeps what it decided.
+* ``write``: the ``(:Run {job: 'ea-agent'})`` node, the LLM ledger and the trajectory JSONL.
+
+Gold links feed only the reward (γ_μ, c) and the run's Hits@1, never a decision.
+
+Modes: ``full`` (LLM planner + tools), ``rule_planner``, ``no_planning`` (all four tools), ``llm_only`` (aligner
+on names and scores, no triples), ``no_selectors`` (LLM planner, selectors replaced by all triples) and
+``no_llm`` (retrieval top-1, fully offline).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from pydantic import BaseModel, Field
+
+from kgagents.agent.alignment.planner import CLOSE_MARGIN, LLMPlanner, Plan, rule_plan
+from kgagents.agent.alignment.retrieval import pair_kgs, split_links
+from kgagents.agent.alignment.reward import reward, rewrite_path, write_trajectories
+from kgagents.agent.alignment.statistics import EntityStatistics, entity_statistics
+from kgagents.agent.alignment.tools import (
+    ALIGNER, ALL_TRIPLES_CAP, ATTRIBUTE_SELECTOR, REFLECTOR, RELATION_SELECTOR, SELECTORS, TOOLS,
+    AttributeTripleSelector, EntityAlignmentTool, EntityContext, Reflector, RelationTripleSelector,
+    candidate_views, entity_contexts, relation_frequencies,
+)
+from kgagents.cypher import cypher
+from kgagents.graph.connection import Graph
+from kgagents.llm.client import ChatModel
+from kgagents.llm.ledger import Ledger
+
+Mode = Literal["full", "rule_planner", "no_planning", "llm_only", "no_selectors", "no_llm"]
+NO_LLM_STEP = "retrieval_top1"
+NO_LLM_MODEL = "none (no-LLM: retrieval top-1)"
+
+
+class AgentSettings(BaseModel):
+    """What one EA-Agent run depends on (stored on its (:Run) node)."""
+
+    mode: Mode = "full"
+    batch_size: int = Field(50, ge=1, description="source entities per select → record loop")
+    attribute_limit: int = Field(5, ge=0, description="attributes kept per entity by the attribute selector")
+    relation_limit: int = Field(5, ge=0, description="triples kept per entity by the relation selector")
+    close_margin: float = Field(CLOSE_MARGIN, description="top-1 − top-2 below this counts as close")
+    use_gold: bool = Field(True, description="read test gold links for the reward and Hits@1 (never for decisions)")
+
+
+class EAState(TypedDict, total=False):
+    """Everything a run carries between steps (JSON-serialisable, so any checkpointer can store it)."""
+
+    run_id: str
+    retrieval_run_id: str
+    dataset: str
+    kg1: str
+    kg2: str
+    queue: list[str]
+    batch: list[str]
+    statistics: dict[str, dict[str, Any]]
+    plans: dict[str, dict[str, Any]]
+    results: list[dict[str, Any]]
+    trajectories: list[dict[str, Any]]
+    done: int
+
+
+class EARunResult(BaseModel):
+    """Summary of one run (the same numbers land on its (:Run) node)."""
+
+    run_id: str
+    mode: Mode
+    sources: int
+    aligned: int
+    hits_at_1: float | None
+    aligner_fallbacks: int
+    plan_fallbacks: int
+    mean_reward: float
+    trajectories: int
+
+
+class EAAgent:
+    """Builds the EA-Agent graph over one Neo4j database and (except in ``no_llm`` mode) one chat model."""
+
+    def __init__(self, graph: Graph, chat: ChatModel | None = None, settings: AgentSettings | None = None,
+                 trajectories_path: Path | str | None = None) -> None:
+        self.graph = graph
+        self.settings = settings or AgentSettings()
+        if self.settings.mode != "no_llm" and chat is None:
+            raise ValueError(f"mode '{self.settings.mode}' needs a chat model (use mode 'no_llm' to run offline)")
+        self.ledger = Ledger()
+        self.chat = self.ledger.wrap(chat) if chat is not None and self.settings.mode != "no_llm" else None
+        self.trajectories_path = Path(trajectories_path) if trajectories_path else None
+        self._frequencies: dict[str, dict[str, int]] = {}
+        self._gold: dict[str, str] = {}
+
+    @property
+    def model_name(self) -> str:
+        return self.chat.model_name if self.chat is not None else NO_LLM_MODEL
+
+    # -- public ------------------------------------------------------------------------------------
+    def build(self, checkpointer: Any = None) -> Any:
+        g = StateGraph(EAState)
+        for name in ("select", "statistics", "plan", "execute", "record", "write"):
+            g.add_node(name, getattr(self, name))
+        g.add_edge(START, "select")
+        g.add_edge("select", "statistics")
+        g.add_edge("statistics", "plan")
+        g.add_edge("plan", "execute")
+        g.add_edge("execute", "record")
+        g.add_conditional_edges("record", lambda s: "select" if s.get("queue") else "write",
+                                {"select": "select", "write": "write"})
+        g.add_edge("write", END)
+        return g.compile(checkpointer=checkpointer)
+
+    def run(self, *, dataset: str, retrieval_run_id: str, sources: Sequence[str] | None = None,
+            run_id: str | None = None) -> EARunResult:
+        """Align ``sources`` (default: every source of the retrieval run) and store the decisions."""
+        kg1, kg2 = pair_kgs(self.graph, dataset)
+        run_id = run_id or f"ea-agent-{uuid.uuid4().hex[:12]}"
+        self.ledger.run_id = run_id
+        queue = list(sources) if sources is not None else [
+            r["source"] for r in self.graph.run("alignment_ea/agent_run_sources", kg1=kg1, run_id=retrieval_run_id)]
+        self._gold = dict(split_links(self.graph, dataset)) if self.settings.use_gold else {}
+        self.graph.run("alignment_ea/agent_delete_alignments", kg1=kg1, run_id=run_id)
+        state: EAState = {"run_id": run_id, "retrieval_run_id": retrieval_run_id, "dataset": dataset, "kg1": kg1,
+                          "kg2": kg2, "queue": queue, "trajectories": [], "done": 0}
+        final = self.build().invoke(state, {"recursion_limit": 10 + 6 * (len(queue) // self.settings.batch_size + 1)})
+        return self._summary(final)
+
+    # -- nodes -------------------------------------------------------------------------------------
+    def select(self, state: EAState) -> dict[str, Any]:
+        n = self.settings.batch_size
+        return {"batch": state["queue"][:n], "queue": state["queue"][n:]}
+
+    def statistics(self, state: EAState) -> dict[str, Any]:
+        stats = entity_statistics(self.graph, kg1=state["kg1"], run_id=state["retrieval_run_id"], sources=state["batch"])
+        return {"statistics": {s: st.model_dump() for s, st in stats.items()}}
+
+    def plan(self, state: EAState) -> dict[str, Any]:
+        plans = {}
+        for source, raw in state["statistics"].items():
+            plans[source] = self._plan(EntityStatistics(**raw)).model_dump()
+        return {"plans": plans}
+
+    def execute(self, state: EAState) -> dict[str, Any]:
+        kg1, kg2, batch = state["kg1"], state["kg2"], state["batch"]
+        rows = self.graph.run("alignment_ea/agent_candidates", kg1=kg1, run_id=state["retrieval_run_id"], sources=batch)
+        stored = {r["source"]: r["candidates"] for r in rows}
+        sources = entity_contexts(self.graph, kg1, batch)
+        targets = entity_contexts(self.graph, kg2, {c["target"] for cands in stored.values() for c in cands})
+        results = []
+        for source in batch:
+            if source not in state["statistics"]:
+                continue  # not an entity of kg1
+            started = time.perf_counter()
+            calls_before = len(self.ledger.records)
+            result = self._execute_one(source, sources.get(source) or EntityContext(source, None), targets,
+                                       stored.get(source, []), Plan(**state["plans"][source]), state)
+            records = self.ledger.records[calls_before:]
+            result["tokens"] = sum(r.prompt_tokens + r.completion_tokens for r in records)
+            result["seconds"] = round(time.perf_counter() - started, 4)
+            results.append(result)
+        return {"results": results}
+
+    def record(self, state: EAState) -> dict[str, Any]:
+        results = state["results"]
+        with self.graph.transaction() as tx:
+            self.graph.write_rows(tx, "alignment_ea/agent_write_alignments",
+                                  [{k: r[k] for k in ("source", "path", "initial", "final", "tokens", "seconds",
+                                                       "reward", "score", "plan_source", "notes")} for r in results],
+                                  kg1=state["kg1"], kg2=state["kg2"], run_id=state["run_id"],
+                                  model=self.model_name, mode=self.settings.mode)
+        trajectories = [*state.get("trajectories", []), *({k: r[k] for k in ("query", "path", "reward", "rewritten_path",
+                                                                              "source", "final", "fallback",
+                                                                              "plan_fallback")} for r in results)]
+        return {"trajectories": trajectories, "done": state.get("done", 0) + len(results), "results": []}
+
+    def write(self, state: EAState) -> dict[str, Any]:
+        summary = self._summary(state)
+        if self.chat is not None:
+            self.ledger.flush(self.graph, state["run_id"])
+        if self.trajectories_path is not None:
+            write_trajectories(self.trajectories_path, state["trajectories"])
+        props = {**summary.model_dump(exclude={"run_id"}), **self.settings.model_dump(), "dataset": state["dataset"],
+                 "kg1": state["kg1"], "kg2": state["kg2"], "retrieval_run_id": state["retrieval_run_id"],
+                 "model": self.model_name}
+        props = {k: v for k, v in props.items() if v is not None}
+        with self.graph.transaction() as tx:
+            tx.run(cypher("alignment_ea/agent_write_run"), run_id=state["run_id"], props=props).consume()
+        return {}
+
+    # -- helpers -----------------------------------------------------------------------------------
+    def _plan(self, stats: EntityStatistics) -> Plan:
+        mode = self.settings.mode
+        if mode == "no_llm":
+            return Plan(path=[NO_LLM_STEP], source="fixed")
+        if mode == "no_planning":
+            return Plan(path=list(TOOLS), source="fixed")
+        if mode == "llm_only":
+            return Plan(path=[ALIGNER], source="fixed")
+        if mode == "rule_planner":
+            return rule_plan(stats, self.settings.close_margin)
+        assert self.chat is not None
+        plan = LLMPlanner(self.chat, self.settings.close_margin).plan(stats)
+        if mode == "no_selectors":
+            plan.path = [t for t in plan.path if t not in SELECTORS]
+        return plan
+
+    def _frequencies_of(self, kg: str) -> dict[str, int]:
+        if kg not in self._frequencies:
+            self._frequencies[kg] = relation_frequencies(self.graph, kg)
+        return self._frequencies[kg]
+
+    def _execute_one(self, source: str, raw_src: EntityContext, raw_targets: Mapping[str, EntityContext],
+                     stored: Sequence[dict[str, Any]], plan: Plan, state: EAState) -> dict[str, Any]:
+        """Run one source's path on copies of the raw contexts (the selectors read the raw ones)."""
+        src = EntityContext(raw_src.id, raw_src.name, list(raw_src.attributes), list(raw_src.triples))
+        cands = candidate_views(raw_targets, stored)
+
+        def raw(ctx: EntityContext) -> EntityContext:
+            return raw_src if ctx is src else raw_targets.get(ctx.id, EntityContext(ctx.id, None))
+
+        stats = EntityStatistics(**state["statistics"][source])
+        notes = [plan.note] if plan.note else []
+        gold = self._gold.get(source)
+        empty: list[str] = []
+        fallback = False
+        if not cands:
+            initial = final = None
+            notes.append("no candidates stored for this source")
+        elif NO_LLM_STEP in plan.path:
+            initial = final = cands[0].id
+        else:
+            assert self.chat is not None
+            shown = [src, *cands]
+            keep_all = self.settings.mode == "no_selectors"
+            for ctx in shown:  # a kind of triple reaches the LLM only through its selector
+                ctx.attributes = ctx.attributes[:ALL_TRIPLES_CAP] if keep_all else []
+                ctx.triples = ctx.triples[:ALL_TRIPLES_CAP] if keep_all else []
+            initial = final = cands[0].id
+            for tool in plan.path:
+                if tool == ATTRIBUTE_SELECTOR:
+                    pool = [raw(c).attributes for c in cands]
+                    selector = AttributeTripleSelector(self.settings.attribute_limit)
+                    for ctx in shown:
+                        ctx.attributes = selector.select(raw(ctx).attributes, pool)
+                    if not src.attributes:
+                        empty.append(tool)
+                elif tool == RELATION_SELECTOR:
+                    for ctx, kg in ((src, state["kg1"]), *((c, state["kg2"]) for c in cands)):
+                        selector_r = RelationTripleSelector(self._frequencies_of(kg), self.settings.relation_limit)
+                        ctx.triples = selector_r.select(raw(ctx).triples)
+                    if not src.triples:
+                        empty.append(tool)
+                elif tool == ALIGNER:
+                    choice = EntityAlignmentTool(self.chat).align(src, cands)
+                    initial = final = choice.target
+                    fallback = choice.fallback
+                    if choice.note:
+                        notes.append(choice.note)
+                elif tool == REFLECTOR:
+                    choice = Reflector(self.chat).reflect(src, cands, initial)
+                    final = choice.target
+                    if choice.note:
+                        notes.append(choice.note)
+        path = plan.path
+        score = next((c.score for c in cands if c.id == final), None)
+        return {
+            "source": source, "path": path, "initial": initial, "final": final, "score": score,
+            "plan_source": plan.source, "notes": notes, "fallback": fallback, "plan_fallback": plan.source == "fallback",
+            "gold": gold, "reward": reward(path=path, initial=initial, final=final, gold=gold),
+            "rewritten_path": rewrite_path(path, initial=initial, final=final, margin=stats.margin,
+                                           empty_selectors=empty, close_margin=self.settings.close_margin),
+            "query": stats.model_dump(),
+        }
+
+    def _summary(self, state: Mapping[str, Any]) -> EARunResult:
+        traj = state.get("trajectories", [])
+        golds = [(t["final"], self._gold[t["source"]]) for t in traj if t["source"] in self._gold]
+        return EARunResult(
+            run_id=state["run_id"], mode=self.settings.mode, sources=len(traj),
+            aligned=sum(1 for t in traj if t["final"] is not None),
+            hits_at_1=(sum(f == g for f, g in golds) / len(golds)) if golds else None,
+            aligner_fallbacks=sum(1 for t in traj if t["fallback"]),
+            plan_fallbacks=sum(1 for t in traj if t["plan_fallback"]),
+            mean_reward=(sum(t["reward"] for t in traj) / len(traj)) if traj else 0.0,
+            trajectories=len(traj) if self.trajectories_path is not None else 0,
+        )
