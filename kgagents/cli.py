@@ -336,6 +336,55 @@ def bench_om(
             raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
 
 
+@bench_app.command("ea-retrieval")
+@friendly
+def bench_ea_retrieval(directory: Path = typer.Argument(None, help="JAPE directory (default: shared DBP15K ZH-EN)")) -> None:
+    """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
+    from kgagents.eval import ea_runner
+
+    with connected() as graph, console.status("loading, embedding, tuning on train links, retrieving…"):
+        result = ea_runner.dbp15k(graph, directory or ea_runner.DATA / "dbp15k_zh_en")
+    fused = result["scores"]["fused"]["test/all_links"]
+    console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
+                  f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
+
+
+@app.command("align")
+@friendly
+def align_cmd(
+    dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
+    retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
+    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
+    sample: int = typer.Option(None, help="align a random sample of this many test sources (seeded)"),
+    seed: int = typer.Option(7),
+    trajectories: Path = typer.Option(None, help="write (query, path, reward, rewritten path) JSONL here"),
+) -> None:
+    """EA-Agent over candidates already retrieved in Neo4j; writes SAME_AS links and per-entity traces."""
+    import random
+
+    from kgagents.agent.alignment.agent import AgentSettings, EAAgent
+
+    chat = _llm_or_none(mode == "no_llm")
+    if chat is None:
+        mode = "no_llm"
+    with connected() as graph:
+        agent = EAAgent(graph, chat, AgentSettings(mode=mode), trajectories_path=trajectories)
+        sources = None
+        if sample:
+            rows = graph.run("alignment_ea/agent_run_sources", kg1=_kg1(graph, dataset), run_id=retrieval_run)
+            everyone = sorted(r["source"] for r in rows)
+            sources = random.Random(seed).sample(everyone, min(sample, len(everyone)))
+        with console.status(f"aligning [{mode}, {agent.model_name}]…"):
+            result = agent.run(dataset=dataset, retrieval_run_id=retrieval_run, sources=sources)
+    console.print(result.model_dump_json(indent=2, exclude={"trajectories"}))
+
+
+def _kg1(graph: Any, dataset: str) -> str:
+    from kgagents.agent.alignment.retrieval import pair_kgs
+
+    return pair_kgs(graph, dataset)[0]
+
+
 # -- embedded LLM -----------------------------------------------------------------------------------------
 @llm_app.command("start")
 @friendly

@@ -29,8 +29,7 @@ from kgagents.loaders.jape import load_jape_pair
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benchmarks" / "results"
 DATA = REPO.parent / "shared" / "data" / "ea"
-COMMAND = ("KGAGENTS_NEO4J_URI=bolt://127.0.0.1:17706 KGAGENTS_NEO4J_PASSWORD=kgagents-test "
-           ".venv/bin/python -m kgagents.eval.ea_runner")
+COMMAND = "kgagents bench ea-retrieval  (or: python -m kgagents.eval.ea_runner)"
 GRID = {"exact": (0.0, 0.15, 0.3, 0.5), "structure": (0.0, 0.3, 0.6, 1.0, 1.5), "attributes": (0.0, 0.1, 0.2, 0.4)}
 
 
