@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from kgagents.errors import KgAgentsError, LLMUnavailableError
@@ -37,7 +38,7 @@ def friendly(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except KgAgentsError as exc:
-            console.print(f"[red]error:[/red] {exc}")
+            console.print(f"[red]error:[/red] {escape(str(exc))}")
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
@@ -120,7 +121,7 @@ def _llm_or_none(no_llm: bool) -> Any:
     try:
         return resolve_chat_model()
     except LLMUnavailableError as exc:
-        console.print(f"[yellow]no LLM:[/yellow] {exc}\n[yellow]Running the documented no-LLM ablation instead; "
+        console.print(f"[yellow]no LLM:[/yellow] {escape(str(exc))}\n[yellow]Running the documented no-LLM ablation instead; "
                       "every output is labelled 'no-llm'.[/yellow]")
         return None
 
@@ -271,7 +272,8 @@ def match_cmd(
         stages = ["prematch", "texts", "embed", "retrieve", "validate", "merge", "propagate", "write"]
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=console) as bar:
-            task = bar.add_task(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]", total=len(stages))
+            task = bar.add_task(escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]"),
+                                total=len(stages))
             queue_task: list[Any] = []
 
             def on_update(node: str, values: dict[str, Any]) -> None:
@@ -287,15 +289,16 @@ def match_cmd(
             with saver_cm as saver:
                 run = match_pair(graph, names[0], names[1], settings, llm=_llm_steps(chat), reference=reference,
                                  checkpointer=saver, on_update=on_update)
-        console.print(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
-                      f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls")
+        console.print(escape(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
+                             f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls"))
         if run.scores is not None:
             s = run.scores
             console.print(f"P={s.precision:.4f} R={s.recall:.4f} F1={s.f1:.4f} (tp={s.tp} fp={s.fp} fn={s.fn})")
         if out is not None:
             export_alignment(graph, run.run_id, names[0], names[1], out)
             console.print(f"alignment written to {out}")
-        console.print("query them: MATCH (s)-[m:MATCHES {run_id: $run}]->(t) RETURN s.uri, t.uri, m.score")
+        console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
+                             "RETURN s.uri, t.uri, m.score"))
 
 
 @contextmanager
@@ -323,12 +326,12 @@ def bench_om(
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
-            with progress_bar(f"conference pairs [{settings.mode}]", 21) as advance:
+            with progress_bar(escape(f"conference pairs [{settings.mode}]"), 21) as advance:
                 result = om_runner.conference(graph, settings, llm=_llm_steps(chat), model=model,
                                               on_pair=lambda run: advance(1))
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
-            with console.status(f"anatomy [{settings.mode}]"):
+            with console.status(escape(f"anatomy [{settings.mode}]")):
                 result = om_runner.anatomy(graph, settings, llm=_llm_steps(chat), model=model)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
@@ -374,7 +377,7 @@ def align_cmd(
             rows = graph.run("alignment_ea/agent_run_sources", kg1=_kg1(graph, dataset), run_id=retrieval_run)
             everyone = sorted(r["source"] for r in rows)
             sources = random.Random(seed).sample(everyone, min(sample, len(everyone)))
-        with console.status(f"aligning [{mode}, {agent.model_name}]…"):
+        with console.status(escape(f"aligning [{mode}, {agent.model_name}]…")):
             result = agent.run(dataset=dataset, retrieval_run_id=retrieval_run, sources=sources)
     console.print(result.model_dump_json(indent=2, exclude={"trajectories"}))
 
