@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgagents.agent.matching.fusion import dense_ranks, rank_groups, reciprocal_rank_fusion
+from kgagents.agent.matching.fusion import dense_ranks, reciprocal_rank_fusion
 from kgagents.agent.matching.text import is_code_like, syntactic_text, tokenize_name
 
 
@@ -50,6 +50,5 @@ def test_rrf_constant_zero_sums_inverse_ranks() -> None:
 
 
 def test_tied_fused_scores_form_one_group() -> None:
-    fused = reciprocal_rank_fusion({"syntactic": [("a", 0.9), ("b", 0.9)]})
-    groups = rank_groups(fused)
-    assert len(groups) == 1 and {f.candidate for f in groups[0]} == {"a", "b"}
+    fused = reciprocal_rank_fusion({"syntactic": [("a", 0.9), ("b", 0.9), ("c", 0.8)]})
+    assert {f.candidate: f.rank for f in fused} == {"a": 1, "b": 1, "c": 2}

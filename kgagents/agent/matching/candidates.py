@@ -46,8 +46,8 @@ def retrieve(
 ) -> dict[str, list[Fused]]:
     """Fused candidate lists for every entity of ``source`` that any channel found something for.
 
-    Entities in ``exclude`` (already matched lexically) are neither queried nor offered as candidates;
-    twice k is fetched then so that k remain after dropping them.
+    Pairs touching an entity in ``exclude`` (already matched) are dropped; twice k is fetched then so
+    that up to k remain per channel.
     """
     lists: dict[str, dict[str, list[tuple[str, float]]]] = defaultdict(dict)
     for channel in channels:

@@ -2,7 +2,7 @@
 
 Each channel gives a list of (candidate, similarity). Within a list, candidates with equal
 similarity form one rank group (dense ranking: 1, 1, 2, …). A candidate's fused score is the sum over
-channels of 1 / rank. The fused list is grouped the same way, so the validator walks rank *groups*.
+channels of 1 / rank. The fused list is ranked the same way, so the validator walks rank *groups*.
 """
 
 from __future__ import annotations
@@ -52,11 +52,3 @@ def reciprocal_rank_fusion(channel_lists: Mapping[str, Iterable[tuple[str, float
         Fused(c, scores[c], fused_ranks[c], tuple(sorted(channels[c])), dict(sims[c])) for c in scores
     ]
     return sorted(fused, key=lambda f: (f.rank, f.candidate))
-
-
-def rank_groups(fused: Sequence[Fused]) -> list[list[Fused]]:
-    """Consecutive groups of equal fused rank, in rank order."""
-    groups: dict[int, list[Fused]] = defaultdict(list)
-    for item in fused:
-        groups[item.rank].append(item)
-    return [groups[r] for r in sorted(groups)]

@@ -30,7 +30,7 @@ from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
-from kgagents.agent.matching.fusion import rank_groups
+from kgagents.agent.matching.fusion import Fused
 from kgagents.agent.matching.lexical import lexical_matches
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import write_run
@@ -157,10 +157,7 @@ class MatchingAgent:
     def _choose(self, state: MatchState, direction: str, uri: str,
                 fused: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, int]:
         """Walk rank groups (ties: higher summed similarity first); offline, the first candidate wins."""
-        from kgagents.agent.matching.fusion import Fused
-
-        groups = rank_groups([Fused(**f) for f in fused])
-        ordered = [f for g in groups for f in sorted(g, key=lambda f: -sum(f.similarities.values()))]
+        ordered = sorted((Fused(**f) for f in fused), key=self._walk_order)
         if not ordered:
             return None, 0
         if not self.settings.validator or self.llm is None or self.settings.no_llm:
@@ -177,6 +174,11 @@ class MatchingAgent:
                 return {"candidate": f.candidate, "score": f.score, "channels": list(f.channels),
                         "validated": True, "reason": reason}, calls
         return None, calls
+
+    @staticmethod
+    def _walk_order(f: Fused) -> tuple[int, float, str]:
+        """Fused rank group first; within a group, higher summed channel similarity first."""
+        return f.rank, -sum(f.similarities.values()), f.candidate
 
     @staticmethod
     def more_to_validate(state: MatchState) -> str:
@@ -241,10 +243,9 @@ class MatchingAgent:
         return {"matches": state["matches"] + added, "llm_calls": calls,
                 "timings": self._timed(state, "propagate", started)}
 
-    @staticmethod
-    def _best(fused: list[Any]) -> Any:
-        """Top rank group, ties broken by summed channel similarity."""
-        return min(fused, key=lambda f: (f.rank, -sum(f.similarities.values())))
+    @classmethod
+    def _best(cls, fused: list[Fused]) -> Fused:
+        return min(fused, key=cls._walk_order)
 
     def write(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
