@@ -11,11 +11,13 @@ from langgraph.checkpoint.memory import MemorySaver
 from kgagents.agent.matching.graph import MatchingAgent, new_run_id
 from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
+from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.graph.connection import Graph
 from kgagents.llm import Ledger
 from kgagents.llm.fake import ScriptedChatModel
+from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology
 
 A, B = "http://example.org/confa#", "http://example.org/confb#"
@@ -35,7 +37,7 @@ def _run(agent: MatchingAgent, **config: object) -> dict:
                                   {"recursion_limit": 1000, **config})
 
 
-def test_no_llm_run_writes_one_to_one_matches_between_the_two_ontologies(conf: Graph) -> None:
+def test_no_llm_run_writes_one_to_one_matches_between_the_two_ontologies(conf: Graph, tmp_path: Path) -> None:
     out = _run(MatchingAgent(conf, get_embedder(), MatchSettings(no_llm=True)))
     pairs = {(m["source"], m["target"]) for m in out["matches"]}
     # identical (tokenised) names are found by the offline lexical pre-match
@@ -54,6 +56,10 @@ def test_no_llm_run_writes_one_to_one_matches_between_the_two_ontologies(conf: G
     run = conf.run_text("MATCH (r:Run {id: $run})-[:ON]->(o:Ontology) RETURN r.model AS model, collect(o.name) AS o",
                         run=out["run_id"])[0]
     assert run["model"].startswith("none") and sorted(run["o"]) == ["confa", "confb"]
+    exported = export_alignment(conf, out["run_id"], "confa", "confb", tmp_path / "a.rdf")
+    back = read_alignment(tmp_path / "a.rdf")
+    assert {(c.entity1, c.entity2) for c in back.cells} == pairs == {(c.entity1, c.entity2) for c in exported.cells}
+    assert (back.onto1, back.onto2) == ("http://example.org/confa", "http://example.org/confb")
 
 
 def _scripted_reply(messages: list[dict]) -> str:

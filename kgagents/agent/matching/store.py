@@ -33,7 +33,8 @@ def run_alignment(graph: Graph, run_id: str, source: str, target: str) -> Alignm
     rows = graph.run("matching/run_matches", run_id=run_id)
     cells = [Cell(entity1=r["source"], entity2=r["target"], relation="=", measure=min(1.0, float(r["score"])))
              for r in rows]
-    return Alignment(onto1=source, onto2=target, cells=cells)
+    uris = [(graph.run("matching/ontology_uri", ontology=o) or [{"uri": o}])[0]["uri"] for o in (source, target)]
+    return Alignment(onto1=uris[0], onto2=uris[1], cells=cells)
 
 
 def export_alignment(graph: Graph, run_id: str, source: str, target: str, path: Path) -> Alignment:
