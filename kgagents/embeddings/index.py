@@ -293,9 +293,21 @@ def count_vectors(graph: Graph, index: VectorIndex, scope: Scope | None = None) 
                           vector_property=index.property, scope=scope.params() if scope else None)[0]["n"]
 
 
+def scoped_fetch(graph: Graph, *, index: str, k: int, scope: Scope | None) -> int:
+    """How many index hits to ask for so that about ``k`` of ``scope`` survive the post-filter: the
+    index holds every scope's vectors, so ask in proportion to the scope's share (twice, for slack).
+    Callers issuing many queries compute this once and pass it to :func:`knn` as ``fetch``."""
+    if scope is None:
+        return k
+    info = vector_index(graph, index)
+    size, in_scope = count_vectors(graph, info), count_vectors(graph, info, scope)
+    return min(size, math.ceil(k * size / max(in_scope, 1)) * 2) if size else k
+
+
 def knn(graph: Graph, *, index: str, vector: Sequence[float] | np.ndarray, k: int,
-        scope: Scope | None = None) -> list[Neighbour]:
-    """The ``k`` nodes of ``scope`` nearest to ``vector`` (cosine), best first."""
+        scope: Scope | None = None, fetch: int | None = None) -> list[Neighbour]:
+    """The ``k`` nodes of ``scope`` nearest to ``vector`` (cosine), best first. ``fetch`` is the first
+    request's size (default ``k`` × 4 when scoped); it grows while too few in-scope hits survive."""
     info = vector_index(graph, index)
     vector = np.asarray(vector, dtype=np.float32).ravel()
     if vector.shape[0] != info.dimensions:
@@ -303,7 +315,7 @@ def knn(graph: Graph, *, index: str, vector: Sequence[float] | np.ndarray, k: in
             f"Query vector has {vector.shape[0]} dimensions but index '{index}' holds {info.dimensions}: "
             "embed the query with the model that filled the index."
         )
-    fetch = k if scope is None else k * OVERFETCH
+    fetch = fetch or (k if scope is None else k * OVERFETCH)
     size: int | None = None
     while True:
         rows = graph.run("embeddings/knn", index=index, fetch=fetch, vector=vector.tolist(), k=k,
