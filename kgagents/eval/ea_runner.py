@@ -45,7 +45,7 @@ def tune_weights(graph: Graph, dataset: str, settings: RetrievalSettings) -> tup
     kg1, kg2 = pair_kgs(graph, dataset)
     train = split_links(graph, dataset, "train")
     signals = collect_signals(graph, dataset=dataset, kg1=kg1, kg2=kg2, sources=[s for s, _ in train],
-                              settings=settings, target_split="train")
+                              settings=settings)
     allowed = {t for _, t in train}
     best: tuple[Weights, RankScores] | None = None
     for exact, structure, attributes in itertools.product(*GRID.values()):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kgagents.agent.alignment.retrieval import (
-    collect_signals, embed_names, retrieve, stored_candidates, split_links,
+    embed_names, retrieve, stored_candidates, split_links,
 )
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
@@ -76,20 +76,3 @@ def test_rerun_replaces_and_all_space(loaded: Graph) -> None:
     row = loaded.run("alignment_ea/run", run_id="ea-rerun")[0]
     assert row["candidates"] == 3 * 2
     assert row["run"]["candidate_space"] == "all"
-
-
-def test_name_pool_covers_the_candidate_space(loaded: Graph) -> None:
-    """With one name neighbour per source, only a target-split pool brings in Berlin, the only train target."""
-    settings = RetrievalSettings(name_top_n=1, structure_top_n=0)
-    sources = [s for s, _ in split_links(loaded, DATASET)]
-    berlin = "http://dbpedia.org/resource/Berlin"
-
-    def by_name(split: str | None) -> dict[str, set[str]]:
-        signals = collect_signals(loaded, dataset=DATASET, kg1=KG1, kg2=KG2, sources=sources, settings=settings,
-                                  target_split=split)
-        return {s: {t for t, p in targets.items() if "name" in p.found_by} for s, targets in signals.items()}
-
-    plain = by_name(None)
-    assert sorted(plain) == sorted(sources) and all(len(ts) == 1 for ts in plain.values())
-    pooled = by_name("train")
-    assert all(berlin in pooled[s] and pooled[s] <= plain[s] | {berlin} for s in sources)

@@ -4,14 +4,11 @@ For every source entity (by default: the sources of the TEST gold links) the ret
 entities from the other KG and scores each with:
 
 (a) ``name`` — cosine of the English-name embeddings (source: translated ``name_en``; target: ``name``),
-    top ``name_top_n`` in the target KG by the vector index (``alignment_ea/name_knn``), plus the top
-    ``name_top_n`` among the targets of the candidate space (test gold-link targets): those are only about
-    half of the target KG, so the plain top 30 held ~15 of them and capped Hits@10;
+    top ``name_top_n`` by the vector index (``alignment_ea/name_knn``);
 (b) ``exact`` — 1 when the names are equal after :func:`kgagents.eval.ea.name_key` (Python dictionary);
 (c) ``structure`` — seed propagation over the relationships (``alignment_ea/structure``): for each
     neighbour n of s that a TRAIN gold link aligns to m, every neighbour t of m gains 1/ln(e + deg m)
-    (hubs count less; counterparts with degree > ``structure_max_degree`` are skipped); top
-    ``structure_top_n`` overall plus top ``structure_top_n`` in the candidate space. A plain Cypher
+    (hubs count less; counterparts with degree > ``structure_max_degree`` are skipped). A plain Cypher
     expansion was chosen over GDS node similarity: it needs no projection of 40k nodes / 165k
     relationships per run and touches only the neighbourhoods of the sources asked for. The score enters
     the sum saturated, w / (1 + w), so one hub-weighted seed does not swamp the name signal;
@@ -126,13 +123,9 @@ def embed_names(graph: Graph, embedder: Embedder, kgs: Iterable[str], settings: 
 
 
 def collect_signals(graph: Graph, *, dataset: str, kg1: str, kg2: str, sources: Sequence[str],
-                    settings: RetrievalSettings, target_split: str | None = None,
-                    timings: dict[str, float] | None = None, progress: Progress | None = None) -> Signals:
-    """Propose candidates with signals a-c and score every proposed pair with all four signals.
-
-    ``target_split`` names the gold-link split whose targets are the candidate space ranked afterwards
-    ('test', or 'train' when tuning): the name and structure signals then also keep their top n among
-    those targets, since the plain top n of the target KG holds only about half of them."""
+                    settings: RetrievalSettings, timings: dict[str, float] | None = None,
+                    progress: Progress | None = None) -> Signals:
+    """Propose candidates with signals a-c and score every proposed pair with all four signals."""
     timings = timings if timings is not None else {}
     signals: Signals = defaultdict(dict)
 
@@ -144,10 +137,11 @@ def collect_signals(graph: Graph, *, dataset: str, kg1: str, kg2: str, sources: 
         return p
 
     started = time.perf_counter()
+    fetch = settings.name_top_n * 4  # the index holds both KGs: about half of the hits are on the source side
     for chunk in batched(({"id": s} for s in sources), settings.source_batch):
         rows = graph.run("alignment_ea/name_knn", sources=[r["id"] for r in chunk], kg1=kg1, kg2=kg2,
-                         index=settings.index_name, fetch=settings.name_fetch, k=settings.name_top_n,
-                         vector_property=settings.vector_property, dataset=dataset, split=target_split)
+                         index=settings.index_name, fetch=fetch, k=settings.name_top_n,
+                         vector_property=settings.vector_property)
         for row in rows:
             for hit in row["hits"]:
                 pair(row["source"], hit["target"], "name").name = hit["cosine"]
@@ -171,8 +165,7 @@ def collect_signals(graph: Graph, *, dataset: str, kg1: str, kg2: str, sources: 
         known = [{"s": s, "known": list(signals.get(s, ()))} for s in sources]
         for chunk in batched(known, settings.source_batch):
             rows = graph.run("alignment_ea/structure", rows=chunk, kg1=kg1, kg2=kg2, dataset=dataset,
-                             k=settings.structure_top_n, max_degree=settings.structure_max_degree,
-                             split=target_split)
+                             k=settings.structure_top_n, max_degree=settings.structure_max_degree)
             for row in rows:
                 for hit in row["hits"]:
                     pair(row["source"], hit["target"], "structure").structure = hit["weight"]
@@ -245,7 +238,6 @@ def retrieve(graph: Graph, *, dataset: str, settings: RetrievalSettings | None =
     timings: dict[str, float] = {}
     started = time.perf_counter()
     signals = collect_signals(graph, dataset=dataset, kg1=kg1, kg2=kg2, sources=sources, settings=settings,
-                              target_split="test" if settings.candidate_space == "test" else None,
                               timings=timings, progress=progress)
     weights = Weights.of(settings)
     ranked = rank(signals, weights, allowed)

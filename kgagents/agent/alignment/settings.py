@@ -22,12 +22,7 @@ class RetrievalSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="KGAGENTS_EA_", extra="ignore")
 
     top_k: int = Field(10, ge=1, description="candidates stored per source entity")
-    name_top_n: int = Field(
-        50, ge=1, description="name-vector neighbours kept per source (signal a): the top n in the target KG "
-        "and the top n among the targets of the candidate space")
-    name_fetch: int = Field(
-        250, ge=1, description="hits asked of the vector index per source; it holds both KGs, and the test "
-        "targets are about a quarter of it, so 250 hits give ~60 of them")
+    name_top_n: int = Field(30, ge=1, description="name-vector neighbours fetched per source (signal a)")
     structure_top_n: int = Field(20, ge=0, description="structural candidates fetched per source (signal c)")
     structure_max_degree: int = Field(
         1000, ge=1, description="seed counterparts with more neighbours than this are skipped (hubs say little)")

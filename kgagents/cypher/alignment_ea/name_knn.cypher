@@ -1,4 +1,4 @@
-// For each source entity (ids $sources of KG $kg1): its top-$k name-vector neighbours in KG $kg2 (cosine) plus, when $split is set, its top-$k among targets of $split gold links of $dataset; from vector index $index asked for $fetch hits.
+// For each source entity (ids $sources of KG $kg1): its top-$k name-vector neighbours in KG $kg2 (cosine), from vector index $index asked for $fetch hits.
 UNWIND $sources AS sid
 MATCH (s:Entity {kg: $kg1, id: sid})
 WHERE s[$vector_property] IS NOT NULL
@@ -7,9 +7,7 @@ CALL (s) {
   WITH node, score
   WHERE node.kg = $kg2
   ORDER BY score DESC
-  WITH collect({target: node.id, cosine: 2 * score - 1,
-                in_split: $split IS NOT NULL
-                          AND EXISTS { (:Entity {kg: $kg1})-[:GOLD_LINK {dataset: $dataset, split: $split}]->(node) }}) AS ranked
-  RETURN ranked[..$k] + [h IN ranked WHERE h.in_split][..$k] AS hits
+  LIMIT $k
+  RETURN collect({target: node.id, cosine: 2 * score - 1}) AS hits
 }
 RETURN s.id AS source, hits

@@ -1,4 +1,4 @@
-// Structure signal: for each row {s, known} (source id of KG $kg1, targets proposed so far), weight of targets t of $kg2 adjacent to the train-seed counterparts m of s's neighbours, each seed counting 1/ln(e + degree(m)) (seeds with degree > $max_degree skipped); keeps the top $k, the top $k among targets of $split gold links (when $split is set) and every known target.
+// Structure signal: for each row {s, known} (source id of KG $kg1, targets proposed so far), weight of targets t of $kg2 adjacent to the train-seed counterparts m of s's neighbours, each seed counting 1/ln(e + degree(m)) (seeds with degree > $max_degree skipped); keeps the top $k and every known target.
 UNWIND $rows AS row
 MATCH (s:Entity {kg: $kg1, id: row.s})
 CALL (s, row) {
@@ -12,11 +12,7 @@ CALL (s, row) {
   WITH DISTINCT t, m, degree
   WITH t, sum(1.0 / log(e() + degree)) AS weight
   ORDER BY weight DESC, t.id
-  WITH collect({target: t.id, weight: weight,
-                in_split: $split IS NOT NULL
-                          AND EXISTS { (:Entity {kg: $kg1})-[:GOLD_LINK {dataset: $dataset, split: $split}]->(t) }}) AS ranked
-  WITH ranked, [i IN range(0, size(ranked) - 1) WHERE ranked[i].in_split][..$k] AS in_split
-  RETURN [i IN range(0, size(ranked) - 1) WHERE i < $k OR i IN in_split OR ranked[i].target IN row.known
-          | {target: ranked[i].target, weight: ranked[i].weight}] AS hits
+  WITH collect({target: t.id, weight: weight}) AS ranked
+  RETURN [i IN range(0, size(ranked) - 1) WHERE i < $k OR ranked[i].target IN row.known | ranked[i]] AS hits
 }
 RETURN s.id AS source, hits
