@@ -53,3 +53,26 @@ def test_load_embed_and_stats_on_a_conference_ontology(graph: Graph, neo4j_setti
 def test_bad_arguments_are_explained(args: list[str], neo4j_settings: Neo4jSettings) -> None:
     result = runner.invoke(app, args, env=_env(neo4j_settings))
     assert result.exit_code == 1 and "error:" in result.output
+
+
+def test_match_no_llm_scores_against_a_reference_and_exports_the_alignment(
+        graph: Graph, neo4j_settings: Neo4jSettings, fixtures: Path, tmp_path: Path) -> None:
+    from kgagents.embeddings.index import drop_vector_index, vector_indexes
+    from kgagents.eval import equivalence_pairs, score_pairs
+    from kgagents.loaders.alignment import read_alignment
+
+    for index in vector_indexes(graph):
+        drop_vector_index(graph, index.name)
+    d = fixtures / "matching"
+    out = tmp_path / "ab.rdf"
+    result = runner.invoke(app, ["match", str(d / "conf_a.ttl"), str(d / "conf_b.ttl"), "--no-llm",
+                                 "--reference", str(d / "ref_ab.rdf"), "--out", str(out)], env=_env(neo4j_settings))
+    assert result.exit_code == 0, result.output
+    assert "no-llm" in result.output
+    found = equivalence_pairs(read_alignment(out))
+    expected = score_pairs(found, equivalence_pairs(read_alignment(d / "ref_ab.rdf")))
+    assert f"F1={expected.f1:.4f}" in result.output
+    stored = graph.run_text("MATCH (:Resource)-[m:MATCHES]->(:Resource) RETURN count(m) AS n")[0]["n"]
+    assert stored == len(found) > 0
+    run = graph.run_text("MATCH (r:Run {job: 'matching'}) RETURN r.f1 AS f1, r.mode AS mode")[0]
+    assert run["mode"] == "no-llm" and run["f1"] == pytest.approx(expected.f1)

@@ -21,9 +21,16 @@ from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
-from kgagents.eval.scorer import Scores, equivalence_pairs, macro_average, micro_average, score_pairs
+from kgagents.eval.scorer import (
+    Scores,
+    equivalence_pairs,
+    macro_average,
+    micro_average,
+    score_non_trivial,
+    score_pairs,
+)
 from kgagents.graph.connection import Graph
-from kgagents.loaders.alignment import read_alignment
+from kgagents.loaders.alignment import Alignment, Cell, read_alignment
 from kgagents.loaders.ontology import load_ontology
 
 REPO = Path(__file__).resolve().parents[2]
@@ -131,10 +138,6 @@ def _cost(runs: list[PairRun], settings: MatchSettings) -> dict[str, Any]:
     }
 
 
-def _scores_dict(s: Scores) -> dict[str, Any]:
-    return s.model_dump()
-
-
 def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = None, model: str,
                data: Path = DATA / "conference", out: Path = RESULTS,
                on_pair: Callable[[PairRun], None] | None = None) -> dict[str, Any]:
@@ -155,8 +158,8 @@ def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = 
         "benchmark": "OAEI conference, 21 pairs, reference ra1-M3 (classes + properties, '=' cells)",
         "data": str(data), "mode": settings.mode, "model": model, "settings": settings.model_dump(mode="json"),
         "pairs": [{"pair": f"{r.source}-{r.target}", "run_id": r.run_id, "seconds": round(r.seconds, 2),
-                   "llm_calls": r.llm_calls, **_scores_dict(r.scores)} for r in runs if r.scores],
-        "macro": _scores_dict(macro_average(scores)), "micro": _scores_dict(micro_average(scores)),
+                   "llm_calls": r.llm_calls, **r.scores.model_dump()} for r in runs if r.scores],
+        "macro": macro_average(scores).model_dump(), "micro": micro_average(scores).model_dump(),
         "cost": _cost(runs, settings), "wall_seconds": round(time.perf_counter() - started, 1),
         "peak_rss_mb_python": round(_peak_rss_mb(), 1), "machine": _machine(),
         "anchors": {"LogMap (ra1-M3)": 0.68, "Agent-OM (gpt-4o, macro)": 0.642},
@@ -168,9 +171,6 @@ def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = 
 def anatomy(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = None, model: str,
             data: Path = DATA / "anatomy", out: Path = RESULTS) -> dict[str, Any]:
     """OAEI anatomy (mouse → human): P/R/F1, the non-trivial variant, wall time and peak RSS."""
-    from kgagents.eval.scorer import score_non_trivial
-    from kgagents.loaders.alignment import Alignment, Cell
-
     started = time.perf_counter()
     source, target = ensure_loaded(graph, data / "mouse.owl"), ensure_loaded(graph, data / "human.owl")
     run = match_pair(graph, source, target, settings, llm=llm, reference=data / "reference.rdf")
@@ -182,7 +182,7 @@ def anatomy(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = Non
     result = {
         "benchmark": "OAEI anatomy (mouse-human), reference.rdf", "data": str(data), "mode": settings.mode,
         "model": model, "settings": settings.model_dump(mode="json"), "run_id": run.run_id,
-        "scores": _scores_dict(run.scores), "non_trivial": _scores_dict(non_trivial),
+        "scores": run.scores.model_dump(), "non_trivial": non_trivial.model_dump(),
         "stage_seconds": run.timings, "cost": _cost([run], settings),
         "wall_seconds": round(time.perf_counter() - started, 1), "peak_rss_mb_python": round(_peak_rss_mb(), 1),
         "machine": _machine(),
