@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kgagents.agent.alignment.retrieval import (
-    embed_names, retrieve, stored_candidates, split_links,
+    embed_names, mutual_best, retrieve, stored_candidates, split_links,
 )
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
@@ -72,7 +72,30 @@ def test_signals_ranking_and_storage(loaded: Graph) -> None:
 
 def test_rerun_replaces_and_all_space(loaded: Graph) -> None:
     retrieve(loaded, dataset=DATASET, run_id="ea-rerun")
-    retrieve(loaded, dataset=DATASET, run_id="ea-rerun", settings=RetrievalSettings(candidate_space="all", top_k=2))
+    run = retrieve(loaded, dataset=DATASET, run_id="ea-rerun",
+                   settings=RetrievalSettings(candidate_space="all", top_k=2))
+    # a train seed's target (Berlin) is taken: no candidate even when every target entity may be ranked
+    assert all("Berlin" not in t for targets in run.signals.values() for t in targets)
     row = loaded.run("alignment_ea/run", run_id="ea-rerun")[0]
     assert row["candidates"] == 3 * 2
     assert row["run"]["candidate_space"] == "all"
+
+
+def test_mutual_best_needs_threshold_and_an_uncontested_target() -> None:
+    ranked = {"a": [("x", 0.9), ("y", 0.5)],
+              "b": [("x", 0.7)],             # loses x to a
+              "c": [("z", 0.6)],             # below the threshold
+              "d": [("w", 0.95)], "e": [("w", 0.95)],  # tie: nobody gets w
+              "f": []}
+    assert mutual_best(ranked, 0.65) == {"a": "x"}
+    assert mutual_best(ranked, 0.5) == {"a": "x", "c": "z"}
+
+
+def test_bootstrap_counts_pseudo_seeds_stored_on_the_run(loaded: Graph) -> None:
+    # every test source's top candidate is its own-name target with fused score >= 1.5 (cosine 1 + exact 0.5)
+    run = retrieve(loaded, dataset=DATASET, run_id="ea-boot", settings=RetrievalSettings(bootstrap_threshold=1.4))
+    assert run.pseudo_seeds == [3]
+    assert loaded.run("alignment_ea/run", run_id="ea-boot")[0]["run"]["pseudo_seeds"] == [3]
+    strict = retrieve(loaded, dataset=DATASET, run_id="ea-boot",
+                      settings=RetrievalSettings(bootstrap_threshold=10.0, bootstrap_rounds=2))
+    assert strict.pseudo_seeds == [0, 0]

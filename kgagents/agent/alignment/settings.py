@@ -37,5 +37,8 @@ class RetrievalSettings(BaseSettings):
     w_exact: float = Field(0.5, ge=0.0, description="weight of exact normalised-name equality (0/1)")
     w_structure: float = Field(1.0, ge=0.0, description="weight of the saturated seed-neighbour score w/(1+w)")
     w_attributes: float = Field(0.4, ge=0.0, description="weight of the attribute-name Jaccard")
+    bootstrap_rounds: int = Field(
+        1, ge=0, description="rounds in which confident mutual-best pairs become extra structural seeds")
+    bootstrap_threshold: float = Field(0.8, description="fused score a mutual-best pair needs to become a pseudo-seed")
     score_batch: int = Field(20000, ge=1, description="candidate pairs scored per query")
     source_batch: int = Field(2000, ge=1, description="source entities per kNN / structure query")
