@@ -39,6 +39,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -156,15 +157,21 @@ class SignalCollector:
         """Signals (a) and (b): name-vector neighbours and exact-name matches of ``sources``."""
         s = self.settings
         fetch = s.name_top_n * 4  # the index holds both KGs: about half of the hits are on the source side
-        for chunk in batched(list(sources), s.source_batch):
-            rows = self.graph.run("alignment_ea/name_knn", sources=chunk, kg1=self.kg1, kg2=self.kg2,
+
+        def knn(chunk: list[str]) -> list[dict[str, Any]]:
+            return self.graph.run("alignment_ea/name_knn", sources=chunk, kg1=self.kg1, kg2=self.kg2,
                                   index=s.index_name, fetch=fetch, k=s.name_top_n, taken=self.taken,
                                   vector_property=s.vector_property)
-            for row in rows:
-                for hit in row["hits"]:
-                    _pair(signals, row["source"], hit["target"], "name").name = hit["cosine"]
-            if progress is not None:
-                progress(len(chunk))
+
+        # one vector search runs on one server thread: parallel sessions use the other cores
+        chunks = list(batched(list(sources), s.source_batch))
+        with ThreadPoolExecutor(max_workers=s.parallel_queries) as pool:
+            for chunk, rows in zip(chunks, pool.map(knn, chunks)):
+                for row in rows:
+                    for hit in row["hits"]:
+                        _pair(signals, row["source"], hit["target"], "name").name = hit["cosine"]
+                if progress is not None:
+                    progress(len(chunk))
         by_key: dict[str, set[str]] = defaultdict(set)
         for row in self.graph.run("alignment_ea/entity_name_variants", kg=self.kg2):
             if row["id"] not in self.taken:

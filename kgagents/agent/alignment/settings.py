@@ -41,4 +41,5 @@ class RetrievalSettings(BaseSettings):
         1, ge=0, description="rounds in which confident mutual-best pairs become extra structural seeds")
     bootstrap_threshold: float = Field(0.8, description="fused score a mutual-best pair needs to become a pseudo-seed")
     score_batch: int = Field(20000, ge=1, description="candidate pairs scored per query")
-    source_batch: int = Field(2000, ge=1, description="source entities per kNN / structure query")
+    source_batch: int = Field(1000, ge=1, description="source entities per kNN / structure query")
+    parallel_queries: int = Field(2, ge=1, description="name-vector queries run at once (one per server core)")
