@@ -93,7 +93,7 @@ def test_mutual_best_needs_threshold_and_an_uncontested_target() -> None:
 
 def test_bootstrap_counts_pseudo_seeds_stored_on_the_run(loaded: Graph) -> None:
     # every test source's top candidate is its own-name target with fused score >= 1.5 (cosine 1 + exact 0.5)
-    run = retrieve(loaded, dataset=DATASET, run_id="ea-boot", settings=RetrievalSettings(bootstrap_threshold=1.4))
+    run = retrieve(loaded, dataset=DATASET, run_id="ea-boot", settings=RetrievalSettings(bootstrap_threshold=1.4, bootstrap_rounds=1))
     assert run.pseudo_seeds == [3]
     assert loaded.run("alignment_ea/run", run_id="ea-boot")[0]["run"]["pseudo_seeds"] == [3]
     strict = retrieve(loaded, dataset=DATASET, run_id="ea-boot",
