@@ -27,6 +27,7 @@ from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.eval.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
+from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.jape import load_jape_pair
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,6 +96,7 @@ def benchmark(graph: Graph, directory: Path = DATA / "dbp15k_zh_en", out: Path =
     """Run the whole benchmark on one JAPE pair and write the result files; returns the JSON written."""
     dataset = directory.name
     started = time.perf_counter()
+    ensure_schema(graph)  # the load looks entities up by (kg, id): without the index it is quadratic
     load = load_jape_pair(graph, directory)
     kg1, kg2 = pair_kgs(graph, dataset)
     settings = RetrievalSettings()
