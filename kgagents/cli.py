@@ -22,10 +22,12 @@ neo4j_app = typer.Typer(no_args_is_help=True, help="Install, start, stop and ins
 load_app = typer.Typer(no_args_is_help=True, help="Load files into the graph (transactional, idempotent).")
 llm_app = typer.Typer(no_args_is_help=True, help="The embedded offline chat model (llama.cpp server).")
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: results JSON + markdown in benchmarks/results/.")
+ea_app = typer.Typer(no_args_is_help=True, help="Entity alignment: export stored EA-Agent runs.")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(load_app, name="load")
 app.add_typer(llm_app, name="llm")
 app.add_typer(bench_app, name="bench")
+app.add_typer(ea_app, name="ea")
 console = Console()
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -341,12 +343,13 @@ def bench_om(
 
 @bench_app.command("ea-retrieval")
 @friendly
-def bench_ea_retrieval(directory: Path = typer.Argument(None, help="JAPE directory (default: shared DBP15K ZH-EN)")) -> None:
+def bench_ea_retrieval(directory: Path = typer.Argument(
+        None, help="JAPE directory (default: shared DBP15K ZH-EN; also e.g. ../shared/data/ea/srprs_en_fr)")) -> None:
     """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
     from kgagents.eval import ea_runner
 
     with connected() as graph, console.status("loading, embedding, tuning on train links, retrieving…"):
-        result = ea_runner.dbp15k(graph, directory or ea_runner.DATA / "dbp15k_zh_en")
+        result = ea_runner.benchmark(graph, directory or ea_runner.DATA / "dbp15k_zh_en")
     fused = result["scores"]["fused"]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
@@ -360,32 +363,79 @@ def align_cmd(
     mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
     sample: int = typer.Option(None, help="align a random sample of this many test sources (seeded)"),
     seed: int = typer.Option(7),
+    pairs: Path = typer.Option(None, help="write the aligned pairs as TSV (source, target, score, path) here"),
     trajectories: Path = typer.Option(None, help="write (query, path, reward, rewritten path) JSONL here"),
 ) -> None:
     """EA-Agent over candidates already retrieved in Neo4j; writes SAME_AS links and per-entity traces."""
-    import random
-
     from kgagents.agent.alignment.agent import AgentSettings, EAAgent
+    from kgagents.agent.alignment.export import write_pairs
+    from kgagents.eval.ea_agent_runner import bench_sources
 
     chat = _llm_or_none(mode == "no_llm")
     if chat is None:
         mode = "no_llm"
     with connected() as graph:
         agent = EAAgent(graph, chat, AgentSettings(mode=mode), trajectories_path=trajectories)
-        sources = None
-        if sample:
-            rows = graph.run("alignment_ea/agent_run_sources", kg1=_kg1(graph, dataset), run_id=retrieval_run)
-            everyone = sorted(r["source"] for r in rows)
-            sources = random.Random(seed).sample(everyone, min(sample, len(everyone)))
+        sources = bench_sources(graph, dataset, retrieval_run, sample, seed) if sample else None
         with console.status(escape(f"aligning [{mode}, {agent.model_name}]…")):
             result = agent.run(dataset=dataset, retrieval_run_id=retrieval_run, sources=sources)
+        if pairs is not None:
+            console.print(f"{write_pairs(graph, result.run_id, pairs)} pairs written to {pairs}")
     console.print(result.model_dump_json(indent=2, exclude={"trajectories"}))
 
 
-def _kg1(graph: Any, dataset: str) -> str:
-    from kgagents.agent.alignment.retrieval import pair_kgs
+@bench_app.command("ea-agent")
+@friendly
+def bench_ea_agent(
+    dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
+    retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
+    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
+    sample: int = typer.Option(None, help="evaluate a random sample of this many test sources (seeded)"),
+    seed: int = typer.Option(7),
+    tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),
+    pairs: Path = typer.Option(None, help="also write the aligned pairs as TSV here"),
+    trajectories: Path = typer.Option(None, help="also write the trajectories JSONL here"),
+) -> None:
+    """EA-Agent on the test sources of a retrieval run: Hits@1/10, MRR (and without exact-name pairs) next to
+    retrieval alone, tokens and seconds per entity, reflector rate, path length, fallbacks."""
+    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
+    from kgagents.eval import ea_agent_runner
 
-    return pair_kgs(graph, dataset)[0]
+    chat = _llm_or_none(mode == "no_llm")
+    with connected() as graph:
+        with console.status(escape(f"EA-Agent benchmark [{mode if chat else 'no_llm'}]…")):
+            result = ea_agent_runner.bench(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run, mode=mode,
+                                           sample=sample, seed=seed, tag=tag)
+        if pairs is not None:
+            write_pairs(graph, result["run_id"], pairs)
+        if trajectories is not None:
+            write_stored_trajectories(graph, result["run_id"], trajectories)
+    agent, retrieval = result["agent"]["all_links"], result["retrieval"]["all_links"]
+    console.print(escape(f"{result['label']} — run {result['run_id']}, {result['evaluated_links']} links: "
+                         f"Hits@1 {agent['hits_at_1']:.4f} (retrieval {retrieval['hits_at_1']:.4f}), "
+                         f"Hits@10 {agent['hits_at_10']:.4f}, MRR {agent['mrr']:.4f}; "
+                         f"{result['tokens_per_entity']:.0f} tokens/entity"))
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@ea_app.command("export")
+@friendly
+def ea_export(
+    run_id: str = typer.Argument(..., help="id of a stored EA-Agent run"),
+    pairs: Path = typer.Option(None, help="TSV of aligned pairs (source, target, score, path)"),
+    trajectories: Path = typer.Option(None, help="JSONL of (query, path, reward, rewritten path)"),
+) -> None:
+    """Export a STORED EA-Agent run from Neo4j (SAME_AS + AlignTrace) without rerunning it."""
+    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
+
+    if pairs is None and trajectories is None:
+        raise KgAgentsError("nothing to export: give --pairs FILE and/or --trajectories FILE")
+    with connected() as graph:
+        if pairs is not None:
+            console.print(f"{write_pairs(graph, run_id, pairs)} pairs written to {pairs}")
+        if trajectories is not None:
+            console.print(f"{write_stored_trajectories(graph, run_id, trajectories)} trajectories written to "
+                          f"{trajectories}")
 
 
 # -- embedded LLM -----------------------------------------------------------------------------------------

@@ -83,8 +83,8 @@ def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], t
     assert rows[MERKEL]["reward"] == pytest.approx(1 + e2)
     # the Deutschland aligner saw its selected relation triples (source name is the translated "Germany")
     germany_prompt = chat.calls[-1]["messages"][0]["content"]
-    assert "(Germany, hauptstadt, Berlin)" in germany_prompt
-    assert "retrieval score" in germany_prompt
+    assert "Source: Germany\n -> hauptstadt: Berlin" in germany_prompt
+    assert "retrieval score" in germany_prompt and "http" not in germany_prompt
 
     assert (result.aligner_fallbacks, result.plan_fallbacks) == (1, 1)
     assert result.hits_at_1 == pytest.approx(2 / 3)
@@ -121,7 +121,7 @@ def test_ablation_modes_scripted(retrieved: tuple[Graph, RetrievalRun], mode: st
     if expected_path is not None:
         assert all(r["path"] == expected_path for r in rows.values())
     germany_aligner = next(c for c in chat.calls if c["purpose"] == "ea-agent:align"
-                           and "Source entity: Germany" in c["messages"][0]["content"])["messages"][0]["content"]
+                           and "Source: Germany" in c["messages"][0]["content"])["messages"][0]["content"]
     # Deutschland's triples: (Germany, hauptstadt, Berlin), (Berlin, land, Germany), (Cafe Einstein, land, Germany)
-    shown = germany_aligner.count("(Germany, hauptstadt, Berlin)") + germany_aligner.count("(Berlin, land, Germany)")
+    shown = germany_aligner.count(" -> hauptstadt: Berlin") + germany_aligner.count(" <- land: Berlin")
     assert shown == (0 if mode == "llm_only" else 2)

@@ -100,7 +100,7 @@ def test_llm_planner_scripted_valid_and_invalid() -> None:
     assert bad.path == ["attribute_selector", "relation_selector", "aligner", "reflector"]
     none = planner.plan(_stats([0.9, 0.1]))
     assert none.source == "fallback" and none.path == ["attribute_selector", "relation_selector", "aligner"]
-    assert "top-1/2/3 candidate scores: 0.900, 0.100" in chat.calls[0]["messages"][0]["content"]
+    assert "top-1/2/3 candidate scores: 0.90, 0.10" in chat.calls[0]["messages"][0]["content"]
 
 
 def test_reward_cases() -> None:

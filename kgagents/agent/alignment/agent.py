@@ -9,8 +9,10 @@
   A kind of triple reaches the LLM only through its selector (in the ``no_selectors`` ablation every triple
   does, up to :data:`ALL_TRIPLES_CAP` per entity).
 * ``record``: per batch, in one transaction, ``(s)-[:SAME_AS {score, run_id, path, model}]->(t)`` and
-  ``(:AlignTrace {run_id, source, path, initial, final, tokens, seconds, reward})-[:TRACE_OF]->(s)``, so an
-  interrupted run keeps what it decided.
+  ``(:AlignTrace {run_id, source, path, initial, final, tokens, prompt_tokens, completion_tokens, seconds, reward,
+  fallback, query, rewritten_path})-[:TRACE_OF]->(s)``, so an interrupted run keeps what it decided and its
+  trajectories can be exported later (:mod:`kgagents.agent.alignment.export`). Tokens and seconds of a source
+  include its planner call.
 * ``write``: the ``(:Run {job: 'ea-agent'})`` node, the LLM ledger and the trajectory JSONL.
 
 Gold links feed only the reward (γ_μ, c) and the run's Hits@1, never a decision.
@@ -22,6 +24,7 @@ on names and scores, no triples), ``no_selectors`` (LLM planner, selectors repla
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -38,7 +41,7 @@ from kgagents.agent.alignment.statistics import EntityStatistics, entity_statist
 from kgagents.agent.alignment.tools import (
     ALIGNER, ALL_TRIPLES_CAP, ATTRIBUTE_SELECTOR, REFLECTOR, RELATION_SELECTOR, SELECTORS, TOOLS,
     AttributeTripleSelector, EntityAlignmentTool, EntityContext, Reflector, RelationTripleSelector,
-    candidate_views, entity_contexts, relation_frequencies,
+    candidate_views, entity_contexts, ranked, relation_frequencies,
 )
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
@@ -48,6 +51,11 @@ from kgagents.llm.ledger import Ledger
 Mode = Literal["full", "rule_planner", "no_planning", "llm_only", "no_selectors", "no_llm"]
 NO_LLM_STEP = "retrieval_top1"
 NO_LLM_MODEL = "none (no-LLM: retrieval top-1)"
+#: Default number of candidates shown to the LLM tools (best retrieval scores first). The EA-Agent paper's own
+#: number was not found in the sources reachable here. Halving the issue's top-10 halves the aligner/reflector
+#: prompts; on DBP15K ZH-EN (retrieval run of 2026-11-23, Hits@10 0.910) the gold target sits in ranks 6-10 for
+#: 138 of 10,500 test sources (1.3%), the most Hits@1 the cut can cost; top-3 would cost 2.5%.
+PROMPT_CANDIDATES = 5
 
 
 class AgentSettings(BaseModel):
@@ -58,6 +66,10 @@ class AgentSettings(BaseModel):
     attribute_limit: int = Field(5, ge=0, description="attributes kept per entity by the attribute selector")
     relation_limit: int = Field(5, ge=0, description="triples kept per entity by the relation selector")
     close_margin: float = Field(CLOSE_MARGIN, description="top-1 − top-2 below this counts as close")
+    prompt_candidates: int = Field(
+        PROMPT_CANDIDATES, ge=1,
+        description="candidates (best retrieval scores) the aligner and reflector see and choose from; the "
+        "rest stay in the ranking after the agent's choice")
     use_gold: bool = Field(True, description="read test gold links for the reward and Hits@1 (never for decisions)")
 
 
@@ -73,6 +85,7 @@ class EAState(TypedDict, total=False):
     batch: list[str]
     statistics: dict[str, dict[str, Any]]
     plans: dict[str, dict[str, Any]]
+    plan_costs: dict[str, dict[str, float]]
     results: list[dict[str, Any]]
     trajectories: list[dict[str, Any]]
     done: int
@@ -151,10 +164,12 @@ class EAAgent:
         return {"statistics": {s: st.model_dump() for s, st in stats.items()}}
 
     def plan(self, state: EAState) -> dict[str, Any]:
-        plans = {}
+        plans, costs = {}, {}
         for source, raw in state["statistics"].items():
+            started, calls_before = time.perf_counter(), len(self.ledger.records)
             plans[source] = self._plan(EntityStatistics(**raw)).model_dump()
-        return {"plans": plans}
+            costs[source] = {**self._tokens_since(calls_before), "seconds": time.perf_counter() - started}
+        return {"plans": plans, "plan_costs": costs}
 
     def execute(self, state: EAState) -> dict[str, Any]:
         kg1, kg2, batch = state["kg1"], state["kg2"], state["batch"]
@@ -170,9 +185,12 @@ class EAAgent:
             calls_before = len(self.ledger.records)
             result = self._execute_one(source, sources.get(source) or EntityContext(source, None), targets,
                                        stored.get(source, []), Plan(**state["plans"][source]), state)
-            records = self.ledger.records[calls_before:]
-            result["tokens"] = sum(r.prompt_tokens + r.completion_tokens for r in records)
-            result["seconds"] = round(time.perf_counter() - started, 4)
+            planner = state.get("plan_costs", {}).get(source, {})
+            tokens = self._tokens_since(calls_before)
+            result["prompt_tokens"] = int(tokens["prompt_tokens"] + planner.get("prompt_tokens", 0))
+            result["completion_tokens"] = int(tokens["completion_tokens"] + planner.get("completion_tokens", 0))
+            result["tokens"] = result["prompt_tokens"] + result["completion_tokens"]
+            result["seconds"] = round(time.perf_counter() - started + planner.get("seconds", 0.0), 4)
             results.append(result)
         return {"results": results}
 
@@ -180,8 +198,10 @@ class EAAgent:
         results = state["results"]
         with self.graph.transaction() as tx:
             self.graph.write_rows(tx, "alignment_ea/agent_write_alignments",
-                                  [{k: r[k] for k in ("source", "path", "initial", "final", "tokens", "seconds",
-                                                       "reward", "score", "plan_source", "notes")} for r in results],
+                                  [{**{k: r[k] for k in ("source", "path", "initial", "final", "tokens", "prompt_tokens",
+                                                          "completion_tokens", "seconds", "reward", "score",
+                                                          "plan_source", "notes", "fallback", "rewritten_path")},
+                                    "query": json.dumps(r["query"], ensure_ascii=False)} for r in results],
                                   kg1=state["kg1"], kg2=state["kg2"], run_id=state["run_id"],
                                   model=self.model_name, mode=self.settings.mode)
         trajectories = [*state.get("trajectories", []), *({k: r[k] for k in ("query", "path", "reward", "rewritten_path",
@@ -220,6 +240,11 @@ class EAAgent:
             plan.path = [t for t in plan.path if t not in SELECTORS]
         return plan
 
+    def _tokens_since(self, calls_before: int) -> dict[str, int]:
+        records = self.ledger.records[calls_before:]
+        return {"prompt_tokens": sum(r.prompt_tokens for r in records),
+                "completion_tokens": sum(r.completion_tokens for r in records)}
+
     def _frequencies_of(self, kg: str) -> dict[str, int]:
         if kg not in self._frequencies:
             self._frequencies[kg] = relation_frequencies(self.graph, kg)
@@ -229,7 +254,8 @@ class EAAgent:
                      stored: Sequence[dict[str, Any]], plan: Plan, state: EAState) -> dict[str, Any]:
         """Run one source's path on copies of the raw contexts (the selectors read the raw ones)."""
         src = EntityContext(raw_src.id, raw_src.name, list(raw_src.attributes), list(raw_src.triples))
-        cands = candidate_views(raw_targets, stored)
+        retrieved = candidate_views(raw_targets, stored)
+        cands = ranked(retrieved, self.settings.prompt_candidates)  # what the selectors and LLM tools work on
 
         def raw(ctx: EntityContext) -> EntityContext:
             return raw_src if ctx is src else raw_targets.get(ctx.id, EntityContext(ctx.id, None))
@@ -243,7 +269,7 @@ class EAAgent:
             initial = final = None
             notes.append("no candidates stored for this source")
         elif NO_LLM_STEP in plan.path:
-            initial = final = cands[0].id
+            initial = final = retrieved[0].id
         else:
             assert self.chat is not None
             shown = [src, *cands]
@@ -278,7 +304,7 @@ class EAAgent:
                     if choice.note:
                         notes.append(choice.note)
         path = plan.path
-        score = next((c.score for c in cands if c.id == final), None)
+        score = next((c.score for c in retrieved if c.id == final), None)
         return {
             "source": source, "path": path, "initial": initial, "final": final, "score": score,
             "plan_source": plan.source, "notes": notes, "fallback": fallback, "plan_fallback": plan.source == "fallback",

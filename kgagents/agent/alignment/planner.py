@@ -20,14 +20,14 @@ from kgagents.agent.alignment.tools import ALIGNER, ATTRIBUTE_SELECTOR, REFLECTO
 from kgagents.llm.client import ChatModel
 
 CLOSE_MARGIN = 0.3
-PLANNER_MAX_TOKENS = 64
+PLANNER_MAX_TOKENS = 40  # four numbered tool names fit in ~30 tokens
 _STEP = re.compile(r"^\s*(\d+)\s*[.):-]\s*`?([A-Za-z_ ]+?)`?\s*$")
 
 TOOL_HELP = {
-    ATTRIBUTE_SELECTOR: "keeps the most informative attribute triples (lowest entropy over the candidates)",
-    RELATION_SELECTOR: "keeps the most informative relation triples (rarest relations)",
-    ALIGNER: "the LLM picks one candidate from the source and candidate triples",
-    REFLECTOR: "the LLM re-checks the aligner's choice (worth it when the top scores are close)",
+    ATTRIBUTE_SELECTOR: "keeps the most informative attributes",
+    RELATION_SELECTOR: "keeps the most informative relation triples",
+    ALIGNER: "picks one candidate",
+    REFLECTOR: "re-checks the pick; only when top scores are close",
 }
 
 
@@ -93,10 +93,10 @@ class LLMPlanner:
 
     def prompt(self, stats: EntityStatistics) -> str:
         tools = "\n".join(f"- {name}: {help_}" for name, help_ in TOOL_HELP.items())
-        return ("You plan how to align one entity of a knowledge graph with its counterpart in another graph.\n"
-                f"Entity statistics:\n{stats.describe()}\n\nTools:\n{tools}\n\n"
-                "Answer with a numbered list of 2 to 4 tools, one per line (e.g. '1. relation_selector'): "
-                "selectors first, then aligner, then reflector only when the top scores are close. No other text.")
+        return ("Plan the tools that align this knowledge-graph entity with its counterpart in another graph.\n"
+                f"Entity: {stats.describe()}\nTools:\n{tools}\n"
+                "Reply with only a numbered list of 2-4 tools, one per line (e.g. '1. relation_selector'): "
+                "selectors, then aligner, then reflector if needed.")
 
     def plan(self, stats: EntityStatistics) -> Plan:
         reply = self.chat.complete([{"role": "user", "content": self.prompt(stats)}], purpose="ea-agent:plan",

@@ -13,6 +13,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from kgagents.graph.connection import Graph
+from kgagents.loaders.kg_common import local_name
+
+#: attribute / relation names the planner prompt lists per entity (the counts are always shown in full)
+DESCRIBE_EXAMPLES = 3
 
 
 class EntityStatistics(BaseModel):
@@ -32,13 +36,17 @@ class EntityStatistics(BaseModel):
         """top-1 − top-2 score (∞ when fewer than two candidates: nothing to doubt)."""
         return self.top_scores[0] - self.top_scores[1] if len(self.top_scores) >= 2 else float("inf")
 
-    def describe(self) -> str:
-        """The statistics as the planner prompt shows them."""
-        scores = ", ".join(f"{s:.3f}" for s in self.top_scores) or "none"
-        return (f"has a name: {'yes' if self.has_name else 'no'}\n"
-                f"attribute triples: {self.attribute_count} ({', '.join(self.attributes[:10]) or 'none'})\n"
-                f"relation triples (out + in): {self.relation_count} "
-                f"({', '.join(self.relation_types[:10]) or 'none'})\n"
+    def describe(self, examples: int = DESCRIBE_EXAMPLES) -> str:
+        """The statistics as the planner prompt shows them: counts, at most ``examples`` attribute and relation
+        names (local names; the planner decides on counts and scores, names only hint at the kind of entity)."""
+        scores = ", ".join(f"{s:.2f}" for s in self.top_scores) or "none"
+
+        def some(names: Sequence[str]) -> str:
+            shown = [local_name(n) for n in names[:examples]]
+            return f" ({', '.join(shown)}{', ...' if len(names) > examples else ''})" if shown else ""
+
+        return (f"name: {'yes' if self.has_name else 'no'}; attribute triples: {self.attribute_count}"
+                f"{some(self.attributes)}; relation triples: {self.relation_count}{some(self.relation_types)}; "
                 f"top-1/2/3 candidate scores: {scores}")
 
 

@@ -126,26 +126,47 @@ class Choice:
     note: str = ""
 
 
+#: how a block shows a triple of the entity: ``-> rel: other`` (entity rel other), ``<- rel: other`` (other rel entity)
+TRIPLE_LEGEND = "'-> r: x' means (entity, r, x); '<- r: x' means (x, r, entity)."
+
+
+def short_name(entity: EntityContext) -> str:
+    """The name a prompt shows: the entity's name, else the local name of its id (never a full URI)."""
+    return entity.name or local_name(entity.id)
+
+
 def render(entity: EntityContext, *, header: str) -> str:
-    """One entity block of a prompt: name, (selected) attributes and triples."""
-    lines = [f"{header}: {entity.name or entity.id}"]
+    """One compact entity block: ``header name (score)``, the selected attribute names, one triple per line
+    without repeating the entity's own name (see :data:`TRIPLE_LEGEND`). Only what the selectors kept is shown."""
+    lines = [f"{header} {short_name(entity)}"]
     if entity.score is not None:
-        lines[0] += f" (retrieval score {entity.score:.3f})"
+        lines[0] += f" ({entity.score:.2f})"
     if entity.attributes:
-        lines.append("  attributes: " + ", ".join(local_name(a) for a in entity.attributes))
-    for t in entity.triples:
-        head, tail = (entity.name, t["other"]) if t["direction"] == "out" else (t["other"], entity.name)
-        lines.append(f"  ({head}, {local_name(t['relation'])}, {tail})")
+        lines.append(" attrs: " + ", ".join(local_name(a) for a in entity.attributes))
+    lines += [f" {'->' if t['direction'] == 'out' else '<-'} {local_name(t['relation'])}: {t['other']}"
+              for t in entity.triples]
     return "\n".join(lines)
 
 
+def blocks(source: EntityContext, candidates: Sequence[EntityContext]) -> str:
+    """The source block and the numbered candidate blocks (numbers = option numbers), with the triple legend
+    only when some block shows triples."""
+    parts = [render(source, header="Source:"), *(render(c, header=f"[{i}]") for i, c in enumerate(candidates, 1))]
+    legend = [TRIPLE_LEGEND] if source.triples or any(c.triples for c in candidates) else []
+    return "\n".join([*legend, *parts])
+
+
 def _options(candidates: Sequence[EntityContext]) -> list[str]:
-    names = [c.name or c.id for c in candidates]
-    return [n if names.count(n) == 1 else f"{n} [{c.id}]" for n, c in zip(names, candidates)]
+    """One option per candidate: its short name, made unique by the option number when names repeat (so every
+    answer still maps to exactly one candidate id)."""
+    names = [short_name(c) for c in candidates]
+    return [n if names.count(n) == 1 else f"{n} #{i}" for i, (n, c) in enumerate(zip(names, candidates), 1)]
 
 
-def _ranked(candidates: Sequence[EntityContext]) -> list[EntityContext]:
-    return sorted(candidates, key=lambda c: -(c.score or 0.0))
+def ranked(candidates: Sequence[EntityContext], limit: int | None = None) -> list[EntityContext]:
+    """Candidates by retrieval score, best first (stable for ties), at most ``limit`` of them."""
+    out = sorted(candidates, key=lambda c: -(c.score or 0.0))
+    return out if limit is None else out[:limit]
 
 
 class EntityAlignmentTool:
@@ -157,16 +178,14 @@ class EntityAlignmentTool:
         self.chat = chat
 
     def align(self, source: EntityContext, candidates: Sequence[EntityContext]) -> Choice:
-        ranked = _ranked(candidates)
-        blocks = "\n\n".join(render(c, header=f"Candidate {i}") for i, c in enumerate(ranked, 1))
-        question = ("Two knowledge graphs describe the same world in different languages. Which candidate from "
-                    "the second graph is the same real-world entity as the source entity?\n\n"
-                    f"{render(source, header='Source entity')}\n\n{blocks}")
-        options = _options(ranked)
+        cands = ranked(candidates)
+        question = ("Which candidate (another knowledge graph, retrieval score in brackets) is the same "
+                    f"real-world entity as the source?\n{blocks(source, cands)}")
+        options = _options(cands)
         picked = pick_one(self.chat, question, options, purpose="ea-agent:align")
         if picked is None:
-            return Choice(ranked[0].id, fallback=True, note="aligner named no candidate after one retry: top-1 used")
-        return Choice(ranked[options.index(picked)].id)
+            return Choice(cands[0].id, fallback=True, note="aligner named no candidate after one retry: top-1 used")
+        return Choice(cands[options.index(picked)].id)
 
 
 class Reflector:
@@ -178,17 +197,15 @@ class Reflector:
         self.chat = chat
 
     def reflect(self, source: EntityContext, candidates: Sequence[EntityContext], initial: str) -> Choice:
-        ranked = _ranked(candidates)
-        options = _options(ranked)
-        first = next((o for o, c in zip(options, ranked) if c.id == initial), options[0])
-        blocks = "\n\n".join(render(c, header=f"Candidate {i}") for i, c in enumerate(ranked, 1))
-        question = (f"{render(source, header='Source entity')}\n\n{blocks}\n\n"
-                    f"An earlier step chose '{first}' as the same real-world entity as the source. Check that "
-                    "choice against the triples: keep it if it is right, otherwise pick the correct candidate.")
+        cands = ranked(candidates)
+        options = _options(cands)
+        first = next((f"{i}. {o}" for i, (o, c) in enumerate(zip(options, cands), 1) if c.id == initial), options[0])
+        question = (f"{blocks(source, cands)}\nAn earlier step chose {first} as the same real-world entity as the "
+                    "source. Check it against the triples: keep it if right, else pick the correct candidate.")
         picked = pick_one(self.chat, question, options, purpose="ea-agent:reflect")
         if picked is None:
             return Choice(initial, fallback=True, note="reflector named no candidate after one retry: kept initial")
-        target = ranked[options.index(picked)].id
+        target = cands[options.index(picked)].id
         return Choice(target, changed=target != initial)
 
 

@@ -1,0 +1,52 @@
+"""Read a stored EA-Agent run back out of Neo4j: aligned pairs as TSV, trajectories as JSONL.
+
+Why from the graph and not from the run's memory: the (SAME_AS, AlignTrace) records of a run are the result of
+record; exporting from them means pairs and fine-tuning data can be produced later, for any stored run, without
+running the model again — and a benchmark's numbers come from the same records a user can query.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kgagents.agent.alignment.reward import write_trajectories
+from kgagents.errors import KgAgentsError
+from kgagents.graph.connection import Graph
+
+PAIRS_HEADER = ("source", "target", "score", "path")
+
+
+def stored_decisions(graph: Graph, run_id: str) -> list[dict[str, Any]]:
+    """One row per traced source of run ``run_id`` (``alignment_ea/agent_alignments``), sorted by source id;
+    an error naming the fix when the run stored nothing."""
+    rows = graph.run("alignment_ea/agent_alignments", run_id=run_id)
+    if not rows:
+        raise KgAgentsError(f"No EA-Agent decisions stored for run '{run_id}': run `kgagents align` (or "
+                            "`kgagents bench ea-agent`) first, or list runs with MATCH (r:Run {job: 'ea-agent'}) "
+                            "RETURN r.id.")
+    return rows
+
+
+def write_pairs(graph: Graph, run_id: str, path: Path | str) -> int:
+    """TSV ``source<TAB>target<TAB>score<TAB>path`` (tools joined by ``>``), one line per SAME_AS of the run,
+    after a header line; sources without a decision are left out. Returns the number of pairs."""
+    rows = [r for r in stored_decisions(graph, run_id) if r["target"] is not None]
+    with Path(path).open("w", encoding="utf-8") as fh:
+        fh.write("\t".join(PAIRS_HEADER) + "\n")
+        for r in rows:
+            score = "" if r["score"] is None else repr(float(r["score"]))
+            fh.write(f"{r['source']}\t{r['target']}\t{score}\t{'>'.join(r['path'] or [])}\n")
+    return len(rows)
+
+
+def write_stored_trajectories(graph: Graph, run_id: str, path: Path | str) -> int:
+    """The run's trajectories as JSONL ({query, path, reward, rewritten_path}, as the agent writes them during a
+    run). Traces written before the query was stored cannot be exported: that is an error, not a silent gap."""
+    rows = stored_decisions(graph, run_id)
+    if missing := [r["source"] for r in rows if r["query"] is None or r["rewritten_path"] is None]:
+        raise KgAgentsError(f"Run '{run_id}' has {len(missing)} traces without the stored query/rewritten path "
+                            f"(e.g. {missing[0]}): they predate trajectory storage; re-run the agent for this run.")
+    return write_trajectories(path, ({"query": json.loads(r["query"]), "path": r["trace_path"], "reward": r["reward"],
+                                      "rewritten_path": r["rewritten_path"]} for r in rows))
