@@ -13,8 +13,7 @@ and its ``LLMCall`` ledger in Neo4j, never recomputed from memory; the summary l
 
 Command::
 
-    KGAGENTS_NEO4J_URI=bolt://127.0.0.1:17707 KGAGENTS_NEO4J_PASSWORD=kgagents-test \\
-        kgagents bench ea-agent dbp15k_zh_en --retrieval-run RUN --mode full --sample 100 --seed 7
+    kgagents bench ea-agent dbp15k_zh_en --retrieval-run RUN --mode full --sample 100 --seed 7
     # or: python -m kgagents.eval.ea_agent_runner dbp15k_zh_en --retrieval-run RUN --mode full --sample 100
 """
 
