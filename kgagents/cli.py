@@ -424,18 +424,24 @@ def ea_export(
     run_id: str = typer.Argument(..., help="id of a stored EA-Agent run"),
     pairs: Path = typer.Option(None, help="TSV of aligned pairs (source, target, score, path)"),
     trajectories: Path = typer.Option(None, help="JSONL of (query, path, reward, rewritten path)"),
+    llm_rewrite: bool = typer.Option(False, help="rewrite each path with the configured LLM (the reward-guided "
+                                     "rewriting prompt); without an LLM the stored rule rewrite is kept"),
 ) -> None:
     """Export a STORED EA-Agent run from Neo4j (SAME_AS + AlignTrace) without rerunning it."""
     from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
+    from kgagents.agent.alignment.rewriter import LLMPathRewriter
 
     if pairs is None and trajectories is None:
         raise KgAgentsError("nothing to export: give --pairs FILE and/or --trajectories FILE")
+    chat = _llm_or_none(False) if llm_rewrite and trajectories is not None else None
     with connected() as graph:
         if pairs is not None:
             console.print(f"{write_pairs(graph, run_id, pairs)} pairs written to {pairs}")
         if trajectories is not None:
-            console.print(f"{write_stored_trajectories(graph, run_id, trajectories)} trajectories written to "
-                          f"{trajectories}")
+            rewriter = LLMPathRewriter(chat) if chat is not None else None
+            n = write_stored_trajectories(graph, run_id, trajectories, rewriter)
+            how = f"paths rewritten by {chat.model_name}" if chat is not None else "rule-rewritten paths"
+            console.print(f"{n} trajectories written to {trajectories} ({how})")
 
 
 # -- embedded LLM -----------------------------------------------------------------------------------------

@@ -148,3 +148,24 @@ def test_align_no_llm_writes_the_pairs_tsv(pair: Graph, neo4j_settings: Neo4jSet
     assert pairs.read_text(encoding="utf-8").splitlines()[1:] == [  # retrieval top-1 of each source
         f"{FR}Allemagne\t{EN}Berlin\t0.6\tretrieval_top1", f"{FR}Berlin\t{EN}Berlin\t0.95\tretrieval_top1",
         f"{FR}Londres\t{EN}Paris\t0.7\tretrieval_top1", f"{FR}Paris\t{EN}Paris\t0.9\tretrieval_top1"]
+
+
+def test_llm_rewrite_of_stored_trajectories_scripted(pair: Graph, tmp_path: Path) -> None:
+    from kgagents.agent.alignment.export import write_stored_trajectories
+    from kgagents.agent.alignment.rewriter import LLMPathRewriter
+
+    ea_agent_runner.bench(pair, ScriptedChatModel(SCRIPT), dataset=DATASET, retrieval_run_id=RETRIEVAL,
+                          mode="full", out=None, run_id="ea-rewrite")
+    # one reply per stored trajectory (sources in id order): valid, invalid (reflector first), valid, chatter
+    chat = ScriptedChatModel(["1. attribute_selector\n2. aligner", "1. reflector\n2. aligner",
+                              "1. relation_selector\n2. aligner",
+                              "I would keep it."])
+    traj = tmp_path / "traj.jsonl"
+    assert write_stored_trajectories(pair, "ea-rewrite", traj, LLMPathRewriter(chat)) == 4
+    lines = [json.loads(x) for x in traj.read_text(encoding="utf-8").splitlines()]
+    assert [x["rewrite_source"] for x in lines] == ["llm", "rule", "llm", "rule"]
+    # a rejected answer keeps the rule rewrite stored with the run (Berlin, Paris: see the round-trip test)
+    assert [x["rewritten_path"] for x in lines] == [["attribute_selector", "aligner"], ["aligner", "reflector"],
+                                                    ["relation_selector", "aligner"], ["aligner"]]
+    assert "Path used: aligner > reflector" in chat.calls[1]["messages"][0]["content"]
+    assert chat.remaining == 0

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.agent.alignment.reward import write_trajectories
+from kgagents.agent.alignment.rewriter import LLMPathRewriter
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 
@@ -41,12 +42,16 @@ def write_pairs(graph: Graph, run_id: str, path: Path | str) -> int:
     return len(rows)
 
 
-def write_stored_trajectories(graph: Graph, run_id: str, path: Path | str) -> int:
+def write_stored_trajectories(graph: Graph, run_id: str, path: Path | str,
+                              rewriter: LLMPathRewriter | None = None) -> int:
     """The run's trajectories as JSONL ({query, path, reward, rewritten_path}, as the agent writes them during a
-    run). Traces written before the query was stored cannot be exported: that is an error, not a silent gap."""
+    run). With ``rewriter`` the rewritten path comes from the LLM where its answer is valid (each line then says
+    ``rewrite_source``). Traces written before the query was stored cannot be exported: that is an error, not a
+    silent gap."""
     rows = stored_decisions(graph, run_id)
     if missing := [r["source"] for r in rows if r["query"] is None or r["rewritten_path"] is None]:
         raise KgAgentsError(f"Run '{run_id}' has {len(missing)} traces without the stored query/rewritten path "
                             f"(e.g. {missing[0]}): they predate trajectory storage; re-run the agent for this run.")
-    return write_trajectories(path, ({"query": json.loads(r["query"]), "path": r["trace_path"], "reward": r["reward"],
-                                      "rewritten_path": r["rewritten_path"]} for r in rows))
+    records = ({"query": json.loads(r["query"]), "path": r["trace_path"], "reward": r["reward"],
+                "rewritten_path": r["rewritten_path"]} for r in rows)
+    return write_trajectories(path, rewriter.rewrite_all(records) if rewriter is not None else records)

@@ -12,9 +12,11 @@ Definitions used here (α = 0.5, β = 0.2 as in the paper):
 * l — the path length (number of tools; the no-LLM path ``retrieval_top1`` counts 1), so shorter paths earn
   more: e^(−0.2·2) ≈ 0.670, e^(−0.2·4) ≈ 0.449.
 
-Trajectory rewriting: the paper has an LLM rewrite low-reward paths. This module stands in a reward-guided
-RULE for that prompt (:func:`rewrite_path`): drop the reflector when it did not change the answer and the
-top scores were not close, and drop a selector that selected nothing. The JSONL lines are
+Trajectory rewriting: the paper has an LLM rewrite low-reward paths. Every run stores a reward-guided RULE
+rewrite (:func:`rewrite_path`): drop the reflector when it did not change the answer and the top scores were not
+close, and drop a selector that selected nothing. The LLM rewriting prompt is
+:class:`kgagents.agent.alignment.rewriter.LLMPathRewriter`, applied when trajectories are exported
+(``kgagents ea export --llm-rewrite``). The JSONL lines are
 ``{query (the statistics), path, reward, rewritten_path}``.
 """
 
@@ -69,7 +71,8 @@ def write_trajectories(path: Path | str, records: Iterable[dict[str, Any]]) -> i
     with Path(path).open("w", encoding="utf-8") as fh:
         for rec in records:
             line = {"query": rec["query"], "path": rec["path"], "reward": rec["reward"],
-                    "rewritten_path": rec["rewritten_path"]}
+                    "rewritten_path": rec["rewritten_path"],
+                    **({"rewrite_source": rec["rewrite_source"]} if "rewrite_source" in rec else {})}
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
             n += 1
     return n
