@@ -55,7 +55,6 @@ from kgagents.graph.connection import Graph, batched
 from kgagents.loaders.jape import gold_links
 
 Progress = Callable[[int], None]
-SIGNALS = ("name", "exact", "structure", "attributes")
 
 
 @dataclass
