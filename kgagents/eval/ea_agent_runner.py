@@ -31,7 +31,7 @@ from typing import Any
 
 from kgagents.agent.alignment.agent import AgentSettings, EAAgent, EARunResult
 from kgagents.agent.alignment.export import stored_decisions
-from kgagents.agent.alignment.retrieval import pair_kgs, split_links
+from kgagents.agent.alignment.retrieval import entity_names, pair_kgs, split_links
 from kgagents.agent.alignment.tools import REFLECTOR
 from kgagents.errors import KgAgentsError
 from kgagents.eval.ea import non_trivial_links, rank_scores
@@ -104,8 +104,7 @@ def score_run(graph: Graph, *, dataset: str, retrieval_run_id: str, run_id: str,
         final = traces[source]["target"] if source in traces else None
         agent_rankings[source] = ([final, *(t for t in candidates.get(source, []) if t != final)]
                                   if final is not None else [])
-    names = {kg: {r["id"]: r["name"] for r in graph.run("alignment_ea/entity_names", kg=kg)} for kg in (kg1, kg2)}
-    hard = non_trivial_links(links, names[kg1], names[kg2])
+    hard = non_trivial_links(links, entity_names(graph, kg1), entity_names(graph, kg2))
 
     rows = list(traces.values())
     n = len(links)

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.agent.alignment.retrieval import (
-    Signals, Weights, attribute_overlap, bootstrap, collect_signals, embed_names, pair_kgs, rank, retrieve,
-    set_run_scores, split_links,
+    Signals, Weights, attribute_overlap, bootstrap, collect_signals, embed_names, entity_names, pair_kgs, rank,
+    retrieve, set_run_scores, split_links,
 )
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
@@ -111,7 +111,7 @@ def benchmark(graph: Graph, directory: Path = DATA / "dbp15k_zh_en", out: Path =
     plain = retrieve(graph, dataset=dataset, settings=settings.model_copy(update={"bootstrap_rounds": 0}))
     run = retrieve(graph, dataset=dataset, settings=settings)
     links = split_links(graph, dataset)
-    names = {kg: {r["id"]: r["name"] for r in graph.run("alignment_ea/entity_names", kg=kg)} for kg in (kg1, kg2)}
+    names = {kg: entity_names(graph, kg) for kg in (kg1, kg2)}
     hard = non_trivial_links(links, names[kg1], names[kg2])
     spaces = {"test": {t for _, t in links}, "all": None}
     fused = Weights.of(settings)

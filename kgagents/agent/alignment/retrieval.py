@@ -66,7 +66,7 @@ class PairSignals:
     structure: float = 0.0
     attributes: float = 0.0
     found_by: set[str] = field(default_factory=set)
-    cosine_known: bool = False  # ``name`` holds the real cosine (set by the vector search or name_cosine)
+    scored: bool = False  # all four values filled in (by :meth:`SignalCollector.complete`)
 
 
 @dataclass(frozen=True)
@@ -203,21 +203,19 @@ class SignalCollector:
                 progress(len(chunk))
 
     def complete(self, signals: Signals) -> None:
-        """Give every pair all four values: the name cosine of pairs the vector index did not propose
-        (computed once per pair) and the attribute Jaccard."""
-        missing = [{"s": s, "t": t} for s, targets in signals.items() for t, p in targets.items()
-                   if "name" not in p.found_by and not p.cosine_known]
+        """Give every pair not yet scored all four values: the name cosine where the vector index did not
+        propose the pair, and the attribute Jaccard (each pair is scored once, however many passes propose it)."""
+        fresh = [(s, t, p) for s, targets in signals.items() for t, p in targets.items() if not p.scored]
+        missing = [{"s": s, "t": t} for s, t, p in fresh if "name" not in p.found_by]
         for chunk in batched(missing, self.settings.score_batch):
             for row in self.graph.run("alignment_ea/name_cosine", rows=chunk, kg1=self.kg1, kg2=self.kg2,
                                       vector_property=self.settings.vector_property):
-                p = signals[row["source"]][row["target"]]
-                p.name, p.cosine_known = row["cosine"], True
+                signals[row["source"]][row["target"]].name = row["cosine"]
         attributes = self.attributes
-        for s, targets in signals.items():
-            a = attributes[self.kg1].get(s, set())
-            for t, p in targets.items():
-                b = attributes[self.kg2].get(t, set())
-                p.attributes = len(a & b) / len(a | b) if a or b else 0.0
+        for s, t, p in fresh:
+            a, b = attributes[self.kg1].get(s, set()), attributes[self.kg2].get(t, set())
+            p.attributes = len(a & b) / len(a | b) if a or b else 0.0
+            p.scored = True
 
 
 def _pair(signals: Signals, s: str, t: str, by: str) -> PairSignals:
@@ -225,8 +223,6 @@ def _pair(signals: Signals, s: str, t: str, by: str) -> PairSignals:
     if p is None:
         p = signals[s][t] = PairSignals()
     p.found_by.add(by)
-    if by == "name":
-        p.cosine_known = True
     return p
 
 
@@ -300,6 +296,12 @@ def attribute_overlap(graph: Graph, kg1: str, kg2: str) -> dict[str, float]:
     shared = vocab_a & vocab_b
     return {"vocabulary_1": len(vocab_a), "vocabulary_2": len(vocab_b), "shared": len(shared),
             "entities_1_with_shared": (sum(1 for v in a.values() if v & shared) / len(a)) if a else 0.0}
+
+
+def entity_names(graph: Graph, kg: str) -> dict[str, str | None]:
+    """Id → English name (translated ``name_en``, else ``name``) of every entity of ``kg``: what the name-bias
+    subset (:func:`kgagents.eval.ea.non_trivial_links`) compares."""
+    return {row["id"]: row["name"] for row in graph.run("alignment_ea/entity_names", kg=kg)}
 
 
 def split_links(graph: Graph, dataset: str, split: str = "test") -> list[tuple[str, str]]:
