@@ -84,6 +84,18 @@ def rule_plan(stats: EntityStatistics, close_margin: float = CLOSE_MARGIN) -> Pl
     return Plan(path=path, source="rule")
 
 
+TOOL_LIST = "\n".join(f"- {name}: {help_}" for name, help_ in TOOL_HELP.items())
+PATH_REPLY = ("Reply with only a numbered list of 2-4 tools, one per line (e.g. '1. relation_selector'): "
+              "selectors, then aligner, then reflector if needed.")
+
+
+def ask_for_path(chat: ChatModel, prompt: str, *, purpose: str) -> tuple[list[str], str | None]:
+    """The tool path the chat model answers to ``prompt`` and why it is invalid (None when it is valid)."""
+    reply = chat.complete([{"role": "user", "content": prompt}], purpose=purpose, max_tokens=PLANNER_MAX_TOKENS).text
+    path = parse_path(reply)
+    return path, validate_path(path)
+
+
 class LLMPlanner:
     """Asks the chat model for a numbered tool path from the entity's statistics."""
 
@@ -92,17 +104,11 @@ class LLMPlanner:
         self.close_margin = close_margin
 
     def prompt(self, stats: EntityStatistics) -> str:
-        tools = "\n".join(f"- {name}: {help_}" for name, help_ in TOOL_HELP.items())
         return ("Plan the tools that align this knowledge-graph entity with its counterpart in another graph.\n"
-                f"Entity: {stats.describe()}\nTools:\n{tools}\n"
-                "Reply with only a numbered list of 2-4 tools, one per line (e.g. '1. relation_selector'): "
-                "selectors, then aligner, then reflector if needed.")
+                f"Entity: {stats.describe()}\nTools:\n{TOOL_LIST}\n{PATH_REPLY}")
 
     def plan(self, stats: EntityStatistics) -> Plan:
-        reply = self.chat.complete([{"role": "user", "content": self.prompt(stats)}], purpose="ea-agent:plan",
-                                   max_tokens=PLANNER_MAX_TOKENS).text
-        path = parse_path(reply)
-        problem = validate_path(path)
+        path, problem = ask_for_path(self.chat, self.prompt(stats), purpose="ea-agent:plan")
         if problem is None:
             return Plan(path=path, source="llm")
         fallback = rule_plan(stats, self.close_margin)

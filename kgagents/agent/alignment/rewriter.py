@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from kgagents.agent.alignment.planner import PLANNER_MAX_TOKENS, TOOL_HELP, parse_path, validate_path
+from kgagents.agent.alignment.planner import PATH_REPLY, TOOL_LIST, ask_for_path
 from kgagents.agent.alignment.reward import ALPHA, BETA
 from kgagents.agent.alignment.statistics import EntityStatistics
 from kgagents.llm.client import ChatModel
@@ -26,21 +26,18 @@ class LLMPathRewriter:
         self.chat = chat
 
     def prompt(self, stats: EntityStatistics, path: Sequence[str], reward: float) -> str:
-        tools = "\n".join(f"- {name}: {help_}" for name, help_ in TOOL_HELP.items())
         return ("An agent aligned this knowledge-graph entity with a tool path and earned a reward.\n"
-                f"Entity: {stats.describe()}\nTools:\n{tools}\n"
+                f"Entity: {stats.describe()}\nTools:\n{TOOL_LIST}\n"
                 f"Path used: {' > '.join(path)}\nReward: {reward:.3f} = correct answer (1 or 0) "
                 f"+ {ALPHA} x (reflector fixed the answer: +1, broke it: -1) + e^(-{BETA} x number of tools).\n"
-                "Rewrite the path to earn a higher reward. Reply with only a numbered list of 2-4 tools, one per "
-                "line: selectors, then aligner, then reflector if needed.")
+                f"Rewrite the path to earn a higher reward. {PATH_REPLY}")
 
     def rewrite(self, record: dict[str, Any]) -> dict[str, Any]:
         """``record`` ({query, path, reward, rewritten_path}) with the LLM's path, or the rule's when invalid."""
         stats = EntityStatistics(**record["query"])
-        reply = self.chat.complete([{"role": "user", "content": self.prompt(stats, record["path"], record["reward"])}],
-                                   purpose="ea-agent:rewrite", max_tokens=PLANNER_MAX_TOKENS).text
-        path = parse_path(reply)
-        if validate_path(path) is None:
+        path, problem = ask_for_path(self.chat, self.prompt(stats, record["path"], record["reward"]),
+                                     purpose="ea-agent:rewrite")
+        if problem is None:
             return {**record, "rewritten_path": path, "rewrite_source": "llm"}
         return {**record, "rewrite_source": "rule"}
 
