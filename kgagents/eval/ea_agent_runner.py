@@ -14,12 +14,10 @@ and its ``LLMCall`` ledger in Neo4j, never recomputed from memory; the summary l
 Command::
 
     kgagents bench ea-agent dbp15k_zh_en --retrieval-run RUN --mode full --sample 100 --seed 7
-    # or: python -m kgagents.eval.ea_agent_runner dbp15k_zh_en --retrieval-run RUN --mode full --sample 100
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
@@ -217,32 +215,3 @@ def markdown(result: dict[str, Any]) -> str:
                   for k, v in result["llm_calls_by_purpose"].items()]
     lines += ["", "Anchors: " + "; ".join(f"{k} {v}" for k, v in ANCHORS.items()) + ".", ""]
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    from kgagents.errors import LLMUnavailableError
-    from kgagents.llm import resolve_chat_model
-
-    parser = argparse.ArgumentParser(prog="python -m kgagents.eval.ea_agent_runner", description=__doc__.split("\n")[0])
-    parser.add_argument("dataset")
-    parser.add_argument("--retrieval-run", required=True)
-    parser.add_argument("--mode", default="full")
-    parser.add_argument("--sample", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--tag", default=None)
-    args = parser.parse_args(argv)
-    chat = None
-    if args.mode != "no_llm":
-        try:
-            chat = resolve_chat_model()
-        except LLMUnavailableError as exc:
-            print(f"no LLM ({exc}); running the {NO_LLM_LABEL}")
-    with Graph() as graph:
-        return bench(graph, chat, dataset=args.dataset, retrieval_run_id=args.retrieval_run, mode=args.mode,
-                     sample=args.sample, seed=args.seed, tag=args.tag)
-
-
-if __name__ == "__main__":
-    res = main()
-    print(json.dumps({k: res[k] for k in ("label", "run_id", "agent", "retrieval", "tokens_per_entity", "files")},
-                     indent=2))
