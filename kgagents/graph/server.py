@@ -141,6 +141,13 @@ class LocalNeo4j:
             f"server.memory.pagecache.size={s.pagecache}",
             "db.tx_log.rotation.retention_policy=1 files",
             "server.logs.config=",
+            # Vector indexes: Neo4j's defaults flush a new Lucene segment every few thousand vectors and
+            # hardly merge (population merge factor 1000), and every query then searches each segment's
+            # HNSW graph in turn: 12 segments for 40k vectors gave 231 batched queries/s, one segment
+            # 867/s. A large population buffer builds one segment; low merge factors keep it few.
+            "internal.dbms.index.vector.population_ram_buffer_size=1024",
+            "internal.dbms.index.vector.population_merge_factor=2",
+            "internal.dbms.index.vector.standard_merge_factor=4",
             "",
         ])
 
