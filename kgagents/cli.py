@@ -165,8 +165,21 @@ def load_alignment_cmd(path: Path, name: str = typer.Option(None, help="alignmen
 @load_app.command("kg")
 @friendly
 def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", help="jape | triples | wikidata"),
-                name: str = typer.Option(None, help="KG (or pair) name; default from the path")) -> None:
+                name: str = typer.Option(None, help="KG (or pair) name; default from the path"),
+                property_labels: Path = typer.Option(None, help="wikidata: TSV of PID<TAB>label lines (they "
+                                                                "override labels found in the dump)"),
+                bulk: bool = typer.Option(False, "--bulk", help="Neo4j's offline importer: fast, but REPLACES the "
+                                                                "whole local database (see README)"),
+                overwrite: bool = typer.Option(False, "--overwrite", help="with --bulk: replace a database that "
+                                                                          "holds data")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
+    if property_labels is not None and format is not KGFormat.wikidata:
+        raise KgAgentsError("--property-labels only applies to --format wikidata")
+    if overwrite and not bulk:
+        raise KgAgentsError("--overwrite only applies to --bulk (a transactional load adds to the database)")
+    if bulk:
+        _bulk_load_kg(path, format, name, property_labels, overwrite)
+        return
     from kgagents.loaders.jape import load_jape_pair
     from kgagents.loaders.triples import load_triples
     from kgagents.loaders.wikidata import load_wikidata_nt
@@ -178,9 +191,32 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
         elif format is KGFormat.triples:
             results = [load_triples(graph, path, kg=name or path.stem, progress=advance)]
         else:
-            results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
+            results = [load_wikidata_nt(graph, path, kg=name or "wikidata", property_labels=property_labels,
+                                        progress=advance)]
     for r in results:
         console.print(r.model_dump_json() if hasattr(r, "model_dump_json") else str(r))
+
+
+def _bulk_load_kg(path: Path, format: KGFormat, name: str | None, property_labels: Path | None,
+                  overwrite: bool) -> None:
+    """Check the target, parse everything, then import offline (kgagents.loaders.bulk)."""
+    from kgagents.config import LocalServerSettings, Neo4jSettings
+    from kgagents.loaders.bulk import (bulk_load, check_target, jape_input, managed_server, triples_input,
+                                       wikidata_input)
+
+    local = managed_server(Neo4jSettings(), LocalServerSettings())
+    with console.status(f"checking the database at {local.bolt_uri}…"):
+        replaced = check_target(local, overwrite=overwrite)
+    with console.status(f"parsing {path}…"):
+        if format is KGFormat.jape:
+            data = jape_input(path, name=name)
+        elif format is KGFormat.triples:
+            data = triples_input(path, kg=name or path.stem)
+        else:
+            data = wikidata_input(path, kg=name or "wikidata", property_labels=property_labels)
+    with console.status("writing import files, importing offline, restarting Neo4j, building the schema…"):
+        result = bulk_load(data, local, replaced=replaced)
+    console.print(result.model_dump_json())
 
 
 # -- embed and stats ------------------------------------------------------------------------------------

@@ -77,3 +77,7 @@ class LLMRequestError(KgAgentsError):
     def __init__(self, message: str, status_code: int | None = None) -> None:
         super().__init__(message)
         self.status_code = status_code
+
+
+class BulkImportError(KgAgentsError):
+    """A bulk import (neo4j-admin database import) was refused or failed; the previous database is unchanged."""
