@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import shlex
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -389,6 +391,47 @@ def bench_ea_retrieval(directory: Path = typer.Argument(
     fused = result["scores"]["fused"]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
+
+
+@bench_app.command("load")
+@friendly
+def bench_load(
+    data: Path = typer.Option(None, help="the shared benchmark data directory (default: ../shared/data)"),
+    sizes: str = typer.Option("10000,100000,1000000", help="generated KG sizes (statements) loaded both ways"),
+    big: int = typer.Option(5_000_000, help="generated KG size loaded in bulk only (0: skip)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace a database that holds data"),
+    work_dir: Path = typer.Option(None, help="where generated KGs are written (default: the system temp)"),
+) -> None:
+    """Transactional vs bulk KG loads (DBP15K, anatomy, generated KGs) → benchmarks/results/engine_load.*.
+
+    REPLACES the local server's database (bulk rows import offline)."""
+    from kgagents.eval import load_bench
+
+    data_dir = data or load_bench.REPO.parent / "shared" / "data"
+    report = load_bench.run(data_dir=data_dir, sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
+                            overwrite=overwrite, work_dir=work_dir, log=lambda msg: console.print(escape(msg)))
+    command = "kgagents " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    for path in load_bench.write_results(report, command):
+        console.print(f"written {path}")
+
+
+@bench_app.command("generate-kg")
+@friendly
+def bench_generate_kg(
+    out: Path = typer.Argument(..., help="the N-Triples file to write"),
+    triples: int = typer.Option(..., help="distinct wdt: statements"),
+    entities: int = typer.Option(None, help="items (default: statements / 5)"),
+    relations: int = typer.Option(300, help="properties"),
+    skew: float = typer.Option(1.0, help="power-law exponent of entity and property ranks"),
+    literal_share: float = typer.Option(0.2, help="share of statements with a literal object"),
+    seed: int = typer.Option(7),
+) -> None:
+    """A synthetic Wikidata-like truthy dump for load benchmarks (shape: kgagents/eval/generate_kg.py)."""
+    from kgagents.eval.generate_kg import generate_wikidata_nt
+
+    shape = generate_wikidata_nt(out, triples=triples, entities=entities, relations=relations, skew=skew,
+                                 literal_share=literal_share, seed=seed)
+    console.print_json(data=shape.as_dict())
 
 
 @app.command("align")

@@ -21,12 +21,16 @@ the DBP15K pair had not finished after 13 minutes), and so was a ``NOT EXISTS { 
 because the planner's statistics see an empty graph while the load's own transaction fills it.
 ``apoc.merge.relationship`` works (≈150 s for DBP15K on this shared 2-core machine) but needs APOC. So the
 loader reads the triples the KG already has (``kg/existing_triples``, one index-seek + expand pass inside the
-same transaction), leaves those out in Python, and ``CREATE``s the rest with a dynamic type (the DBP15K pair,
-165,556 triples, now loads in ≈13 s, a re-load in ≈10 s); duplicates
-inside one input are removed while parsing, so parallel duplicate triples become one relationship and a
-re-load creates nothing. ``USING INDEX SEEK`` hints keep the endpoint lookups index seeks for the same
-reason (the planner otherwise picks an index *scan* per row). Two loads into the same KG must not run
-concurrently (the transaction's locks do not cover relationships that do not exist yet).
+same transaction), leaves those out, and ``CREATE``s the rest with a dynamic type; duplicates inside one
+input are removed before writing, so parallel duplicate triples become one relationship and a re-load
+creates nothing. Two loads into the same KG must not run concurrently (the transaction's locks do not cover
+relationships that do not exist yet).
+
+What makes it fast: the entity write returns each node's id, and triples find their endpoints by id (no
+(kg, id) index seek per endpoint, which the planner also tended to turn into an index *scan* per row); a KG
+with no entities yet gets ``CREATE`` instead of ``MERGE``; and each batch of triples is grouped by relation,
+so type, ``rel`` and ``name`` travel once per group instead of once per triple. Node ids are only used inside
+the one transaction that created or matched the nodes, where they cannot be reused.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from kgagents.cypher import cypher
-from kgagents.graph.connection import Graph, Tx
+from kgagents.graph.connection import Graph, Tx, batched
 
 Progress = Callable[[int], None]
 
@@ -232,24 +236,63 @@ class KGLoadResult(BaseModel):
 def write_kg(graph: Graph, tx: Tx, data: KGData, progress: Progress | None = None) -> KGLoadResult:
     """Write one parsed KG inside ``tx`` (KG node, entities, relation catalogue, triples, literals)."""
     tx.run(cypher("kg/merge_kg"), name=data.name, props=data.props).consume()
-    kg = data.name
-    graph.write_rows(tx, "kg/merge_entities", ({"id": k, "props": data.entity_props(k)} for k in data.entity_index),
-                     on_batch=progress, kg=kg)
+    nodes = _write_entities(graph, tx, data, progress)
     graph.write_rows(tx, "kg/merge_relations", ({"id": k, "props": v} for k, v in data.relations.items()),
-                     on_batch=progress, kg=kg)
-    rel = data.relations
-    stored = {(r["h"], r["rel"], r["t"]) for r in tx.run(cypher("kg/existing_triples"), kg=kg)}
-    graph.write_rows(tx, "kg/create_triples",
-                     ({"h": h, "t": t, "rel": r, "type": rel[r]["type"], "name": rel[r]["name"]}
-                      for h, r, t in data.triples() if (h, r, t) not in stored),
-                     on_batch=progress, kg=kg)
+                     on_batch=progress, kg=data.name)
+    _write_triples(graph, tx, data, nodes, progress)
     if data.counts()["literals"]:
-        stored_ids = {r["id"] for r in tx.run(cypher("kg/existing_literals"), kg=kg)}
+        stored_ids = {r["id"] for r in tx.run(cypher("kg/existing_literals"), kg=data.name)}
+        relations = list(data.relations.items())
         graph.write_rows(tx, "kg/create_literals",
-                         ({**lit, "type": rel[lit["rel"]]["type"], "name": rel[lit["rel"]]["name"]}
-                          for lit in data.literals() if lit["id"] not in stored_ids),
-                         on_batch=progress, kg=kg)
-    return KGLoadResult(kg=kg, duplicate_triples=data.duplicate_triples, **data.counts())
+                         ({"node": int(nodes[h]), "id": lid, "value": value, "datatype": datatype, "lang": lang,
+                           "rel": relations[r][0], "type": relations[r][1]["type"], "name": relations[r][1]["name"]}
+                          for h, r, lid, value, datatype, lang in data.literal_rows() if lid not in stored_ids),
+                         on_batch=progress, kg=data.name)
+    return KGLoadResult(kg=data.name, duplicate_triples=data.duplicate_triples, **data.counts())
+
+
+def _write_entities(graph: Graph, tx: Tx, data: KGData, progress: Progress | None) -> np.ndarray:
+    """CREATE the entities of a KG that has none yet, else MERGE them; their node ids, by entity index.
+
+    The node ids let the triples find their endpoints by id instead of two (kg, id) index seeks per triple.
+    """
+    fresh = not tx.run(cypher("kg/has_entities"), kg=data.name).single()["found"]
+    query = cypher("kg/create_entities" if fresh else "kg/merge_entities")
+    nodes = np.empty(len(data.entity_index), dtype=np.int64)
+    rows = ({"i": i, "id": key, "props": data.entity_props(key)} for i, key in enumerate(data.entity_index))
+    for chunk in batched(rows, graph.settings.batch_size):
+        for record in tx.run(query, rows=chunk, kg=data.name):
+            nodes[record["i"]] = record["node"]
+        if progress is not None:
+            progress(len(chunk))
+    return nodes
+
+
+def _write_triples(graph: Graph, tx: Tx, data: KGData, nodes: np.ndarray, progress: Progress | None) -> None:
+    """CREATE the triples not stored yet between the entities' node ids, each batch grouped by relation
+    (type, rel and name travel once per group instead of once per triple)."""
+    heads, rels, tails = data.triple_arrays()
+    stored = {(r["h"], r["rel"], r["t"]) for r in tx.run(cypher("kg/existing_triples"), kg=data.name)}
+    if stored:  # a re-load: leave out what is there
+        keep = np.fromiter((t not in stored for t in data.triples()), dtype=bool, count=len(heads))
+        heads, rels, tails = heads[keep], rels[keep], tails[keep]
+    order = np.argsort(rels, kind="stable")
+    rels = rels[order]
+    pairs = np.stack([nodes[heads[order]], nodes[tails[order]]], axis=1)
+    relations = list(data.relations.items())
+    query = cypher("kg/create_triples")
+    size = graph.settings.batch_size
+    for lo in range(0, len(rels), size):
+        chunk = rels[lo:lo + size]
+        cuts = (np.flatnonzero(np.diff(chunk)) + 1).tolist()
+        groups = []
+        for a, b in zip([0, *cuts], [*cuts, len(chunk)]):
+            key, props = relations[chunk[a]]
+            groups.append({"type": props["type"], "rel": key, "name": props["name"],
+                           "pairs": pairs[lo + a:lo + b].tolist()})
+        tx.run(query, rows=groups).consume()
+        if progress is not None:
+            progress(len(chunk))
 
 
 def kg_stats(graph: Graph, kg: str) -> dict[str, int]:
