@@ -90,15 +90,16 @@ def bench_ea(graph: Graph, args: argparse.Namespace) -> dict[str, Any]:
 
 def bench_knn(graph: Graph, args: argparse.Namespace) -> dict[str, Any]:
     """Vector kNN over the DBP15K English entity names: embed (hash-skipped when unchanged), then
-    single-client ``db.index.vector.queryNodes`` queries/s, top-10 scoped to the other KG."""
+    single-client queries/s of the candidate engine's ``single`` back-end, top-10 in the other KG's own index
+    (``kgagents bench engine`` measures every back-end against numpy)."""
     import random
 
+    from kgagents.candidates import CandidateEngine, Vectors
     from kgagents.embeddings import get_embedder
-    from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index, knn, scoped_fetch
+    from kgagents.embeddings.index import Scope, embed_nodes
 
     embedder = get_embedder()
-    ensure_vector_index(graph, name="entity_embedding", label="Entity", property="embedding",
-                        dimensions=embedder.dimensions)
+    engine = CandidateEngine(graph)
     out: dict[str, Any] = {"model": embedder.name}
     for side, text in (("en", [("name",)]), ("zh", [("name_en", "name")])):
         stats = embed_nodes(graph, embedder, scope=Scope.kg(f"{PAIR_NAME}:{side}"), text_properties=text,
@@ -109,13 +110,13 @@ def bench_knn(graph: Graph, args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(7)
     queries = embedder.embed([f"entity {rng.randrange(100000)}" for _ in range(args.knn_queries)])
     target = Scope.kg(f"{PAIR_NAME}:en")
-    fetch = scoped_fetch(graph, index="entity_embedding", k=10, scope=target)  # once, as a real client would
-    knn(graph, index="entity_embedding", vector=queries[0], k=10, scope=target, fetch=fetch)  # warm-up (plan cache)
+    engine.prepare(target, "embedding", embedder.dimensions)  # once, as a real client would
+    engine.search(Vectors(queries[:1]), target, k=10, vector_property="embedding", backend="single")  # warm-up
     started = time.perf_counter()
     for vector in queries:
-        knn(graph, index="entity_embedding", vector=vector, k=10, scope=target, fetch=fetch)
+        engine.search(Vectors(vector), target, k=10, vector_property="embedding", backend="single")
     seconds = time.perf_counter() - started
-    out["knn"] = {"queries": len(queries), "k": 10, "fetch": fetch, "seconds": round(seconds, 2),
+    out["knn"] = {"queries": len(queries), "k": 10, "backend": "single", "seconds": round(seconds, 2),
                   "queries_per_s": round(len(queries) / seconds, 1), "scope": target.value}
     return out
 

@@ -6,8 +6,8 @@
 * ``texts``: channel texts on the entity nodes (syntactic; lexical = LLM description, or label +
   synonyms offline; semantic = LLM verbalisation of the entity's triples). LLM texts are written per
   batch, so an interrupted run only describes what is left.
-* ``embed``: one vector property and one Neo4j vector index per channel text.
-* ``retrieve``: per channel, kind and direction, vector kNN in Neo4j (cosine ≥ T, top-k) and RRF.
+* ``embed``: one vector property per channel text (the candidate engine indexes the scopes it searches).
+* ``retrieve``: per channel, kind and direction, the candidate engine's kNN in Neo4j (cosine ≥ T, top-k) and RRF.
 * ``validate``: per entity, walk the fused rank groups and accept the first candidate the LLM confirms
   (offline: the top group's best). Runs ``batch_size`` entities per step; each step is checkpointed.
 * ``merge``: keep a pair only if both directions chose it (Agent-OM's bidirectional merger).
@@ -35,7 +35,7 @@ from kgagents.agent.matching.lexical import lexical_matches
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import write_run
 from kgagents.embeddings.base import Embedder
-from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
+from kgagents.embeddings.index import Scope, embed_nodes
 from kgagents.graph.connection import Graph
 
 if TYPE_CHECKING:
@@ -96,7 +96,8 @@ class MatchingAgent:
         if self.settings.lexical_prematch:
             src = [e.lexical() for e in self.entities(state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state["target"]).values()]
-            found = [asdict(m) for m in lexical_matches(src, tgt)]
+            found = [asdict(m) for m in lexical_matches(self.graph, Scope.ontology(state["source"]),
+                                                        Scope.ontology(state["target"]), src, tgt)]
         return {"prematched": found, "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
@@ -115,10 +116,8 @@ class MatchingAgent:
 
     def embed(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
-        for channel in self.settings.channels:
+        for channel in self.settings.channels:  # the candidate engine indexes each searched scope when needed
             text_prop = channel_property(channel, self.settings.no_llm)
-            ensure_vector_index(self.graph, name=text_prop, label="Resource", property=vector_property(text_prop),
-                                dimensions=self.embedder.dimensions)
             for ontology in (state["source"], state["target"]):
                 embed_nodes(self.graph, self.embedder, scope=Scope.ontology(ontology),
                             text_properties=text_prop, vector_property=vector_property(text_prop))
