@@ -355,6 +355,25 @@ def bench_ea_retrieval(directory: Path = typer.Argument(
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
 
 
+@bench_app.command("engine")
+@friendly
+def bench_engine(
+    sizes: str = typer.Option("10000,100000", help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
+    single_queries: int = typer.Option(1000, help="single-client queries timed one by one"),
+    directory: Path = typer.Option(None, help="JAPE pair for the real-vector rows (default: shared DBP15K ZH-EN)"),
+) -> None:
+    """Candidate engine: every back-end against an exact numpy top-k (engine.json + engine.md)."""
+    from kgagents.eval import ea_runner, engine_bench
+
+    counts = [int(x) for x in sizes.split(",") if x.strip()]
+    with connected() as graph, console.status("candidate engine benchmark…"):
+        result = engine_bench.benchmark(graph, sizes=counts, single_queries=single_queries,
+                                        directory=directory or ea_runner.DATA / "dbp15k_zh_en")
+    for row in result["dbp15k_zh_en"]["all_sources"]:
+        console.print(f"{row['backend']}: {row['queries_per_s']} q/s, {row['ratio_to_numpy']}× numpy, "
+                      f"recall@10 {row['recall_at_10']}")
+
+
 @app.command("align")
 @friendly
 def align_cmd(
