@@ -56,6 +56,8 @@ def _print_status(status: Any) -> None:
         table.add_row(prefix, f"{n} procedures/functions" if n else "not loaded")
     if status.home:
         table.add_row("data", str(status.home))
+    if status.pid and status.browser_url:
+        table.add_row("browser", status.browser_url)
     console.print(table)
 
 
