@@ -56,6 +56,8 @@ def _print_status(status: Any) -> None:
         table.add_row(prefix, f"{n} procedures/functions" if n else "not loaded")
     if status.home:
         table.add_row("data", str(status.home))
+    if status.pid and status.browser_url:
+        table.add_row("browser", status.browser_url)
     console.print(table)
 
 
@@ -366,7 +368,7 @@ def align_cmd(
     trajectories: Path = typer.Option(None, help="write (query, path, reward, rewritten path) JSONL here"),
 ) -> None:
     """EA-Agent over candidates already retrieved in Neo4j; writes SAME_AS links and per-entity traces."""
-    from kgagents.agent.alignment.agent import AgentSettings
+    from kgagents.agent.alignment.agent import EASettings
     from kgagents.agent.alignment.export import write_pairs
     from kgagents.jobs.alignment import align
 
@@ -377,7 +379,7 @@ def align_cmd(
         model = chat.model_name if chat is not None else "no-llm"
         with console.status(escape(f"aligning [{mode}, {model}]…")):
             result = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run,
-                           settings=AgentSettings(mode=mode), sample=sample, seed=seed,
+                           settings=EASettings(mode=mode), sample=sample, seed=seed,
                            trajectories_path=trajectories).result
         if pairs is not None:
             console.print(f"{write_pairs(graph, result.run_id, pairs)} pairs written to {pairs}")
