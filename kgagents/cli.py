@@ -167,7 +167,12 @@ def load_alignment_cmd(path: Path, name: str = typer.Option(None, help="alignmen
 @load_app.command("kg")
 @friendly
 def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", help="jape | triples | wikidata"),
-                name: str = typer.Option(None, help="KG (or pair) name; default from the path")) -> None:
+                name: str = typer.Option(None, help="KG (or pair) name; default from the path"),
+                langs: str = typer.Option(None, help="jape: the two sides' languages, e.g. zh,en (default: from the "
+                                          "directory name or the ent_ids_<n>_<lang> files)"),
+                train_ratio: float = typer.Option(None, help="jape: split all gold links at random into this share "
+                                                  "of train links (the rest test), instead of the split files"),
+                split_seed: int = typer.Option(0, help="jape: seed of the --train-ratio split")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
     from kgagents.loaders.jape import load_jape_pair
     from kgagents.loaders.triples import load_triples
@@ -175,7 +180,8 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
 
     with connected() as graph, progress_bar(f"loading {path.name}") as advance:
         if format is KGFormat.jape:
-            pair = load_jape_pair(graph, path, name=name, progress=advance)
+            pair = load_jape_pair(graph, path, name=name, progress=advance, train_ratio=train_ratio,
+                                  split_seed=split_seed, langs=_two_langs(langs) if langs else None)
             results = pair.kgs
         elif format is KGFormat.triples:
             results = [load_triples(graph, path, kg=name or path.stem, progress=advance)]
@@ -183,6 +189,13 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
             results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
     for r in results:
         console.print(r.model_dump_json() if hasattr(r, "model_dump_json") else str(r))
+
+
+def _two_langs(text: str) -> tuple[str, str]:
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2:
+        raise KgAgentsError(f"--langs wants two language codes separated by a comma (e.g. zh,en), got {text!r}")
+    return parts[0], parts[1]
 
 
 # -- embed and stats ------------------------------------------------------------------------------------
@@ -445,6 +458,27 @@ def ea_export(
             n = write_stored_trajectories(graph, run_id, trajectories, rewriter)
             how = f"paths rewritten by {chat.model_name}" if chat is not None else "rule-rewritten paths"
             console.print(f"{n} trajectories written to {trajectories} ({how})")
+
+
+@app.command("report")
+@friendly
+def report_cmd(
+    run_id: str = typer.Argument(..., help="id of a stored run (or the start of one), e.g. from `kgagents stats`"),
+    out: Path = typer.Option(None, help="PNG to write (default: report-<run id>.png in the current directory)"),
+    reference: Path = typer.Option(None, help="matching runs: score against this alignment file (default: the "
+                                   "file the run was scored against, else a loaded alignment)"),
+) -> None:
+    """A stored run as a score histogram, precision/recall against threshold and a time/cost table per stage:
+    printed here and drawn as a PNG."""
+    from kgagents.report import build_report
+    from kgagents.report.plot import write_png
+    from kgagents.report.terminal import show
+
+    with connected() as graph:
+        report = build_report(graph, run_id, reference)
+    show(report, console)
+    path = write_png(report, out or Path(f"report-{report.run_id}.png"))
+    console.print(f"plots written to {escape(str(path))}")
 
 
 # -- embedded LLM -----------------------------------------------------------------------------------------
