@@ -180,6 +180,11 @@ def _tool_name(prefix: str, stem: str) -> str:
 
 
 # -- descriptions ------------------------------------------------------------------------------------
+def a(noun: str) -> str:
+    """``a Vessel`` / ``an Add``: the indefinite article for a class name."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def _names(tbox: TBox, iris: Iterable[str]) -> str:
     return " or ".join(tbox.label_of(i) for i in iris)
 
@@ -189,9 +194,9 @@ def _guidance(comment: str | None) -> str:
 
 
 def _property_rules(tbox: TBox, prop: PropertyDef) -> str:
-    rules = [f"subject must be a {_names(tbox, prop.domain)}" if prop.domain else "any subject"]
+    rules = [f"subject must be {a(_names(tbox, prop.domain))}" if prop.domain else "any subject"]
     if prop.kind is PropertyKind.OBJECT:
-        rules.append(f"object must be a {_names(tbox, prop.range)}" if prop.range else "any object instance")
+        rules.append(f"object must be {a(_names(tbox, prop.range))}" if prop.range else "any object instance")
     else:
         rules.append(f"value must be {' or '.join('xsd:' + local_name(r) for r in prop.range) or 'any literal'}")
     if prop.allowed_values:
@@ -215,7 +220,7 @@ def _create_tool(tbox: TBox, cls: str, stem: str) -> ToolSpec:
     enum = f" Only these individuals: {', '.join(local_name(i) for i in c.one_of)}." if c.one_of else ""
     return ToolSpec(
         name=name, kind=ToolKind.CREATE, group=ToolGroup.CREATE, target=cls,
-        description=(f"Create a {c.label} instance (or reuse the existing one with the same normalised label) "
+        description=(f"Create {a(c.label)} instance (or reuse the existing one with the same normalised label) "
                      f"and return its IRI.{enum}{rules}{_guidance(c.comment)}"),
         args=_model(name, label=(str, Field(min_length=1, max_length=500,
                                             description=f"the {c.label}'s name as written in the text"))),
@@ -244,7 +249,7 @@ def _add_tool(tbox: TBox, prop: PropertyDef, stem: str, class_names: dict[str, s
         units = ", ".join(u.name for u in units_for(quantity))
         return ToolSpec(
             name=name, kind=ToolKind.ADD_QUANTITY, group=ToolGroup.QUANTITY, target=prop.iri,
-            description=f"{head} Creates a {tbox.label_of(quantity)} quantity with a numerical value and a unit "
+            description=f"{head} Creates {a(tbox.label_of(quantity))} quantity with a numerical value and a unit "
                         f"(allowed units: {units}).{_guidance(prop.comment)}",
             args=_model(name, subject_iri=_SUBJECT,
                         value=(float, Field(description="the numerical value")),

@@ -25,7 +25,7 @@ from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
 from kgagents.loaders.rdf_terms import XSD, local_name
 from kgagents.tools import om2_units as om
-from kgagents.tools.compiler import ToolCatalogue, ToolKind, ToolSpec
+from kgagents.tools.compiler import ToolCatalogue, ToolKind, ToolSpec, a
 from kgagents.tools.datatypes import check_literal, describe_datatype, normalise_label
 from kgagents.tools.settings import ToolSettings
 from kgagents.tools.tbox import PropertyDef, TBox
@@ -72,14 +72,16 @@ class ToolRuntime:
     """Runs the tools of one catalogue on one A-Box (a named set of instances in the graph)."""
 
     def __init__(self, graph: Graph, catalogue: ToolCatalogue, *, abox: str | None = None,
-                 settings: ToolSettings | None = None) -> None:
+                 settings: ToolSettings | None = None, ensure_schema: bool = True) -> None:
+        """``ensure_schema=False`` skips creating the constraints (a caller making many runtimes did it once)."""
         self.graph = graph
         self.catalogue = catalogue
         self.tbox: TBox = catalogue.tbox
         self.abox = abox or self.tbox.name
         self.settings = settings or ToolSettings()
         self.base = f"{self.settings.base_iri.rstrip('/')}/{quote(self.abox, safe='')}/"
-        ensure_tool_schema(graph)
+        if ensure_schema:
+            ensure_tool_schema(graph)
         self._handlers: dict[ToolKind, Callable[[Transaction, ToolSpec, Any], ToolResult]] = {
             ToolKind.CREATE: self._create, ToolKind.CHECK_EXISTING: self._check_existing,
             ToolKind.ADD_RELATION: self._add_relation, ToolKind.ADD_VALUE: self._add_value,
@@ -190,7 +192,7 @@ class ToolRuntime:
         if not self.tbox.fits(cls, prop.domain):
             return _fail("domain_violation", "subject_iri",
                          f"{prop.label} applies to {' or '.join(self._class_names(prop.domain))}, "
-                         f"but the subject is a {self.tbox.label_of(cls)}.", self._class_names(prop.domain))
+                         f"but the subject is {a(self.tbox.label_of(cls))}.", self._class_names(prop.domain))
         return cls, row["values"]
 
     def _cardinality(self, cls: str, prop: PropertyDef, current: list[str], new: str) -> ToolResult | None:
@@ -199,7 +201,7 @@ class ToolRuntime:
         bound = self.tbox.max_cardinality(cls, prop.iri)
         if bound is not None and len(current) >= bound:
             return _fail("already_attached", prop.name,
-                         f"A {self.tbox.label_of(cls)} has at most {bound} {prop.label}; it already has "
+                         f"Each {self.tbox.label_of(cls)} has at most {bound} {prop.label}; it already has "
                          f"{', '.join(current)}.", retryable=False)
         return None
 
@@ -221,9 +223,9 @@ class ToolRuntime:
         for allowed in (prop.range, local):
             if not self.tbox.fits(obj["class"], allowed):
                 return _fail("range_violation", "object_iri",
-                             f"{prop.label} of a {self.tbox.label_of(cls)} must be a "
-                             f"{' or '.join(self._class_names(allowed))}, but the object is a "
-                             f"{self.tbox.label_of(obj['class'])}.", self._class_names(allowed))
+                             f"{prop.label} of {a(self.tbox.label_of(cls))} must be "
+                             f"{a(' or '.join(self._class_names(allowed)))}, but the object is "
+                             f"{a(self.tbox.label_of(obj['class']))}.", self._class_names(allowed))
         problem = self._cardinality(cls, prop, current, args.object_iri)
         if problem is not None:
             return problem
@@ -301,5 +303,10 @@ class ToolRuntime:
 
     # -- whole A-Box -----------------------------------------------------------------------------------------
     def delete_abox(self) -> None:
-        """Remove every instance and value of this A-Box (benchmarks start from an empty one)."""
+        """Remove every instance and value of this A-Box."""
         self.graph.run("tools/delete_abox", abox=self.abox)
+
+
+def delete_aboxes(graph: Graph, prefix: str) -> None:
+    """Remove every A-Box whose name starts with ``prefix`` (a benchmark's per-document A-Boxes)."""
+    graph.run("tools/delete_aboxes", prefix=prefix)
