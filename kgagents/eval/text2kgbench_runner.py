@@ -21,6 +21,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -28,6 +29,7 @@ from typing import Any
 from kgagents.eval.text2kgbench import (
     METRICS,
     OntologyData,
+    Sentence,
     Triple,
     global_means,
     load_ontology_data,
@@ -87,24 +89,42 @@ def _by_type(outcomes: list[FeedOutcome]) -> dict[str, int]:
 
 
 # -- no-LLM: the conformance the tools enforce -----------------------------------------------------------------
+def _feed_sentence(graph: Graph, catalogue: ToolCatalogue, sentence: Sentence, foreign: list[str],
+                   seed: int) -> tuple[list[FeedOutcome], list[Triple], dict[str, list[FeedOutcome]]]:
+    """Ground truth, then its corruptions, into the sentence's own A-Box; the graph's triples in between."""
+    runtime = ToolRuntime(graph, catalogue, abox=f"{ABOX_PREFIX}no-llm:{sentence.id}", ensure_schema=False)
+    iris, _ = create_entities(runtime, sentence.triples)
+    outcomes = assert_triples(runtime, iris, sentence.triples)
+    held = label_triples(graph, runtime.abox)  # what the graph holds, before corruptions
+    rng = random.Random(f"{seed}:{sentence.id}")
+    corrupted: dict[str, list[FeedOutcome]] = {}
+    for kind in CORRUPTIONS:
+        fed = [c for t in sentence.triples
+               if (c := corrupt(t, kind, catalogue, foreign, rng)) is not None and c not in sentence.triples]
+        corrupted[kind] = assert_triples(runtime, iris, fed)
+    return outcomes, held, corrupted
+
+
 def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], foreign: list[str],
-                         seed: int) -> dict[str, Any]:
-    """Feed ground truth and its corruptions for one ontology; score what the graph holds."""
+                         seed: int, workers: int = 4) -> dict[str, Any]:
+    """Feed ground truth and its corruptions for one ontology; score what the graph holds.
+
+    Sentences run in a few threads (each call is its own transaction on its own A-Box, so they do not
+    interact); results are gathered in sentence order.
+    """
     catalogue = compile_ontology(data.ontology_path)
     wanted = set(sentence_ids)
+    sentences = [s for s in data.sentences if s.id in wanted]
     system: dict[str, list[Triple]] = {}
     gt_outcomes: list[FeedOutcome] = []
     corrupted: dict[str, list[FeedOutcome]] = {k: [] for k in CORRUPTIONS}
-    for sentence in (s for s in data.sentences if s.id in wanted):
-        runtime = ToolRuntime(graph, catalogue, abox=ABOX_PREFIX + sentence.id, ensure_schema=False)
-        iris, _ = create_entities(runtime, sentence.triples)
-        gt_outcomes += assert_triples(runtime, iris, sentence.triples)
-        system[sentence.id] = label_triples(graph, runtime.abox)  # what the graph holds, before corruptions
-        rng = random.Random(f"{seed}:{sentence.id}")
-        for kind in CORRUPTIONS:
-            fed = [c for t in sentence.triples
-                   if (c := corrupt(t, kind, catalogue, foreign, rng)) is not None and c not in sentence.triples]
-            corrupted[kind] += assert_triples(runtime, iris, fed)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        fed = pool.map(lambda s: _feed_sentence(graph, catalogue, s, foreign, seed), sentences)
+        for sentence, (outcomes, held, corruptions) in zip(sentences, fed):
+            gt_outcomes += outcomes
+            system[sentence.id] = held
+            for kind, items in corruptions.items():
+                corrupted[kind] += items
     rejected = [o for o in gt_outcomes if not o.result.ok]
     examples: dict[str, list[dict[str, Any]]] = {}
     for o in rejected:
@@ -130,7 +150,7 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
     """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) and write the results files."""
     start = time.perf_counter()
     ensure_tool_schema(graph)
-    delete_aboxes(graph, ABOX_PREFIX)
+    delete_aboxes(graph, f"{ABOX_PREFIX}{mode}:")
     ids = ontologies or ontology_ids(root)
     all_data = {oid: load_ontology_data(root, oid) for oid in ontology_ids(root)}
     every_relation = {r for d in all_data.values() for r in d.relations}

@@ -181,9 +181,12 @@ class ToolRuntime:
         return ToolResult(ok=True, iri=args.iri, data=row.data())
 
     # -- assertions -----------------------------------------------------------------------------------------
-    def _subject(self, tx: Transaction, prop: PropertyDef, subject: str) -> tuple[str, list[str]] | ToolResult:
-        """The subject's class and current values of ``prop``, or why it cannot take ``prop``."""
-        row = tx.run(cypher("tools/values_of"), abox=self.abox, iri=subject, property=prop.iri).single()
+    def _subject(self, tx: Transaction, prop: PropertyDef, subject: str,
+                 obj: str | None = None) -> tuple[str, list[str], str | None] | ToolResult:
+        """The subject's class, its current values of ``prop`` and the class of ``obj`` (one query), or why
+        the subject cannot take ``prop``."""
+        row = tx.run(cypher("tools/relation_state"), abox=self.abox, iri=subject, property=prop.iri,
+                     object=obj).single()
         if row is None:
             creators = ", ".join(self.catalogue.for_class(ToolKind.CREATE, c).name for c in prop.domain[:3])
             return _fail("unknown_instance", "subject_iri", f"No instance {subject} in A-Box '{self.abox}'; "
@@ -193,7 +196,7 @@ class ToolRuntime:
             return _fail("domain_violation", "subject_iri",
                          f"{prop.label} applies to {' or '.join(self._class_names(prop.domain))}, "
                          f"but the subject is {a(self.tbox.label_of(cls))}.", self._class_names(prop.domain))
-        return cls, row["values"]
+        return cls, row["values"], row["object_class"]
 
     def _cardinality(self, cls: str, prop: PropertyDef, current: list[str], new: str) -> ToolResult | None:
         if new in current:
@@ -207,13 +210,12 @@ class ToolRuntime:
 
     def _add_relation(self, tx: Transaction, spec: ToolSpec, args: Any) -> ToolResult:
         prop = self.tbox.properties[spec.target or ""]
-        subject = self._subject(tx, prop, args.subject_iri)
+        subject = self._subject(tx, prop, args.subject_iri, args.object_iri)
         if isinstance(subject, ToolResult):
             return subject
-        cls, current = subject
-        obj = self._instance(tx, args.object_iri)
+        cls, current, obj_cls = subject
         ranges = self._class_names(prop.range)
-        if obj is None:
+        if obj_cls is None:
             hint = (f"create it with {self.catalogue.for_class(ToolKind.CREATE, prop.range[0]).name}(label)"
                     if prop.range else "create it with a create_ tool")
             return _fail("unknown_instance", "object_iri",
@@ -221,11 +223,11 @@ class ToolRuntime:
                          f"({hint} and pass the IRI it returns).", ranges)
         local = self.tbox.local_range(cls, prop.iri)
         for allowed in (prop.range, local):
-            if not self.tbox.fits(obj["class"], allowed):
+            if not self.tbox.fits(obj_cls, allowed):
                 return _fail("range_violation", "object_iri",
                              f"{prop.label} of {a(self.tbox.label_of(cls))} must be "
                              f"{a(' or '.join(self._class_names(allowed)))}, but the object is "
-                             f"{a(self.tbox.label_of(obj['class']))}.", self._class_names(allowed))
+                             f"{a(self.tbox.label_of(obj_cls))}.", self._class_names(allowed))
         problem = self._cardinality(cls, prop, current, args.object_iri)
         if problem is not None:
             return problem
@@ -238,7 +240,7 @@ class ToolRuntime:
         subject = self._subject(tx, prop, args.subject_iri)
         if isinstance(subject, ToolResult):
             return subject
-        cls, current = subject
+        cls, current, _ = subject
         datatypes = prop.range or (XSD + "string",)
         checked = [(dt, v) for dt in datatypes if (v := check_literal(dt, str(args.value))) is not None]
         if not checked:
@@ -267,7 +269,7 @@ class ToolRuntime:
         subject = self._subject(tx, prop, args.subject_iri)
         if isinstance(subject, ToolResult):
             return subject
-        cls, current = subject
+        cls, current, _ = subject
         value = repr(float(args.value))
         digest = hashlib.sha1(f"{args.subject_iri}|{prop.iri}|{value}|{unit.iri}".encode()).hexdigest()[:12]
         key = f"{local_name(prop.iri).lower()} {value} {unit.name.lower()} {digest}"
@@ -291,7 +293,7 @@ class ToolRuntime:
             return _fail("unknown_instance", "instance_iri", f"No instance {args.instance_iri} in A-Box '{self.abox}'.")
         missing: list[str] = []
         for prop_iri, minimum in sorted(self.tbox.required(inst["class"]).items()):
-            values = tx.run(cypher("tools/values_of"), abox=self.abox, iri=args.instance_iri,
+            values = tx.run(cypher("tools/relation_state"), abox=self.abox, iri=args.instance_iri, object=None,
                             property=prop_iri).single()["values"]
             if len(values) < minimum:
                 missing.append(f"{self.tbox.label_of(prop_iri)} (needs {minimum}, has {len(values)})")
