@@ -479,6 +479,88 @@ def report_cmd(
     show(report, console)
     path = write_png(report, out or Path(f"report-{report.run_id}.png"))
     console.print(f"plots written to {escape(str(path))}")
+# -- ontology-to-tools ---------------------------------------------------------------------------------------
+@app.command("compile")
+@friendly
+def compile_cmd(
+    ontology: Path = typer.Argument(..., help="T-Box: OWL (RDF/XML, Turtle, N-Triples) or a Text2KGBench ontology JSON"),
+    json_out: Path = typer.Option(None, "--json", help="also write the catalogue (names, groups, JSON schemas) here"),
+    markdown_out: Path = typer.Option(None, "--markdown", help="also write the catalogue as a markdown table here"),
+) -> None:
+    """Compile an ontology into typed tools and print the tool catalogue (no LLM, deterministic)."""
+    from kgagents.tools.catalogue_view import catalogue_markdown, catalogue_table
+    from kgagents.tools.compiler import compile_ontology
+
+    catalogue = compile_ontology(ontology)
+    console.print(catalogue_table(catalogue))
+    if json_out is not None:
+        import json
+
+        json_out.write_text(json.dumps(catalogue.as_json(), indent=2) + "\n", encoding="utf-8")
+        console.print(f"catalogue written to {json_out}")
+    if markdown_out is not None:
+        markdown_out.write_text(catalogue_markdown(catalogue, command=f"kgagents compile {ontology} --markdown "
+                                                   f"{markdown_out}"), encoding="utf-8")
+        console.print(f"catalogue written to {markdown_out}")
+
+
+@app.command("serve-tools")
+def serve_tools_cmd(
+    ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
+    http: int = typer.Option(None, "--http", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
+    abox: str = typer.Option(None, help="A-Box the tools write (default: the ontology's name)"),
+) -> None:
+    """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout)."""
+    import anyio
+
+    from kgagents.graph.connection import Graph
+    from kgagents.tools.compiler import compile_ontology
+    from kgagents.tools.mcp_server import serve_http, serve_stdio
+    from kgagents.tools.runtime import ToolRuntime
+
+    errors = Console(stderr=True)
+    try:
+        catalogue = compile_ontology(ontology)
+        with Graph() as graph:
+            runtime = ToolRuntime(graph, catalogue, abox=abox)
+            errors.print(escape(f"{len(catalogue)} tools for {catalogue.tbox.name}, A-Box '{runtime.abox}', "
+                                f"{'http://127.0.0.1:%d/mcp' % http if http else 'stdio'}"))
+            if http:
+                serve_http(runtime, http)
+            else:
+                anyio.run(serve_stdio, runtime)
+    except KgAgentsError as exc:
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+
+
+@bench_app.command("text2kgbench")
+@friendly
+def bench_text2kgbench(
+    mode: str = typer.Option("llm", help="llm (extraction agent; falls back to no-llm without a model) | no-llm"),
+    sample: int = typer.Option(None, help="sentences per ontology (seeded random sample; default all)"),
+    seed: int = typer.Option(7),
+    ontology: list[str] = typer.Option([], "--ontology", help="only these ontology ids, e.g. 1_university"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
+    max_steps: int = typer.Option(24, help="tool-call budget per sentence (llm mode)"),
+) -> None:
+    """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
+    from kgagents.eval import text2kgbench_runner
+
+    chat = _llm_or_none(mode == "no-llm")
+    mode = "llm" if chat is not None else "no-llm"
+    with connected() as graph, progress_bar(escape(f"text2kgbench [{mode}]"),
+                                            len(ontology) or 19) as advance:
+        result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
+                                         ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
+                                         on_ontology=lambda oid: advance(1))
+    g = result["global"]
+    console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
+                         f"conformance {g['onto_conf']:.3f}"))
+    if mode == "no-llm":
+        console.print(f"ground truth accepted by the tools: {result['ground_truth_acceptance']:.1%}; corruptions "
+                      "rejected: " + ", ".join(f"{k} {v:.1%}" for k, v in result["corruption_rejection"].items()))
+    console.print("written: " + ", ".join(result["files"]))
 
 
 # -- embedded LLM -----------------------------------------------------------------------------------------
