@@ -165,18 +165,24 @@ def load_alignment_cmd(path: Path, name: str = typer.Option(None, help="alignmen
 @load_app.command("kg")
 @friendly
 def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", help="jape | triples | wikidata"),
-                name: str = typer.Option(None, help="KG (or pair) name; default from the path")) -> None:
+                name: str = typer.Option(None, help="KG (or pair) name; default from the path"),
+                sep: str = typer.Option(None, "--sep", help="triples only: field separator, '\\t' (or 'tab') "
+                                        "or '|'; default: detected from the first line")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
     from kgagents.loaders.jape import load_jape_pair
-    from kgagents.loaders.triples import load_triples
+    from kgagents.loaders.triples import SEPARATORS, detect_separator, load_triples
     from kgagents.loaders.wikidata import load_wikidata_nt
 
+    if format is KGFormat.triples:
+        given = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if sep is not None else None
+        sep = given if given is not None else detect_separator(path)
+        console.print(f"separator: {SEPARATORS.get(sep, repr(sep))} ({'given' if given is not None else 'detected'})")
     with connected() as graph, progress_bar(f"loading {path.name}") as advance:
         if format is KGFormat.jape:
             pair = load_jape_pair(graph, path, name=name, progress=advance)
             results = pair.kgs
         elif format is KGFormat.triples:
-            results = [load_triples(graph, path, kg=name or path.stem, progress=advance)]
+            results = [load_triples(graph, path, kg=name or path.stem, sep=sep, progress=advance)]
         else:
             results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
     for r in results:
@@ -189,6 +195,8 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
 def embed_cmd(
     ontology: list[str] = typer.Option([], "--ontology", "-o", help="ontology name(s) to embed"),
     kg: list[str] = typer.Option([], "--kg", help="KG name(s) to embed"),
+    triples: bool = typer.Option(False, "--triples", help="for --kg: embed every triple's two readings "
+                                 "(KGQA observation) instead of entity names"),
 ) -> None:
     """Embed entity names (label, else local name) into a vector index; unchanged texts are skipped."""
     from kgagents.embeddings import get_embedder
@@ -197,6 +205,11 @@ def embed_cmd(
     if not ontology and not kg:
         raise KgAgentsError("name at least one --ontology or --kg to embed")
     embedder = get_embedder()
+    if triples:
+        _embed_triple_readings(embedder, kg)
+        if not ontology:
+            return
+        kg = []
     jobs = [(Scope.ontology(o), "Resource", "resource_embedding") for o in ontology]
     jobs += [(Scope.kg(k), "Entity", "entity_embedding") for k in kg]
     with connected() as graph:
@@ -207,6 +220,18 @@ def embed_cmd(
                                     vector_property="embedding", progress=advance)
             console.print(f"{scope.value}: {stats.embedded} embedded, {stats.unchanged} unchanged, "
                           f"{stats.empty} without text ({stats.seconds:.1f}s); index '{index}'")
+
+
+def _embed_triple_readings(embedder: Any, kgs: list[str]) -> None:
+    from kgagents.agent.kgqa.readings import embed_triples
+
+    with connected() as graph:
+        for name in kgs:
+            with progress_bar(f"embedding triple readings of {name} with {embedder.name}") as advance:
+                stats = embed_triples(graph, embedder, name, progress=advance)
+            console.print(f"{name}: {stats.triples} triples, {stats.readings_written} readings written "
+                          f"({stats.texts} distinct texts embedded), {stats.unchanged} unchanged, "
+                          f"{stats.seconds:.1f}s")
 
 
 @app.command("stats")
