@@ -20,8 +20,8 @@ from pathlib import Path
 
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.errors import Neo4jUnavailableError, ServerInstallError
+from kgagents.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 POM = REPO_ROOT / "docker" / "neo4j" / "pom.xml"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
