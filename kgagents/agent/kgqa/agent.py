@@ -22,7 +22,6 @@ Neo4j is the caller's job (:mod:`kgagents.agent.kgqa.store`), batched over quest
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
@@ -37,7 +36,10 @@ from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.tools import get_neighbor, get_path
 from kgagents.agent.kgqa.triples import Triple, triples
 from kgagents.candidates import CandidateEngine
-from kgagents.graph.connection import Graph
+from kgagents.errors import ChatModelRequiredError
+from kgagents.graph.connection import GraphLike, connect
+from kgagents.llm.langchain import as_chat_model
+from kgagents.llm.ledger import Ledger
 
 NO_LLM_MODEL = "none (no-llm: best-scoring observed tail)"
 
@@ -58,6 +60,7 @@ class QAState(TypedDict, total=False):
     output: list[dict[str, Any]]
     iteration: int
     answer: str
+    top_entity: str | None
     answer_entities: list[str]
     cap_hit: bool
     steps: list[dict[str, Any]]
@@ -74,18 +77,29 @@ def _labels(state: Mapping[str, Any], found: Sequence[Triple]) -> dict[str, str]
 
 
 class ODAAgent:
-    """The ODA graph over one KG in Neo4j; ``chat`` (already ledgered) is None only in mode ``no_llm``."""
+    """The ODA graph over one KG in Neo4j and (except in mode ``no_llm``) one chat model."""
 
-    def __init__(self, graph: Graph, kg: str, settings: KGQASettings | None = None, llm: LLMSteps | None = None,
+    def __init__(self, graph: GraphLike, kg: str, settings: KGQASettings | None = None, chat: Any = None,
                  engine: CandidateEngine | None = None) -> None:
-        self.graph = graph
+        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
+        :func:`~kgagents.llm.as_chat_model` accepts, required unless ``settings.mode == 'no_llm'``. Its calls are
+        recorded in ``self.ledger``. The sampling temperature is the chat model's own: the CLI builds it with
+        ``settings.temperature`` (0.4)."""
+        self.graph = connect(graph)
         self.kg = kg
         self.settings = settings or KGQASettings()
-        if self.settings.mode != "no_llm" and llm is None:
-            raise ValueError(f"mode '{self.settings.mode}' needs a chat model (mode 'no_llm' runs offline)")
-        self.llm = llm if self.settings.mode != "no_llm" else None
-        self.engine = engine or CandidateEngine(graph)
-        self.observer = Observer(graph, kg, self.settings, self.engine)
+        if self.settings.mode != "no_llm" and chat is None:
+            raise ChatModelRequiredError(f"KGQA mode '{self.settings.mode}' needs a chat model (chat=...); use "
+                                         "KGQASettings(mode='no_llm') for the offline baseline")
+        self.ledger = Ledger()
+        self.chat = self.ledger.wrap(as_chat_model(chat)) if self.settings.mode != "no_llm" else None
+        self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
+        self.engine = engine or CandidateEngine(self.graph)
+        self.observer = Observer(self.graph, kg, self.settings, self.engine)
+
+    @property
+    def model_name(self) -> str:
+        return self.chat.model_name if self.chat is not None else NO_LLM_MODEL
 
     # -- graph ---------------------------------------------------------------------------------
     def build(self) -> StateGraph:
@@ -173,12 +187,13 @@ class ODAAgent:
     def answer(self, state: QAState) -> dict[str, Any]:
         assert self.llm is not None
         text = self.llm.answer(state["question"], memory=state["memory"], observation=self._shown(state))
-        entities = [e for e in (resolve_entity(line, state["labels"]) for line in text.splitlines()) if e]
+        resolved = [resolve_entity(line, state["labels"]) for line in text.splitlines()]
         capped = state["pending"]["action"] != ANSWER
-        return {"answer": text, "answer_entities": list(dict.fromkeys(entities)), "cap_hit": capped}
+        return {"answer": text, "top_entity": resolved[0] if resolved else None,
+                "answer_entities": list(dict.fromkeys(e for e in resolved if e)), "cap_hit": capped}
 
     def baseline(self, state: QAState) -> dict[str, Any]:
         best = next((t for t in triples(state["observation"]) if t.target not in state["topics"]), None)
         if best is None:
-            return {"answer": "", "answer_entities": []}
-        return {"answer": best.target_name, "answer_entities": [best.target]}
+            return {"answer": "", "top_entity": None, "answer_entities": []}
+        return {"answer": best.target_name, "top_entity": best.target, "answer_entities": [best.target]}
