@@ -752,26 +752,56 @@ def llm_status() -> None:
 # -- demo ---------------------------------------------------------------------------------------------------
 @app.command("demo")
 @friendly
-def demo(data: Path = typer.Option(None, help="shared data directory (default ../shared/data)")) -> None:
-    """Load two OAEI conference ontologies, embed them, and show a vector kNN query in Cypher."""
-    from kgagents.cypher import cypher
+def demo(
+    data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
+    job: list[str] = typer.Option([], "--job", help="run only these jobs (matching, alignment, kgqa); default all"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
+) -> None:
+    """Every job on a small real slice (matching, alignment, KGQA), scored; the summary is read back from Neo4j."""
+    import tempfile
+
+    from kgagents.config import LocalServerSettings, Neo4jSettings
+    from kgagents.jobs.demo import JOBS, run_demo
     from kgagents.paths import data_dir
 
-    onto = (data or data_dir()) / "om" / "conference" / "ontologies"
-    for path in (onto / "cmt.owl", onto / "confof.owl"):
-        load_ontology_cmd(path, name=path.stem.lower(), format=None)
-    embed_cmd(ontology=["cmt", "confof"], kg=[])
-    query = cypher("demo/knn")
-    console.print("[bold]Cypher:[/bold]")
-    console.print(query, markup=False, highlight=False)
-    with connected() as graph:
-        rows = graph.run("demo/knn", source="cmt", target="confof", k=3)
-    table = Table(title="nearest confOf classes for cmt classes (cosine)")
-    for column in ("cmt class", "confOf neighbours"):
+    unknown = sorted(set(job) - set(JOBS))
+    if unknown:
+        raise KgAgentsError(f"unknown demo job(s) {', '.join(unknown)}: choose from {', '.join(JOBS)}")
+    chat = _llm_or_none(no_llm)
+    model = chat.model_name if chat is not None else "none (no-LLM ablation)"
+    console.print(escape(f"[demo] chat model: {model}"))
+    names = job or list(JOBS)
+    with connected() as graph, tempfile.TemporaryDirectory(prefix="kgagents-demo-") as workdir, \
+            progress_bar("demo jobs", len(names)) as advance:
+        started: list[str] = []
+
+        def on_job(name: str) -> None:
+            if started:
+                advance(1)
+            started.append(name)
+            console.print(f"[bold]{name}[/bold] …")
+
+        summaries = run_demo(graph, chat, data or data_dir(), Path(workdir), jobs=names, on_job=on_job)
+        advance(1)
+    table = Table(title="kgagents demo (every value read back from the run's (:Run) node in Neo4j)")
+    for column in ("job", "data", "score", "seconds", "model", "run id"):
         table.add_column(column)
-    for row in rows:
-        table.add_row(row["source"], ", ".join(f"{n} ({c:.2f})" for n, c in row["neighbours"]))
+    for s in summaries:
+        score = f"{s.metric} {s.score:.3f}" if s.score is not None else f"{s.metric} n/a"
+        table.add_row(s.job, s.data, score, f"{s.seconds:.1f}" if s.seconds is not None else "n/a",
+                      s.model or "?", s.run_id)
     console.print(table)
+    console.print("[bold]See each job's results with provenance in Cypher[/bold] (Neo4j Browser: run the :param line, "
+                  "then the query):")
+    for s in summaries:
+        console.print(f"\n// {s.job}\n:param run => '{s.run_id}'", markup=False, highlight=False)
+        console.print(s.cypher, markup=False, highlight=False)
+    uri = Neo4jSettings().uri
+    local = LocalServerSettings()
+    if uri == f"bolt://127.0.0.1:{local.bolt_port}":
+        console.print(f"Browse the graph: http://127.0.0.1:{local.http_port}/browser/ (connect to {uri})")
+    else:
+        console.print(f"Browse the graph with your own Neo4j tools at {uri}")
 
 
 if __name__ == "__main__":
