@@ -173,16 +173,30 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
     from kgagents.loaders.triples import load_triples
     from kgagents.loaders.wikidata import load_wikidata_nt
 
+    gold: dict[str, int] = {}
     with connected() as graph, progress_bar(f"loading {path.name}") as advance:
         if format is KGFormat.jape:
             pair = load_jape_pair(graph, path, name=name, progress=advance)
-            results = pair.kgs
+            results, gold = pair.kgs, pair.gold_links
         elif format is KGFormat.triples:
             results = [load_triples(graph, path, kg=name or path.stem, progress=advance)]
         else:
             results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
+    _print_kg_loads(results, gold)
+
+
+def _print_kg_loads(results: list[Any], gold: dict[str, int]) -> None:
+    """One row per loaded KG (counts right-aligned), then the gold links of a pair per split."""
+    table = Table(title="loaded")
+    columns = ("entities", "relations", "triples", "literals", "duplicate_triples")
+    table.add_column("kg", no_wrap=True)
+    for column in (*columns, "seconds"):
+        table.add_column(column.replace("_", " "), justify="right")
     for r in results:
-        console.print(r.model_dump_json() if hasattr(r, "model_dump_json") else str(r))
+        table.add_row(escape(r.kg), *(f"{getattr(r, c):,}" for c in columns), f"{r.seconds:.1f}")
+    console.print(table)
+    if gold:
+        console.print("gold links: " + ", ".join(f"{split} {n:,}" for split, n in gold.items()))
 
 
 # -- embed and stats ------------------------------------------------------------------------------------
@@ -223,8 +237,9 @@ def stats_cmd() -> None:
             if not rows:
                 console.print(f"[dim]{title}: none[/dim]")
                 continue
-            for column in rows[0]:
-                table.add_column(column)
+            for column in rows[0]:  # ids in full (never cut to "om-2026…"): they are what other commands take
+                table.add_column(column, no_wrap=column in ("run", "ontology", "kg", "name"),
+                                 min_width=max(len(str(row[column])) for row in rows) if column == "run" else None)
             for row in rows:
                 table.add_row(*[str(v) for v in row.values()])
             console.print(table)
@@ -293,7 +308,7 @@ def match_cmd(
             export_alignment(graph, run.run_id, names[0], names[1], out)
             console.print(f"alignment written to {out}")
         console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
-                             "RETURN s.uri, t.uri, m.score"))
+                             "RETURN coalesce(s.label, s.name), coalesce(t.label, t.name), m.score"))
 
 
 @contextmanager
