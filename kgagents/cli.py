@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -116,14 +117,15 @@ def connected() -> Iterator[Any]:
         yield graph
 
 
-def _llm_or_none(no_llm: bool) -> Any:
-    """The configured chat model, or None — saying so plainly — when there is none (no-LLM ablation)."""
+def _llm_or_none(no_llm: bool, settings: Any = None) -> Any:
+    """The configured chat model, or None — saying so plainly — when there is none (no-LLM ablation).
+    ``settings`` (LLMSettings) overrides the environment's, e.g. an agent's sampling temperature."""
     if no_llm:
         return None
     from kgagents.llm import resolve_chat_model
 
     try:
-        return resolve_chat_model()
+        return resolve_chat_model(settings)
     except LLMUnavailableError as exc:
         console.print(f"[yellow]no LLM:[/yellow] {escape(str(exc))}\n[yellow]Running the documented no-LLM ablation instead; "
                       "every output is labelled 'no-llm'.[/yellow]")
@@ -167,19 +169,31 @@ def load_alignment_cmd(path: Path, name: str = typer.Option(None, help="alignmen
 @load_app.command("kg")
 @friendly
 def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", help="jape | triples | wikidata"),
-                name: str = typer.Option(None, help="KG (or pair) name; default from the path")) -> None:
+                name: str = typer.Option(None, help="KG (or pair) name; default from the path"),
+                langs: str = typer.Option(None, help="jape: the two sides' languages, e.g. zh,en (default: from the "
+                                          "directory name or the ent_ids_<n>_<lang> files)"),
+                train_ratio: float = typer.Option(None, help="jape: split all gold links at random into this share "
+                                                  "of train links (the rest test), instead of the split files"),
+                split_seed: int = typer.Option(0, help="jape: seed of the --train-ratio split"),
+                sep: str = typer.Option(None, "--sep", help="triples only: field separator, '\\t' (or 'tab') "
+                                        "or '|'; default: detected from the first line")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
     from kgagents.loaders.jape import load_jape_pair
-    from kgagents.loaders.triples import load_triples
+    from kgagents.loaders.triples import SEPARATORS, detect_separator, load_triples
     from kgagents.loaders.wikidata import load_wikidata_nt
 
+    if format is KGFormat.triples:
+        given = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if sep is not None else None
+        sep = given if given is not None else detect_separator(path)
+        console.print(f"separator: {SEPARATORS.get(sep, repr(sep))} ({'given' if given is not None else 'detected'})")
     gold: dict[str, int] = {}
     with connected() as graph, progress_bar(f"loading {path.name}") as advance:
         if format is KGFormat.jape:
-            pair = load_jape_pair(graph, path, name=name, progress=advance)
+            pair = load_jape_pair(graph, path, name=name, progress=advance, train_ratio=train_ratio,
+                                  split_seed=split_seed, langs=_two_langs(langs) if langs else None)
             results, gold = pair.kgs, pair.gold_links
         elif format is KGFormat.triples:
-            results = [load_triples(graph, path, kg=name or path.stem, progress=advance)]
+            results = [load_triples(graph, path, kg=name or path.stem, sep=sep, progress=advance)]
         else:
             results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
     _print_kg_loads(results, gold)
@@ -199,12 +213,21 @@ def _print_kg_loads(results: list[Any], gold: dict[str, int]) -> None:
         console.print("gold links: " + ", ".join(f"{split} {n:,}" for split, n in gold.items()))
 
 
+def _two_langs(text: str) -> tuple[str, str]:
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2:
+        raise KgAgentsError(f"--langs wants two language codes separated by a comma (e.g. zh,en), got {text!r}")
+    return parts[0], parts[1]
+
+
 # -- embed and stats ------------------------------------------------------------------------------------
 @app.command("embed")
 @friendly
 def embed_cmd(
     ontology: list[str] = typer.Option([], "--ontology", "-o", help="ontology name(s) to embed"),
     kg: list[str] = typer.Option([], "--kg", help="KG name(s) to embed"),
+    triples: bool = typer.Option(False, "--triples", help="for --kg: embed every triple's two readings "
+                                 "(KGQA observation) instead of entity names"),
 ) -> None:
     """Embed entity names (label, else local name) into a vector index; unchanged texts are skipped."""
     from kgagents.embeddings import get_embedder
@@ -213,6 +236,11 @@ def embed_cmd(
     if not ontology and not kg:
         raise KgAgentsError("name at least one --ontology or --kg to embed")
     embedder = get_embedder()
+    if triples:
+        _embed_triple_readings(embedder, kg)
+        if not ontology:
+            return
+        kg = []
     jobs = [(Scope.ontology(o), "Resource", "resource_embedding") for o in ontology]
     jobs += [(Scope.kg(k), "Entity", "entity_embedding") for k in kg]
     with connected() as graph:
@@ -223,6 +251,18 @@ def embed_cmd(
                                     vector_property="embedding", progress=advance)
             console.print(f"{scope.value}: {stats.embedded} embedded, {stats.unchanged} unchanged, "
                           f"{stats.empty} without text ({stats.seconds:.1f}s); index '{index}'")
+
+
+def _embed_triple_readings(embedder: Any, kgs: list[str]) -> None:
+    from kgagents.agent.kgqa.readings import embed_triples
+
+    with connected() as graph:
+        for name in kgs:
+            with progress_bar(f"embedding triple readings of {name} with {embedder.name}") as advance:
+                stats = embed_triples(graph, embedder, name, progress=advance)
+            console.print(f"{name}: {stats.triples} triples, {stats.readings_written} readings written "
+                          f"({stats.texts} distinct texts embedded), {stats.unchanged} unchanged, "
+                          f"{stats.seconds:.1f}s")
 
 
 @app.command("stats")
@@ -460,6 +500,239 @@ def ea_export(
             n = write_stored_trajectories(graph, run_id, trajectories, rewriter)
             how = f"paths rewritten by {chat.model_name}" if chat is not None else "rule-rewritten paths"
             console.print(f"{n} trajectories written to {trajectories} ({how})")
+
+
+@app.command("report")
+@friendly
+def report_cmd(
+    run_id: str = typer.Argument(..., help="id of a stored run (or the start of one), e.g. from `kgagents stats`"),
+    out: Path = typer.Option(None, help="PNG to write (default: report-<run id>.png in the current directory)"),
+    reference: Path = typer.Option(None, help="matching runs: score against this alignment file (default: the "
+                                   "file the run was scored against, else a loaded alignment)"),
+) -> None:
+    """A stored run as a score histogram, precision/recall against threshold and a time/cost table per stage:
+    printed here and drawn as a PNG."""
+    from kgagents.report import build_report
+    from kgagents.report.plot import write_png
+    from kgagents.report.terminal import show
+
+    with connected() as graph:
+        report = build_report(graph, run_id, reference)
+    show(report, console)
+    path = write_png(report, out or Path(f"report-{report.run_id}.png"))
+    console.print(f"plots written to {escape(str(path))}")
+
+
+# -- ontology-to-tools ---------------------------------------------------------------------------------------
+@app.command("compile")
+@friendly
+def compile_cmd(
+    ontology: Path = typer.Argument(..., help="T-Box: OWL (RDF/XML, Turtle, N-Triples) or a Text2KGBench ontology JSON"),
+    json_out: Path = typer.Option(None, "--json", help="also write the catalogue (names, groups, JSON schemas) here"),
+    markdown_out: Path = typer.Option(None, "--markdown", help="also write the catalogue as a markdown table here"),
+) -> None:
+    """Compile an ontology into typed tools and print the tool catalogue (no LLM, deterministic)."""
+    from kgagents.tools.catalogue_view import catalogue_markdown, catalogue_table
+    from kgagents.tools.compiler import compile_ontology
+
+    catalogue = compile_ontology(ontology)
+    console.print(catalogue_table(catalogue))
+    if json_out is not None:
+        import json
+
+        json_out.write_text(json.dumps(catalogue.as_json(), indent=2) + "\n", encoding="utf-8")
+        console.print(f"catalogue written to {json_out}")
+    if markdown_out is not None:
+        markdown_out.write_text(catalogue_markdown(catalogue, command=f"kgagents compile {ontology} --markdown "
+                                                   f"{markdown_out}"), encoding="utf-8")
+        console.print(f"catalogue written to {markdown_out}")
+
+
+@app.command("serve-tools")
+def serve_tools_cmd(
+    ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
+    http: int = typer.Option(None, "--http", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
+    abox: str = typer.Option(None, help="A-Box the tools write (default: the ontology's name)"),
+) -> None:
+    """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout)."""
+    import anyio
+
+    from kgagents.graph.connection import Graph
+    from kgagents.tools.compiler import compile_ontology
+    from kgagents.tools.mcp_server import serve_http, serve_stdio
+    from kgagents.tools.runtime import ToolRuntime
+
+    errors = Console(stderr=True)
+    try:
+        catalogue = compile_ontology(ontology)
+        with Graph() as graph:
+            runtime = ToolRuntime(graph, catalogue, abox=abox)
+            errors.print(escape(f"{len(catalogue)} tools for {catalogue.tbox.name}, A-Box '{runtime.abox}', "
+                                f"{'http://127.0.0.1:%d/mcp' % http if http else 'stdio'}"))
+            if http:
+                serve_http(runtime, http)
+            else:
+                anyio.run(serve_stdio, runtime)
+    except KgAgentsError as exc:
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+
+
+@bench_app.command("text2kgbench")
+@friendly
+def bench_text2kgbench(
+    mode: str = typer.Option("llm", help="llm (extraction agent; falls back to no-llm without a model) | no-llm"),
+    sample: int = typer.Option(None, help="sentences per ontology (seeded random sample; default all)"),
+    seed: int = typer.Option(7),
+    ontology: list[str] = typer.Option([], "--ontology", help="only these ontology ids, e.g. 1_university"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
+    max_steps: int = typer.Option(24, help="tool-call budget per sentence (llm mode)"),
+    out: Path = _results_option(),
+) -> None:
+    """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
+    from kgagents.eval import text2kgbench_runner
+
+    chat = _llm_or_none(mode == "no-llm")
+    mode = "llm" if chat is not None else "no-llm"
+    with connected() as graph, progress_bar(escape(f"text2kgbench [{mode}]"),
+                                            len(ontology) or 19) as advance:
+        result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
+                                         ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
+                                         out=out,
+                                         on_ontology=lambda oid: advance(1))
+    g = result["global"]
+    console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
+                         f"conformance {g['onto_conf']:.3f}"))
+    if mode == "no-llm":
+        console.print(f"ground truth accepted by the tools: {result['ground_truth_acceptance']:.1%}; corruptions "
+                      "rejected: " + ", ".join(f"{k} {v:.1%}" for k, v in result["corruption_rejection"].items()))
+
+
+# -- KG question answering (ODA) ----------------------------------------------------------------------------
+def _kgqa_chat(mode: str, no_llm: bool) -> tuple[Any, Any]:
+    """(settings, chat model or None) for a KGQA command; no model (or ``--no-llm``) runs the no-llm baseline."""
+    from kgagents.agent.kgqa.settings import MODES, KGQASettings
+    from kgagents.config import LLMSettings
+
+    if mode not in MODES:
+        raise KgAgentsError(f"unknown KGQA mode '{mode}': use one of {', '.join(MODES)}")
+    settings = KGQASettings(mode=mode)
+    chat = _llm_or_none(no_llm or mode == "no_llm", LLMSettings(temperature=settings.temperature))
+    return settings.model_copy(update={"mode": "no_llm"}) if chat is None else settings, chat
+
+
+def _print_kgqa_summary(summary: dict[str, Any], label: str) -> None:
+    cov = summary["coverage"]
+    by_hops = ", ".join(f"{h}-hop {v}" for h, v in summary["hits_at_1_by_hops"].items())
+    console.print(escape(f"[{label}] {summary['questions']} questions: Hits@1 {summary['hits_at_1']}"
+                         + (f" ({by_hops})" if by_hops else "")
+                         + f"; topic entity in the KG for {cov['topic_in_kg']}, a gold answer for {cov['gold_in_kg']}, "
+                         f"both for {cov['topic_and_gold_in_kg']} (Hits@1 there {cov['hits_at_1_covered']}); "
+                         f"observation p50 {summary['observe_ms_p50']} ms; {summary['questions_per_second']} q/s"))
+
+
+@app.command("ask")
+@friendly
+def ask_cmd(
+    question: str = typer.Argument(..., help="the question; topic entities in square brackets (MetaQA style)"),
+    kg: str = typer.Option(..., "--kg", help="name of a loaded KG whose triple readings are embedded"),
+    topic: list[str] = typer.Option([], "--topic", help="topic entity id (default: the names in square brackets)"),
+    mode: str = typer.Option("full", help="full | no_observation | reflect_similarity | reflect_random | "
+                             "reflect_generated | no_llm"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="offline baseline: observation ranking only"),
+) -> None:
+    """Answer one question with ODA against a KG in Neo4j; prints the answer and the trace."""
+    import re
+
+    from kgagents.agent.kgqa.store import stored_trace
+    from kgagents.jobs.kgqa import run_questions
+    from kgagents.loaders.qa import EntityRef, Question
+
+    topics = topic or re.findall(r"\[([^\]]+)\]", question)
+    if not topics:
+        raise KgAgentsError("no topic entity: mark it in [brackets] in the question or pass --topic ID")
+    settings, chat = _kgqa_chat(mode, no_llm)
+    q = Question(id="ask", dataset="ask", question=question, answers=[],
+                 topic_entities=[EntityRef(id=t, name=t) for t in topics])
+    label = "no-llm" if chat is None else f"{settings.mode}, {chat.model_name}"
+    with connected() as graph:
+        with console.status(escape(f"answering [{label}]…")):
+            run = run_questions(graph, kg, [q], settings, chat, dataset="ask")
+        trace = stored_trace(graph, run.run_id, "ask")
+    result = run.results[0]
+    if not result.topic_in_kg:
+        console.print(escape(f"[yellow]note:[/yellow] none of {topics} is an entity of KG '{kg}'"))
+    assert trace is not None
+    t = trace["trace"]
+    console.print(escape(f"[{label}] answer: {result.answer or '(none)'}"))
+    console.print(escape(f"iterations {result.iterations}{' (cap hit)' if result.cap_hit else ''}, "
+                         f"{result.llm_calls} LLM calls, {result.prompt_tokens + result.completion_tokens} tokens, "
+                         f"observation {', '.join(f'{ms:.0f} ms' for ms in t['observe_ms'])}"))
+    table = Table(title="observation (best first)")
+    for column in ("head", "relation", "tail", "cosine", "depth"):
+        table.add_column(column)
+    for x in json.loads(t["observation"])[:10]:
+        table.add_row(*(escape(str(v)) for v in (x["head_name"], x["relation"], x["tail_name"])),
+                      f"{x['score']:.3f}", str(x["depth"]))
+    console.print(table)
+    for step in trace["steps"]:
+        kept = "; ".join(f"{k['head_name']} | {k['relation']} | {k['tail_name']}" for k in json.loads(step["kept"]))
+        console.print(escape(f"step {step['iteration']}: {step['call']}{' (fallback)' if step['fallback'] else ''} → "
+                             f"{step['output']} triples, kept: {kept or '(none)'}"))
+    console.print(escape(f"trace in Neo4j: MATCH (t:QATrace {{run_id: '{run.run_id}'}}) "
+                         "OPTIONAL MATCH (s:QAStep)-[:STEP_OF]->(t) RETURN t, s ORDER BY s.iteration"))
+
+
+@app.command("kgqa")
+@friendly
+def kgqa_cmd(
+    files: list[Path] = typer.Argument(..., help="question file(s): MetaQA/PathQuestion jsonl, QALD-10, T-REx, "
+                                       "Zero-Shot RE, Creak json"),
+    kg: str = typer.Option(..., "--kg", help="name of the loaded KG (e.g. your Wikidata subgraph)"),
+    format: str = typer.Option(None, help="question format (default: detected)"),
+    mode: str = typer.Option("full", help="full | no_observation | reflect_similarity | reflect_random | "
+                             "reflect_generated | no_llm"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="offline baseline: observation ranking only"),
+    sample: int = typer.Option(None, help="a seeded random sample of this many questions per file"),
+    seed: int = typer.Option(7),
+    workers: int = typer.Option(1, help="questions answered at once (offline baseline only)"),
+) -> None:
+    """Run question files against whatever KG is loaded: Hits@1 next to coverage (how many questions have their
+    topic entity and a gold answer inside the KG), so a score is never read without it."""
+    from kgagents.eval.kgqa import questions_for
+    from kgagents.jobs.kgqa import run_questions
+
+    settings, chat = _kgqa_chat(mode, no_llm)
+    questions = questions_for(files, format=format, sample=sample, seed=seed)
+    label = "no-llm" if chat is None else f"{settings.mode}, {chat.model_name}"
+    with connected() as graph, progress_bar(escape(f"answering [{label}]"), len(questions)) as advance:
+        run = run_questions(graph, kg, questions, settings, chat, workers=workers,
+                            dataset=",".join(f.stem for f in files), on_question=lambda r: advance(1))
+    _print_kgqa_summary(run.summary(), label)
+    console.print(f"run {run.run_id}: MATCH (t:QATrace {{run_id: '{run.run_id}'}}) RETURN t")
+
+
+@bench_app.command("kgqa")
+@friendly
+def bench_kgqa(
+    dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h | qald-onehop"),
+    mode: str = typer.Option("no_llm", help="no_llm | full | no_observation | reflect_similarity | "
+                             "reflect_random | reflect_generated"),
+    sample: int = typer.Option(None, help="a seeded random sample of this many questions per question file"),
+    seed: int = typer.Option(7),
+    workers: int = typer.Option(1, help="questions answered at once (offline baseline only)"),
+    out: Path = _results_option(),
+) -> None:
+    """KGQA benchmark: loads and embeds the KG once, runs the dev questions, writes results JSON + markdown."""
+    from kgagents.eval import kgqa
+
+    settings, chat = _kgqa_chat(mode, mode == "no_llm")
+    label = "no-llm" if chat is None else f"{settings.mode}, {chat.model_name}"
+    with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
+        result = kgqa.bench(graph, dataset, chat=chat, settings=settings, sample=sample, seed=seed, workers=workers,
+                            out=out, on_question=lambda r: advance(1))
+    _print_kgqa_summary(result, label)
+    console.print("written: " + ", ".join(result["files"]))
 
 
 # -- embedded LLM -----------------------------------------------------------------------------------------

@@ -95,3 +95,25 @@ def test_load_kg_prints_one_table_row_per_kg(graph: Graph, neo4j_settings: Neo4j
         kg, entities = row.split("│")[1].strip(), int(row.split("│")[2].strip().replace(",", ""))
         assert counts[kg] == entities
     assert "gold links: " in result.output
+
+
+
+def test_load_non_utf8_triples_is_one_line_naming_file_and_line(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                                 fixtures: Path) -> None:
+    bad = fixtures / "kg" / "triples_latin1.txt"
+    result = runner.invoke(app, ["load", "kg", str(bad), "--format", "triples"], env=_env(neo4j_settings))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "triples_latin1.txt:2: not UTF-8" in result.output.replace("\n", "")
+    assert graph.run_text("MATCH (n:Entity) RETURN count(n) AS n")[0]["n"] == 0
+
+
+def test_load_tab_separated_triples_says_which_separator(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                         fixtures: Path) -> None:
+    path = fixtures / "kg" / "triples_tabs.txt"
+    result = runner.invoke(app, ["load", "kg", str(path), "--format", "triples", "--name", "pq"],
+                           env=_env(neo4j_settings))
+    assert result.exit_code == 0, result.output
+    assert "separator: tab (detected)" in result.output
+    given = runner.invoke(app, ["load", "kg", str(path), "--format", "triples", "--name", "pq", "--sep", "\\t"],
+                          env=_env(neo4j_settings))
+    assert given.exit_code == 0 and "separator: tab (given)" in given.output
