@@ -186,17 +186,31 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
         given = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if sep is not None else None
         sep = given if given is not None else detect_separator(path)
         console.print(f"separator: {SEPARATORS.get(sep, repr(sep))} ({'given' if given is not None else 'detected'})")
+    gold: dict[str, int] = {}
     with connected() as graph, progress_bar(f"loading {path.name}") as advance:
         if format is KGFormat.jape:
             pair = load_jape_pair(graph, path, name=name, progress=advance, train_ratio=train_ratio,
                                   split_seed=split_seed, langs=_two_langs(langs) if langs else None)
-            results = pair.kgs
+            results, gold = pair.kgs, pair.gold_links
         elif format is KGFormat.triples:
             results = [load_triples(graph, path, kg=name or path.stem, sep=sep, progress=advance)]
         else:
             results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
+    _print_kg_loads(results, gold)
+
+
+def _print_kg_loads(results: list[Any], gold: dict[str, int]) -> None:
+    """One row per loaded KG (counts right-aligned), then the gold links of a pair per split."""
+    table = Table(title="loaded")
+    columns = ("entities", "relations", "triples", "literals", "duplicate_triples")
+    table.add_column("kg", no_wrap=True)
+    for column in (*columns, "seconds"):
+        table.add_column(column.replace("_", " "), justify="right")
     for r in results:
-        console.print(r.model_dump_json() if hasattr(r, "model_dump_json") else str(r))
+        table.add_row(escape(r.kg), *(f"{getattr(r, c):,}" for c in columns), f"{r.seconds:.1f}")
+    console.print(table)
+    if gold:
+        console.print("gold links: " + ", ".join(f"{split} {n:,}" for split, n in gold.items()))
 
 
 def _two_langs(text: str) -> tuple[str, str]:
@@ -263,8 +277,9 @@ def stats_cmd() -> None:
             if not rows:
                 console.print(f"[dim]{title}: none[/dim]")
                 continue
-            for column in rows[0]:
-                table.add_column(column)
+            for column in rows[0]:  # ids in full (never cut to "om-2026…"): they are what other commands take
+                table.add_column(column, no_wrap=column in ("run", "ontology", "kg", "name"),
+                                 min_width=max(len(str(row[column])) for row in rows) if column == "run" else None)
             for row in rows:
                 table.add_row(*[str(v) for v in row.values()])
             console.print(table)
@@ -333,7 +348,7 @@ def match_cmd(
             export_alignment(graph, run.run_id, names[0], names[1], out)
             console.print(f"alignment written to {out}")
         console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
-                             "RETURN s.uri, t.uri, m.score"))
+                             "RETURN coalesce(s.label, s.name), coalesce(t.label, t.name), m.score"))
 
 
 @contextmanager
@@ -572,6 +587,7 @@ def bench_text2kgbench(
     ontology: list[str] = typer.Option([], "--ontology", help="only these ontology ids, e.g. 1_university"),
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
     max_steps: int = typer.Option(24, help="tool-call budget per sentence (llm mode)"),
+    out: Path = _results_option(),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
     from kgagents.eval import text2kgbench_runner
@@ -582,6 +598,7 @@ def bench_text2kgbench(
                                             len(ontology) or 19) as advance:
         result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
                                          ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
+                                         out=out,
                                          on_ontology=lambda oid: advance(1))
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "

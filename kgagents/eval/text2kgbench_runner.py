@@ -38,14 +38,12 @@ from kgagents.eval.text2kgbench import (
     score_ontology,
 )
 from kgagents.graph.connection import Graph
+from kgagents.paths import data_dir
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
 from kgagents.tools.feed import FeedOutcome, assert_triples, create_entities
 from kgagents.tools.runtime import ToolRuntime, delete_aboxes, ensure_tool_schema
 
-REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data" / "extraction" / "text2kgbench" / "dbpedia_webnlg"
-RESULTS = REPO / "benchmarks" / "results"
 ABOX_PREFIX = "text2kgbench:"
 CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
 
@@ -144,11 +142,13 @@ def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[st
 
 
 def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None, seed: int = 7,
-        ontologies: list[str] | None = None, root: Path = DATA, out: Path | None = RESULTS,
+        ontologies: list[str] | None = None, root: Path | None = None, out: Path | None = None,
         feedback: bool = True, max_steps: int = 24,
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) and write the results files."""
+    """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) on ``root`` (default: the shared DBpedia-WebNLG
+    part) and, when ``out`` is given, write the results files there."""
     start = time.perf_counter()
+    root = root or data_dir("extraction", "text2kgbench", "dbpedia_webnlg")
     ensure_tool_schema(graph)
     delete_aboxes(graph, f"{ABOX_PREFIX}{mode}:")
     ids = ontologies or ontology_ids(root)
