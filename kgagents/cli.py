@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgagents.errors import KgAgentsError, LLMUnavailableError
+from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 app = typer.Typer(no_args_is_help=True, help="LLM agents that run inside a Neo4j graph.")
 neo4j_app = typer.Typer(no_args_is_help=True, help="Install, start, stop and inspect the local Neo4j server.")
@@ -284,26 +285,11 @@ def match_cmd(
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         names = [ensure_loaded(graph, Path(x)) if Path(x).is_file() else x for x in (source, target)]
-        stages = ["prematch", "texts", "embed", "retrieve", "validate", "merge", "propagate", "write"]
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=console) as bar:
-            task = bar.add_task(escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]"),
-                                total=len(stages))
-            queue_task: list[Any] = []
-
-            def on_update(node: str, values: dict[str, Any]) -> None:
-                if node == "retrieve" and "queue" in values:
-                    queue_task.append(bar.add_task("validating candidates", total=len(values["queue"])))
-                if node == "validate" and queue_task:
-                    done = bar.tasks[queue_task[0]].total - len(values.get("queue", []))
-                    bar.update(queue_task[0], completed=done)
-                if node != "validate":
-                    bar.advance(task, 1)
-
-            saver_cm = _checkpointer(checkpoint)
-            with saver_cm as saver:
-                run = match_pair(graph, names[0], names[1], settings, llm=_llm_steps(chat), reference=reference,
-                                 checkpointer=saver, on_update=on_update)
+        title = escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]")
+        with StageDisplay(console, title) as stages, _checkpointer(checkpoint) as saver:
+            stages.stage(MATCHING_STAGES[0])
+            run = match_pair(graph, names[0], names[1], settings, llm=_llm_steps(chat), reference=reference,
+                             checkpointer=saver, on_update=matching_updates(stages))
         console.print(escape(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
                              f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls"))
         if run.scores is not None:
@@ -346,8 +332,8 @@ def bench_om(
                                               on_pair=lambda run: advance(1))
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
-            with console.status(escape(f"anatomy [{settings.mode}]")):
-                result = om_runner.anatomy(graph, settings, llm=_llm_steps(chat), model=model)
+            with StageDisplay(console, escape(f"anatomy [{settings.mode}]")) as stages:
+                result = om_runner.anatomy(graph, settings, llm=_llm_steps(chat), model=model, stages=stages)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:
@@ -361,8 +347,9 @@ def bench_ea_retrieval(directory: Path = typer.Argument(
     """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
     from kgagents.eval import ea_runner
 
-    with connected() as graph, console.status("loading, embedding, tuning on train links, retrieving…"):
-        result = ea_runner.benchmark(graph, directory or ea_runner.DATA / "dbp15k_zh_en")
+    directory = directory or ea_runner.DATA / "dbp15k_zh_en"
+    with connected() as graph, StageDisplay(console, escape(f"EA retrieval benchmark on {directory}")) as stages:
+        result = ea_runner.benchmark(graph, directory, stages=stages)
     fused = result["scores"]["fused"]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")

@@ -29,6 +29,7 @@ from kgagents.eval.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.jape import load_jape_pair
+from kgagents.progress import SILENT, Stages
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benchmarks" / "results"
@@ -92,15 +93,20 @@ def tune(graph: Graph, dataset: str, settings: RetrievalSettings, seed: int = 0)
             "grid": GRID, "split_seed": seed}
 
 
-def benchmark(graph: Graph, directory: Path = DATA / "dbp15k_zh_en", out: Path = RESULTS) -> dict[str, Any]:
-    """Run the whole benchmark on one JAPE pair and write the result files; returns the JSON written."""
+def benchmark(graph: Graph, directory: Path = DATA / "dbp15k_zh_en", out: Path = RESULTS,
+              stages: Stages = SILENT) -> dict[str, Any]:
+    """Run the whole benchmark on one JAPE pair and write the result files; returns the JSON written.
+    ``stages`` hears when each stage starts and how many items (rows, texts, sources) it has done."""
     dataset = directory.name
     started = time.perf_counter()
     ensure_schema(graph)  # the load looks entities up by (kg, id): without the index it is quadratic
-    load = load_jape_pair(graph, directory)
+    stages.stage("load the pair")
+    load = load_jape_pair(graph, directory, progress=stages.advance)
     kg1, kg2 = pair_kgs(graph, dataset)
     settings = RetrievalSettings()
-    embed = embed_names(graph, get_embedder(), (kg1, kg2), settings)
+    stages.stage("embed entity names")
+    embed = embed_names(graph, get_embedder(), (kg1, kg2), settings, progress=stages.advance)
+    stages.stage("tune weights and bootstrap on the train links")
     tuning_started = time.perf_counter()
     tuned = tune(graph, dataset, settings)
     tuning_seconds = time.perf_counter() - tuning_started
@@ -108,8 +114,12 @@ def benchmark(graph: Graph, directory: Path = DATA / "dbp15k_zh_en", out: Path =
     settings = settings.model_copy(update={"w_name": w["name"], "w_exact": w["exact"], "w_structure": w["structure"],
                                            "w_attributes": w["attributes"], "bootstrap_threshold": tuned["threshold"],
                                            "bootstrap_rounds": tuned["rounds"]})
-    plain = retrieve(graph, dataset=dataset, settings=settings.model_copy(update={"bootstrap_rounds": 0}))
-    run = retrieve(graph, dataset=dataset, settings=settings)
+    stages.stage("retrieve without bootstrapping (source passes)")
+    plain = retrieve(graph, dataset=dataset, settings=settings.model_copy(update={"bootstrap_rounds": 0}),
+                     progress=stages.advance)
+    stages.stage("retrieve with bootstrapping (source passes)")
+    run = retrieve(graph, dataset=dataset, settings=settings, progress=stages.advance)
+    stages.stage("score signals and write results")
     links = split_links(graph, dataset)
     names = {kg: entity_names(graph, kg) for kg in (kg1, kg2)}
     hard = non_trivial_links(links, names[kg1], names[kg2])

@@ -32,6 +32,7 @@ from kgagents.eval.scorer import (
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
 from kgagents.loaders.ontology import load_ontology
+from kgagents.progress import MATCHING_STAGES, SILENT, Stages, matching_updates
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benchmarks" / "results"
@@ -169,11 +170,15 @@ def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = 
 
 
 def anatomy(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = None, model: str,
-            data: Path = DATA / "anatomy", out: Path = RESULTS) -> dict[str, Any]:
+            data: Path = DATA / "anatomy", out: Path = RESULTS, stages: Stages = SILENT) -> dict[str, Any]:
     """OAEI anatomy (mouse → human): P/R/F1, the non-trivial variant, wall time and peak RSS."""
     started = time.perf_counter()
+    stages.stage("load ontologies")
     source, target = ensure_loaded(graph, data / "mouse.owl"), ensure_loaded(graph, data / "human.owl")
-    run = match_pair(graph, source, target, settings, llm=llm, reference=data / "reference.rdf")
+    stages.stage(MATCHING_STAGES[0])
+    run = match_pair(graph, source, target, settings, llm=llm, reference=data / "reference.rdf",
+                     on_update=matching_updates(stages))
+    stages.stage("score and write results")
     reference = read_alignment(data / "reference.rdf")
     labels = {row["uri"]: row["labels"] for row in graph.run("matching/entity_labels", ontologies=[source, target])}
     system = Alignment(onto1=reference.onto1, onto2=reference.onto2,

@@ -135,7 +135,8 @@ def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:
 def test_histogram_bins_cover_every_score() -> None:
     scores = [0.0, 0.25, 0.5, 0.5, 1.0, 2.0]
     bins = histogram(scores, bins=4)
-    assert [n for *_, n in bins] == [3, 1, 0, 2] and sum(n for *_, n in bins) == len(scores)
+    assert [n for *_, n in bins] == [2, 2, 1, 1]  # width 0.5: [0, .5) [.5, 1) [1, 1.5) [1.5, 2]
+    assert sum(n for *_, n in bins) == len(scores)
     assert histogram([0.7, 0.7]) == [(0.7, 0.7, 2)]
 
 
