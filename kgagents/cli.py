@@ -243,7 +243,7 @@ def stats_cmd() -> None:
 
 
 # -- matching -------------------------------------------------------------------------------------------
-def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str) -> Any:
+def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str | None) -> Any:
     from kgagents.agent.matching.settings import MatchSettings
 
     overrides: dict[str, Any] = {"no_llm": no_llm, "context": context}
@@ -268,7 +268,8 @@ def _llm_steps(chat: Any) -> Any:
 def match_cmd(
     source: str = typer.Argument(..., help="source ontology: a file to load, or the name of a loaded ontology"),
     target: str = typer.Argument(..., help="target ontology: a file to load, or the name of a loaded ontology"),
-    context: str = typer.Option("conference", help="domain context given to the LLM"),
+    context: str = typer.Option(None, help="domain context given to the LLM (default: derived from the "
+                                "ontologies' own title, description and main concepts)"),
     out: Path = typer.Option(None, help="write the alignment as Alignment API RDF/XML"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation: no LLM at all"),
     threshold: float = typer.Option(None, help="cosine cut-off T per channel (default 0.90)"),
@@ -279,6 +280,8 @@ def match_cmd(
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
     from kgagents.agent.matching.store import export_alignment
     from kgagents.eval.om_runner import ensure_loaded, match_pair
+    from kgagents.eval.reference import check_reference_in_graph
+    from kgagents.loaders.alignment import read_alignment
 
     chat = _llm_or_none(no_llm)
     settings = _match_settings(chat is None, threshold, top_k, context)
@@ -295,6 +298,8 @@ def match_cmd(
         if run.scores is not None:
             s = run.scores
             console.print(f"P={s.precision:.4f} R={s.recall:.4f} F1={s.f1:.4f} (tp={s.tp} fp={s.fp} fn={s.fn})")
+            for warning in check_reference_in_graph(graph, read_alignment(reference), names).warnings():
+                console.print(f"[yellow]reference:[/yellow] {escape(warning)}")
         if out is not None:
             export_alignment(graph, run.run_id, names[0], names[1], out)
             console.print(f"alignment written to {out}")
@@ -323,7 +328,7 @@ def bench_om(
     from kgagents.eval import om_runner
 
     chat = _llm_or_none(no_llm)
-    settings = _match_settings(chat is None, None, None, "conference" if dataset == "conference" else "anatomy")
+    settings = _match_settings(chat is None, None, None, None)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
+from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
 from kgagents.agent.matching.lexical import lexical_matches
@@ -50,6 +51,7 @@ class MatchState(TypedDict, total=False):
     run_id: str
     source: str
     target: str
+    context: str  # the domain context the LLM steps are given (settings.context, else derived)
     prematched: list[dict[str, Any]]
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
@@ -86,6 +88,10 @@ class MatchingAgent:
     def _timed(self, state: MatchState, stage: str, started: float) -> dict[str, float]:
         return {**state.get("timings", {}), stage: round(time.perf_counter() - started, 3)}
 
+    def _settings(self, state: MatchState) -> MatchSettings:
+        """The settings with the run's context filled in (what the LLM steps see and the run records)."""
+        return self.settings.model_copy(update={"context": state.get("context") or self.settings.context})
+
     def _matched_uris(self, state: MatchState) -> set[str]:
         return {p["source"] for p in state.get("prematched", [])} | {p["target"] for p in state.get("prematched", [])}
 
@@ -97,7 +103,8 @@ class MatchingAgent:
             src = [e.lexical() for e in self.entities(state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state["target"]).values()]
             found = [asdict(m) for m in lexical_matches(src, tgt)]
-        return {"prematched": found, "timings": self._timed(state, "prematch", started)}
+        context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
+        return {"prematched": found, "context": context, "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
@@ -110,7 +117,7 @@ class MatchingAgent:
             })
             if self.llm is not None and not self.settings.no_llm:
                 todo = [e for uri, e in entities.items() if uri not in skip]
-                calls += self.llm.write_texts(self.graph, todo, self.settings)
+                calls += self.llm.write_texts(self.graph, todo, self._settings(state))
         return {"timings": self._timed(state, "texts", started), "llm_calls": calls}
 
     def embed(self, state: MatchState) -> MatchState:
@@ -169,7 +176,7 @@ class MatchingAgent:
         calls = 0
         for f in ordered:
             calls += 1
-            ok, reason = self.llm.validate(source, self.entities(b)[f.candidate], self.settings.context)
+            ok, reason = self.llm.validate(source, self.entities(b)[f.candidate], self._settings(state).context or "")
             if ok:
                 return {"candidate": f.candidate, "score": f.score, "channels": list(f.channels),
                         "validated": True, "reason": reason}, calls
@@ -234,7 +241,7 @@ class MatchingAgent:
             if settings.validator and self.llm is not None and not settings.no_llm:
                 calls += 1
                 ok, why = self.llm.validate(self.entities(state["source"])[s], self.entities(state["target"])[t],
-                                            settings.context)
+                                            self._settings(state).context or "")
                 if not ok:
                     continue
                 validated, reason = True, f"{reason}; {why}"
@@ -249,7 +256,7 @@ class MatchingAgent:
 
     def write(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
-        write_run(self.graph, state, self.settings, self.model_name, state.get("timings", {}),
+        write_run(self.graph, state, self._settings(state), self.model_name, state.get("timings", {}),
                   ledger=self.llm.ledger if self.llm is not None else None)
         return {"timings": self._timed(state, "write", started)}
 
