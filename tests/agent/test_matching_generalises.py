@@ -13,14 +13,12 @@ import pytest
 from kgagents.agent.matching.context import derive_context, describe_ontology
 from kgagents.agent.matching.entities import Entity
 from kgagents.agent.matching.lexical import key_of, lexical_matches, words
-from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from kgagents.eval.om_runner import match_pair
+from kgagents.jobs.matching import match_pair
 from kgagents.eval.reference import check_reference, check_reference_in_graph
 from kgagents.graph.connection import Graph
-from kgagents.llm import Ledger
-from kgagents.llm.fake import ScriptedChatModel
+from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology
 from kgagents.loaders.ontology_model import EdgeType, ParsedOntology, parse_ontology
@@ -110,8 +108,7 @@ def test_scripted_llm_prompts_carry_the_derived_context_not_a_fixed_domain(graph
         return "no, different" if "Do A and B" in messages[-1]["content"] else "A chemistry term."
 
     settings = MatchSettings(channels=("syntactic", "lexical"), structural=False)
-    run = match_pair(graph, "ontosyn-ogm", "ontomops-ogm", settings, llm=LLMSteps(ScriptedChatModel([reply] * 2000),
-                                                                                   Ledger()))
+    run = match_pair(graph, "ontosyn-ogm", "ontomops-ogm", settings, chat=ScriptedChatModel([reply] * 2000))
     expected = derive_context(graph, "ontosyn-ogm", "ontomops-ogm")
     assert "Metal-Organic Polyhedra" in expected
     assert prompts and all(f"Domain: {expected}." in p for p in prompts)

@@ -9,7 +9,7 @@ import pytest
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.eval import ea_runner
-from kgagents.eval.om_runner import match_pair
+from kgagents.jobs.matching import match_pair
 from kgagents.graph.connection import Graph
 from kgagents.loaders.ontology import load_ontology
 from kgagents.progress import MATCHING_STAGES, matching_updates
