@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgagents.errors import KgAgentsError, LLMUnavailableError
+from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 app = typer.Typer(no_args_is_help=True, help="LLM agents that run inside a Neo4j graph.")
 neo4j_app = typer.Typer(no_args_is_help=True, help="Install, start, stop and inspect the local Neo4j server.")
@@ -286,7 +287,7 @@ def stats_cmd() -> None:
 
 
 # -- matching -------------------------------------------------------------------------------------------
-def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str) -> Any:
+def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str | None) -> Any:
     from kgagents.agent.matching.settings import MatchSettings
 
     overrides: dict[str, Any] = {"no_llm": no_llm, "context": context}
@@ -302,7 +303,8 @@ def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, co
 def match_cmd(
     source: str = typer.Argument(..., help="source ontology: a file to load, or the name of a loaded ontology"),
     target: str = typer.Argument(..., help="target ontology: a file to load, or the name of a loaded ontology"),
-    context: str = typer.Option("conference", help="domain context given to the LLM"),
+    context: str = typer.Option(None, help="domain context given to the LLM (default: derived from the "
+                                "ontologies' own title, description and main concepts)"),
     out: Path = typer.Option(None, help="write the alignment as Alignment API RDF/XML"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation: no LLM at all"),
     threshold: float = typer.Option(None, help="cosine cut-off T per channel (default 0.90)"),
@@ -312,38 +314,27 @@ def match_cmd(
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
     from kgagents.agent.matching.store import export_alignment
+    from kgagents.eval.reference import check_reference_in_graph
     from kgagents.jobs.matching import ensure_loaded, match_pair
+    from kgagents.loaders.alignment import read_alignment
 
     chat = _llm_or_none(no_llm)
     settings = _match_settings(chat is None, threshold, top_k, context)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         names = [ensure_loaded(graph, Path(x)) if Path(x).is_file() else x for x in (source, target)]
-        stages = ["prematch", "texts", "embed", "retrieve", "validate", "merge", "propagate", "write"]
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=console) as bar:
-            task = bar.add_task(escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]"),
-                                total=len(stages))
-            queue_task: list[Any] = []
-
-            def on_update(node: str, values: dict[str, Any]) -> None:
-                if node == "retrieve" and "queue" in values:
-                    queue_task.append(bar.add_task("validating candidates", total=len(values["queue"])))
-                if node == "validate" and queue_task:
-                    done = bar.tasks[queue_task[0]].total - len(values.get("queue", []))
-                    bar.update(queue_task[0], completed=done)
-                if node != "validate":
-                    bar.advance(task, 1)
-
-            saver_cm = _checkpointer(checkpoint)
-            with saver_cm as saver:
-                run = match_pair(graph, names[0], names[1], settings, chat=chat, reference=reference,
-                                 checkpointer=saver, on_update=on_update)
+        title = escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]")
+        with StageDisplay(console, title) as stages, _checkpointer(checkpoint) as saver:
+            stages.stage(MATCHING_STAGES[0])
+            run = match_pair(graph, names[0], names[1], settings, chat=chat, reference=reference,
+                             checkpointer=saver, on_update=matching_updates(stages))
         console.print(escape(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
                              f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls"))
         if run.scores is not None:
             s = run.scores
             console.print(f"P={s.precision:.4f} R={s.recall:.4f} F1={s.f1:.4f} (tp={s.tp} fp={s.fp} fn={s.fn})")
+            for warning in check_reference_in_graph(graph, read_alignment(reference), names).warnings():
+                console.print(f"[yellow]reference:[/yellow] {escape(warning)}")
         if out is not None:
             export_alignment(graph, run.run_id, names[0], names[1], out)
             console.print(f"alignment written to {out}")
@@ -379,7 +370,7 @@ def bench_om(
     from kgagents.eval import om_runner
 
     chat = _llm_or_none(no_llm)
-    settings = _match_settings(chat is None, None, None, "conference" if dataset == "conference" else "anatomy")
+    settings = _match_settings(chat is None, None, None, None)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
@@ -388,8 +379,8 @@ def bench_om(
                                               on_pair=lambda run: advance(1))
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
-            with console.status(escape(f"anatomy [{settings.mode}]")):
-                result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out)
+            with StageDisplay(console, escape(f"anatomy [{settings.mode}]")) as stages:
+                result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, stages=stages)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:
@@ -404,8 +395,9 @@ def bench_ea_retrieval(directory: Path = typer.Argument(
     """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
     from kgagents.eval import ea_runner
 
-    with connected() as graph, console.status("loading, embedding, tuning on train links, retrieving…"):
-        result = ea_runner.benchmark(graph, directory, out)
+    title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}")
+    with connected() as graph, StageDisplay(console, title) as stages:
+        result = ea_runner.benchmark(graph, directory, out, stages=stages)
     fused = result["scores"]["fused"]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
