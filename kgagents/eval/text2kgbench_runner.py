@@ -27,6 +27,7 @@ from statistics import fmean
 from typing import Any
 
 from kgagents.eval.text2kgbench import (
+    ABOX_PREFIX,
     METRICS,
     OntologyData,
     Sentence,
@@ -46,7 +47,6 @@ from kgagents.tools.runtime import ToolRuntime, delete_aboxes, ensure_tool_schem
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "extraction" / "text2kgbench" / "dbpedia_webnlg"
 RESULTS = REPO / "benchmarks" / "results"
-ABOX_PREFIX = "text2kgbench:"
 CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
 
 
