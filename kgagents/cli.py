@@ -554,6 +554,20 @@ def serve_tools_cmd(
         raise typer.Exit(1) from None
 
 
+@bench_app.command("twa")
+@friendly
+def bench_twa() -> None:
+    """TWA MOPs: tool catalogues of the OntoSyn / OntoMOPs / OntoSpecies T-Boxes and the slot scorer self-test."""
+    from kgagents.eval import twa_runner
+
+    result = twa_runner.run()
+    for name, t in result["tools"].items():
+        console.print(f"{name}: {t['classes']} classes, {t['properties']} properties → {t['tools']} tools")
+    for name, r in result["selftest"]["results"].items():
+        console.print(f"scorer, {name}: micro F1 {r['micro']['f1']:.3f}, macro F1 {r['macro']['f1']:.3f}")
+    console.print("written: " + ", ".join(result["files"]))
+
+
 @bench_app.command("text2kgbench")
 @friendly
 def bench_text2kgbench(

@@ -183,7 +183,7 @@ def _summary(mode: str, chat: Any, per: dict[str, Any], sample: int | None, seed
         "benchmark": "Text2KGBench DBpedia-WebNLG", "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no-llm" else None,
         "command": command_line(mode, sample, seed, ontologies) + ("" if feedback else " --no-feedback"),
-        "data": str(root), "sample_per_ontology": sample, "seed": seed,
+        "data": os.path.relpath(root, REPO), "sample_per_ontology": sample, "seed": seed,
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "per_ontology": per,
         "global": {k: round(v, 4) for k, v in global_means({o: r[key] for o, r in per.items()}).items()},
