@@ -76,3 +76,24 @@ def test_match_no_llm_scores_against_a_reference_and_exports_the_alignment(
     assert stored == len(found) > 0
     run = graph.run_text("MATCH (r:Run {job: 'matching'}) RETURN r.f1 AS f1, r.mode AS mode")[0]
     assert run["mode"] == "no-llm" and run["f1"] == pytest.approx(expected.f1)
+
+
+def test_load_non_utf8_triples_is_one_line_naming_file_and_line(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                                 fixtures: Path) -> None:
+    bad = fixtures / "kg" / "triples_latin1.txt"
+    result = runner.invoke(app, ["load", "kg", str(bad), "--format", "triples"], env=_env(neo4j_settings))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "triples_latin1.txt:2: not UTF-8" in result.output.replace("\n", "")
+    assert graph.run_text("MATCH (n:Entity) RETURN count(n) AS n")[0]["n"] == 0
+
+
+def test_load_tab_separated_triples_says_which_separator(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                         fixtures: Path) -> None:
+    path = fixtures / "kg" / "triples_tabs.txt"
+    result = runner.invoke(app, ["load", "kg", str(path), "--format", "triples", "--name", "pq"],
+                           env=_env(neo4j_settings))
+    assert result.exit_code == 0, result.output
+    assert "separator: tab (detected)" in result.output
+    given = runner.invoke(app, ["load", "kg", str(path), "--format", "triples", "--name", "pq", "--sep", "\\t"],
+                          env=_env(neo4j_settings))
+    assert given.exit_code == 0 and "separator: tab (given)" in given.output

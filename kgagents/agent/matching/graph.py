@@ -15,8 +15,10 @@
   neighbours are already matched (validated by the LLM when there is one).
 * ``write``: ``MATCHES`` relationships, the ``(:Run)`` node and the LLM ledger.
 
-Compile with any LangGraph checkpointer (e.g. SqliteSaver) and a fixed ``thread_id`` to resume an
-interrupted run with ``graph.invoke(None, config)``.
+Input: ``{source, target}`` (names of loaded ontologies), optionally ``run_id``. :meth:`MatchingAgent.build`
+gives the uncompiled graph (to embed in another LangGraph app), :meth:`MatchingAgent.compile` the runnable one;
+compile with any LangGraph checkpointer (e.g. SqliteSaver) and a fixed ``thread_id`` to resume an interrupted
+run with ``graph.invoke(None, config)``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
@@ -32,14 +34,16 @@ from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
 from kgagents.agent.matching.lexical import lexical_matches
+from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import write_run
+from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
-from kgagents.graph.connection import Graph
-
-if TYPE_CHECKING:
-    from kgagents.agent.matching.llm_steps import LLMSteps
+from kgagents.errors import ChatModelRequiredError
+from kgagents.graph.connection import GraphLike, connect
+from kgagents.llm.langchain import as_chat_model
+from kgagents.llm.ledger import Ledger
 
 DIRECTIONS = ("forward", "backward")
 
@@ -62,14 +66,18 @@ class MatchState(TypedDict, total=False):
 class MatchingAgent:
     """Builds the matching graph over one Neo4j database, one embedder and (optionally) one chat model."""
 
-    def __init__(self, graph: Graph, embedder: Embedder, settings: MatchSettings | None = None,
-                 llm: LLMSteps | None = None) -> None:
-        self.graph = graph
-        self.embedder = embedder
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: MatchSettings | None = None, *,
+                 embedder: Embedder | None = None) -> None:
+        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
+        :func:`~kgagents.llm.as_chat_model` accepts (LangChain ``BaseChatModel`` or a kgagents ``ChatModel``),
+        required unless ``settings.no_llm``; ``embedder``: default :func:`~kgagents.embeddings.get_embedder`."""
         self.settings = settings or MatchSettings()
-        if not self.settings.no_llm and llm is None:
-            raise ValueError("an LLM is required unless settings.no_llm is set")
-        self.llm = llm
+        if not self.settings.no_llm and chat is None:
+            raise ChatModelRequiredError("The matching agent needs a chat model (chat=...) unless "
+                                         "MatchSettings(no_llm=True) runs the offline ablation.")
+        self.llm = None if self.settings.no_llm else LLMSteps(as_chat_model(chat), Ledger())
+        self.graph = connect(graph)
+        self.embedder = embedder or get_embedder()
         self._entities: dict[str, dict[str, Entity]] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -97,7 +105,9 @@ class MatchingAgent:
             src = [e.lexical() for e in self.entities(state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state["target"]).values()]
             found = [asdict(m) for m in lexical_matches(src, tgt)]
-        return {"prematched": found, "timings": self._timed(state, "prematch", started)}
+        # the run id is an optional input, so an embedding app need only pass source and target
+        return {"run_id": state.get("run_id") or new_run_id(), "prematched": found,
+                "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
