@@ -540,6 +540,61 @@ def compile_cmd(
         console.print(f"catalogue written to {markdown_out}")
 
 
+@app.command("extract")
+@friendly
+def extract_cmd(
+    ontology: Path = typer.Option(..., "--ontology", help="T-Box (OWL or Text2KGBench JSON) whose tools are used"),
+    text: str = typer.Option(None, "--text", help="the document text"),
+    text_file: Path = typer.Option(None, "--text-file", help="read the document from this file"),
+    triples: Path = typer.Option(None, "--triples", help="no-LLM path: feed these given triples through the tools "
+                                 "(TSV subject<TAB>relation<TAB>object, or JSON lines {sub, rel, obj})"),
+    abox: str = typer.Option(None, help="A-Box to write into (default: the ontology's name)"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="do not use a chat model"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
+    max_steps: int = typer.Option(None, help="model turns per document (default 24)"),
+    ground_kg: str = typer.Option(None, help="ground created instances in this loaded KG (owl:sameAs)"),
+    turtle: Path = typer.Option(None, help="write the resulting A-Box as Turtle here"),
+) -> None:
+    """Extract a document into Neo4j through the compiled tools: only valid instances are written."""
+    from kgagents.agent.extraction.agent import summary
+    from kgagents.agent.extraction.jobs import NO_LLM_LABEL, extract_document, feed_document
+    from kgagents.agent.extraction.settings import ExtractionSettings
+    from kgagents.tools.compiler import compile_ontology
+    from kgagents.tools.export import export_turtle
+    from kgagents.tools.feed import read_triples_file
+
+    catalogue = compile_ontology(ontology)
+    chat = None if triples is not None else _llm_or_none(no_llm)
+    with connected() as graph:
+        if chat is None:
+            if triples is None:
+                raise KgAgentsError("no-llm: without a chat model nothing is extracted from text; pass --triples FILE "
+                                    "to feed given triples through the tools (the documented no-LLM ablation)")
+            result = feed_document(graph, catalogue, read_triples_file(triples), abox=abox)
+            console.print(escape(f"[{NO_LLM_LABEL}] A-Box '{result.abox}': {len(result.accepted)} accepted, "
+                                 f"{len(result.rejected)} rejected, {result.created} instances created"))
+            for r in result.rejected:
+                console.print(escape(f"  rejected {tuple(r['triple'])}: {r['error_type']}: {r['message']}"))
+            written_abox = result.abox
+        else:
+            if (text is None) == (text_file is None):
+                raise KgAgentsError("give the document as --text TEXT or --text-file FILE")
+            document = text if text is not None else text_file.read_text(encoding="utf-8")
+            overrides: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
+            if max_steps is not None:
+                overrides["max_steps"] = max_steps
+            with console.status(escape(f"extracting with {chat.model_name}…")):
+                res = extract_document(graph, catalogue, document, ExtractionSettings(**overrides), chat, abox=abox)
+            console.print(escape(summary(res)))
+            console.print(escape(f"[{res.model}] A-Box '{res.abox}': {len(res.calls)} tool calls, {res.rejected} "
+                                 f"rejected, {len(res.created)} instances, {len(res.grounded)} grounded, "
+                                 f"{res.unparsed_replies} unusable replies in {res.seconds:.1f}s"))
+            written_abox = res.abox
+        if turtle is not None:
+            turtle.write_text(export_turtle(graph, written_abox), encoding="utf-8")
+            console.print(f"A-Box written to {turtle}")
+
+
 @app.command("serve-tools")
 def serve_tools_cmd(
     ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
@@ -568,6 +623,20 @@ def serve_tools_cmd(
     except KgAgentsError as exc:
         errors.print(f"[red]error:[/red] {escape(str(exc))}")
         raise typer.Exit(1) from None
+
+
+@bench_app.command("twa")
+@friendly
+def bench_twa() -> None:
+    """TWA MOPs: tool catalogues of the OntoSyn / OntoMOPs / OntoSpecies T-Boxes and the slot scorer self-test."""
+    from kgagents.eval import twa_runner
+
+    result = twa_runner.run()
+    for name, t in result["tools"].items():
+        console.print(f"{name}: {t['classes']} classes, {t['properties']} properties → {t['tools']} tools")
+    for name, r in result["selftest"]["results"].items():
+        console.print(f"scorer, {name}: micro F1 {r['micro']['f1']:.3f}, macro F1 {r['macro']['f1']:.3f}")
+    console.print("written: " + ", ".join(result["files"]))
 
 
 @bench_app.command("text2kgbench")

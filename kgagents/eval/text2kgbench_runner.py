@@ -27,6 +27,7 @@ from statistics import fmean
 from typing import Any
 
 from kgagents.eval.text2kgbench import (
+    ABOX_PREFIX,
     METRICS,
     OntologyData,
     Sentence,
@@ -38,13 +39,12 @@ from kgagents.eval.text2kgbench import (
     score_ontology,
 )
 from kgagents.graph.connection import Graph
-from kgagents.paths import data_dir
+from kgagents.paths import REPO_ROOT, data_dir
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
 from kgagents.tools.feed import FeedOutcome, assert_triples, create_entities
 from kgagents.tools.runtime import ToolRuntime, delete_aboxes, ensure_tool_schema
 
-ABOX_PREFIX = "text2kgbench:"
 CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
 
 
@@ -183,7 +183,7 @@ def _summary(mode: str, chat: Any, per: dict[str, Any], sample: int | None, seed
         "benchmark": "Text2KGBench DBpedia-WebNLG", "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no-llm" else None,
         "command": command_line(mode, sample, seed, ontologies) + ("" if feedback else " --no-feedback"),
-        "data": str(root), "sample_per_ontology": sample, "seed": seed,
+        "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "per_ontology": per,
         "global": {k: round(v, 4) for k, v in global_means({o: r[key] for o, r in per.items()}).items()},

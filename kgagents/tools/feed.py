@@ -12,9 +12,13 @@ correctly created entities.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgagents.errors import InputFileError
 
 from kgagents.tools.compiler import ToolKind
 from kgagents.tools.runtime import ToolResult, ToolRuntime
@@ -115,3 +119,25 @@ def feed_triples(runtime: ToolRuntime, triples: Sequence[Triple],
     """Type and create the entities of ``triples``, then assert ``assertions`` (default: the triples)."""
     iris, creations = create_entities(runtime, triples)
     return FeedReport(assert_triples(runtime, iris, triples if assertions is None else assertions), creations)
+
+
+def read_triples_file(path: Path) -> list[Triple]:
+    """Triples from a TSV file (subject, relation, object) or JSON lines (``{"sub", "rel", "obj"}``)."""
+    if not path.is_file():
+        raise InputFileError(f"triples file not found: {path}")
+    out: list[Triple] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            try:
+                record = json.loads(line)
+                out.append((str(record["sub"]), str(record["rel"]), str(record["obj"])))
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise InputFileError(f"{path}:{n}: expected a JSON object with sub, rel and obj ({exc})") from exc
+        else:
+            parts = line.split("\t")
+            if len(parts) != 3 or not all(p.strip() for p in parts):
+                raise InputFileError(f"{path}:{n}: expected subject<TAB>relation<TAB>object")
+            out.append((parts[0].strip(), parts[1].strip(), parts[2].strip()))
+    return out
