@@ -57,6 +57,8 @@ def _print_status(status: Any) -> None:
         table.add_row(prefix, f"{n} procedures/functions" if n else "not loaded")
     if status.home:
         table.add_row("data", str(status.home))
+    if status.pid and status.browser_url:
+        table.add_row("browser", status.browser_url)
     console.print(table)
 
 
@@ -168,6 +170,11 @@ def load_alignment_cmd(path: Path, name: str = typer.Option(None, help="alignmen
 @friendly
 def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", help="jape | triples | wikidata"),
                 name: str = typer.Option(None, help="KG (or pair) name; default from the path"),
+                langs: str = typer.Option(None, help="jape: the two sides' languages, e.g. zh,en (default: from the "
+                                          "directory name or the ent_ids_<n>_<lang> files)"),
+                train_ratio: float = typer.Option(None, help="jape: split all gold links at random into this share "
+                                                  "of train links (the rest test), instead of the split files"),
+                split_seed: int = typer.Option(0, help="jape: seed of the --train-ratio split"),
                 sep: str = typer.Option(None, "--sep", help="triples only: field separator, '\\t' (or 'tab') "
                                         "or '|'; default: detected from the first line")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
@@ -181,7 +188,8 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
         console.print(f"separator: {SEPARATORS.get(sep, repr(sep))} ({'given' if given is not None else 'detected'})")
     with connected() as graph, progress_bar(f"loading {path.name}") as advance:
         if format is KGFormat.jape:
-            pair = load_jape_pair(graph, path, name=name, progress=advance)
+            pair = load_jape_pair(graph, path, name=name, progress=advance, train_ratio=train_ratio,
+                                  split_seed=split_seed, langs=_two_langs(langs) if langs else None)
             results = pair.kgs
         elif format is KGFormat.triples:
             results = [load_triples(graph, path, kg=name or path.stem, sep=sep, progress=advance)]
@@ -189,6 +197,13 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
             results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
     for r in results:
         console.print(r.model_dump_json() if hasattr(r, "model_dump_json") else str(r))
+
+
+def _two_langs(text: str) -> tuple[str, str]:
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2:
+        raise KgAgentsError(f"--langs wants two language codes separated by a comma (e.g. zh,en), got {text!r}")
+    return parts[0], parts[1]
 
 
 # -- embed and stats ------------------------------------------------------------------------------------
@@ -393,7 +408,7 @@ def align_cmd(
     trajectories: Path = typer.Option(None, help="write (query, path, reward, rewritten path) JSONL here"),
 ) -> None:
     """EA-Agent over candidates already retrieved in Neo4j; writes SAME_AS links and per-entity traces."""
-    from kgagents.agent.alignment.agent import AgentSettings
+    from kgagents.agent.alignment.agent import EASettings
     from kgagents.agent.alignment.export import write_pairs
     from kgagents.jobs.alignment import align
 
@@ -404,7 +419,7 @@ def align_cmd(
         model = chat.model_name if chat is not None else "no-llm"
         with console.status(escape(f"aligning [{mode}, {model}]…")):
             result = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run,
-                           settings=AgentSettings(mode=mode), sample=sample, seed=seed,
+                           settings=EASettings(mode=mode), sample=sample, seed=seed,
                            trajectories_path=trajectories).result
         if pairs is not None:
             console.print(f"{write_pairs(graph, result.run_id, pairs)} pairs written to {pairs}")
@@ -470,6 +485,110 @@ def ea_export(
             n = write_stored_trajectories(graph, run_id, trajectories, rewriter)
             how = f"paths rewritten by {chat.model_name}" if chat is not None else "rule-rewritten paths"
             console.print(f"{n} trajectories written to {trajectories} ({how})")
+
+
+@app.command("report")
+@friendly
+def report_cmd(
+    run_id: str = typer.Argument(..., help="id of a stored run (or the start of one), e.g. from `kgagents stats`"),
+    out: Path = typer.Option(None, help="PNG to write (default: report-<run id>.png in the current directory)"),
+    reference: Path = typer.Option(None, help="matching runs: score against this alignment file (default: the "
+                                   "file the run was scored against, else a loaded alignment)"),
+) -> None:
+    """A stored run as a score histogram, precision/recall against threshold and a time/cost table per stage:
+    printed here and drawn as a PNG."""
+    from kgagents.report import build_report
+    from kgagents.report.plot import write_png
+    from kgagents.report.terminal import show
+
+    with connected() as graph:
+        report = build_report(graph, run_id, reference)
+    show(report, console)
+    path = write_png(report, out or Path(f"report-{report.run_id}.png"))
+    console.print(f"plots written to {escape(str(path))}")
+
+
+# -- ontology-to-tools ---------------------------------------------------------------------------------------
+@app.command("compile")
+@friendly
+def compile_cmd(
+    ontology: Path = typer.Argument(..., help="T-Box: OWL (RDF/XML, Turtle, N-Triples) or a Text2KGBench ontology JSON"),
+    json_out: Path = typer.Option(None, "--json", help="also write the catalogue (names, groups, JSON schemas) here"),
+    markdown_out: Path = typer.Option(None, "--markdown", help="also write the catalogue as a markdown table here"),
+) -> None:
+    """Compile an ontology into typed tools and print the tool catalogue (no LLM, deterministic)."""
+    from kgagents.tools.catalogue_view import catalogue_markdown, catalogue_table
+    from kgagents.tools.compiler import compile_ontology
+
+    catalogue = compile_ontology(ontology)
+    console.print(catalogue_table(catalogue))
+    if json_out is not None:
+        import json
+
+        json_out.write_text(json.dumps(catalogue.as_json(), indent=2) + "\n", encoding="utf-8")
+        console.print(f"catalogue written to {json_out}")
+    if markdown_out is not None:
+        markdown_out.write_text(catalogue_markdown(catalogue, command=f"kgagents compile {ontology} --markdown "
+                                                   f"{markdown_out}"), encoding="utf-8")
+        console.print(f"catalogue written to {markdown_out}")
+
+
+@app.command("serve-tools")
+def serve_tools_cmd(
+    ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
+    http: int = typer.Option(None, "--http", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
+    abox: str = typer.Option(None, help="A-Box the tools write (default: the ontology's name)"),
+) -> None:
+    """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout)."""
+    import anyio
+
+    from kgagents.graph.connection import Graph
+    from kgagents.tools.compiler import compile_ontology
+    from kgagents.tools.mcp_server import serve_http, serve_stdio
+    from kgagents.tools.runtime import ToolRuntime
+
+    errors = Console(stderr=True)
+    try:
+        catalogue = compile_ontology(ontology)
+        with Graph() as graph:
+            runtime = ToolRuntime(graph, catalogue, abox=abox)
+            errors.print(escape(f"{len(catalogue)} tools for {catalogue.tbox.name}, A-Box '{runtime.abox}', "
+                                f"{'http://127.0.0.1:%d/mcp' % http if http else 'stdio'}"))
+            if http:
+                serve_http(runtime, http)
+            else:
+                anyio.run(serve_stdio, runtime)
+    except KgAgentsError as exc:
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
+
+
+@bench_app.command("text2kgbench")
+@friendly
+def bench_text2kgbench(
+    mode: str = typer.Option("llm", help="llm (extraction agent; falls back to no-llm without a model) | no-llm"),
+    sample: int = typer.Option(None, help="sentences per ontology (seeded random sample; default all)"),
+    seed: int = typer.Option(7),
+    ontology: list[str] = typer.Option([], "--ontology", help="only these ontology ids, e.g. 1_university"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
+    max_steps: int = typer.Option(24, help="tool-call budget per sentence (llm mode)"),
+) -> None:
+    """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
+    from kgagents.eval import text2kgbench_runner
+
+    chat = _llm_or_none(mode == "no-llm")
+    mode = "llm" if chat is not None else "no-llm"
+    with connected() as graph, progress_bar(escape(f"text2kgbench [{mode}]"),
+                                            len(ontology) or 19) as advance:
+        result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
+                                         ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
+                                         on_ontology=lambda oid: advance(1))
+    g = result["global"]
+    console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
+                         f"conformance {g['onto_conf']:.3f}"))
+    if mode == "no-llm":
+        console.print(f"ground truth accepted by the tools: {result['ground_truth_acceptance']:.1%}; corruptions "
+                      "rejected: " + ", ".join(f"{k} {v:.1%}" for k, v in result["corruption_rejection"].items()))
 
 
 # -- KG question answering (ODA) ----------------------------------------------------------------------------
@@ -633,26 +752,56 @@ def llm_status() -> None:
 # -- demo ---------------------------------------------------------------------------------------------------
 @app.command("demo")
 @friendly
-def demo(data: Path = typer.Option(None, help="shared data directory (default ../shared/data)")) -> None:
-    """Load two OAEI conference ontologies, embed them, and show a vector kNN query in Cypher."""
-    from kgagents.cypher import cypher
+def demo(
+    data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
+    job: list[str] = typer.Option([], "--job", help="run only these jobs (matching, alignment, kgqa); default all"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
+) -> None:
+    """Every job on a small real slice (matching, alignment, KGQA), scored; the summary is read back from Neo4j."""
+    import tempfile
+
+    from kgagents.config import LocalServerSettings, Neo4jSettings
+    from kgagents.jobs.demo import JOBS, run_demo
     from kgagents.paths import data_dir
 
-    onto = (data or data_dir()) / "om" / "conference" / "ontologies"
-    for path in (onto / "cmt.owl", onto / "confof.owl"):
-        load_ontology_cmd(path, name=path.stem.lower(), format=None)
-    embed_cmd(ontology=["cmt", "confof"], kg=[])
-    query = cypher("demo/knn")
-    console.print("[bold]Cypher:[/bold]")
-    console.print(query, markup=False, highlight=False)
-    with connected() as graph:
-        rows = graph.run("demo/knn", source="cmt", target="confof", k=3)
-    table = Table(title="nearest confOf classes for cmt classes (cosine)")
-    for column in ("cmt class", "confOf neighbours"):
+    unknown = sorted(set(job) - set(JOBS))
+    if unknown:
+        raise KgAgentsError(f"unknown demo job(s) {', '.join(unknown)}: choose from {', '.join(JOBS)}")
+    chat = _llm_or_none(no_llm)
+    model = chat.model_name if chat is not None else "none (no-LLM ablation)"
+    console.print(escape(f"[demo] chat model: {model}"))
+    names = job or list(JOBS)
+    with connected() as graph, tempfile.TemporaryDirectory(prefix="kgagents-demo-") as workdir, \
+            progress_bar("demo jobs", len(names)) as advance:
+        started: list[str] = []
+
+        def on_job(name: str) -> None:
+            if started:
+                advance(1)
+            started.append(name)
+            console.print(f"[bold]{name}[/bold] …")
+
+        summaries = run_demo(graph, chat, data or data_dir(), Path(workdir), jobs=names, on_job=on_job)
+        advance(1)
+    table = Table(title="kgagents demo (every value read back from the run's (:Run) node in Neo4j)")
+    for column in ("job", "data", "score", "seconds", "model", "run id"):
         table.add_column(column)
-    for row in rows:
-        table.add_row(row["source"], ", ".join(f"{n} ({c:.2f})" for n, c in row["neighbours"]))
+    for s in summaries:
+        score = f"{s.metric} {s.score:.3f}" if s.score is not None else f"{s.metric} n/a"
+        table.add_row(s.job, s.data, score, f"{s.seconds:.1f}" if s.seconds is not None else "n/a",
+                      s.model or "?", s.run_id)
     console.print(table)
+    console.print("[bold]See each job's results with provenance in Cypher[/bold] (Neo4j Browser: run the :param line, "
+                  "then the query):")
+    for s in summaries:
+        console.print(f"\n// {s.job}\n:param run => '{s.run_id}'", markup=False, highlight=False)
+        console.print(s.cypher, markup=False, highlight=False)
+    uri = Neo4jSettings().uri
+    local = LocalServerSettings()
+    if uri == f"bolt://127.0.0.1:{local.bolt_port}":
+        console.print(f"Browse the graph: http://127.0.0.1:{local.http_port}/browser/ (connect to {uri})")
+    else:
+        console.print(f"Browse the graph with your own Neo4j tools at {uri}")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.alignment.agent import AgentSettings
+from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.retrieval import entity_names, pair_kgs, split_links
 from kgagents.agent.alignment.tools import REFLECTOR
@@ -118,13 +118,13 @@ def score_run(graph: Graph, *, dataset: str, retrieval_run_id: str, run_id: str,
 
 
 def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode: str = "full",
-          sample: int | None = None, seed: int = 7, settings: AgentSettings | None = None, tag: str | None = None,
+          sample: int | None = None, seed: int = 7, settings: EASettings | None = None, tag: str | None = None,
           out: Path | None = None, run_id: str | None = None) -> dict[str, Any]:
     """Run the agent (``no_llm`` when ``chat`` is None) over the test sources, score the stored run, put the
     summary on its (:Run) node and (when ``out`` is given) write the JSON and markdown files; returns the JSON."""
     if chat is None:
         mode = "no_llm"
-    settings = (settings or AgentSettings()).model_copy(update={"mode": mode})
+    settings = (settings or EASettings()).model_copy(update={"mode": mode})
     sources = bench_sources(graph, dataset, retrieval_run_id, sample, seed)
     started = time.perf_counter()
     job = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run_id, settings=settings, sources=sources,

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.alignment.agent import AgentSettings, EAAgent, EARunResult
+from kgagents.agent.alignment.agent import EASettings, EAAgent, EARunResult
 from kgagents.agent.alignment.retrieval import embed_names, pair_kgs, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import EmbedStats
 from kgagents.errors import KgAgentsError
-from kgagents.graph.connection import Graph
+from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.jape import EAPairLoadResult, load_jape_pair
 
@@ -35,9 +35,10 @@ class LoadedPair:
     embed: EmbedStats
 
 
-def load_pair(graph: Graph, directory: Path, settings: RetrievalSettings | None = None,
+def load_pair(graph: GraphLike, directory: Path, settings: RetrievalSettings | None = None,
               embedder: Embedder | None = None) -> LoadedPair:
     """Load the JAPE pair in ``directory`` (idempotent) and embed its entity names for retrieval."""
+    graph = connect(graph)
     ensure_schema(graph)  # the load looks entities up by (kg, id): without the index it is quadratic
     load = load_jape_pair(graph, directory)
     dataset = directory.name
@@ -70,15 +71,16 @@ class AlignRun:
     result: EARunResult
     sources: list[str]
     model: str
-    settings: AgentSettings
+    settings: EASettings
 
 
-def align(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, settings: AgentSettings | None = None,
+def align(graph: GraphLike, chat: Any, *, dataset: str, retrieval_run_id: str, settings: EASettings | None = None,
           sources: Sequence[str] | None = None, sample: int | None = None, seed: int = 7,
           run_id: str | None = None, trajectories_path: Path | None = None) -> AlignRun:
     """Run the EA-Agent over ``sources`` (default: with ``sample``, a seeded sample of the test sources, else
     every source the retrieval run stored); ``chat`` None runs the ``no_llm`` ablation."""
-    settings = settings or AgentSettings()
+    graph = connect(graph)
+    settings = settings or EASettings()
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
     if sources is None and sample is not None:

@@ -13,7 +13,7 @@ from kgagents.agent.matching.graph import MatchingAgent, new_run_id
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.base import Embedder
 from kgagents.eval.scorer import Scores, equivalence_pairs, score_pairs
-from kgagents.graph.connection import Graph
+from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology
 
@@ -42,7 +42,7 @@ def ontology_name(path: Path) -> str:
 
 
 def match_pair(
-    graph: Graph,
+    graph: GraphLike,
     source: str,
     target: str,
     settings: MatchSettings,
@@ -57,6 +57,7 @@ def match_pair(
     """Run the matching graph on two loaded ontologies; score against ``reference`` if given.
 
     ``chat`` is any chat model :func:`kgagents.llm.as_chat_model` accepts (ignored when ``settings.no_llm``)."""
+    graph = connect(graph)
     agent = MatchingAgent(graph, None if settings.no_llm else chat, settings, embedder=embedder)
     app = agent.compile(checkpointer=checkpointer)
     config: dict[str, Any] = {"recursion_limit": 100_000}

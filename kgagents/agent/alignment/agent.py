@@ -63,7 +63,7 @@ NO_LLM_MODEL = "none (no-LLM: retrieval top-1)"
 PROMPT_CANDIDATES = 5
 
 
-class AgentSettings(BaseModel):
+class EASettings(BaseModel):
     """What one EA-Agent run depends on (stored on its (:Run) node)."""
 
     mode: Mode = "full"
@@ -120,17 +120,17 @@ def new_run_id() -> str:
 class EAAgent:
     """Builds the EA-Agent graph over one Neo4j database and (except in ``no_llm`` mode) one chat model."""
 
-    def __init__(self, graph: GraphLike, chat: Any = None, settings: AgentSettings | None = None, *,
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: EASettings | None = None, *,
                  trajectories_path: Path | str | None = None) -> None:
         """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
         :func:`~kgagents.llm.as_chat_model` accepts (LangChain ``BaseChatModel`` or a kgagents ``ChatModel``),
         required unless ``settings.mode == 'no_llm'``; ``trajectories_path``: write the run's trajectories
         (JSONL) there at the end."""
         self.graph = connect(graph)
-        self.settings = settings or AgentSettings()
+        self.settings = settings or EASettings()
         if self.settings.mode != "no_llm" and chat is None:
             raise ChatModelRequiredError(f"mode '{self.settings.mode}' needs a chat model (chat=...); use "
-                                         "AgentSettings(mode='no_llm') to run offline")
+                                         "EASettings(mode='no_llm') to run offline")
         self.ledger = Ledger()
         self.chat = self.ledger.wrap(as_chat_model(chat)) if self.settings.mode != "no_llm" else None
         self.trajectories_path = Path(trajectories_path) if trajectories_path else None

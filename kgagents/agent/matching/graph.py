@@ -15,8 +15,10 @@
   neighbours are already matched (validated by the LLM when there is one).
 * ``write``: ``MATCHES`` relationships, the ``(:Run)`` node and the LLM ledger.
 
-Compile with any LangGraph checkpointer (e.g. SqliteSaver) and a fixed ``thread_id`` to resume an
-interrupted run with ``graph.invoke(None, config)``.
+Input: ``{source, target}`` (names of loaded ontologies), optionally ``run_id``. :meth:`MatchingAgent.build`
+gives the uncompiled graph (to embed in another LangGraph app), :meth:`MatchingAgent.compile` the runnable one;
+compile with any LangGraph checkpointer (e.g. SqliteSaver) and a fixed ``thread_id`` to resume an interrupted
+run with ``graph.invoke(None, config)``.
 """
 
 from __future__ import annotations
@@ -69,13 +71,13 @@ class MatchingAgent:
         """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
         :func:`~kgagents.llm.as_chat_model` accepts (LangChain ``BaseChatModel`` or a kgagents ``ChatModel``),
         required unless ``settings.no_llm``; ``embedder``: default :func:`~kgagents.embeddings.get_embedder`."""
-        self.graph = connect(graph)
-        self.embedder = embedder or get_embedder()
         self.settings = settings or MatchSettings()
         if not self.settings.no_llm and chat is None:
             raise ChatModelRequiredError("The matching agent needs a chat model (chat=...) unless "
                                          "MatchSettings(no_llm=True) runs the offline ablation.")
         self.llm = None if self.settings.no_llm else LLMSteps(as_chat_model(chat), Ledger())
+        self.graph = connect(graph)
+        self.embedder = embedder or get_embedder()
         self._entities: dict[str, dict[str, Entity]] = {}
 
     # -- helpers -------------------------------------------------------------------------------
@@ -103,7 +105,9 @@ class MatchingAgent:
             src = [e.lexical() for e in self.entities(state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state["target"]).values()]
             found = [asdict(m) for m in lexical_matches(src, tgt)]
-        return {"prematched": found, "timings": self._timed(state, "prematch", started)}
+        # the run id is an optional input, so an embedding app need only pass source and target
+        return {"run_id": state.get("run_id") or new_run_id(), "prematched": found,
+                "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
