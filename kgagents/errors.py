@@ -77,3 +77,11 @@ class LLMRequestError(KgAgentsError):
     def __init__(self, message: str, status_code: int | None = None) -> None:
         super().__init__(message)
         self.status_code = status_code
+
+
+class UnsupportedObjectError(KgAgentsError, TypeError):
+    """An argument is of a kind kgagents cannot use (e.g. a chat model or graph connection of another type)."""
+
+
+class ChatModelRequiredError(KgAgentsError, ValueError):
+    """An agent was asked for an LLM mode without a chat model."""

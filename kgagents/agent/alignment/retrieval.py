@@ -8,7 +8,7 @@ entities from the other KG and scores each with:
     top ``name_top_n`` from the candidate engine (:class:`kgagents.candidates.CandidateEngine`: the target KG's
     own vector index, or GDS KNN, whichever ``auto`` measured faster for the workload);
 (b) ``exact`` — 1 when any name the dataset gives the source (URI name, translation, labels in either
-    language) equals any name of the target after :func:`kgagents.eval.ea.name_key`: the keys are written to
+    language) equals any name of the target after :func:`kgagents.agent.alignment.names.name_key`: the keys are written to
     the graph at embedding time (:func:`write_name_keys`) and joined there (:mod:`kgagents.candidates.keys`);
 (c) ``structure`` — seed propagation over the relationships (``alignment_ea/structure``): for each
     neighbour n of s that a seed aligns to m, every neighbour t of m gains 1/ln(e + deg m) (hubs count
@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgagents.agent.alignment.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.candidates import CandidateEngine, Ids
 from kgagents.candidates.keys import shared_keys, write_keys
@@ -53,7 +54,6 @@ from kgagents.cypher import cypher
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import EmbedStats, Scope, embed_nodes
 from kgagents.errors import KgAgentsError
-from kgagents.eval.ea import name_key
 from kgagents.graph.connection import Graph, batched
 from kgagents.loaders.jape import gold_links
 

@@ -4,7 +4,8 @@ Agent-OM notes that many anatomy matches are "trivial": the two entities share a
 Spending the LLM on them is waste, so they are found here with three increasingly lenient keys over
 every label and synonym of an entity:
 
-1. ``exact``  — lowercase, punctuation and ``_`` to spaces;
+1. ``exact``  — camelCase split, lowercase, punctuation and ``_`` to spaces (``AmountOfSubstance`` =
+   ``Amount of substance``);
 2. ``bag``    — the set of words without stop words, simple plural ``-s`` stripped, order ignored
    ("apex of the heart" = "heart apex");
 3. ``stem``   — the bag of Snowball stems ("tracheal epithelium" = "trachea epithelium").
@@ -27,12 +28,13 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from kgagents.agent.matching.text import split_camel
 from kgagents.candidates.keys import KeySpec, shared_keys, write_keys
 from kgagents.embeddings.index import Scope
 from kgagents.graph.connection import Graph, Row
 
 STOP_WORDS = frozenset({"of", "the", "and", "or", "a", "an", "in", "to", "for", "on", "at", "by"})
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_NON_WORD = re.compile(r"[\W_]+")
 KEYS = ("exact", "bag", "stem")
 ENTITY_KINDS = ("Class", "Relationship", "Property")
 # MatchKey kinds: one per (normaliser, entity kind), so that only entities of one kind share a key.
@@ -60,7 +62,9 @@ class LexicalMatch:
 
 
 def words(text: str) -> list[str]:
-    return _NON_ALNUM.sub(" ", text.lower().replace("_", " ")).split()
+    """The lowercase words of a label, synonym or name: split at camelCase boundaries (first, while the case is
+    still there), ``_``, whitespace and punctuation; letters of any script are kept."""
+    return _NON_WORD.sub(" ", split_camel(text).lower()).split()
 
 
 def _singular(word: str) -> str:
