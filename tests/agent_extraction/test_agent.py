@@ -19,7 +19,7 @@ from kgagents.agent.extraction.settings import ExtractionSettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
-from kgagents.llm.fake import ScriptedChatModel
+from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.triples import load_triples
 from kgagents.tools.compiler import compile_ontology
 from kgagents.tools.export import export_turtle, label_triples
