@@ -79,5 +79,13 @@ class LLMRequestError(KgAgentsError):
         self.status_code = status_code
 
 
+class UnsupportedObjectError(KgAgentsError, TypeError):
+    """An argument is of a kind kgagents cannot use (e.g. a chat model or graph connection of another type)."""
+
+
+class ChatModelRequiredError(KgAgentsError, ValueError):
+    """An agent was asked for an LLM mode without a chat model."""
+
+
 class BulkImportError(KgAgentsError):
     """A bulk import (neo4j-admin database import) was refused or failed; the previous database is unchanged."""

@@ -39,9 +39,8 @@ from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.graph.server import LocalNeo4j
 from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, wikidata_input
+from kgagents.paths import data_dir
 
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "benchmarks" / "results"
 Log = Callable[[str], None]
 
 
@@ -121,7 +120,7 @@ class _Rows:
                  f"= {row['triples_per_s']:,}/s (load average {before[0]})")
 
 
-def run(*, data_dir: Path, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | None = 5_000_000,
+def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | None = 5_000_000,
         overwrite: bool = False, work_dir: Path | None = None, seed: int = 7, log: Log = print) -> dict[str, Any]:
     """Measure every row (see the module docstring) on the local server; returns the report as a dict."""
     local = managed_server(Neo4jSettings(), LocalServerSettings())
@@ -129,13 +128,13 @@ def run(*, data_dir: Path, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000)
     report: dict[str, Any] = {"machine": machine_info(), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                               "server": {"heap": local.server.heap, "pagecache": local.server.pagecache}}
     rows = _Rows(local, log)
-    pair = data_dir / "ea" / "dbp15k_zh_en"
+    pair = data_dir("ea", "dbp15k_zh_en")
     rows.run("dbp15k_zh_en", "transactional", _transactional_row, "jape", str(pair), "dbp15k_zh_en", fresh=True)
     rows.run("dbp15k_zh_en", "transactional re-load", _transactional_row, "jape", str(pair), "dbp15k_zh_en",
              fresh=False)
     for stem in ("human", "mouse"):
         rows.run(f"anatomy_{stem}", "transactional", _transactional_row, "ontology",
-                 str(data_dir / "om" / "anatomy" / f"{stem}.owl"), f"anatomy_{stem}", fresh=stem == "human")
+                 str(data_dir("om", "anatomy", f"{stem}.owl")), f"anatomy_{stem}", fresh=stem == "human")
     rows.run("dbp15k_zh_en", "bulk", _bulk_row, "jape", str(pair), "dbp15k_zh_en", True, fresh=False)
     generated = []
     work = Path(tempfile.mkdtemp(prefix="kgagents-gen-", dir=work_dir))
@@ -155,11 +154,11 @@ def run(*, data_dir: Path, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000)
     return report
 
 
-def write_results(report: dict[str, Any], command: str, name: str = "engine_load") -> tuple[Path, Path]:
-    """``benchmarks/results/<name>.json`` and a markdown table of the rows, both recording the command."""
+def write_results(report: dict[str, Any], command: str, out: Path, name: str = "engine_load") -> tuple[Path, Path]:
+    """``<out>/<name>.json`` and a markdown table of the rows, both recording the command."""
     report = {"command": command, **report}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = RESULTS / f"{name}.json", RESULTS / f"{name}.md"
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / f"{name}.json", out / f"{name}.md"
     json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     md_path.write_text(markdown(report), encoding="utf-8")
     return json_path, md_path

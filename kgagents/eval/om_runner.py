@@ -1,7 +1,9 @@
-"""Ontology-matching runs and benchmarks: load, match, score, record (in Neo4j and as files).
+"""Ontology-matching benchmarks: run the matching job (:mod:`kgagents.jobs.matching`) on the OAEI data, score,
+and write the results files.
 
-One function per benchmark (:func:`conference`, :func:`anatomy`) writes ``benchmarks/results/*.json``
-and a markdown table. Every result names the data, the mode (``llm`` / ``no-llm``) and the model.
+One function per benchmark (:func:`conference`, :func:`anatomy`) writes ``<out>/om_*.json`` and a markdown
+table (``kgagents bench om`` passes ``benchmarks/results``). Every result names the data, the mode
+(``llm`` / ``no-llm``) and the model.
 """
 
 from __future__ import annotations
@@ -11,105 +13,19 @@ import platform
 import resource
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.matching.graph import MatchingAgent, new_run_id
-from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
-from kgagents.embeddings.base import Embedder
-from kgagents.eval.scorer import (
-    Scores,
-    equivalence_pairs,
-    macro_average,
-    micro_average,
-    score_non_trivial,
-    score_pairs,
-)
+from kgagents.eval.reference import check_reference_in_graph
+from kgagents.eval.scorer import macro_average, micro_average, score_non_trivial
 from kgagents.graph.connection import Graph
+from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
-from kgagents.loaders.ontology import load_ontology
-
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "benchmarks" / "results"
-DATA = REPO.parent / "shared" / "data" / "om"
-Progress = Callable[[str, dict[str, Any]], None]
-
-
-@dataclass
-class PairRun:
-    """One source × target run: its id, pairs, scores (if a reference was given) and costs."""
-
-    run_id: str
-    source: str
-    target: str
-    pairs: set[tuple[str, str]]
-    entities: int
-    seconds: float
-    llm_calls: int
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    scores: Scores | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-def ontology_name(path: Path) -> str:
-    return path.stem.lower()
-
-
-def match_pair(
-    graph: Graph,
-    source: str,
-    target: str,
-    settings: MatchSettings,
-    *,
-    embedder: Embedder | None = None,
-    llm: LLMSteps | None = None,
-    reference: Path | None = None,
-    checkpointer: Any = None,
-    thread_id: str | None = None,
-    on_update: Progress | None = None,
-) -> PairRun:
-    """Run the matching graph on two loaded ontologies; score against ``reference`` if given."""
-    agent = MatchingAgent(graph, embedder or get_embedder(), settings, llm=None if settings.no_llm else llm)
-    app = agent.compile(checkpointer=checkpointer)
-    config: dict[str, Any] = {"recursion_limit": 100_000}
-    if checkpointer is not None:
-        config["configurable"] = {"thread_id": thread_id or f"{source}-{target}-{settings.mode}"}
-    state = app.get_state(config) if checkpointer is not None else None
-    resume = state is not None and bool(state.next)
-    started = time.perf_counter()
-    inputs = None if resume else {"run_id": new_run_id(), "source": source, "target": target}
-    final: dict[str, Any] = {}
-    for mode, chunk in app.stream(inputs, config, stream_mode=["updates", "values"]):
-        if mode == "values":
-            final = chunk
-        elif on_update is not None:
-            for node, values in chunk.items():
-                on_update(node, values or {})
-    seconds = time.perf_counter() - started
-    pairs = {(m["source"], m["target"]) for m in final.get("matches", [])}
-    entities = len(agent.entities(source)) + len(agent.entities(target))
-    run = PairRun(final["run_id"], source, target, pairs, entities, seconds, final.get("llm_calls", 0),
-                  timings=final.get("timings", {}))
-    if llm is not None and not settings.no_llm:
-        totals = llm.ledger.totals(final["run_id"])
-        run.prompt_tokens, run.completion_tokens = totals.prompt_tokens, totals.completion_tokens
-    if reference is not None:
-        run.scores = score_pairs(pairs, equivalence_pairs(read_alignment(reference)))
-        graph.run("matching/set_run_scores", run_id=run.run_id, reference=str(reference),
-                  scores={"precision": run.scores.precision, "recall": run.scores.recall, "f1": run.scores.f1})
-    return run
-
-
-def ensure_loaded(graph: Graph, path: Path) -> str:
-    """Load the ontology file (idempotent) and return its name."""
-    name = ontology_name(path)
-    load_ontology(graph, path, name=name)
-    return name
+from kgagents.paths import data_dir
+from kgagents.progress import MATCHING_STAGES, SILENT, Stages, matching_updates
 
 
 def _machine() -> dict[str, Any]:
@@ -138,18 +54,20 @@ def _cost(runs: list[PairRun], settings: MatchSettings) -> dict[str, Any]:
     }
 
 
-def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = None, model: str,
-               data: Path = DATA / "conference", out: Path = RESULTS,
-               on_pair: Callable[[PairRun], None] | None = None) -> dict[str, Any]:
+def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: str, out: Path,
+               data: Path | None = None, on_pair: Callable[[PairRun], None] | None = None) -> dict[str, Any]:
     """All 21 OAEI conference pairs (ra1-M3 references): per pair, macro and micro P/R/F1."""
     started = time.perf_counter()
+    data = data or data_dir("om", "conference")
     embedder = get_embedder()
     for owl in sorted((data / "ontologies").glob("*.owl")):
         ensure_loaded(graph, owl)
     runs: list[PairRun] = []
+    checks: dict[str, dict[str, Any]] = {}
     for ref in sorted((data / "reference").glob("*.rdf")):
         a, b = ref.stem.split("-")
-        run = match_pair(graph, a, b, settings, embedder=embedder, llm=llm, reference=ref)
+        run = match_pair(graph, a, b, settings, embedder=embedder, chat=chat, reference=ref)
+        checks[run.run_id] = check_reference_in_graph(graph, read_alignment(ref), [a, b]).summary()
         runs.append(run)
         if on_pair is not None:
             on_pair(run)
@@ -158,8 +76,11 @@ def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = 
         "benchmark": "OAEI conference, 21 pairs, reference ra1-M3 (classes + properties, '=' cells)",
         "data": str(data), "mode": settings.mode, "model": model, "settings": settings.model_dump(mode="json"),
         "pairs": [{"pair": f"{r.source}-{r.target}", "run_id": r.run_id, "seconds": round(r.seconds, 2),
-                   "llm_calls": r.llm_calls, **r.scores.model_dump()} for r in runs if r.scores],
+                   "llm_calls": r.llm_calls, **r.scores.model_dump(), "reference_check": checks[r.run_id]}
+                  for r in runs if r.scores],
         "macro": macro_average(scores).model_dump(), "micro": micro_average(scores).model_dump(),
+        "reference_checks": {k: sum(c[k] for c in checks.values())
+                             for k in ("cells", "not_equivalence", "one_to_many", "unknown_entities")},
         "cost": _cost(runs, settings), "wall_seconds": round(time.perf_counter() - started, 1),
         "peak_rss_mb_python": round(_peak_rss_mb(), 1), "machine": _machine(),
         "anchors": {"LogMap (ra1-M3)": 0.68, "Agent-OM (gpt-4o, macro)": 0.642},
@@ -168,12 +89,17 @@ def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = 
     return result
 
 
-def anatomy(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = None, model: str,
-            data: Path = DATA / "anatomy", out: Path = RESULTS) -> dict[str, Any]:
+def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: str, out: Path,
+            data: Path | None = None, stages: Stages = SILENT) -> dict[str, Any]:
     """OAEI anatomy (mouse → human): P/R/F1, the non-trivial variant, wall time and peak RSS."""
     started = time.perf_counter()
+    data = data or data_dir("om", "anatomy")
+    stages.stage("load ontologies")
     source, target = ensure_loaded(graph, data / "mouse.owl"), ensure_loaded(graph, data / "human.owl")
-    run = match_pair(graph, source, target, settings, llm=llm, reference=data / "reference.rdf")
+    stages.stage(MATCHING_STAGES[0])
+    run = match_pair(graph, source, target, settings, chat=chat, reference=data / "reference.rdf",
+                     on_update=matching_updates(stages))
+    stages.stage("score and write results")
     reference = read_alignment(data / "reference.rdf")
     labels = {row["uri"]: row["labels"] for row in graph.run("matching/entity_labels", ontologies=[source, target])}
     system = Alignment(onto1=reference.onto1, onto2=reference.onto2,
@@ -183,6 +109,7 @@ def anatomy(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = Non
         "benchmark": "OAEI anatomy (mouse-human), reference.rdf", "data": str(data), "mode": settings.mode,
         "model": model, "settings": settings.model_dump(mode="json"), "run_id": run.run_id,
         "scores": run.scores.model_dump(), "non_trivial": non_trivial.model_dump(),
+        "reference_check": check_reference_in_graph(graph, reference, [source, target]).summary(),
         "stage_seconds": run.timings, "cost": _cost([run], settings),
         "wall_seconds": round(time.perf_counter() - started, 1), "peak_rss_mb_python": round(_peak_rss_mb(), 1),
         "machine": _machine(),
@@ -208,6 +135,8 @@ def _conference_md(r: dict[str, Any]) -> str:
              "| pair | P | R | F1 |", "|---|---|---|---|"]
     lines += [_row(p["pair"], p) for p in r["pairs"]]
     lines += [_row("**macro**", r["macro"]), _row("**micro**", r["micro"]), "",
+              "References: {cells} cells, {not_equivalence} not '=', {one_to_many} '=' pairs one-to-many, "
+              "{unknown_entities} entities in neither ontology.".format(**r["reference_checks"]), "",
               f"Anchors (ra1-M3): LogMap 0.68, Agent-OM (gpt-4o) 0.642 macro. "
               f"LLM calls/entity {r['cost']['llm_calls_per_entity']:.2f} vs Agent-OM (k+1)(Ns+Nt) = "
               f"{r['cost']['agent_om_cost_model_calls']} calls. Wall {r['wall_seconds']} s.", ""]
@@ -220,5 +149,7 @@ def _anatomy_md(r: dict[str, Any]) -> str:
         "| variant | P | R | F1 |", "|---|---|---|---|",
         _row("all", r["scores"]), _row("non-trivial", r["non_trivial"]), "",
         "Anchors: Matcha 0.9407, Agent-OM (gpt-4o) 0.9211, LogMap 0.8807.",
+        "Reference: {cells} cells, {not_equivalence} not '=', {one_to_many} '=' pairs one-to-many, "
+        "{unknown_entities} entities in neither ontology.".format(**r["reference_check"]),
         f"Wall {r['wall_seconds']} s, peak RSS (Python) {r['peak_rss_mb_python']} MB; "
         f"LLM calls/entity {r['cost']['llm_calls_per_entity']:.2f}.", ""])

@@ -9,6 +9,7 @@ its own server beside the user's.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -20,8 +21,8 @@ from pathlib import Path
 
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.errors import BulkImportError, Neo4jUnavailableError, ServerInstallError
+from kgagents.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 POM = REPO_ROOT / "docker" / "neo4j" / "pom.xml"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
@@ -51,6 +52,12 @@ def pinned_versions(pom: Path = POM) -> dict[str, str]:
         )
     text = pom.read_text(encoding="utf-8")
     return dict(re.findall(r"<(neo4j|apoc|gds)\.version>([^<]+)</", text))
+
+
+def pom_digest(pom: Path = POM) -> str:
+    """First 10 hex digits of the pom's SHA-256: part of the jar cache's name, so that a change to the pom
+    (another version, the Browser jar) installs afresh instead of reusing a cache made from the old one."""
+    return hashlib.sha256(pom.read_bytes()).hexdigest()[:10]
 
 
 def _require(tool: str, package: str) -> str:
@@ -85,6 +92,7 @@ class ServerStatus:
     edition: str | None = None
     plugins: dict[str, int] = field(default_factory=dict)
     home: Path | None = None
+    browser_url: str | None = None
 
 
 class LocalNeo4j:
@@ -94,7 +102,7 @@ class LocalNeo4j:
         self.server = server or LocalServerSettings()
         self.neo4j = neo4j or Neo4jSettings()
         self.versions = pinned_versions()
-        self.dist = self.server.home / f"neo4j-{self.versions['neo4j']}-gds-{self.versions['gds']}"
+        self.dist = self.server.home / f"neo4j-{self.versions['neo4j']}-gds-{self.versions['gds']}-{pom_digest()}"
         self.instance_dir = self.server.home / "instances" / self.server.instance
         self.pid_file = self.instance_dir / "run" / "neo4j.pid"
         self.bolt_uri = f"bolt://127.0.0.1:{self.server.bolt_port}"
@@ -127,7 +135,7 @@ class LocalNeo4j:
             if jar.name not in server_jars:
                 jar.rename(tmp / "plugins" / jar.name)
         shutil.rmtree(tmp / "all")
-        (tmp / ".complete").write_text(str(self.versions))
+        (tmp / ".complete").write_text(f"{self.versions} pom sha256 {pom_digest()}")
         shutil.rmtree(self.dist, ignore_errors=True)
         tmp.rename(self.dist)
         return self.dist
@@ -249,7 +257,7 @@ class LocalNeo4j:
             comp = graph.run("server/components")[0]
             plugins = {row["prefix"]: row["n"] for row in graph.run("server/plugin_procedures")}
         return ServerStatus(True, self.pid(), self.bolt_uri, comp["version"], comp["edition"], plugins,
-                            self.instance_dir)
+                            self.instance_dir, f"http://127.0.0.1:{self.server.http_port}/browser/")
 
     def stop(self, timeout_s: float = 60.0) -> bool:
         """Stop the server if it runs. Returns whether a process was stopped."""

@@ -6,7 +6,12 @@ gold alignment ``ref_ent_ids`` (id₁, id₂). Optional extras, used when presen
 
 * ``sup_pairs`` / ``ref_pairs`` (DBP15K: train / test split) or ``sup_ent_ids`` (SRPRS: train; the rest of
   ``ref_ent_ids`` is test). Without any split file every gold link is ``test``.
-* ``ent_ids_{n}_translated``, ``rel_ids_{n}_translated``: machine-translated English names (``name_en``).
+* ``ent_ids_{n}_translated`` (or ``_trans_goo``), ``rel_ids_{n}_translated``: machine-translated English names
+  (``name_en``).
+* ``ent_ids_{n}_<lang>`` (e.g. ``ent_ids_1_zh``): the layout in which ``ent_ids_{n}`` carries the translated
+  names and this file the native URIs. The native URI becomes the entity id, the translation ``name_en``.
+* ``ill_ent_ids``: every gold link (GCN-Align / RDGCN layout) when ``ref_ent_ids`` is absent or holds only the
+  test links.
 * ``labels/s_labels``, ``labels/t_labels``: URI, native label (``label``), label in the other language
   (``label_<other lang>``; for the Chinese side of DBP15K this is a second English translation).
 * attribute NAMES per entity — ``attributes/entity2att_<lang>.txt`` + ``attr2id_<lang>.txt`` +
@@ -14,8 +19,13 @@ gold alignment ``ref_ent_ids`` (id₁, id₂). Optional extras, used when presen
   URIs; SRPRS). Only the names exist in these datasets, no values, so ``Entity.attributes`` is a list of
   attribute local names (e.g. ``birthDate``).
 
-Each side becomes a KG named ``<name>:<lang>`` (languages from a directory name ending ``_<l1>_<l2>``, else
-``1``/``2``); gold links are ``(:Entity)-[:GOLD_LINK {dataset, split}]->(:Entity)`` from side 1 to side 2.
+Each side becomes a KG named ``<name>:<lang>``. Languages: the ``langs`` option, else a directory name ending
+``_<l1>_<l2>``, else the suffixes of ``ent_ids_{n}_<lang>`` files, else ``1``/``2``. Gold links are
+``(:Entity)-[:GOLD_LINK {dataset, split}]->(:Entity)`` from side 1 to side 2. ``train_ratio`` replaces the split
+files with a seeded random split of all gold links (``split_seed``), for downloads that ship no split.
+
+Every problem with the files (bad columns, unknown ids, non-UTF-8 bytes, a relation URI with no short name, a gold
+file with no links) is a :class:`ParseError` naming file and line, raised before anything is written.
 
 The whole pair is written in ONE transaction (≈40k nodes and 165k relationships for DBP15K fit easily in a
 2 GB heap), so a failed load leaves nothing behind and a re-run just completes it.
@@ -23,9 +33,10 @@ The whole pair is written in ONE transaction (≈40k nodes and 165k relationship
 
 from __future__ import annotations
 
+import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -36,6 +47,9 @@ from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, local_nam
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 
 _LANGS = re.compile(r"_([a-z]{2,3})_([a-z]{2,3})$")
+_NATIVE_IDS = re.compile(r"^ent_ids_([12])_([a-z]{2,3})$")
+#: files giving every gold link, in order of preference; ``ref_pairs`` (test) and the ``sup_*`` (train) refine them
+_ALL_LINKS = ("ill_ent_ids", "ref_ent_ids")
 
 
 class EAPairLoadResult(BaseModel):
@@ -50,12 +64,20 @@ class EAPairLoadResult(BaseModel):
 
 
 def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = None,
+                   langs: tuple[str, str] | None = None, train_ratio: float | None = None, split_seed: int = 0,
                    progress: Progress | None = None) -> EAPairLoadResult:
-    """Parse a JAPE directory completely, then write both KGs and the gold links in one transaction."""
+    """Parse a JAPE directory completely, then write both KGs and the gold links in one transaction.
+
+    ``langs``: the two sides' language codes (overrides the directory name); ``train_ratio``: split all gold
+    links at random (seeded by ``split_seed``) into this share of train links and test links, instead of the
+    directory's split files.
+    """
     start = time.perf_counter()
-    pair = _JapeDirectory(Path(directory), name)
+    if train_ratio is not None and not 0.0 <= train_ratio < 1.0:
+        raise ParseError(str(directory), None, f"train ratio {train_ratio} is outside [0, 1)")
+    pair = _JapeDirectory(Path(directory), name, langs)
     sides = [pair.parse_side(1), pair.parse_side(2)]
-    gold = pair.parse_gold()
+    gold = pair.parse_gold(train_ratio, split_seed)
     parse_seconds = time.perf_counter() - start
     with graph.transaction() as tx:
         results = [write_kg(graph, tx, side, progress) for side in sides]
@@ -88,11 +110,11 @@ def _rows(path: Path, min_cols: int, max_cols: int | None = None, *, header_coun
 
     ``header_count``: the first line is the number of records that follow (MuGNN attribute files).
     """
-    with open(path, encoding="utf-8") as fh:
+    with open(path, "rb") as fh:
         declared: int | None = None
         seen = 0
-        for lineno, line in enumerate(fh, 1):
-            line = line.rstrip("\r\n")
+        for lineno, raw in enumerate(fh, 1):
+            line = _decode(path, lineno, raw).rstrip("\r\n")
             if not line.strip():
                 continue
             if header_count and declared is None:
@@ -110,6 +132,14 @@ def _rows(path: Path, min_cols: int, max_cols: int | None = None, *, header_coun
             raise ParseError(str(path), None, f"first line declares {declared} records but {seen} follow")
 
 
+def _decode(path: Path, lineno: int, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(str(path), lineno, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                         "re-encode the file as UTF-8, e.g. `iconv -f latin1 -t utf-8`") from None
+
+
 def _int(path: Path, lineno: int, text: str) -> int:
     try:
         return int(text)
@@ -120,13 +150,27 @@ def _int(path: Path, lineno: int, text: str) -> int:
 class _JapeDirectory:
     """Reads one JAPE directory; remembers which files it used (they are hashed for the load record)."""
 
-    def __init__(self, directory: Path, name: str | None) -> None:
+    def __init__(self, directory: Path, name: str | None, langs: tuple[str, str] | None = None) -> None:
         if not (directory / "ent_ids_1").is_file():
             raise ParseError(str(directory), None, "not a JAPE directory (no ent_ids_1 file)")
         self.dir = directory
         self.name = name or directory.name
+        natives = {side: sorted(m.group(2) for p in directory.iterdir() if (m := _NATIVE_IDS.match(p.name))
+                                and m.group(1) == str(side)) for side in (1, 2)}
         match = _LANGS.search(directory.name)
-        self.langs = (match.group(1), match.group(2)) if match else ("1", "2")
+        if langs is not None:
+            if len(langs) != 2 or langs[0] == langs[1] or not all(langs):
+                raise ParseError(str(directory), None, f"languages {langs} must be two different codes, e.g. zh,en")
+            self.langs = (langs[0], langs[1])
+        elif match:
+            self.langs = (match.group(1), match.group(2))
+        elif all(len(natives[side]) == 1 for side in (1, 2)):
+            self.langs = (natives[1][0], natives[2][0])
+        else:
+            self.langs = ("1", "2")
+        #: side -> the file with native URIs when ent_ids_<side> holds translated names
+        self.native = {side: f"ent_ids_{side}_{self.langs[side - 1]}" for side in (1, 2)
+                       if self.langs[side - 1] in natives[side]}
         self.used: list[Path] = []
         self.ents: dict[int, dict[int, str]] = {}  # side -> JAPE id -> URI
 
@@ -145,7 +189,8 @@ class _JapeDirectory:
         self.used.append(path)
         return path
 
-    def _ids(self, relative: str) -> dict[int, str]:
+    def _ids(self, relative: str, check: Callable[[str], str | None] | None = None) -> dict[int, str]:
+        """Id → URI of one id file; ``check(uri)`` returns what is wrong with a URI, if anything."""
         path = self._file(relative, required=True)
         assert path is not None
         ids: dict[int, str] = {}
@@ -153,6 +198,9 @@ class _JapeDirectory:
             key = _int(path, lineno, num)
             if key in ids:
                 raise ParseError(str(path), lineno, f"id {key} appears twice")
+            problem = check(uri) if check is not None else None
+            if problem:
+                raise ParseError(str(path), lineno, problem)
             ids[key] = uri
         return ids
 
@@ -166,10 +214,18 @@ class _JapeDirectory:
         lang, other = self.langs[side - 1], self.langs[2 - side]
         kg = KGData(self.kg_name(side), {"source": str(self.dir), "format": "jape", "pair": self.name,
                                          "lang": lang, "side": side})
-        ents = self.ents[side] = self._ids(f"ent_ids_{side}")
-        rels = self._ids(f"rel_ids_{side}")
+        translated = self._ids(f"ent_ids_{side}")
+        native = self.native.get(side)
+        ents = self.ents[side] = self._ids(native) if native else translated
+        rels = self._ids(f"rel_ids_{side}", _relation_problem)
         for eid, uri in ents.items():
             kg.entity(uri, eid=eid, name=readable_name(uri))
+        if native:
+            for eid, uri in translated.items():
+                if eid not in ents:
+                    raise ParseError(str(self.dir / f"ent_ids_{side}"), None,
+                                     f"entity id {eid} has a translated name but no native URI in {native}")
+                kg.entities[ents[eid]]["name_en"] = readable_name(uri)
         for rid, uri in rels.items():
             kg.relation(uri, name=readable_name(uri), type=local_name(uri), eid=rid)
         triples = self._file(f"triples_{side}", required=True)
@@ -185,7 +241,7 @@ class _JapeDirectory:
 
     def _translations(self, kg: KGData, side: int, ents: dict[int, str], rels: dict[int, str]) -> None:
         for kind, table, target in (("ent", ents, kg.entities), ("rel", rels, kg.relations)):
-            path = self._file(f"{kind}_ids_{side}_translated")
+            path = self._file(f"{kind}_ids_{side}_translated") or self._file(f"{kind}_ids_{side}_trans_goo")
             if path is None:
                 continue
             for lineno, (num, translated) in _rows(path, 2, 2):
@@ -231,18 +287,28 @@ class _JapeDirectory:
         if uri not in kg.entities:
             raise ParseError(str(path), lineno, f"{uri} is not an entity of {kg.name}")
 
-    def parse_gold(self) -> list[tuple[int, int, str]]:
-        """(id₁, id₂, split) for every gold link; train from sup_*, test = ref_pairs or the rest of ref_ent_ids."""
+    def parse_gold(self, train_ratio: float | None = None, seed: int = 0) -> list[tuple[int, int, str]]:
+        """(id₁, id₂, split) of every gold link, each once. All links: ``ill_ent_ids``, else ``ref_ent_ids``
+        (plus the split files' links). Split: ``train_ratio`` given → seeded random split of all links; else train
+        from ``sup_pairs`` / ``sup_ent_ids`` and test = ``ref_pairs``, or every other link."""
         train = self._pairs("sup_pairs") or self._pairs("sup_ent_ids") or {}
         test = self._pairs("ref_pairs")
-        if test is None:
-            every = self._pairs("ref_ent_ids")
-            if every is None:
-                raise ParseError(str(self.dir / "ref_ent_ids"), None,
-                                 "gold links missing (no ref_ent_ids or ref_pairs)")
-            test = {pair: lineno for pair, lineno in every.items() if pair not in train}
-        gold = [(a, b, "train") for a, b in train] + [(a, b, "test") for a, b in test if (a, b) not in train]
-        return gold
+        every = None
+        if test is None or train_ratio is not None:
+            every = next((p for p in map(self._pairs, _ALL_LINKS) if p is not None), None)
+        if every is None and test is None:
+            raise ParseError(str(self.dir / "ref_ent_ids"), None,
+                             "gold links missing (no ref_ent_ids, ill_ent_ids or ref_pairs): an entity-alignment "
+                             "pair needs its gold links")
+        links = list(dict.fromkeys([*(every or {}), *train, *(test or {})]))
+        if train_ratio is not None:
+            shuffled = sorted(links)
+            random.Random(seed).shuffle(shuffled)
+            cut = round(train_ratio * len(shuffled))
+            train, test = dict.fromkeys(shuffled[:cut]), dict.fromkeys(shuffled[cut:])
+        elif test is None:
+            test = dict.fromkeys(pair for pair in links if pair not in train)
+        return [(a, b, "train") for a, b in train] + [(a, b, "test") for a, b in test if (a, b) not in train]
 
     def _pairs(self, relative: str) -> dict[tuple[int, int], int] | None:
         """Gold pairs of one file (pair → line), checked against both sides' entity ids."""
@@ -254,4 +320,15 @@ class _JapeDirectory:
             self._known(path, lineno, self.ents[1], a, "side-1 entity")
             self._known(path, lineno, self.ents[2], b, "side-2 entity")
             pairs.setdefault((int(a), int(b)), lineno)
+        if not pairs:
+            raise ParseError(str(path), None, "has no gold links (the file is empty): fix or remove it, or load a "
+                             "complete copy of the dataset")
         return pairs
+
+
+def _relation_problem(uri: str) -> str | None:
+    """Why a relation URI cannot be stored (its short name becomes the relationship type), if it cannot."""
+    if local_name(uri).strip():
+        return None
+    return (f"relation {uri!r} has an empty short name (nothing after its namespace), so it cannot be a "
+            "relationship type; give it a URI that ends in a name")

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import MemorySaver
 
 from kgagents.agent.matching.graph import MatchingAgent, new_run_id
-from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
-from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.graph.connection import Graph
-from kgagents.llm import Ledger
-from kgagents.llm.fake import ScriptedChatModel
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology
+from tests.scripted_chat import ScriptedChatModel
 
 A, B = "http://example.org/confa#", "http://example.org/confb#"
 
@@ -38,7 +39,7 @@ def _run(agent: MatchingAgent, **config: object) -> dict:
 
 
 def test_no_llm_run_writes_one_to_one_matches_between_the_two_ontologies(conf: Graph, tmp_path: Path) -> None:
-    out = _run(MatchingAgent(conf, get_embedder(), MatchSettings(no_llm=True)))
+    out = _run(MatchingAgent(conf, None, MatchSettings(no_llm=True)))
     pairs = {(m["source"], m["target"]) for m in out["matches"]}
     # identical (tokenised) names are found by the offline lexical pre-match
     assert {(A + "Document", B + "Document"), (A + "Author", B + "Author"),
@@ -73,9 +74,8 @@ def _scripted_reply(messages: list[dict]) -> str:
 
 def test_scripted_validator_decides_and_is_never_asked_about_prematched_entities(conf: Graph) -> None:
     chat = ScriptedChatModel([_scripted_reply] * 500)
-    ledger = Ledger()
     settings = MatchSettings(threshold=0.3, structural=False)
-    out = _run(MatchingAgent(conf, get_embedder(), settings, llm=LLMSteps(chat, ledger)))
+    out = _run(MatchingAgent(conf, chat, settings))
     pairs = {(m["source"], m["target"]) for m in out["matches"]}
     assert (A + "Reviewer", B + "Referee") in pairs
     assert (A + "writtenBy", B + "isWrittenBy") in pairs
@@ -88,13 +88,47 @@ def test_scripted_validator_decides_and_is_never_asked_about_prematched_entities
     assert calls == len(chat.calls)
 
 
+class ScriptedLangChainModel(BaseChatModel):
+    """A LangChain chat model (scripted: :func:`_scripted_reply`) that reports usage metadata, as hosted ones do."""
+
+    max_tokens: int | None = None
+    caps: list[int | None] = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-langchain"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        self.caps.append(self.max_tokens)
+        text = _scripted_reply([{"content": str(m.content)} for m in messages])
+        usage = {"input_tokens": 100, "output_tokens": 7, "total_tokens": 107}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
+
+
+def test_langchain_chat_model_drives_a_matching_run_scripted(conf: Graph) -> None:
+    model = ScriptedLangChainModel(caps=[])
+    out = _run(MatchingAgent(conf, model, MatchSettings(threshold=0.3, structural=False)))
+    pairs = {(m["source"], m["target"]) for m in out["matches"]}
+    assert (A + "Reviewer", B + "Referee") in pairs and (A + "writtenBy", B + "isWrittenBy") in pairs
+    assert (A + "Person", B + "Human") not in pairs  # the validator said no
+    calls = conf.run_text(
+        "MATCH (r:Run {id: $run})-[:MADE_CALL]->(c:LLMCall) "
+        "RETURN r.model AS model, count(c) AS n, sum(c.prompt_tokens) AS prompt, sum(c.completion_tokens) AS done",
+        run=out["run_id"])[0]
+    # every call is in the ledger, with the token counts the model reported (not the word-count estimate)
+    assert calls == {"model": "scripted-langchain", "n": len(model.caps), "prompt": 100 * len(model.caps),
+                     "done": 7 * len(model.caps)}
+    assert 96 in model.caps  # the describe/verbalise replies are capped through the model's max_tokens field
+
+
 def test_interrupted_run_resumes_from_its_checkpoint(conf: Graph) -> None:
-    agent = MatchingAgent(conf, get_embedder(), MatchSettings(no_llm=True, batch_size=2))
+    agent = MatchingAgent(conf, None, MatchSettings(no_llm=True, batch_size=2))
     app = agent.build().compile(checkpointer=MemorySaver(), interrupt_after=["retrieve"])
     config = {"configurable": {"thread_id": "resume-test"}, "recursion_limit": 1000}
     first = app.invoke({"run_id": "resume-run", "source": "confa", "target": "confb"}, config)
     assert "matches" not in first and first["queue"]
     resumed = app.invoke(None, config)
-    straight = _run(MatchingAgent(conf, get_embedder(), MatchSettings(no_llm=True, batch_size=2)))
+    straight = _run(MatchingAgent(conf, None, MatchSettings(no_llm=True, batch_size=2)))
     key = lambda out: sorted((m["source"], m["target"]) for m in out["matches"])  # noqa: E731
     assert key(resumed) == key(straight)

@@ -13,14 +13,17 @@ import math
 from pathlib import Path
 
 import pytest
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langgraph.checkpoint.memory import MemorySaver
+from langgraph.graph import END, START, StateGraph
 
-from kgagents.agent.alignment.agent import AgentSettings, EAAgent
+from kgagents.agent.alignment.agent import EAAgent, EASettings, EAState
 from kgagents.agent.alignment.retrieval import RetrievalRun, embed_names, retrieve
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
-from kgagents.llm.fake import ScriptedChatModel
 from kgagents.loaders.jape import load_jape_pair
+from tests.scripted_chat import ScriptedChatModel
 
 DATASET = "jape_tiny_de_en"
 KG1, KG2 = f"{DATASET}:de", f"{DATASET}:en"
@@ -42,8 +45,8 @@ def _alignments(graph: Graph, run_id: str) -> dict[str, dict]:
 def test_no_llm_mode_equals_retrieval_top1(retrieved: tuple[Graph, RetrievalRun]) -> None:
     graph, run = retrieved
     with pytest.raises(ValueError, match="needs a chat model"):
-        EAAgent(graph, None, AgentSettings(mode="full"))
-    result = EAAgent(graph, None, AgentSettings(mode="no_llm", batch_size=2)).run(
+        EAAgent(graph, None, EASettings(mode="full"))
+    result = EAAgent(graph, None, EASettings(mode="no_llm", batch_size=2)).run(
         dataset=DATASET, retrieval_run_id=run.run_id, run_id="ea-offline")
     rows = _alignments(graph, "ea-offline")
     assert {s: r["target"] for s, r in rows.items()} == {s: c[0].target for s, c in run.candidates.items()}
@@ -51,6 +54,28 @@ def test_no_llm_mode_equals_retrieval_top1(retrieved: tuple[Graph, RetrievalRun]
     assert (result.sources, result.hits_at_1) == (3, 1.0)
     props = graph.run("alignment_ea/run", run_id="ea-offline")[0]["run"]
     assert props["job"] == "ea-agent" and props["mode"] == "no_llm"
+
+
+def test_embedded_run_with_a_checkpointer_scores_like_run_scripted(retrieved: tuple[Graph, RetrievalRun]) -> None:
+    """The compiled graph inside a parent graph: gold links are read by the agent's own nodes, so the stored run
+    has Hits@1 (and rewards) as :meth:`EAAgent.run` gives them; a LangChain fake drives the LLM tools."""
+    graph, run = retrieved
+    model = FakeListChatModel(responses=["1"])  # aligner (and reflector) always pick the top candidate
+    agent = EAAgent(graph, model, EASettings(mode="llm_only", batch_size=2))
+    parent = StateGraph(EAState)
+    parent.add_node("align", agent.compile())
+    parent.add_edge(START, "align")
+    parent.add_edge("align", END)
+    app = parent.compile(checkpointer=MemorySaver())
+    out = app.invoke({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-embedded"},
+                     {"configurable": {"thread_id": "t"}, "recursion_limit": agent.recursion_limit(3)})
+    assert out["done"] == 3 and app.get_state({"configurable": {"thread_id": "t"}}).next == ()
+    stored = graph.run("alignment_ea/run", run_id="ea-embedded")[0]["run"]
+    direct = agent.run(dataset=DATASET, retrieval_run_id=run.run_id, run_id="ea-direct")
+    # every top-1 is gold in this fixture (module docstring), so both score 1.0 — never None
+    assert stored["hits_at_1"] == direct.hits_at_1 == 1.0
+    assert stored["mean_reward"] == pytest.approx(direct.mean_reward) and stored["model"] == "fake-list-chat-model"
+    assert stored["calls"] == 3
 
 
 def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], tmp_path: Path) -> None:
@@ -66,7 +91,7 @@ def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], t
     ])
     out = tmp_path / "trajectories.jsonl"
     # close_margin 0: the rule fallback never adds a reflector, so the script's length is known
-    agent = EAAgent(graph, chat, AgentSettings(mode="full", close_margin=0.0), trajectories_path=out)
+    agent = EAAgent(graph, chat, EASettings(mode="full", close_margin=0.0), trajectories_path=out)
     result = agent.run(dataset=DATASET, retrieval_run_id=run.run_id, run_id="ea-full")
     assert chat.remaining == 0
 
@@ -97,7 +122,7 @@ def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], t
     assert cafe["rewritten_path"] == ["aligner", "reflector"]  # the reflector changed the answer: kept
 
     # re-running the run id replaces its decisions
-    EAAgent(graph, None, AgentSettings(mode="no_llm")).run(dataset=DATASET, retrieval_run_id=run.run_id,
+    EAAgent(graph, None, EASettings(mode="no_llm")).run(dataset=DATASET, retrieval_run_id=run.run_id,
                                                            run_id="ea-full", sources=[CAFE])
     again = _alignments(graph, "ea-full")
     assert list(again) == [CAFE] and again[CAFE]["target"] == EN + "Cafe_Einstein"
@@ -111,7 +136,7 @@ def test_ablation_modes_scripted(retrieved: tuple[Graph, RetrievalRun], mode: st
     per_source = {"no_planning": 2, "llm_only": 1, "no_selectors": 2, "rule_planner": 1}[mode]
     plans = ["1. relation_selector\n2. aligner\n3. reflector"] * 3 if mode == "no_selectors" else []
     chat = ScriptedChatModel(plans + ["1"] * (3 * per_source))
-    EAAgent(graph, chat, AgentSettings(mode=mode, close_margin=0.0)).run(
+    EAAgent(graph, chat, EASettings(mode=mode, close_margin=0.0)).run(
         dataset=DATASET, retrieval_run_id=run.run_id, run_id=f"ea-{mode}")
     assert chat.remaining == 0
     rows = _alignments(graph, f"ea-{mode}")

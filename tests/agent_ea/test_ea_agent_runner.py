@@ -24,15 +24,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kgagents.agent.alignment.agent import AgentSettings
+from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.retrieval import Candidate, PairSignals, store_candidates
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.eval import ea_agent_runner
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import approx_tokens
-from kgagents.llm.fake import ScriptedChatModel
 from kgagents.loaders.jape import load_jape_pair
+from tests.scripted_chat import ScriptedChatModel
 
 DATASET = "bench_fr_en"
 KG1, KG2 = f"{DATASET}:fr", f"{DATASET}:en"
@@ -69,7 +69,7 @@ def pair(graph: Graph, fixtures: Path) -> Graph:
 def test_bench_scores_the_stored_run_scripted(pair: Graph, tmp_path: Path) -> None:
     chat = ScriptedChatModel(SCRIPT)
     result = ea_agent_runner.bench(pair, chat, dataset=DATASET, retrieval_run_id=RETRIEVAL, mode="full",
-                                   settings=AgentSettings(prompt_candidates=2), out=tmp_path, run_id="ea-bench")
+                                   settings=EASettings(prompt_candidates=2), out=tmp_path, run_id="ea-bench")
     assert chat.remaining == 0
     assert result["evaluated_links"] == 4 and result["non_exact_links"] == 2 and result["decided"] == 4
     assert result["retrieval"]["all_links"] == {"hits_at_1": 0.5, "hits_at_10": 0.75, "mrr": 0.625, "n": 4}

@@ -7,15 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.agent.alignment.planner import LLMPlanner, parse_path, rule_plan, validate_path
+from kgagents.agent.alignment.planner import (
+    LLMPlanner,
+    parse_path,
+    rule_plan,
+    validate_path,
+)
 from kgagents.agent.alignment.reward import reflector_effect, reward, rewrite_path
 from kgagents.agent.alignment.statistics import EntityStatistics, entity_statistics
 from kgagents.agent.alignment.tools import (
-    AttributeTripleSelector, RelationTripleSelector, attribute_entropy, relation_frequencies, relation_information,
+    AttributeTripleSelector,
+    RelationTripleSelector,
+    attribute_entropy,
+    relation_frequencies,
+    relation_information,
 )
 from kgagents.graph.connection import Graph
-from kgagents.llm.fake import ScriptedChatModel
 from kgagents.loaders.jape import load_jape_pair
+from tests.scripted_chat import ScriptedChatModel
 
 DE, EN = "http://de.dbpedia.org/property/", "http://dbpedia.org/ontology/"
 DATASET = "jape_tiny_de_en"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import urllib.request
+
 import pytest
 from pydantic import SecretStr
 
@@ -52,3 +55,11 @@ def test_start_twice_is_harmless(neo4j_settings: Neo4jSettings) -> None:
     pid_before = server.pid()
     status = server.start()
     assert status.running and server.pid() == pid_before
+
+
+@pytest.mark.skipif(os.environ.get("KGAGENTS_TEST_USE_CONFIGURED") == "1", reason="HTTP port of a server we did not start")
+def test_neo4j_browser_is_served_at_the_http_port(neo4j_settings: Neo4jSettings) -> None:
+    http = int(os.environ.get("KGAGENTS_TEST_HTTP_PORT", "17474"))
+    with urllib.request.urlopen(f"http://127.0.0.1:{http}/browser/", timeout=30) as response:
+        assert response.status == 200
+        assert "<title>Neo4j Browser</title>" in response.read().decode("utf-8", "replace")

@@ -9,7 +9,7 @@ import pytest
 from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph
 from kgagents.loaders.kg_common import delete_kg, get_relations, kg_stats, triples_between
-from kgagents.loaders.triples import load_triples
+from kgagents.loaders.triples import detect_separator, load_triples
 
 
 def _distinct(path: Path, sep: str) -> tuple[set[tuple[str, ...]], set[str], set[str]]:
@@ -35,7 +35,8 @@ def test_metaqa_full_kb(graph: Graph, shared_data: Path) -> None:
 def test_pathquestion_kbs_are_tab_separated(graph: Graph, shared_data: Path, name: str) -> None:
     path = shared_data / "kgqa" / "pathquestion" / name
     triples, entities, relations = _distinct(path, "\t")
-    load_triples(graph, path, kg="pq", sep="\t")
+    assert detect_separator(path) == "\t"
+    load_triples(graph, path, kg="pq")  # separator detected
     stats = kg_stats(graph, "pq")
     assert (stats["entities"], stats["relations"], stats["triples"]) == (len(entities), len(relations), len(triples))
 
@@ -66,3 +67,28 @@ def test_delete_kg_removes_only_that_kg(graph: Graph, fixtures: Path) -> None:
     assert kg_stats(graph, "drop") == {"kg_exists": False, "entities": 0, "relations": 0, "triples": 0,
                                        "literals": 0, "gold_links": 0}
     assert kg_stats(graph, "keep")["triples"] == 4
+
+
+def test_tab_separator_is_detected_and_a_pipe_inside_a_field_is_kept(graph: Graph, fixtures: Path) -> None:
+    path = fixtures / "kg" / "triples_tabs.txt"
+    assert detect_separator(path) == "\t"
+    result = load_triples(graph, path, kg="tabs")
+    assert (result.entities, result.relations, result.triples) == (5, 2, 3)
+    assert triples_between(graph, "tabs", "lothair", "charles | the simple")[0]["type"] == "children"
+
+
+def test_wrong_separator_names_the_line_and_the_separator(graph: Graph, fixtures: Path) -> None:
+    with pytest.raises(ParseError) as err:
+        load_triples(graph, fixtures / "kg" / "triples_tabs.txt", kg="tabs", sep="|")
+    assert err.value.line == 1 and "'|'" in str(err.value)
+    assert not kg_stats(graph, "tabs")["kg_exists"]
+
+
+def test_non_utf8_file_names_file_and_line_and_writes_nothing(graph: Graph, fixtures: Path) -> None:
+    path = fixtures / "kg" / "triples_latin1.txt"
+    with pytest.raises(ParseError) as err:
+        load_triples(graph, path, kg="latin1")
+    assert err.value.line == 2 and f"{path}:2" in str(err.value) and "UTF-8" in str(err.value)
+    assert "0xe9" in str(err.value)
+    assert kg_stats(graph, "latin1") == {"kg_exists": False, "entities": 0, "relations": 0, "triples": 0,
+                                         "literals": 0, "gold_links": 0}

@@ -19,12 +19,15 @@ def is_code_like(name: str) -> bool:
     return bool(_CODE_LIKE.match(name))
 
 
+def split_camel(text: str) -> str:
+    """A space at every camelCase boundary (``AmountOfSubstance`` → ``Amount Of Substance``, ``PCMember`` →
+    ``PC Member``), BEFORE anything lowercases the text and loses the boundaries."""
+    return _CAMEL.sub(" ", text)
+
+
 def tokenize_name(name: str) -> list[str]:
     """Split camelCase, ``_``, ``-`` and whitespace; lowercase; keep every token."""
-    tokens: list[str] = []
-    for part in _SEPARATORS.split(name):
-        tokens.extend(t.lower() for t in _CAMEL.split(part) if t)
-    return tokens
+    return [t.lower() for t in _SEPARATORS.split(split_camel(name)) if t]
 
 
 def syntactic_text(name: str, label: str | None) -> str:

@@ -1,0 +1,199 @@
+"""ODA (observe → act → reflect) as a LangGraph ``StateGraph``; every KG access is a Cypher query in Neo4j.
+
+    observe → act ─┬─ GetNeighbor / GetPath → tool → reflect ─┬─ observe   (next iteration)
+                   │                                          └─ answer    (iteration cap hit)
+                   └─ Answer → answer → END
+    observe → baseline → END                                               (mode no_llm)
+
+* ``observe``: the recursive observation from the current entities (:mod:`observation`); none in the
+  ``no_observation`` ablation.
+* ``act``: the LLM picks GetNeighbor (only with fewer than two entity ids), GetPath or Answer, seeing the
+  question, memory, entity ids, the best observation triples, labels and the actions taken so far.
+* ``tool``: runs the chosen tool (:mod:`tools`).
+* ``reflect``: keeps at most K of the tool's triples in memory (LLM selection; the ablations select by
+  similarity, at random, or let the LLM write facts instead), and their far ends become the next entities.
+* ``answer``: the LLM answers from memory and observation, after Answer or after ``max_iterations`` rounds
+  (``cap_hit`` recorded). ``baseline`` (no LLM): the far end of the best-scoring observed triple.
+
+The state is plain JSON, so any LangGraph checkpointer can store and resume it. Storing the finished trace in
+Neo4j is the caller's job (:mod:`kgagents.agent.kgqa.store`), batched over questions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
+
+import numpy as np
+from langgraph.graph import END, START, StateGraph
+
+from kgagents.agent.kgqa.llm_steps import Action, LLMSteps, resolve_entity
+from kgagents.agent.kgqa.memory import next_entities, remember
+from kgagents.agent.kgqa.observation import Observer
+from kgagents.agent.kgqa.prompts import ANSWER, NEIGHBOR
+from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.agent.kgqa.tools import get_neighbor, get_path
+from kgagents.agent.kgqa.triples import Triple, triples
+from kgagents.candidates import CandidateEngine
+from kgagents.errors import ChatModelRequiredError
+from kgagents.graph.connection import GraphLike, connect
+from kgagents.llm.langchain import as_chat_model
+from kgagents.llm.ledger import Ledger
+
+NO_LLM_MODEL = "none (no-llm: best-scoring observed tail)"
+
+
+class QAState(TypedDict, total=False):
+    """One question's run (JSON-serialisable)."""
+
+    question_id: str
+    question: str
+    question_vector: list[float]
+    topics: list[str]
+    entities: list[str]
+    labels: dict[str, str]
+    observation: list[dict[str, Any]]
+    memory: list[list[dict[str, Any]]]
+    history: list[dict[str, Any]]
+    pending: dict[str, Any]
+    output: list[dict[str, Any]]
+    iteration: int
+    answer: str
+    top_entity: str | None
+    answer_entities: list[str]
+    cap_hit: bool
+    steps: list[dict[str, Any]]
+    observe_seconds: list[float]
+    reflect_fallbacks: int
+
+
+def _labels(state: Mapping[str, Any], found: Sequence[Triple]) -> dict[str, str]:
+    labels = dict(state.get("labels", {}))
+    for t in found:
+        labels.setdefault(t.head, t.head_name)
+        labels.setdefault(t.tail, t.tail_name)
+    return labels
+
+
+class ODAAgent:
+    """The ODA graph over one KG in Neo4j and (except in mode ``no_llm``) one chat model."""
+
+    def __init__(self, graph: GraphLike, kg: str, settings: KGQASettings | None = None, chat: Any = None,
+                 engine: CandidateEngine | None = None) -> None:
+        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
+        :func:`~kgagents.llm.as_chat_model` accepts, required unless ``settings.mode == 'no_llm'``. Its calls are
+        recorded in ``self.ledger``. The sampling temperature is the chat model's own: the CLI builds it with
+        ``settings.temperature`` (0.4)."""
+        self.graph = connect(graph)
+        self.kg = kg
+        self.settings = settings or KGQASettings()
+        if self.settings.mode != "no_llm" and chat is None:
+            raise ChatModelRequiredError(f"KGQA mode '{self.settings.mode}' needs a chat model (chat=...); use "
+                                         "KGQASettings(mode='no_llm') for the offline baseline")
+        self.ledger = Ledger()
+        self.chat = self.ledger.wrap(as_chat_model(chat)) if self.settings.mode != "no_llm" else None
+        self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
+        self.engine = engine or CandidateEngine(self.graph)
+        self.observer = Observer(self.graph, kg, self.settings, self.engine)
+
+    @property
+    def model_name(self) -> str:
+        return self.chat.model_name if self.chat is not None else NO_LLM_MODEL
+
+    # -- graph ---------------------------------------------------------------------------------
+    def build(self) -> StateGraph:
+        """The uncompiled graph (embeddable as a subgraph)."""
+        g = StateGraph(QAState)
+        for name in ("observe", "act", "tool", "reflect", "answer", "baseline"):
+            g.add_node(name, getattr(self, name))
+        g.add_edge(START, "observe")
+        g.add_conditional_edges("observe", lambda s: "baseline" if self.llm is None else "act",
+                                {"baseline": "baseline", "act": "act"})
+        g.add_conditional_edges("act", lambda s: "answer" if s["pending"]["action"] == ANSWER else "tool",
+                                {"answer": "answer", "tool": "tool"})
+        g.add_edge("tool", "reflect")
+        g.add_conditional_edges("reflect", self._after_reflect, {"observe": "observe", "answer": "answer"})
+        g.add_edge("answer", END)
+        g.add_edge("baseline", END)
+        return g
+
+    def compile(self, checkpointer: Any = None) -> Any:
+        return self.build().compile(checkpointer=checkpointer)
+
+    def _after_reflect(self, state: QAState) -> str:
+        return "answer" if state["iteration"] >= self.settings.max_iterations else "observe"
+
+    @staticmethod
+    def initial_state(question_id: str, question: str, vector: np.ndarray, topics: Mapping[str, str]) -> QAState:
+        """Start state for one question: ``topics`` maps topic entity ids to names."""
+        return {"question_id": question_id, "question": question, "question_vector": vector.tolist(),
+                "topics": list(topics), "entities": list(topics), "labels": dict(topics), "memory": [],
+                "history": [], "iteration": 0, "cap_hit": False, "steps": [], "observe_seconds": [],
+                "reflect_fallbacks": 0}
+
+    # -- nodes ---------------------------------------------------------------------------------
+    def observe(self, state: QAState) -> dict[str, Any]:
+        if self.settings.mode == "no_observation":
+            return {"observation": []}
+        obs = self.observer.observe(np.asarray(state["question_vector"], dtype=np.float32), state["entities"])
+        return {"observation": [t.as_dict() for t in obs.triples], "labels": _labels(state, obs.triples),
+                "observe_seconds": [*state.get("observe_seconds", []), obs.seconds]}
+
+    def _shown(self, state: QAState) -> list[Triple]:
+        return triples(state.get("observation", [])[: self.settings.observation_shown])
+
+    def act(self, state: QAState) -> dict[str, Any]:
+        assert self.llm is not None
+        action = self.llm.act(state["question"], entities=state["entities"], labels=state["labels"],
+                              memory=state["memory"], observation=self._shown(state), history=state["history"])
+        return {"pending": action.as_dict(), "history": [*state["history"], action.as_dict()]}
+
+    def tool(self, state: QAState) -> dict[str, Any]:
+        action = Action(state["pending"]["action"], state["pending"]["args"])
+        question = np.asarray(state["question_vector"], dtype=np.float32)
+        if action.name == NEIGHBOR:
+            found = get_neighbor(self.graph, self.engine, self.kg, action.args[0], question, self.settings)
+        else:
+            found = get_path(self.graph, self.kg, action.args[0], action.args[1], self.settings)
+        return {"output": [t.as_dict() for t in found], "labels": _labels(state, found)}
+
+    def reflect(self, state: QAState) -> dict[str, Any]:
+        s, mode = self.settings, self.settings.mode
+        output, iteration = triples(state["output"]), state["iteration"] + 1
+        fallback = False
+        if not output:
+            kept: list[Triple] = []
+        elif mode == "reflect_similarity":
+            kept = sorted(output, key=lambda t: -t.score)[: s.reflect_k]
+        elif mode == "reflect_random":
+            rng = random.Random(f"{s.seed}:{state['question_id']}:{iteration}")
+            kept = rng.sample(output, min(s.reflect_k, len(output)))
+        elif mode == "reflect_generated":
+            assert self.llm is not None
+            kept = self.llm.generate(state["question"], memory=state["memory"], output=output,
+                                     labels=state["labels"], k=s.reflect_k, tag=f"generated:{iteration}")
+        else:
+            assert self.llm is not None
+            kept, fallback = self.llm.reflect(state["question"], memory=state["memory"], output=output,
+                                              k=s.reflect_k)
+        known = [e for e in next_entities(kept) if e in state["labels"]]
+        step = {"iteration": iteration, "action": state["pending"], "observed": len(state.get("observation", [])),
+                "output": len(output), "kept": [t.as_dict() for t in kept], "reflect_fallback": fallback}
+        return {"memory": remember(state["memory"], kept), "entities": known or state["entities"],
+                "iteration": iteration, "steps": [*state["steps"], step],
+                "reflect_fallbacks": state.get("reflect_fallbacks", 0) + int(fallback)}
+
+    def answer(self, state: QAState) -> dict[str, Any]:
+        assert self.llm is not None
+        text = self.llm.answer(state["question"], memory=state["memory"], observation=self._shown(state))
+        resolved = [resolve_entity(line, state["labels"]) for line in text.splitlines()]
+        capped = state["pending"]["action"] != ANSWER
+        return {"answer": text, "top_entity": resolved[0] if resolved else None,
+                "answer_entities": list(dict.fromkeys(e for e in resolved if e)), "cap_hit": capped}
+
+    def baseline(self, state: QAState) -> dict[str, Any]:
+        best = next((t for t in triples(state["observation"]) if t.target not in state["topics"]), None)
+        if best is None:
+            return {"answer": "", "top_entity": None, "answer_entities": []}
+        return {"answer": best.target_name, "top_entity": best.target, "answer_entities": [best.target]}

@@ -1,0 +1,161 @@
+"""One reader per kind of run, keyed on the run's ``job`` property: ``(:Run)`` in the graph → :class:`RunReport`.
+
+To report a new kind of run (KGQA, extraction, …) add a function decorated with ``@reader("<job>")`` that
+returns its predictions (the scored answers or triples), its reference if one is loaded, and its stages. A job
+without a reader still gets the generic report: stage times and LLM cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from kgagents.errors import KgAgentsError
+from kgagents.eval.reference import check_reference_in_graph
+from kgagents.eval.scorer import equivalence_pairs
+from kgagents.graph.connection import Graph
+from kgagents.loaders.alignment import Alignment, read_alignment, stored_alignment
+from kgagents.loaders.jape import gold_links
+from kgagents.report.model import Prediction, Reference, RunReport, stage_rows, stage_seconds
+
+Reader = Callable[[Graph, dict[str, Any], "Path | None"], RunReport]
+READERS: dict[str, Reader] = {}
+
+#: which stage each LLM call purpose belongs to, per job
+MATCHING_PURPOSES = {"describe": "texts", "verbalise": "texts", "validate": "validate"}
+EA_AGENT_PURPOSES = {"ea-agent:plan": "plan", "ea-agent:align": "execute: align",
+                     "ea-agent:reflect": "execute: reflect", "ea-agent:rewrite": "rewrite"}
+
+
+def reader(job: str) -> Callable[[Reader], Reader]:
+    """Register the report reader of runs whose ``job`` is ``job``."""
+
+    def register(fn: Reader) -> Reader:
+        READERS[job] = fn
+        return fn
+
+    return register
+
+
+class RunNotFoundError(KgAgentsError):
+    """No stored run has the id the user gave (or the prefix is ambiguous)."""
+
+
+def find_run(graph: Graph, run_id: str) -> dict[str, Any]:
+    """The properties of the run with id ``run_id``, or of the one run whose id starts with it."""
+    rows = [r["run"] for r in graph.run("report/run", run_id=run_id)]
+    exact = [r for r in rows if r["id"] == run_id]
+    if exact:
+        return exact[0]
+    if not rows:
+        raise RunNotFoundError(f"no run with id '{run_id}' in the graph; `kgagents stats` lists the latest runs")
+    if len(rows) > 1:
+        raise RunNotFoundError(f"'{run_id}' is the start of several run ids ({', '.join(r['id'] for r in rows)}, "
+                               "…): give more of the id")
+    return rows[0]
+
+
+def build_report(graph: Graph, run_id: str, reference: Path | None = None) -> RunReport:
+    """The report of one stored run; ``reference``: an alignment file to score a matching run against."""
+    run = find_run(graph, run_id)
+    job = str(run.get("job") or "unknown")
+    read = READERS.get(job, _generic)
+    return read(graph, run, reference)
+
+
+def _llm(graph: Graph, run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return graph.run("report/llm_by_purpose", run_id=run["id"])
+
+
+def _mode(run: Mapping[str, Any]) -> str:
+    return f"[{run.get('mode', '?')}, model: {run.get('model') or 'none'}]"
+
+
+def _generic(graph: Graph, run: dict[str, Any], reference: Path | None) -> RunReport:
+    job = str(run.get("job") or "unknown")
+    report = RunReport(run["id"], job, f"{job} run {run['id']} {_mode(run)}", "score",
+                       stages=stage_rows(stage_seconds(run), _llm(graph, run), {}))
+    report.notes.append(f"no score reader for job '{job}' yet: stages and LLM cost only "
+                        "(add one with @reader in kgagents/report/jobs.py)")
+    return report
+
+
+# -- ontology matching ------------------------------------------------------------------------------------
+def _channel_group(channels: list[str] | None) -> str:
+    """Where a matching pair came from: the lexical pre-match, structural propagation, or vector retrieval."""
+    channels = channels or []
+    if any(c.startswith("lexical:") for c in channels):
+        return "lexical pre-match"
+    if channels == ["structural"]:
+        return "structural propagation"
+    return "retrieval (" + "+".join(sorted(channels)) + ")"
+
+
+def _matching_reference(graph: Graph, run: Mapping[str, Any], path: Path | None) -> tuple[Alignment, str, bool] | None:
+    """(alignment, where it came from, oriented source→target): the given file, else the file the run was scored
+    against if it still exists, else the loaded alignment with the most links between the two ontologies."""
+    stored = run.get("reference")
+    for candidate in (path, Path(stored) if stored else None):
+        if candidate is not None:
+            if not candidate.is_file():
+                if candidate is path:
+                    raise KgAgentsError(f"reference file {candidate} not found")
+                continue
+            return read_alignment(candidate), str(candidate), True
+    loaded = graph.run("report/loaded_references", source=run["source"], target=run["target"])
+    if not loaded:
+        return None
+    best = loaded[0]
+    return stored_alignment(graph, best["name"]), f"loaded alignment '{best['name']}'", best["forward"] * 2 >= best["links"]
+
+
+@reader("matching")
+def matching(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
+    report = RunReport(run["id"], "matching", f"matching {run['source']} → {run['target']} {_mode(run)}",
+                       "match score (fused rank score; pre-match 1, structural 0)")
+    for row in graph.run("report/matching_pairs", run_id=run["id"]):
+        report.predictions.append(Prediction(row["source"], row["target"], float(row["score"]),
+                                             _channel_group(row["channels"])))
+    found = _matching_reference(graph, run, path)
+    if found is not None:
+        alignment, name, forward = found
+        pairs = equivalence_pairs(alignment)
+        report.reference = Reference(name, frozenset(pairs if forward else {(b, a) for a, b in pairs}))
+        report.notes += check_reference_in_graph(graph, alignment, [run["source"], run["target"]]).warnings()
+    else:
+        report.notes.append("no reference: give --reference FILE or load one (`kgagents load alignment`) "
+                            "for precision/recall against threshold")
+    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), MATCHING_PURPOSES)
+    return report
+
+
+# -- entity alignment -------------------------------------------------------------------------------------
+def _gold(graph: Graph, dataset: str, sources: set[str]) -> Reference | None:
+    """Test gold links of the sources a run covered (never train links: those were its seeds)."""
+    pairs = frozenset((s, t) for s, t, split in gold_links(graph, dataset) if split == "test" and s in sources)
+    return Reference(f"test gold links of {dataset} ({len(pairs)} covered by the run)", pairs) if pairs else None
+
+
+@reader("ea-retrieval")
+def ea_retrieval(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
+    report = RunReport(run["id"], "ea-retrieval", f"EA candidate retrieval on {run.get('dataset')} (no LLM)",
+                       "fused retrieval score of the rank-1 candidate")
+    report.predictions = [Prediction(r["source"], r["target"], float(r["score"]), "rank-1 candidate")
+                          for r in graph.run("report/ea_top_candidates", run_id=run["id"])]
+    report.reference = _gold(graph, str(run.get("dataset")), {p.source for p in report.predictions})
+    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), {})
+    return report
+
+
+@reader("ea-agent")
+def ea_agent(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
+    report = RunReport(run["id"], "ea-agent", f"EA-Agent on {run.get('dataset')} {_mode(run)}",
+                       "score of the chosen target")
+    report.predictions = [Prediction(r["source"], r["target"], float(r["score"] or 0.0),
+                                     "path " + " > ".join(r["path"] or ["?"]))
+                          for r in graph.run("report/ea_alignments", run_id=run["id"])]
+    sources = {r["source"] for r in graph.run("report/ea_sources", run_id=run["id"])}
+    report.reference = _gold(graph, str(run.get("dataset")), sources | {p.source for p in report.predictions})
+    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), EA_AGENT_PURPOSES)
+    return report
