@@ -67,7 +67,7 @@ def _mem_total_gib() -> float | None:
 
 # -- the reference ----------------------------------------------------------------------------------
 def numpy_topk(queries: np.ndarray, matrix: np.ndarray, keys: Sequence[str], k: int,
-               query_keys: Sequence[str] | None = None, block: int = 2048) -> list[list[str]]:
+               query_keys: Sequence[str] | None = None, block: int = 1024) -> list[list[str]]:
     """Exact top-``k`` keys per query by cosine (rows are unit vectors), best first; a query whose key is in
     ``keys`` never returns itself. Blocked so that the similarity matrix never exceeds ``block`` rows."""
     position = {key: i for i, key in enumerate(keys)}

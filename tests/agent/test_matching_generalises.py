@@ -12,12 +12,13 @@ import pytest
 
 from kgagents.agent.matching.context import derive_context, describe_ontology
 from kgagents.agent.matching.entities import Entity
-from kgagents.agent.matching.lexical import key_of, lexical_matches, words
+from kgagents.agent.matching.lexical import key_of, words
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.jobs.matching import match_pair
 from kgagents.eval.reference import check_reference, check_reference_in_graph
 from kgagents.graph.connection import Graph
+from tests.agent.test_matching_lexical import matched
 from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology
@@ -41,7 +42,8 @@ def test_camel_case_words_split_before_lowercasing() -> None:
     assert words("PCMember") == ["pc", "member"] and words("Café_Einstein") == ["café", "einstein"]
 
 
-def test_held_out_camel_case_labels_match_spaced_labels(twa: Path) -> None:
+@pytest.mark.integration
+def test_held_out_camel_case_labels_match_spaced_labels(twa: Path, graph: Graph, fixtures: Path) -> None:
     """Every class of the real OntoSyn T-Box, once with its camelCase name as label and once with a spaced label
     (both behind code-like ids, as in OBO-style ontologies): the lexical pre-match pairs each class with itself."""
     parsed = parse_ontology(twa / "ontosyn-ogm.ttl")
@@ -50,7 +52,7 @@ def test_held_out_camel_case_labels_match_spaced_labels(twa: Path) -> None:
     camel = [Entity(f"a:{i}", f"ONTOSYN_{i:05d}", "Class", r.name, (r.name,)).lexical() for i, r in enumerate(classes)]
     spaced = [Entity(f"b:{i}", f"SYN_{i:05d}", "Class", _spaced(r.name), (_spaced(r.name),)).lexical()
               for i, r in enumerate(classes)]
-    found = {(m.source, m.target) for m in lexical_matches(camel, spaced)}
+    found = {(m.source, m.target) for m in matched(graph, fixtures, camel, spaced)}
     assert found == {(f"a:{i}", f"b:{i}") for i in range(len(classes))}
 
 

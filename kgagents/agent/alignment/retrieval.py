@@ -49,6 +49,7 @@ from typing import Any
 from kgagents.agent.alignment.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.candidates import CandidateEngine, Ids
+from kgagents.candidates.requests import run_parallel
 from kgagents.candidates.keys import shared_keys, write_keys
 from kgagents.cypher import cypher
 from kgagents.embeddings.base import Embedder
@@ -186,15 +187,18 @@ class SignalCollector:
             for p in signals.get(src, {}).values():
                 p.structure = 0.0
         rows_in = [{"s": src, "known": list(signals.get(src, ()))} for src in sources]
-        for chunk in batched(rows_in, self.settings.source_batch):
-            rows = self.graph.run("alignment_ea/structure", rows=chunk, kg1=self.kg1, kg2=self.kg2, seeds=dict(seeds),
+        seeds = dict(seeds)
+
+        def run(chunk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return self.graph.run("alignment_ea/structure", rows=chunk, kg1=self.kg1, kg2=self.kg2, seeds=seeds,
                                   taken=self.taken, k=self.settings.structure_top_n,
                                   max_degree=self.settings.structure_max_degree)
-            for row in rows:
-                for hit in row["hits"]:
-                    _pair(signals, row["source"], hit["target"], "structure").structure = hit["weight"]
-            if progress is not None:
-                progress(len(chunk))
+
+        for row in run_parallel(run, list(batched(rows_in, self.settings.source_batch)), self.settings.parallel_queries):
+            for hit in row["hits"]:
+                _pair(signals, row["source"], hit["target"], "structure").structure = hit["weight"]
+        if progress is not None:
+            progress(len(sources))
 
     def complete(self, signals: Signals) -> None:
         """Give every pair not yet scored the name cosine and the attribute-name Jaccard, both computed in the
@@ -203,14 +207,18 @@ class SignalCollector:
         for s, targets in signals.items():
             fresh[s].extend(t for t, p in targets.items() if not p.scored)
         rows_in = [{"s": s, "ts": ts} for s, ts in fresh.items() if ts]
-        for chunk in _chunks_by_pairs(rows_in, self.settings.score_batch):
-            for row in self.graph.run("alignment_ea/pair_scores", rows=chunk, kg1=self.kg1, kg2=self.kg2,
-                                      vector_property=self.settings.vector_property):
-                p = signals[row["source"]][row["target"]]
-                if "name" not in p.found_by:
-                    p.name = row["cosine"]
-                p.attributes = row["jaccard"]
-                p.scored = True
+
+        def run(chunk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return self.graph.run("alignment_ea/pair_scores", rows=chunk, kg1=self.kg1, kg2=self.kg2,
+                                  vector_property=self.settings.vector_property)
+
+        chunks = list(_chunks_by_pairs(rows_in, self.settings.score_batch))
+        for row in run_parallel(run, chunks, self.settings.parallel_queries):
+            p = signals[row["source"]][row["target"]]
+            if "name" not in p.found_by:
+                p.name = row["cosine"]
+            p.attributes = row["jaccard"]
+            p.scored = True
 
 
 def _chunks_by_pairs(rows: list[dict[str, Any]], pairs: int) -> Iterable[list[dict[str, Any]]]:

@@ -41,5 +41,6 @@ class RetrievalSettings(BaseSettings):
     bootstrap_threshold: float = Field(0.5, description="fused score a mutual-best pair needs to become a pseudo-seed")
     score_batch: int = Field(20000, ge=1, description="candidate pairs scored per query")
     source_batch: int = Field(1000, ge=1, description="source entities per structure query")
+    parallel_queries: int = Field(2, ge=1, description="structure / scoring queries run at once (one per server core)")
     name_backend: str = Field(
         "auto", description="candidate-engine back-end of the name search (auto | batched | bulk | exact | single)")
