@@ -194,7 +194,7 @@ def markdown(result: dict[str, Any]) -> str:
              "| hops | questions | Hits@1 (%) |", "|---|---|---|"]
     lines += [f"| {h} | {result['questions_by_hops'][h]} | {_pct(v)} |" for h, v in result["hits_at_1_by_hops"].items()]
     lines += [f"| all | {result['questions']} | **{_pct(result['hits_at_1'])}** |", ""]
-    lines += [f"- question files: " + "; ".join(
+    lines += ["- question files: " + "; ".join(
         f"{Path(f['file']).name}: {f['evaluated']} evaluated of {f['questions']}"
         + (f" ({f['kb_consistent']} kb-consistent)" if f["kb_consistent"] is not None else "")
         for f in result["question_files"]),
