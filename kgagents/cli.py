@@ -755,6 +755,7 @@ def bench_text2kgbench(
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
     max_steps: int = typer.Option(24, help="tool-call budget per sentence (llm mode)"),
     out: Path = _results_option(),
+    tools_per_step: int = typer.Option(60, help="tools shown to the model per plan step (llm mode)"),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
     from kgagents.eval import text2kgbench_runner
@@ -765,7 +766,7 @@ def bench_text2kgbench(
                                             len(ontology) or 19) as advance:
         result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
                                          ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
-                                         out=out,
+                                         out=out, tools_per_step=tools_per_step,
                                          on_ontology=lambda oid: advance(1))
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "

@@ -19,12 +19,12 @@ EXAMPLES = 2  # sentences per ontology whose tool calls are kept in the results 
 
 
 def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], chat: ChatModel, *,
-                   feedback: bool, max_steps: int) -> dict[str, Any]:
+                   feedback: bool, max_steps: int, tools_per_step: int = 60) -> dict[str, Any]:
     """Run the agent on the sentences and score the triples its A-Boxes hold."""
     catalogue = compile_ontology(data.ontology_path)
     ledger = Ledger()
     model = ledger.wrap(chat)
-    settings = ExtractionSettings(feedback=feedback, max_steps=max_steps)
+    settings = ExtractionSettings(feedback=feedback, max_steps=max_steps, tools_per_step=tools_per_step)
     wanted = set(sentence_ids)
     system: dict[str, list[Triple]] = {}
     errors: Counter[str] = Counter()

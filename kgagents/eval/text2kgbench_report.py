@@ -91,7 +91,9 @@ def _llm(result: dict[str, Any], base: dict[str, Any]) -> list[str]:
         f"The extraction agent ({result['model']}, constraint feedback "
         f"{'on' if result['constraint_feedback'] else 'off'}) read each sampled test sentence and wrote only "
         "through the compiled tools; the A-Box it left is scored with the benchmark's definitions over the "
-        f"sampled sentences ({result['sample_per_ontology'] or 'all'} per ontology, seed {result['seed']}).", "",
+        f"sampled sentences ({result['sample_per_ontology'] or 'all'} per ontology, seed {result['seed']}); budget "
+        f"{result['agent_settings']['max_steps']} model turns per sentence, {result['agent_settings']['tools_per_step']} "
+        "tools shown per plan step.", "",
         f"Global (mean over ontologies): P {g['precision']:.3f}, R {g['recall']:.3f}, F1 {g['f1']:.3f}, "
         f"conformance {g['onto_conf']:.3f}, subject / relation / object hallucination {g['sub_halluc']:.3f} / "
         f"{g['rel_halluc']:.3f} / {g['obj_halluc']:.3f}; F1 ignoring WebNLG's literal quotes (diagnostic) "

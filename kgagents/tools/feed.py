@@ -13,6 +13,7 @@ correctly created entities.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -72,7 +73,7 @@ def create_entities(runtime: ToolRuntime, typing_triples: Sequence[Triple]) -> t
         if prop is None:
             continue
         needs = [(sub, prop.domain[0])] if prop.domain else []
-        if prop.kind is PropertyKind.OBJECT and prop.range:
+        if prop.kind is PropertyKind.OBJECT and prop.range and runtime.tbox.quantity_class(prop) is None:
             needs.append((obj, prop.range[0]))
         for entity, cls in needs:
             if (entity, cls) in iris:
@@ -93,6 +94,15 @@ def _iri_for(iris: dict[tuple[str, str], str], entity: str, wanted: tuple[str, .
     return next((iri for (e, _), iri in sorted(iris.items()) if e == entity), entity)
 
 
+_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
+
+
+def _quantity(text: str) -> dict[str, object]:
+    """``"120 °C"`` → value and unit arguments (the tool rejects what does not parse or is not an allowed unit)."""
+    match = _QUANTITY.match(text)
+    return {"value": float(match.group(1)), "unit": match.group(2)} if match else {"value": text, "unit": ""}
+
+
 def assert_triples(runtime: ToolRuntime, iris: dict[tuple[str, str], str],
                    assertions: Sequence[Triple]) -> list[FeedOutcome]:
     """Each assertion through its ``add_`` tool (an unknown relation reaches the runtime as an unknown tool)."""
@@ -103,9 +113,12 @@ def assert_triples(runtime: ToolRuntime, iris: dict[tuple[str, str], str],
             tool = f"add_{rel}"
             result = runtime.call(tool, {"subject_iri": _iri_for(iris, sub, ()), "object_iri": obj})
         else:
-            tool = runtime.catalogue.for_property(prop.iri).name
+            spec = runtime.catalogue.for_property(prop.iri)
+            tool = spec.name
             args: dict[str, object] = {"subject_iri": _iri_for(iris, sub, prop.domain)}
-            if prop.kind is PropertyKind.OBJECT:
+            if spec.kind is ToolKind.ADD_QUANTITY:
+                args.update(_quantity(obj))
+            elif prop.kind is PropertyKind.OBJECT:
                 args["object_iri"] = _iri_for(iris, obj, prop.range)
             else:
                 args["value"] = obj

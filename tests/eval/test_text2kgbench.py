@@ -93,3 +93,21 @@ def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> N
     saved = json.loads((tmp_path / "text2kgbench_no-llm.json").read_text())
     assert saved["command"].startswith("kgagents bench text2kgbench --mode no-llm --sample 3")
     assert "no-llm" in (tmp_path / "text2kgbench_no-llm.md").read_text()
+
+
+@pytest.mark.integration
+def test_llm_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_path: Path) -> None:
+    from kgagents.eval.text2kgbench_runner import run, sample_sentences
+    from tests.scripted_chat import ScriptedChatModel
+
+    data = load_ontology_data(root, "7_company")
+    [sentence_id] = sample_sentences(data, 1, 3)
+    sentence = next(s for s in data.sentences if s.id == sentence_id)
+    chat = ScriptedChatModel([json.dumps({"tool": "create_Company", "args": {"label": sentence.triples[0][0]}}),
+                              json.dumps({"tool": "done"}), "no idea", json.dumps({"tool": "done"})])
+    result = run(graph, mode="llm", chat=chat, sample=1, seed=3, ontologies=["7_company"], out=tmp_path)
+    r = result["per_ontology"]["7_company"]
+    assert result["label"] == "llm (scripted)" and r["sentences"] == 1 and r["llm_calls"] == 4
+    assert (r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (1, 1, 0)
+    assert r["scores"]["f1"] == 0.0 and r["examples"][0]["id"] == sentence_id
+    assert (tmp_path / "text2kgbench_llm_scripted.md").is_file()
