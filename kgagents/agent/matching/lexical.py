@@ -30,8 +30,6 @@ from kgagents.agent.matching.text import split_camel
 STOP_WORDS = frozenset({"of", "the", "and", "or", "a", "an", "in", "to", "for", "on", "at", "by"})
 _NON_WORD = re.compile(r"[\W_]+")
 KEYS = ("exact", "bag", "stem")
-# Head words that qualify without changing the concept ("muscle tissue" = "muscle"); stem key only.
-GENERIC_STEMS = frozenset({"tissu"})
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ def key_of(text: str, key: str) -> str:
     if key == "bag":
         return " ".join(sorted({_singular(t) for t in content}))
     if key == "stem":
-        return " ".join(sorted(set(_stemmer().stemWords(content)) - GENERIC_STEMS))
+        return " ".join(sorted(set(_stemmer().stemWords(content))))
     raise ValueError(f"unknown lexical key {key!r}; expected one of {KEYS}")
 
 
