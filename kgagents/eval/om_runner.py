@@ -31,7 +31,9 @@ from kgagents.progress import MATCHING_STAGES, SILENT, Stages, matching_updates
 def _machine() -> dict[str, Any]:
     import os
 
-    return {"cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()}
+    # the 1/5/15-minute load averages when the result was written: timings on a shared machine are only as good as this
+    return {"cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
 def _peak_rss_mb() -> float:

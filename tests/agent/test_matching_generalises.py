@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.agent.matching.context import derive_context, describe_ontology
+from kgagents.agent.matching.context import derive_context, describe_ontology, main_concepts
 from kgagents.agent.matching.entities import Entity
 from kgagents.agent.matching.lexical import key_of, words
 from kgagents.agent.matching.settings import MatchSettings
@@ -58,7 +58,8 @@ def test_held_out_camel_case_labels_match_spaced_labels(twa: Path, graph: Graph,
 
 def _main_concepts(parsed: ParsedOntology, limit: int = 5) -> list[str]:
     """Top classes by number of classes below them, recomputed from the parsed file."""
-    names = {c.uri: c.label or c.name for c in parsed.classes if not c.deprecated}
+    names = {c.uri: c.label or c.name for c in parsed.classes
+             if not c.deprecated and c.uri != "http://www.w3.org/2002/07/owl#Thing"}
     children: dict[str, set[str]] = defaultdict(set)
     has_parent = set()
     for e in parsed.edges:
@@ -96,6 +97,15 @@ def test_context_comes_from_each_ontologys_own_metadata(graph: Graph, shared_dat
     assert describe_ontology(graph, "cmt") == "cmt with main concepts " + ", ".join(concepts)
     assert derive_context(graph, "ontosyn-ogm", "cmt") == f"matching ontology {syn} with ontology " + \
         describe_ontology(graph, "cmt")
+
+
+def test_owl_thing_is_no_main_concept() -> None:
+    thing = "http://www.w3.org/2002/07/owl#Thing"
+    classes = [{"uri": thing, "name": "Thing", "parents": []},
+               {"uri": "a", "name": "Organ", "parents": [thing]}, {"uri": "b", "name": "Heart", "parents": ["a"]},
+               {"uri": "c", "name": "Bone", "parents": [thing]}, {"uri": "d", "name": "Femur", "parents": ["c"]},
+               {"uri": "e", "name": "Tibia", "parents": ["c"]}, {"uri": "f", "name": "Alone", "parents": []}]
+    assert main_concepts(classes) == ["Bone", "Organ"]
 
 
 def test_scripted_llm_prompts_carry_the_derived_context_not_a_fixed_domain(graph: Graph, twa: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from kgagents.agent.alignment.agent import EAAgent, EASettings
 from kgagents.agent.alignment.retrieval import embed_names, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.matching.settings import MatchSettings
@@ -117,6 +118,13 @@ def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: G
     last = report.curve()[-1]
     assert last.true_positives == len(top1 & set(split_links(graph, dataset)))
     assert [s.stage for s in report.stages] == ["retrieval"]
+    # the EA-Agent (offline: retrieval top-1) over the same run: its SAME_AS links, by tool path
+    result = EAAgent(graph, None, EASettings(mode="no_llm")).run(dataset=dataset, retrieval_run_id=run.run_id,
+                                                                 run_id="ea-agent-report")
+    agent = build_report(graph, "ea-agent-report")
+    assert agent.job == "ea-agent" and {(p.source, p.target) for p in agent.predictions} == top1
+    assert agent.origins() == ["path retrieval_top1"]
+    assert agent.curve()[-1].precision == pytest.approx(result.hits_at_1)
 
 
 def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:

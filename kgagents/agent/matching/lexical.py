@@ -39,8 +39,6 @@ KEYS = ("exact", "bag", "stem")
 ENTITY_KINDS = ("Class", "Relationship", "Property")
 # MatchKey kinds: one per (normaliser, entity kind), so that only entities of one kind share a key.
 KEY_KINDS = {f"lex_{key}_{kind}": k for k, key in enumerate(KEYS) for kind in ENTITY_KINDS}
-# Head words that qualify without changing the concept ("muscle tissue" = "muscle"); stem key only.
-GENERIC_STEMS = frozenset({"tissu"})
 
 
 @dataclass(frozen=True)
@@ -85,7 +83,7 @@ def key_of(text: str, key: str) -> str:
     if key == "bag":
         return " ".join(sorted({_singular(t) for t in content}))
     if key == "stem":
-        return " ".join(sorted(set(_stemmer().stemWords(content)) - GENERIC_STEMS))
+        return " ".join(sorted(set(_stemmer().stemWords(content))))
     raise ValueError(f"unknown lexical key {key!r}; expected one of {KEYS}")
 
 
