@@ -20,10 +20,10 @@ from kgagents.candidates.exact import search_exact
 from kgagents.candidates.hnsw import fetch_size, search_index
 from kgagents.candidates.bulk import search_bulk
 from kgagents.candidates.requests import TargetIds, exclusion_map, resolve_source, resolve_target
-from kgagents.candidates.scopes import ScopeIndex, count_in_scope, ensure_scope_index, scope_label
+from kgagents.candidates.scopes import ScopeIndex, count_in_scope, ensure_scope_index, index_name, scope_label
 from kgagents.candidates.settings import EngineSettings
 from kgagents.candidates.types import BACKENDS, Hit, Ids, Source, Target
-from kgagents.embeddings.index import Scope, identifier, render
+from kgagents.embeddings.index import Scope, identifier, render, vector_indexes
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 
@@ -75,14 +75,29 @@ class CandidateEngine:
         return self.prepare(target, vector_property, rows[0]["dimensions"])
 
     # -- choice ----------------------------------------------------------------------------------
-    def choose(self, source_kind: str, n_sources: int, target: Target, n_targets: int) -> str:
-        """The back-end ``auto`` runs for this workload (thresholds: :class:`EngineSettings`)."""
+    def choose(self, source_kind: str, n_sources: int, target: Target, n_targets: int,
+               index_ready: bool = True) -> str:
+        """The back-end ``auto`` runs for this workload: exact when scanning every target costs less than index
+        queries (plus building the index when ``index_ready`` is false), GDS for many node sources; the rates are
+        :class:`EngineSettings`' measured ones."""
         s = self.settings
-        if isinstance(target, Ids) or n_targets <= s.exact_max_targets:
+        if isinstance(target, Ids):
+            return "exact"
+        exact_seconds = n_sources * n_targets / s.exact_pairs_per_s
+        index_seconds = n_sources / s.index_queries_per_s + (0 if index_ready else n_targets / s.index_build_vectors_per_s)
+        if exact_seconds <= index_seconds:
             return "exact"
         if source_kind == "node" and s.bulk_min_sources and n_sources >= s.bulk_min_sources:
             return "bulk"
         return "single" if n_sources == 1 else "batched"
+
+    def index_ready(self, target: Scope, vector_property: str) -> bool:
+        """Whether the target scope's vector index exists already (then ``auto`` does not count building it)."""
+        if (target, vector_property) in self._indexes:
+            return True
+        name = index_name(scope_label(target, self.settings.scope_label_prefix), vector_property)
+        return any(i.name == name or (i.label, i.property) == (target.label, vector_property) and target.key is None
+                   for i in vector_indexes(self.graph))
 
     # -- search ----------------------------------------------------------------------------------
     def search(self, source: Source, target: Target, *, k: int, vector_property: str,
@@ -108,7 +123,11 @@ class CandidateEngine:
             n_targets = self._size(target, vector_property)
         else:
             n_targets = len(target.values)
-        chosen = self.choose(sources.kind, len(sources), target, n_targets) if backend == "auto" else backend
+        if backend == "auto":
+            ready = isinstance(target, Ids) or self.index_ready(target, vector_property)
+            chosen = self.choose(sources.kind, len(sources), target, n_targets, ready)
+        else:
+            chosen = backend
         if chosen == "bulk" and sources.kind != "node":
             raise KgAgentsError("The 'bulk' back-end (GDS KNN) needs node sources (a Scope or node Ids), "
                                 "not raw vectors or relationships; use 'batched'")

@@ -1,7 +1,7 @@
 """Engine settings (environment prefix ``KGAGENTS_ENGINE_``).
 
-The HNSW build parameters, the over-fetch and the ``auto`` thresholds are measured by ``kgagents bench engine``
-(``benchmarks/results/engine.json``); each field says which figure its default comes from.
+The HNSW build parameters, the over-fetch and the rates of ``auto``'s cost model are measured by
+``kgagents bench engine`` (``benchmarks/results/engine.json``, section ``auto``).
 """
 
 from __future__ import annotations
@@ -35,9 +35,12 @@ class EngineSettings(BaseSettings):
     gds_max_iterations: int = Field(100, ge=1, description="GDS KNN maxIterations")
     gds_concurrency: int = Field(1, ge=1, description="GDS KNN threads; only 1 makes a seeded run repeat exactly")
     gds_random_seed: int = Field(42, description="GDS KNN randomSeed (needs concurrency 1 to be deterministic)")
-    # -- auto ------------------------------------------------------------------------------------
-    exact_max_targets: int = Field(
-        1000, ge=0, description="auto: exact Cypher cosine when the target scope has at most this many vectors "
-        "(where one source's exact scan costs what one index query costs)")
+    # -- auto: a cost model whose rates the engine benchmark measured ------------------------------
+    exact_pairs_per_s: float = Field(
+        1_000_000.0, gt=0, description="auto: (source, target) cosines per second of the exact back-end")
+    index_queries_per_s: float = Field(
+        500.0, gt=0, description="auto: sources per second of the batched back-end on a built index")
+    index_build_vectors_per_s: float = Field(
+        300.0, gt=0, description="auto: vectors per second an index build takes (paid once per scope)")
     bulk_min_sources: int = Field(
         0, ge=0, description="auto: GDS KNN when at least this many node sources (0: never)")

@@ -193,21 +193,25 @@ def dbp15k_section(graph: Graph, directory: Path, *, single_queries: int, exact_
                      {s: exact[s] for s in few},
                      pairs_per_s=round(len(few) * len(tgt_keys) / seconds), numpy_seconds_scaled_from_all=True))
     out["all_sources"] = rows
-    out["auto_thresholds"] = thresholds(rows)
     out["load_average_end"] = load_average()
     return out
 
 
-def thresholds(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Where ``auto`` should switch, from the measured rows: exact beats an index query per source while the
-    target has fewer vectors than exact's pairs/s over batched queries/s; bulk (a fixed cost plus a cost per
-    source, fitted on its two runs) beats batched from the source count where the two lines cross."""
-    by = {(r["backend"], r["sources"]): r for r in rows}
+def auto_rates(dbp: dict[str, Any], scaling: dict[str, Any]) -> dict[str, Any]:
+    """The rates of ``auto``'s cost model (:meth:`CandidateEngine.choose`), from the measured rows: exact pairs/s
+    and batched sources/s on DBP15K, index build vectors/s from the largest synthetic build, and the source count
+    from which GDS (a fixed cost plus a cost per source, fitted on its two DBP15K runs) beats batched."""
+    rows = dbp["all_sources"]
     batched_row = next(r for r in rows if r["backend"] == "batched")
     exact_row = next(r for r in rows if r["backend"] == "exact")
     bulk = sorted((r for r in rows if r["backend"] == "bulk"), key=lambda r: r["sources"])
+    builds = [r for r in scaling["rows"] if r["index_build_seconds"]]
+    out: dict[str, Any] = {"exact_pairs_per_s": exact_row["pairs_per_s"],
+                           "index_queries_per_s": batched_row["queries_per_s"]}
+    if builds:
+        largest = max(builds, key=lambda r: r["vectors"])
+        out["index_build_vectors_per_s"] = round(largest["vectors"] / largest["index_build_seconds"], 1)
     per_source_batched = batched_row["seconds"] / batched_row["sources"]
-    out: dict[str, Any] = {"exact_max_targets": int(exact_row["pairs_per_s"] * per_source_batched)}
     if len(bulk) == 2 and bulk[1]["sources"] > bulk[0]["sources"]:
         slope = (bulk[1]["seconds"] - bulk[0]["seconds"]) / (bulk[1]["sources"] - bulk[0]["sources"])
         fixed = bulk[0]["seconds"] - slope * bulk[0]["sources"]
@@ -215,7 +219,6 @@ def thresholds(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                     "batched_seconds_per_source": round(per_source_batched, 6)})
         out["bulk_min_sources"] = (int(max(fixed, 0.0) / (per_source_batched - slope)) + 1
                                    if slope < per_source_batched else 0)  # 0: bulk never wins
-    out["rows_used"] = [list(key) for key in by]
     return out
 
 
@@ -330,6 +333,7 @@ def benchmark(graph: Graph, *, sizes: Sequence[int], single_queries: int, direct
     }
     result["dbp15k_zh_en"] = dbp15k_section(graph, directory, single_queries=single_queries, settings=settings)
     result["scaling"] = scaling_section(graph, sizes, settings=settings)
+    result["auto"] = auto_rates(result["dbp15k_zh_en"], result["scaling"])
     result["end_to_end"] = end_to_end_section(out)
     result["load_average_end"] = load_average()
     out.mkdir(parents=True, exist_ok=True)
@@ -374,7 +378,8 @@ def markdown(result: dict[str, Any]) -> str:
                          f"| {r['sources']} | {r['seconds']} | {r['queries_per_s']} | {r['numpy_seconds']} "
                          f"| {r['ratio_to_numpy']} | {r[f'recall_at_{K}']} | {lat.get('p50', '')} "
                          f"| {lat.get('p95', '')} |")
-    lines += ["", "## End to end (from the results files their commands wrote)", ""]
+    lines += ["", f"## auto: measured rates of the cost model (EngineSettings): `{result['auto']}`", "",
+              "## End to end (from the results files their commands wrote)", ""]
     for name, e in result["end_to_end"].items():
         lines.append(f"* {name}: `{e['command']}` → {e['file']}: " + ", ".join(
             f"{k} {v}" for k, v in e.items() if k not in ("command", "file", "stage_seconds")))

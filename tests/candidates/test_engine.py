@@ -233,13 +233,16 @@ def test_scope_index_covers_exactly_the_scope(toy: Graph) -> None:
 
 
 def test_auto_picks_by_workload_size() -> None:
-    engine = CandidateEngine(Graph(), EngineSettings(exact_max_targets=1000, bulk_min_sources=500))
+    rates = {"exact_pairs_per_s": 1_000_000, "index_queries_per_s": 1000, "index_build_vectors_per_s": 100}
+    engine = CandidateEngine(Graph(), EngineSettings(**rates, bulk_min_sources=500))
     scope = Scope.kg("x")
-    assert engine.choose("node", 10_000, scope, 1000) == "exact"
+    assert engine.choose("node", 10_000, scope, 1000) == "exact"  # 10 s either way: a tie goes to exact
+    assert engine.choose("vector", 10_000, scope, 1001) == "batched"
+    assert engine.choose("node", 10, scope, 1001, index_ready=False) == "exact"  # not worth building the index
     assert engine.choose("vector", 1, scope, 5000) == "single"
     assert engine.choose("node", 20, scope, 5000) == "batched"
     assert engine.choose("node", 600, scope, 5000) == "bulk"
     assert engine.choose("vector", 600, scope, 5000) == "batched"  # GDS needs nodes
     assert engine.choose("node", 600, Ids(["a"]), 1) == "exact"
-    never = CandidateEngine(Graph(), EngineSettings(exact_max_targets=0, bulk_min_sources=0))
+    never = CandidateEngine(Graph(), EngineSettings(**rates, bulk_min_sources=0))
     assert never.choose("node", 10_000, scope, 10_000) == "batched"
