@@ -39,6 +39,12 @@ _EXPORTS: dict[str, str] = {
     "retrieve": "kgagents.agent.alignment.retrieval",
     "load_pair": "kgagents.jobs.alignment",
     "align": "kgagents.jobs.alignment",
+    # KG question answering (ODA)
+    "ODAAgent": "kgagents.agent.kgqa.agent",
+    "KGQASettings": "kgagents.agent.kgqa.settings",
+    "QAState": "kgagents.agent.kgqa.agent",
+    "KGQARun": "kgagents.agent.kgqa.results",
+    "run_questions": "kgagents.jobs.kgqa",
     # loaders (one transaction each, idempotent)
     "load_ontology": "kgagents.loaders.ontology",
     "load_alignment": "kgagents.loaders.alignment",
@@ -77,6 +83,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings, EAState
     from kgagents.agent.alignment.retrieval import retrieve
     from kgagents.agent.alignment.settings import RetrievalSettings
+    from kgagents.agent.kgqa.agent import ODAAgent, QAState
+    from kgagents.agent.kgqa.results import KGQARun
+    from kgagents.agent.kgqa.settings import KGQASettings
     from kgagents.agent.matching.graph import MatchingAgent, MatchState
     from kgagents.agent.matching.settings import MatchSettings
     from kgagents.config import Neo4jSettings
@@ -85,6 +94,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.errors import KgAgentsError
     from kgagents.graph.connection import Graph, GraphLike, connect
     from kgagents.jobs.alignment import align, load_pair
+    from kgagents.jobs.kgqa import run_questions
     from kgagents.jobs.matching import PairRun, match_pair
     from kgagents.llm.client import ChatModel, OpenAIChatModel, resolve_chat_model
     from kgagents.llm.langchain import LangChainChatModel, as_chat_model

@@ -34,7 +34,8 @@ from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
-from kgagents.jobs.kgqa import QuestionResult, run_questions
+from kgagents.agent.kgqa.results import QuestionResult
+from kgagents.jobs.kgqa import run_questions
 from kgagents.loaders.kg_common import kg_stats
 from kgagents.loaders.qa import Question, read_questions
 from kgagents.loaders.qald_graph import load_qald_onehop

@@ -36,7 +36,7 @@ def _touched(graph: Graph, run_id: str) -> dict[str, set[str]]:
 
 def test_full_mode_without_a_chat_model_is_refused(movies: Graph) -> None:
     with pytest.raises(ChatModelRequiredError, match="no_llm"):
-        ODAAgent(movies, KG, KGQASettings(mode="full"))
+        ODAAgent(movies, None, KGQASettings(mode="full"), kg=KG)
 
 
 def test_no_llm_baseline_answers_the_best_observed_tail_and_stores_the_trace(movies: Graph, fixtures: Path) -> None:

@@ -15,14 +15,18 @@
 * ``answer``: the LLM answers from memory and observation, after Answer or after ``max_iterations`` rounds
   (``cap_hit`` recorded). ``baseline`` (no LLM): the far end of the best-scoring observed triple.
 
-The state is plain JSON, so any LangGraph checkpointer can store and resume it. Storing the finished trace in
-Neo4j is the caller's job (:mod:`kgagents.agent.kgqa.store`), batched over questions.
+The state is plain JSON, so any LangGraph checkpointer can store and resume one question. :meth:`ODAAgent.run`
+answers a list of questions and stores their traces in Neo4j in batches (:mod:`kgagents.agent.kgqa.store`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from typing import Any, TypedDict
 
 import numpy as np
@@ -32,16 +36,29 @@ from kgagents.agent.kgqa.llm_steps import Action, LLMSteps, resolve_entity
 from kgagents.agent.kgqa.memory import next_entities, remember
 from kgagents.agent.kgqa.observation import Observer
 from kgagents.agent.kgqa.prompts import ANSWER, NEIGHBOR
+from kgagents.agent.kgqa.questions import presence, question_text, topic_ids
+from kgagents.agent.kgqa.readings import require_triple_vectors
+from kgagents.agent.kgqa.results import KGQARun, QuestionResult
 from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.agent.kgqa.store import trace_row, write_run, write_traces
 from kgagents.agent.kgqa.tools import get_neighbor, get_path
 from kgagents.agent.kgqa.triples import Triple, triples
 from kgagents.candidates import CandidateEngine
+from kgagents.embeddings import get_embedder
+from kgagents.embeddings.base import Embedder
 from kgagents.errors import ChatModelRequiredError
 from kgagents.graph.connection import GraphLike, connect
 from kgagents.llm.langchain import as_chat_model
 from kgagents.llm.ledger import Ledger
+from kgagents.loaders.qa import Question
 
 NO_LLM_MODEL = "none (no-llm: best-scoring observed tail)"
+#: traces written per transaction
+TRACE_BATCH = 500
+
+
+def new_run_id() -> str:
+    return f"kgqa-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
 class QAState(TypedDict, total=False):
@@ -79,9 +96,10 @@ def _labels(state: Mapping[str, Any], found: Sequence[Triple]) -> dict[str, str]
 class ODAAgent:
     """The ODA graph over one KG in Neo4j and (except in mode ``no_llm``) one chat model."""
 
-    def __init__(self, graph: GraphLike, kg: str, settings: KGQASettings | None = None, chat: Any = None,
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: KGQASettings | None = None, *, kg: str,
                  engine: CandidateEngine | None = None) -> None:
-        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
+        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``kg``: the name of a loaded KG whose triple
+        readings are embedded (``kgagents embed --kg NAME --triples``); ``chat``: any chat model
         :func:`~kgagents.llm.as_chat_model` accepts, required unless ``settings.mode == 'no_llm'``. Its calls are
         recorded in ``self.ledger``. The sampling temperature is the chat model's own: the CLI builds it with
         ``settings.temperature`` (0.4)."""
@@ -197,3 +215,57 @@ class ODAAgent:
         if best is None:
             return {"answer": "", "top_entity": None, "answer_entities": []}
         return {"answer": best.target_name, "top_entity": best.target, "answer_entities": [best.target]}
+
+    # -- a run over many questions -------------------------------------------------------------
+    def run(self, questions: Sequence[Question], *, run_id: str | None = None, workers: int = 1,
+            embedder: Embedder | None = None, dataset: str | None = None,
+            on_question: Callable[[QuestionResult], None] | None = None) -> KGQARun:
+        """Answer ``questions``: check the KG has its triple readings, embed the questions once, run the graph per
+        question (``workers`` at once in mode ``no_llm``; one at a time with an LLM, whose calls are counted per
+        question from the ledger), score answers that have gold, and store the traces in batches."""
+        require_triple_vectors(self.graph, self.kg)
+        s = self.settings
+        run_id = run_id or new_run_id()
+        self.ledger.run_id = run_id
+        workers = workers if self.llm is None else 1
+        run = KGQARun(run_id, self.kg, s.mode, self.model_name, s.model_dump(), workers=workers)
+        write_run(self.graph, run_id, {"kg": self.kg, "mode": s.mode, "model": run.model, "dataset": dataset,
+                                       "started_at": datetime.now(timezone.utc).isoformat(), **run.settings})
+        names, gold_ids, gold_names = presence(self.graph, self.kg, questions)
+        started = time.perf_counter()
+        vectors = (embedder or get_embedder()).embed([question_text(q) for q in questions]) if questions else []
+        run.embed_seconds = time.perf_counter() - started
+        app = self.compile()
+        config = {"recursion_limit": 5 * s.max_iterations + 10}
+
+        def answer(i: int) -> tuple[QuestionResult, dict[str, Any]]:
+            q = questions[i]
+            topics = {t: names.get(t, t) for t in topic_ids(q)}
+            calls_before = len(self.ledger.records)
+            t0 = time.perf_counter()
+            state = app.invoke(self.initial_state(q.id, q.question, vectors[i], topics), config)
+            result = QuestionResult.of(q, state, seconds=time.perf_counter() - t0,
+                                       calls=self.ledger.records[calls_before:], topic_in_kg=any(t in names for t in topics),
+                                       gold_ids=gold_ids, gold_names=gold_names, shown=s.observation_shown)
+            return result, trace_row(state, shown=s.observation_shown,
+                                     extra={**result.trace_fields(), "dataset": q.dataset,
+                                            "gold": [a.name for a in q.answers], "model": run.model})
+
+        pending: list[dict[str, Any]] = []
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for result, row in pool.map(answer, range(len(questions))):
+                run.results.append(result)
+                pending.append(row)
+                if len(pending) >= TRACE_BATCH:
+                    write_traces(self.graph, run_id, self.kg, pending)
+                    pending = []
+                if on_question is not None:
+                    on_question(result)
+        write_traces(self.graph, run_id, self.kg, pending)
+        run.loop_seconds = time.perf_counter() - started
+        if self.chat is not None:
+            self.ledger.flush(self.graph, run_id)
+        write_run(self.graph, run_id, {f"summary_{k}": v for k, v in run.summary().items() if not isinstance(v, dict)}
+                  | {"finished_at": datetime.now(timezone.utc).isoformat()})
+        return run
