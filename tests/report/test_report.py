@@ -21,7 +21,7 @@ from kgagents.eval.om_runner import ensure_loaded, match_pair
 from kgagents.eval.scorer import equivalence_pairs, score_pairs
 from kgagents.graph.connection import Graph
 from kgagents.llm import Ledger
-from kgagents.llm.fake import ScriptedChatModel
+from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.alignment import load_alignment, read_alignment
 from kgagents.loaders.jape import load_jape_pair
 from kgagents.report import build_report
