@@ -74,8 +74,28 @@ def test_match_no_llm_scores_against_a_reference_and_exports_the_alignment(
     assert f"F1={expected.f1:.4f}" in result.output
     stored = graph.run_text("MATCH (:Resource)-[m:MATCHES]->(:Resource) RETURN count(m) AS n")[0]["n"]
     assert stored == len(found) > 0
-    run = graph.run_text("MATCH (r:Run {job: 'matching'}) RETURN r.f1 AS f1, r.mode AS mode")[0]
+    run = graph.run_text("MATCH (r:Run {job: 'matching'}) RETURN r.id AS id, r.f1 AS f1, r.mode AS mode, "
+                         "r.threshold AS threshold, r.channels AS channels, r.prematch_seconds AS prematch")[0]
     assert run["mode"] == "no-llm" and run["f1"] == pytest.approx(expected.f1)
+    # settings and timings are typed properties, not JSON text
+    assert run["threshold"] == 0.9 and run["channels"] == ["syntactic", "lexical"]
+    assert isinstance(run["prematch"], float)
+    stats = runner.invoke(app, ["stats"], env=_env(neo4j_settings))  # an 80-column terminal
+    assert stats.exit_code == 0 and run["id"] in stats.output  # in full, on one line
+
+
+def test_load_kg_prints_one_table_row_per_kg(graph: Graph, neo4j_settings: Neo4jSettings, fixtures: Path) -> None:
+    result = runner.invoke(app, ["load", "kg", str(fixtures / "kg" / "jape_tiny_de_en"), "--format", "jape"],
+                           env=_env(neo4j_settings))
+    assert result.exit_code == 0, result.output
+    counts = {r["kg"]: r["n"] for r in graph.run_text("MATCH (e:Entity) RETURN e.kg AS kg, count(e) AS n")}
+    rows = [line for line in result.output.splitlines() if "jape_tiny_de_en:" in line]
+    assert len(rows) == 2 and "{" not in result.output
+    for row in rows:
+        kg, entities = row.split("│")[1].strip(), int(row.split("│")[2].strip().replace(",", ""))
+        assert counts[kg] == entities
+    assert "gold links: " in result.output
+
 
 
 def test_load_non_utf8_triples_is_one_line_naming_file_and_line(graph: Graph, neo4j_settings: Neo4jSettings,

@@ -39,14 +39,12 @@ from kgagents.eval.text2kgbench import (
     score_ontology,
 )
 from kgagents.graph.connection import Graph
+from kgagents.paths import REPO_ROOT, data_dir
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
 from kgagents.tools.feed import FeedOutcome, assert_triples, create_entities
 from kgagents.tools.runtime import ToolRuntime, delete_aboxes, ensure_tool_schema
 
-REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data" / "extraction" / "text2kgbench" / "dbpedia_webnlg"
-RESULTS = REPO / "benchmarks" / "results"
 CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
 
 
@@ -149,11 +147,13 @@ def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[st
 
 
 def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None, seed: int = 7,
-        ontologies: list[str] | None = None, root: Path = DATA, out: Path | None = RESULTS,
+        ontologies: list[str] | None = None, root: Path | None = None, out: Path | None = None,
         feedback: bool = True, max_steps: int = 24, tools_per_step: int = 60,
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) and write the results files."""
+    """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) on ``root`` (default: the shared DBpedia-WebNLG
+    part) and, when ``out`` is given, write the results files there."""
     start = time.perf_counter()
+    root = root or data_dir("extraction", "text2kgbench", "dbpedia_webnlg")
     ensure_tool_schema(graph)
     delete_aboxes(graph, f"{ABOX_PREFIX}{mode}:")
     ids = ontologies or ontology_ids(root)
@@ -191,7 +191,7 @@ def _summary(mode: str, chat: Any, per: dict[str, Any], sample: int | None, seed
         "benchmark": "Text2KGBench DBpedia-WebNLG", "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no-llm" else None, "agent_settings": agent,
         "command": command_line(mode, sample, seed, ontologies, agent),
-        "data": os.path.relpath(root, REPO), "sample_per_ontology": sample, "seed": seed,
+        "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "per_ontology": per,
         "global": {k: round(v, 4) for k, v in global_means({o: r[key] for o, r in per.items()}).items()},

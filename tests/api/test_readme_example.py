@@ -14,11 +14,16 @@ from kgagents.paths import REPO_ROOT
 SECTION = "## Embed it in your LangGraph app"
 
 
-def readme_example() -> str:
-    """The first ```python block of the README section (so README and test cannot drift apart)."""
+def readme_blocks(language: str) -> list[str]:
+    """The README's code blocks in ``language`` (so README and tests cannot drift apart)."""
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index(SECTION):]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
+    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
+
+
+def readme_example() -> str:
+    """The first ```python block of the README's embedding section."""
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"```python\n(.*?)```", text[text.index(SECTION):], re.S)
     assert match is not None, f"no python block under '{SECTION}' in README.md"
     return match.group(1)
 
@@ -40,3 +45,15 @@ def test_readme_embedding_example_runs_and_stores_its_run(graph: Graph, neo4j_se
                             "RETURN r.source AS source, r.target AS target, r.mode AS mode, count(m) AS n",
                             run=run_id)
     assert stored == [{"source": "cmt", "target": "confof", "mode": "no-llm", "n": n}] and n > 0
+
+    # the README's result queries, on this run (the latest): names for every pair although cmt and confOf have no
+    # labels, and the run's settings and timings as typed properties
+    pairs, runs = (next(b for b in readme_blocks("cypher") if marker in b)
+                   for marker in ("MATCHES {run_id: r.id}", "r.threshold"))
+    rows = graph.run_text(pairs)
+    assert len(rows) == n and all(isinstance(r["source"], str) and isinstance(r["target"], str) for r in rows)
+    assert not graph.run_text("MATCH (s:Resource) WHERE s.label IS NOT NULL AND 'cmt' IN s.ontologies RETURN s")
+    graph.run_text("MATCH (r:Run {id: $run}) SET r.f1 = 0.5", run=run_id)  # a reference would set it
+    [latest, *_] = graph.run_text(runs)
+    assert latest["run"] == run_id and latest["threshold"] == 0.9 and latest["retrieve_seconds"] > 0
+    assert latest["channels"] == ["syntactic", "lexical"]  # the no-LLM ablation's channels, a list, not JSON text

@@ -39,7 +39,7 @@ def test_scripted_langchain_model_is_recorded_by_the_ledger_and_parsed_like_any_
                                                                         "lc-run")
 
 
-def test_a_failing_langchain_model_raises_llm_request_error_naming_model_and_purpose() -> None:
+def test_a_failing_scripted_langchain_model_raises_llm_request_error_naming_model_and_purpose() -> None:
     chat = as_chat_model(GenericFakeChatModel(messages=iter([])))  # nothing scripted: the fake raises
     with pytest.raises(LLMRequestError, match="generic-fake-chat-model.*'describe'"):
         chat.complete(MESSAGES, purpose="describe")

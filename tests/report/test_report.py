@@ -9,18 +9,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from kgagents.agent.alignment.agent import EAAgent, EASettings
 from kgagents.agent.alignment.retrieval import embed_names, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from kgagents.eval.om_runner import ensure_loaded, match_pair
+from kgagents.jobs.matching import ensure_loaded, match_pair
 from kgagents.eval.scorer import equivalence_pairs, score_pairs
 from kgagents.graph.connection import Graph
-from kgagents.llm import Ledger
 from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.alignment import load_alignment, read_alignment
 from kgagents.loaders.jape import load_jape_pair
@@ -97,11 +96,10 @@ def test_scripted_llm_run_has_llm_calls_per_stage(clean: Graph, shared_data: Pat
     chat = ScriptedChatModel([lambda messages: "no, they differ" if "Do A and B" in messages[-1]["content"]
                               else "A conference term."] * 5000)
     settings = MatchSettings(channels=("syntactic", "lexical"), structural=False)
-    ledger = Ledger()
-    run = match_pair(clean, names[0], names[1], settings, llm=LLMSteps(chat, ledger), reference=reference)
+    run = match_pair(clean, names[0], names[1], settings, chat=chat, reference=reference)
     report = build_report(clean, run.run_id)
     by_stage = {s.stage: s for s in report.stages}
-    purposes = [r.purpose for r in ledger.records]
+    purposes = [c["purpose"] for c in chat.calls]
     assert by_stage["texts"].calls == purposes.count("describe")
     assert by_stage["validate"].calls == sum(p.startswith("validate") for p in purposes) > 0
     assert sum(s.calls for s in report.stages) == len(purposes) == run.llm_calls
@@ -120,6 +118,13 @@ def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: G
     last = report.curve()[-1]
     assert last.true_positives == len(top1 & set(split_links(graph, dataset)))
     assert [s.stage for s in report.stages] == ["retrieval"]
+    # the EA-Agent (offline: retrieval top-1) over the same run: its SAME_AS links, by tool path
+    result = EAAgent(graph, None, EASettings(mode="no_llm")).run(dataset=dataset, retrieval_run_id=run.run_id,
+                                                                 run_id="ea-agent-report")
+    agent = build_report(graph, "ea-agent-report")
+    assert agent.job == "ea-agent" and {(p.source, p.target) for p in agent.predictions} == top1
+    assert agent.origins() == ["path retrieval_top1"]
+    assert agent.curve()[-1].precision == pytest.approx(result.hits_at_1)
 
 
 def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:
@@ -135,7 +140,8 @@ def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:
 def test_histogram_bins_cover_every_score() -> None:
     scores = [0.0, 0.25, 0.5, 0.5, 1.0, 2.0]
     bins = histogram(scores, bins=4)
-    assert [n for *_, n in bins] == [3, 1, 0, 2] and sum(n for *_, n in bins) == len(scores)
+    assert [n for *_, n in bins] == [2, 2, 1, 1]  # width 0.5: [0, .5) [.5, 1) [1, 1.5) [1.5, 2]
+    assert sum(n for *_, n in bins) == len(scores)
     assert histogram([0.7, 0.7]) == [(0.7, 0.7, 2)]
 
 

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
+from kgagents.graph.properties import as_properties, seconds_properties
 from kgagents.loaders.alignment import Alignment, Cell, write_alignment
 
 
 def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, model: str,
               timings: dict[str, float], ledger: Any = None) -> None:
-    """Write the run's pairs and its (:Run) node in one transaction, then the LLM ledger."""
+    """Write the run's pairs and its (:Run) node in one transaction, then the LLM ledger. The settings and the
+    per-stage seconds are typed properties of the run (``threshold``, ``channels``, ``retrieve_seconds``, …)."""
     rows = [{"source": m["source"], "target": m["target"], "score": float(m["score"]),
              "channels": list(m["channels"]), "validated": bool(m["validated"]), "reason": m.get("reason")}
             for m in state.get("matches", [])]
@@ -22,8 +23,8 @@ def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, mode
         graph.write_rows(tx, "matching/write_matches", rows, run_id=state["run_id"], model=model, mode=settings.mode)
         tx.run(cypher("matching/write_run"), run_id=state["run_id"], source=state["source"],
                target=state["target"], model=model, mode=settings.mode,
-               settings=settings.model_dump_json(), matches=len(rows), llm_calls=state.get("llm_calls", 0),
-               timings=json.dumps(timings)).consume()
+               props={**as_properties(settings.model_dump(mode="json")), **seconds_properties(timings)},
+               matches=len(rows), llm_calls=state.get("llm_calls", 0)).consume()
     if ledger is not None:
         ledger.flush(graph, state["run_id"])
 
