@@ -11,16 +11,14 @@ from typer.testing import CliRunner
 
 from kgagents.agent.alignment.retrieval import embed_names, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from kgagents.eval.om_runner import ensure_loaded, match_pair
+from kgagents.jobs.matching import ensure_loaded, match_pair
 from kgagents.eval.scorer import equivalence_pairs, score_pairs
 from kgagents.graph.connection import Graph
-from kgagents.llm import Ledger
 from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.alignment import load_alignment, read_alignment
 from kgagents.loaders.jape import load_jape_pair
@@ -62,9 +60,9 @@ def test_matching_report_curve_ends_at_the_runs_own_scores(clean: Graph, shared_
     assert all(a.threshold > b.threshold and a.accepted < b.accepted for a, b in zip(report.curve(), report.curve()[1:]))
     assert {"lexical pre-match"} <= set(report.origins())
     # the stage table holds the timings the run stored
-    stored = clean.run_text("MATCH (r:Run {id: $id}) RETURN r.timings AS t", id=run.run_id)[0]["t"]
-    assert {s.stage: s.seconds for s in report.stages} == stage_seconds({"timings": stored})
-    assert set(stage_seconds({"timings": stored})) >= {"prematch", "texts", "embed", "retrieve"}
+    stored = clean.run_text("MATCH (r:Run {id: $id}) RETURN properties(r) AS p", id=run.run_id)[0]["p"]
+    assert {s.stage: s.seconds for s in report.stages} == stage_seconds(stored) != {}
+    assert set(stage_seconds(stored)) >= {"prematch", "texts", "embed", "retrieve"}
     png = write_png(report, tmp_path / "r.png")
     assert png.read_bytes()[:8] == PNG_MAGIC and png.stat().st_size > 20_000
 
@@ -97,11 +95,10 @@ def test_scripted_llm_run_has_llm_calls_per_stage(clean: Graph, shared_data: Pat
     chat = ScriptedChatModel([lambda messages: "no, they differ" if "Do A and B" in messages[-1]["content"]
                               else "A conference term."] * 5000)
     settings = MatchSettings(channels=("syntactic", "lexical"), structural=False)
-    ledger = Ledger()
-    run = match_pair(clean, names[0], names[1], settings, llm=LLMSteps(chat, ledger), reference=reference)
+    run = match_pair(clean, names[0], names[1], settings, chat=chat, reference=reference)
     report = build_report(clean, run.run_id)
     by_stage = {s.stage: s for s in report.stages}
-    purposes = [r.purpose for r in ledger.records]
+    purposes = [c["purpose"] for c in chat.calls]
     assert by_stage["texts"].calls == purposes.count("describe")
     assert by_stage["validate"].calls == sum(p.startswith("validate") for p in purposes) > 0
     assert sum(s.calls for s in report.stages) == len(purposes) == run.llm_calls
