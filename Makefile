@@ -29,8 +29,9 @@ demo: neo4j
 test: install
 	$(BIN)/pytest -q
 
+# replaces the local server's database (bulk rows import offline); see kgagents/eval/load_bench.py
 bench-load: neo4j
-	$(BIN)/python benchmarks/load.py --fresh
+	$(BIN)/kgagents bench load --overwrite
 
 bench-om: neo4j
 	$(BIN)/kgagents bench om anatomy --no-llm

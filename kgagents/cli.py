@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
+import shlex
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -17,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgagents.errors import KgAgentsError, LLMUnavailableError
+from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 app = typer.Typer(no_args_is_help=True, help="LLM agents that run inside a Neo4j graph.")
 neo4j_app = typer.Typer(no_args_is_help=True, help="Install, start, stop and inspect the local Neo4j server.")
@@ -176,26 +179,42 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
                                                   "of train links (the rest test), instead of the split files"),
                 split_seed: int = typer.Option(0, help="jape: seed of the --train-ratio split"),
                 sep: str = typer.Option(None, "--sep", help="triples only: field separator, '\\t' (or 'tab') "
-                                        "or '|'; default: detected from the first line")) -> None:
+                                        "or '|'; default: detected from the first line"),
+                property_labels: Path = typer.Option(None, help="wikidata: TSV of PID<TAB>label lines (they "
+                                                                "override labels found in the dump)"),
+                bulk: bool = typer.Option(False, "--bulk", help="Neo4j's offline importer: fast, but REPLACES the "
+                                                                "whole local database (see README)"),
+                overwrite: bool = typer.Option(False, "--overwrite", help="with --bulk: replace a database that "
+                                                                          "holds data")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
     from kgagents.loaders.jape import load_jape_pair
     from kgagents.loaders.triples import SEPARATORS, detect_separator, load_triples
     from kgagents.loaders.wikidata import load_wikidata_nt
 
+    if property_labels is not None and format is not KGFormat.wikidata:
+        raise KgAgentsError("--property-labels only applies to --format wikidata")
+    if overwrite and not bulk:
+        raise KgAgentsError("--overwrite only applies to --bulk (a transactional load adds to the database)")
     if format is KGFormat.triples:
         given = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if sep is not None else None
         sep = given if given is not None else detect_separator(path)
         console.print(f"separator: {SEPARATORS.get(sep, repr(sep))} ({'given' if given is not None else 'detected'})")
+    two_langs = _two_langs(langs) if langs else None
+    if bulk:
+        _bulk_load_kg(path, format, name, overwrite, langs=two_langs, train_ratio=train_ratio,
+                      split_seed=split_seed, sep=sep, property_labels=property_labels)
+        return
     gold: dict[str, int] = {}
     with connected() as graph, progress_bar(f"loading {path.name}") as advance:
         if format is KGFormat.jape:
             pair = load_jape_pair(graph, path, name=name, progress=advance, train_ratio=train_ratio,
-                                  split_seed=split_seed, langs=_two_langs(langs) if langs else None)
+                                  split_seed=split_seed, langs=two_langs)
             results, gold = pair.kgs, pair.gold_links
         elif format is KGFormat.triples:
             results = [load_triples(graph, path, kg=name or path.stem, sep=sep, progress=advance)]
         else:
-            results = [load_wikidata_nt(graph, path, kg=name or "wikidata", progress=advance)]
+            results = [load_wikidata_nt(graph, path, kg=name or "wikidata", property_labels=property_labels,
+                                        progress=advance)]
     _print_kg_loads(results, gold)
 
 
@@ -218,6 +237,35 @@ def _two_langs(text: str) -> tuple[str, str]:
     if len(parts) != 2:
         raise KgAgentsError(f"--langs wants two language codes separated by a comma (e.g. zh,en), got {text!r}")
     return parts[0], parts[1]
+
+
+def _bulk_load_kg(path: Path, format: KGFormat, name: str | None, overwrite: bool, *,
+                  langs: tuple[str, str] | None, train_ratio: float | None, split_seed: int, sep: str | None,
+                  property_labels: Path | None) -> None:
+    """Check the target, parse everything, then import offline (kgagents.loaders.bulk)."""
+    from kgagents.config import LocalServerSettings, Neo4jSettings
+    from kgagents.loaders.bulk import (bulk_load, check_target, jape_input, managed_server, triples_input,
+                                       wikidata_input)
+
+    local = managed_server(Neo4jSettings(), LocalServerSettings())
+    with console.status(f"checking the database at {local.bolt_uri}…"):
+        replaced = check_target(local, overwrite=overwrite)
+    with console.status(f"parsing {path}…"):
+        if format is KGFormat.jape:
+            data = jape_input(path, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
+        elif format is KGFormat.triples:
+            data = triples_input(path, kg=name or path.stem, sep=sep)
+        else:
+            data = wikidata_input(path, kg=name or "wikidata", property_labels=property_labels)
+    with console.status("writing import files, importing offline, restarting Neo4j, building the schema…"):
+        result = bulk_load(data, local, replaced=replaced)
+    _print_kg_loads(result.kgs, result.gold_links)
+    console.print(escape(f"bulk: {result.nodes:,} nodes, {result.relationships:,} relationships in "
+                         f"{result.seconds:.1f}s (parse {result.parse_seconds:.1f}, CSV {result.files_seconds:.1f}, "
+                         f"import {result.import_seconds:.1f}, restart {result.restart_seconds:.1f}, schema "
+                         f"{result.schema_seconds:.1f}); importer peak {result.import_peak_rss_mib:,.0f} MiB"))
+    if result.replaced:
+        console.print(f"replaced the previous database ({result.replaced['nodes']:,} nodes)")
 
 
 # -- embed and stats ------------------------------------------------------------------------------------
@@ -286,7 +334,7 @@ def stats_cmd() -> None:
 
 
 # -- matching -------------------------------------------------------------------------------------------
-def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str) -> Any:
+def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str | None) -> Any:
     from kgagents.agent.matching.settings import MatchSettings
 
     overrides: dict[str, Any] = {"no_llm": no_llm, "context": context}
@@ -302,7 +350,8 @@ def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, co
 def match_cmd(
     source: str = typer.Argument(..., help="source ontology: a file to load, or the name of a loaded ontology"),
     target: str = typer.Argument(..., help="target ontology: a file to load, or the name of a loaded ontology"),
-    context: str = typer.Option("conference", help="domain context given to the LLM"),
+    context: str = typer.Option(None, help="domain context given to the LLM (default: derived from the "
+                                "ontologies' own title, description and main concepts)"),
     out: Path = typer.Option(None, help="write the alignment as Alignment API RDF/XML"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation: no LLM at all"),
     threshold: float = typer.Option(None, help="cosine cut-off T per channel (default 0.90)"),
@@ -312,38 +361,27 @@ def match_cmd(
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
     from kgagents.agent.matching.store import export_alignment
+    from kgagents.eval.reference import check_reference_in_graph
     from kgagents.jobs.matching import ensure_loaded, match_pair
+    from kgagents.loaders.alignment import read_alignment
 
     chat = _llm_or_none(no_llm)
     settings = _match_settings(chat is None, threshold, top_k, context)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         names = [ensure_loaded(graph, Path(x)) if Path(x).is_file() else x for x in (source, target)]
-        stages = ["prematch", "texts", "embed", "retrieve", "validate", "merge", "propagate", "write"]
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=console) as bar:
-            task = bar.add_task(escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]"),
-                                total=len(stages))
-            queue_task: list[Any] = []
-
-            def on_update(node: str, values: dict[str, Any]) -> None:
-                if node == "retrieve" and "queue" in values:
-                    queue_task.append(bar.add_task("validating candidates", total=len(values["queue"])))
-                if node == "validate" and queue_task:
-                    done = bar.tasks[queue_task[0]].total - len(values.get("queue", []))
-                    bar.update(queue_task[0], completed=done)
-                if node != "validate":
-                    bar.advance(task, 1)
-
-            saver_cm = _checkpointer(checkpoint)
-            with saver_cm as saver:
-                run = match_pair(graph, names[0], names[1], settings, chat=chat, reference=reference,
-                                 checkpointer=saver, on_update=on_update)
+        title = escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]")
+        with StageDisplay(console, title) as stages, _checkpointer(checkpoint) as saver:
+            stages.stage(MATCHING_STAGES[0])
+            run = match_pair(graph, names[0], names[1], settings, chat=chat, reference=reference,
+                             checkpointer=saver, on_update=matching_updates(stages))
         console.print(escape(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
                              f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls"))
         if run.scores is not None:
             s = run.scores
             console.print(f"P={s.precision:.4f} R={s.recall:.4f} F1={s.f1:.4f} (tp={s.tp} fp={s.fp} fn={s.fn})")
+            for warning in check_reference_in_graph(graph, read_alignment(reference), names).warnings():
+                console.print(f"[yellow]reference:[/yellow] {escape(warning)}")
         if out is not None:
             export_alignment(graph, run.run_id, names[0], names[1], out)
             console.print(f"alignment written to {out}")
@@ -379,7 +417,7 @@ def bench_om(
     from kgagents.eval import om_runner
 
     chat = _llm_or_none(no_llm)
-    settings = _match_settings(chat is None, None, None, "conference" if dataset == "conference" else "anatomy")
+    settings = _match_settings(chat is None, None, None, None)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
@@ -388,8 +426,8 @@ def bench_om(
                                               on_pair=lambda run: advance(1))
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
-            with console.status(escape(f"anatomy [{settings.mode}]")):
-                result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out)
+            with StageDisplay(console, escape(f"anatomy [{settings.mode}]")) as stages:
+                result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, stages=stages)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:
@@ -404,11 +442,71 @@ def bench_ea_retrieval(directory: Path = typer.Argument(
     """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
     from kgagents.eval import ea_runner
 
-    with connected() as graph, console.status("loading, embedding, tuning on train links, retrieving…"):
-        result = ea_runner.benchmark(graph, directory, out)
+    title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}")
+    with connected() as graph, StageDisplay(console, title) as stages:
+        result = ea_runner.benchmark(graph, directory, out, stages=stages)
     fused = result["scores"]["fused"]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
+
+
+@bench_app.command("load")
+@friendly
+def bench_load(
+    sizes: str = typer.Option("10000,100000,1000000", help="generated KG sizes (statements) loaded both ways"),
+    big: int = typer.Option(5_000_000, help="generated KG size loaded in bulk only (0: skip)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace a database that holds data"),
+    work_dir: Path = typer.Option(None, help="where generated KGs are written (default: the system temp)"),
+    out: Path = _results_option(),
+) -> None:
+    """Transactional vs bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
+
+    REPLACES the local server's database (bulk rows import offline)."""
+    from kgagents.eval import load_bench
+
+    report = load_bench.run(sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
+                            overwrite=overwrite, work_dir=work_dir, log=lambda msg: console.print(escape(msg)))
+    command = "kgagents " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    for path in load_bench.write_results(report, command, out):
+        console.print(f"written {path}")
+
+
+@bench_app.command("generate-kg")
+@friendly
+def bench_generate_kg(
+    out: Path = typer.Argument(..., help="the N-Triples file to write"),
+    triples: int = typer.Option(..., help="distinct wdt: statements"),
+    entities: int = typer.Option(None, help="items (default: statements / 5)"),
+    relations: int = typer.Option(300, help="properties"),
+    skew: float = typer.Option(1.0, help="power-law exponent of entity and property ranks"),
+    literal_share: float = typer.Option(0.2, help="share of statements with a literal object"),
+    seed: int = typer.Option(7),
+) -> None:
+    """A synthetic Wikidata-like truthy dump for load benchmarks (shape: kgagents/eval/generate_kg.py)."""
+    from kgagents.eval.generate_kg import generate_wikidata_nt
+
+    shape = generate_wikidata_nt(out, triples=triples, entities=entities, relations=relations, skew=skew,
+                                 literal_share=literal_share, seed=seed)
+    console.print_json(data=shape.as_dict())
+
+
+@bench_app.command("engine")
+@friendly
+def bench_engine(
+    sizes: str = typer.Option("10000,100000", help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
+    single_queries: int = typer.Option(1000, help="single-client queries timed one by one"),
+    directory: Path = typer.Option(None, help="JAPE pair for the real-vector rows (default: shared DBP15K ZH-EN)"),
+) -> None:
+    """Candidate engine: every back-end against an exact numpy top-k (engine.json + engine.md)."""
+    from kgagents.eval import ea_runner, engine_bench
+
+    counts = [int(x) for x in sizes.split(",") if x.strip()]
+    with connected() as graph, console.status("candidate engine benchmark…"):
+        result = engine_bench.benchmark(graph, sizes=counts, single_queries=single_queries,
+                                        directory=directory or ea_runner.DATA / "dbp15k_zh_en")
+    for row in result["dbp15k_zh_en"]["all_sources"]:
+        console.print(f"{row['backend']}: {row['queries_per_s']} q/s, {row['ratio_to_numpy']}× numpy, "
+                      f"recall@10 {row['recall_at_10']}")
 
 
 @app.command("align")
@@ -548,6 +646,61 @@ def compile_cmd(
         console.print(f"catalogue written to {markdown_out}")
 
 
+@app.command("extract")
+@friendly
+def extract_cmd(
+    ontology: Path = typer.Option(..., "--ontology", help="T-Box (OWL or Text2KGBench JSON) whose tools are used"),
+    text: str = typer.Option(None, "--text", help="the document text"),
+    text_file: Path = typer.Option(None, "--text-file", help="read the document from this file"),
+    triples: Path = typer.Option(None, "--triples", help="no-LLM path: feed these given triples through the tools "
+                                 "(TSV subject<TAB>relation<TAB>object, or JSON lines {sub, rel, obj})"),
+    abox: str = typer.Option(None, help="A-Box to write into (default: the ontology's name)"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="do not use a chat model"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
+    max_steps: int = typer.Option(None, help="model turns per document (default 24)"),
+    ground_kg: str = typer.Option(None, help="ground created instances in this loaded KG (owl:sameAs)"),
+    turtle: Path = typer.Option(None, help="write the resulting A-Box as Turtle here"),
+) -> None:
+    """Extract a document into Neo4j through the compiled tools: only valid instances are written."""
+    from kgagents.agent.extraction.agent import summary
+    from kgagents.agent.extraction.jobs import NO_LLM_LABEL, extract_document, feed_document
+    from kgagents.agent.extraction.settings import ExtractionSettings
+    from kgagents.tools.compiler import compile_ontology
+    from kgagents.tools.export import export_turtle
+    from kgagents.tools.feed import read_triples_file
+
+    catalogue = compile_ontology(ontology)
+    chat = None if triples is not None else _llm_or_none(no_llm)
+    with connected() as graph:
+        if chat is None:
+            if triples is None:
+                raise KgAgentsError("no-llm: without a chat model nothing is extracted from text; pass --triples FILE "
+                                    "to feed given triples through the tools (the documented no-LLM ablation)")
+            result = feed_document(graph, catalogue, read_triples_file(triples), abox=abox)
+            console.print(escape(f"[{NO_LLM_LABEL}] A-Box '{result.abox}': {len(result.accepted)} accepted, "
+                                 f"{len(result.rejected)} rejected, {result.created} instances created"))
+            for r in result.rejected:
+                console.print(escape(f"  rejected {tuple(r['triple'])}: {r['error_type']}: {r['message']}"))
+            written_abox = result.abox
+        else:
+            if (text is None) == (text_file is None):
+                raise KgAgentsError("give the document as --text TEXT or --text-file FILE")
+            document = text if text is not None else text_file.read_text(encoding="utf-8")
+            overrides: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
+            if max_steps is not None:
+                overrides["max_steps"] = max_steps
+            with console.status(escape(f"extracting with {chat.model_name}…")):
+                res = extract_document(graph, catalogue, document, ExtractionSettings(**overrides), chat, abox=abox)
+            console.print(escape(summary(res)))
+            console.print(escape(f"[{res.model}] A-Box '{res.abox}': {len(res.calls)} tool calls, {res.rejected} "
+                                 f"rejected, {len(res.created)} instances, {len(res.grounded)} grounded, "
+                                 f"{res.unparsed_replies} unusable replies in {res.seconds:.1f}s"))
+            written_abox = res.abox
+        if turtle is not None:
+            turtle.write_text(export_turtle(graph, written_abox), encoding="utf-8")
+            console.print(f"A-Box written to {turtle}")
+
+
 @app.command("serve-tools")
 def serve_tools_cmd(
     ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
@@ -578,6 +731,20 @@ def serve_tools_cmd(
         raise typer.Exit(1) from None
 
 
+@bench_app.command("twa")
+@friendly
+def bench_twa() -> None:
+    """TWA MOPs: tool catalogues of the OntoSyn / OntoMOPs / OntoSpecies T-Boxes and the slot scorer self-test."""
+    from kgagents.eval import twa_runner
+
+    result = twa_runner.run()
+    for name, t in result["tools"].items():
+        console.print(f"{name}: {t['classes']} classes, {t['properties']} properties → {t['tools']} tools")
+    for name, r in result["selftest"]["results"].items():
+        console.print(f"scorer, {name}: micro F1 {r['micro']['f1']:.3f}, macro F1 {r['macro']['f1']:.3f}")
+    console.print("written: " + ", ".join(result["files"]))
+
+
 @bench_app.command("text2kgbench")
 @friendly
 def bench_text2kgbench(
@@ -588,6 +755,7 @@ def bench_text2kgbench(
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
     max_steps: int = typer.Option(24, help="tool-call budget per sentence (llm mode)"),
     out: Path = _results_option(),
+    tools_per_step: int = typer.Option(60, help="tools shown to the model per plan step (llm mode)"),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
     from kgagents.eval import text2kgbench_runner
@@ -598,7 +766,7 @@ def bench_text2kgbench(
                                             len(ontology) or 19) as advance:
         result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
                                          ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
-                                         out=out,
+                                         out=out, tools_per_step=tools_per_step,
                                          on_ontology=lambda oid: advance(1))
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
@@ -769,26 +937,56 @@ def llm_status() -> None:
 # -- demo ---------------------------------------------------------------------------------------------------
 @app.command("demo")
 @friendly
-def demo(data: Path = typer.Option(None, help="shared data directory (default ../shared/data)")) -> None:
-    """Load two OAEI conference ontologies, embed them, and show a vector kNN query in Cypher."""
-    from kgagents.cypher import cypher
+def demo(
+    data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
+    job: list[str] = typer.Option([], "--job", help="run only these jobs (matching, alignment, kgqa); default all"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
+) -> None:
+    """Every job on a small real slice (matching, alignment, KGQA), scored; the summary is read back from Neo4j."""
+    import tempfile
+
+    from kgagents.config import LocalServerSettings, Neo4jSettings
+    from kgagents.jobs.demo import JOBS, run_demo
     from kgagents.paths import data_dir
 
-    onto = (data or data_dir()) / "om" / "conference" / "ontologies"
-    for path in (onto / "cmt.owl", onto / "confof.owl"):
-        load_ontology_cmd(path, name=path.stem.lower(), format=None)
-    embed_cmd(ontology=["cmt", "confof"], kg=[])
-    query = cypher("demo/knn")
-    console.print("[bold]Cypher:[/bold]")
-    console.print(query, markup=False, highlight=False)
-    with connected() as graph:
-        rows = graph.run("demo/knn", source="cmt", target="confof", k=3)
-    table = Table(title="nearest confOf classes for cmt classes (cosine)")
-    for column in ("cmt class", "confOf neighbours"):
+    unknown = sorted(set(job) - set(JOBS))
+    if unknown:
+        raise KgAgentsError(f"unknown demo job(s) {', '.join(unknown)}: choose from {', '.join(JOBS)}")
+    chat = _llm_or_none(no_llm)
+    model = chat.model_name if chat is not None else "none (no-LLM ablation)"
+    console.print(escape(f"[demo] chat model: {model}"))
+    names = job or list(JOBS)
+    with connected() as graph, tempfile.TemporaryDirectory(prefix="kgagents-demo-") as workdir, \
+            progress_bar("demo jobs", len(names)) as advance:
+        started: list[str] = []
+
+        def on_job(name: str) -> None:
+            if started:
+                advance(1)
+            started.append(name)
+            console.print(f"[bold]{name}[/bold] …")
+
+        summaries = run_demo(graph, chat, data or data_dir(), Path(workdir), jobs=names, on_job=on_job)
+        advance(1)
+    table = Table(title="kgagents demo (every value read back from the run's (:Run) node in Neo4j)")
+    for column in ("job", "data", "score", "seconds", "model", "run id"):
         table.add_column(column)
-    for row in rows:
-        table.add_row(row["source"], ", ".join(f"{n} ({c:.2f})" for n, c in row["neighbours"]))
+    for s in summaries:
+        score = f"{s.metric} {s.score:.3f}" if s.score is not None else f"{s.metric} n/a"
+        table.add_row(s.job, s.data, score, f"{s.seconds:.1f}" if s.seconds is not None else "n/a",
+                      s.model or "?", s.run_id)
     console.print(table)
+    console.print("[bold]See each job's results with provenance in Cypher[/bold] (Neo4j Browser: run the :param line, "
+                  "then the query):")
+    for s in summaries:
+        console.print(f"\n// {s.job}\n:param run => '{s.run_id}'", markup=False, highlight=False)
+        console.print(s.cypher, markup=False, highlight=False)
+    uri = Neo4jSettings().uri
+    local = LocalServerSettings()
+    if uri == f"bolt://127.0.0.1:{local.bolt_port}":
+        console.print(f"Browse the graph: http://127.0.0.1:{local.http_port}/browser/ (connect to {uri})")
+    else:
+        console.print(f"Browse the graph with your own Neo4j tools at {uri}")
 
 
 if __name__ == "__main__":

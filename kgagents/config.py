@@ -46,6 +46,21 @@ class LocalServerSettings(BaseSettings):
     start_timeout_s: float = 120.0
 
 
+class BulkImportSettings(BaseSettings):
+    """The offline importer (``kgagents load kg --bulk``): its JVM heap, off-heap cap and where its CSV goes.
+
+    The importer's own default takes 90 % of free memory; on a machine shared with a server and other jobs
+    a fixed cap is kinder, and 2 GB holds the id maps of tens of millions of nodes.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_BULK_", env_file=".env", extra="ignore")
+
+    heap: str = "1g"
+    max_off_heap: str = "2g"
+    threads: int | None = Field(None, description="importer threads (default: one per core)")
+    work_dir: Path | None = Field(None, description="where the CSV files are written (default: the system temp)")
+
+
 class EmbeddingSettings(BaseSettings):
     """Which embedding provider to use. ``local`` needs no network and no GPU."""
 

@@ -85,3 +85,7 @@ class UnsupportedObjectError(KgAgentsError, TypeError):
 
 class ChatModelRequiredError(KgAgentsError, ValueError):
     """An agent was asked for an LLM mode without a chat model."""
+
+
+class BulkImportError(KgAgentsError):
+    """A bulk import (neo4j-admin database import) was refused or failed; the previous database is unchanged."""

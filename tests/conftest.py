@@ -39,20 +39,22 @@ def fixtures() -> Path:
 
 
 @pytest.fixture(scope="session")
-def neo4j_settings() -> Iterator[Neo4jSettings]:
+def local_server_settings() -> LocalServerSettings:
+    """The test server instance (its own name, ports and memory; see the module docstring)."""
+    return LocalServerSettings(instance=os.environ.get("KGAGENTS_TEST_INSTANCE", "test"),
+                               bolt_port=int(os.environ.get("KGAGENTS_TEST_BOLT_PORT", "17687")),
+                               http_port=int(os.environ.get("KGAGENTS_TEST_HTTP_PORT", "17474")),
+                               heap=os.environ.get("KGAGENTS_TEST_HEAP", "2g"), pagecache="512m")
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(local_server_settings: LocalServerSettings) -> Iterator[Neo4jSettings]:
     """Start (or reuse) the test server and yield settings that reach it."""
     if os.environ.get("KGAGENTS_TEST_USE_CONFIGURED") == "1":
         yield Neo4jSettings()
         return
-    bolt = int(os.environ.get("KGAGENTS_TEST_BOLT_PORT", "17687"))
-    http = int(os.environ.get("KGAGENTS_TEST_HTTP_PORT", "17474"))
-    instance = os.environ.get("KGAGENTS_TEST_INSTANCE", "test")
-    settings = Neo4jSettings(uri=f"bolt://127.0.0.1:{bolt}", password="kgagents-test")
-    server = LocalNeo4j(
-        LocalServerSettings(instance=instance, bolt_port=bolt, http_port=http,
-                            heap=os.environ.get("KGAGENTS_TEST_HEAP", "2g"), pagecache="512m"),
-        settings,
-    )
+    settings = Neo4jSettings(uri=f"bolt://127.0.0.1:{local_server_settings.bolt_port}", password="kgagents-test")
+    server = LocalNeo4j(local_server_settings, settings)
     already_running = server.pid() is not None
     server.start()
     yield settings

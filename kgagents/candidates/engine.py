@@ -29,12 +29,29 @@ from kgagents.graph.connection import Graph
 
 
 class CandidateEngine:
-    """Nearest-neighbour candidates inside Neo4j; one instance per graph connection (it caches prepared scopes)."""
+    """Nearest-neighbour candidates inside Neo4j.
+
+    An instance caches, per (target scope, vector property), the prepared index and the number of vectors, so
+    repeated searches cost one round trip; after adding nodes or vectors to a scope it searched, call
+    :meth:`refresh` (or use a new engine) so the scope label and size are checked again.
+    """
 
     def __init__(self, graph: Graph, settings: EngineSettings | None = None) -> None:
         self.graph = graph
         self.settings = settings or EngineSettings()
         self._indexes: dict[tuple[Scope, str], ScopeIndex] = {}
+        self._sizes: dict[tuple[Scope, str], int] = {}
+
+    def refresh(self) -> None:
+        """Forget what was cached about scopes (they changed)."""
+        self._indexes.clear()
+        self._sizes.clear()
+
+    def _size(self, target: Scope, vector_property: str) -> int:
+        key = (target, vector_property)
+        if key not in self._sizes:
+            self._sizes[key] = count_in_scope(self.graph, target, vector_property)
+        return self._sizes[key]
 
     # -- preparation ---------------------------------------------------------------------------
     def prepare(self, target: Scope, vector_property: str, dimensions: int) -> ScopeIndex:
@@ -61,7 +78,7 @@ class CandidateEngine:
     def choose(self, source_kind: str, n_sources: int, target: Target, n_targets: int) -> str:
         """The back-end ``auto`` runs for this workload (thresholds: :class:`EngineSettings`)."""
         s = self.settings
-        if isinstance(target, Ids) or n_sources * n_targets <= s.exact_max_pairs:
+        if isinstance(target, Ids) or n_targets <= s.exact_max_targets:
             return "exact"
         if source_kind == "node" and s.bulk_min_sources and n_sources >= s.bulk_min_sources:
             return "bulk"
@@ -88,7 +105,7 @@ class CandidateEngine:
         if not sources.rows:
             return {}
         if isinstance(target, Scope):
-            n_targets = count_in_scope(self.graph, target, vector_property)
+            n_targets = self._size(target, vector_property)
         else:
             n_targets = len(target.values)
         chosen = self.choose(sources.kind, len(sources), target, n_targets) if backend == "auto" else backend
@@ -110,8 +127,8 @@ class CandidateEngine:
         if index is None:  # pragma: no cover - n_targets > 0 means a vector exists
             return {key: [] for key in sources.keys}
         single = chosen == "single"
-        return search_index(self.graph, sources, index=index.name, size=n_targets,
-                            fetch=n_targets if n_targets <= s.exhaustive_below else fetch_size(k, s.fetch_factor, s.min_fetch),
+        fetch = n_targets if n_targets <= s.exhaustive_below else fetch_size(k, s.fetch_factor, s.min_fetch)
+        return search_index(self.graph, sources, index=index.name, size=n_targets, fetch=fetch,
                             batch_size=1 if single else s.batch_size, parallel=1 if single else s.parallel_sessions,
                             **common)
 

@@ -74,7 +74,12 @@ def hits_of(rows: Iterable[Row]) -> list[Hit]:
 def run_batched(graph: Graph, run: Callable[[list[Row]], list[Row]], rows: Sequence[Row], *,
                 batch_size: int, parallel: int) -> Iterator[Row]:
     """``run`` over ``rows`` in batches, ``parallel`` batches in flight (each its own session); rows in order."""
-    chunks = list(batched(rows, batch_size))
+    return run_parallel(run, list(batched(rows, batch_size)), parallel)
+
+
+def run_parallel(run: Callable[[list[Row]], list[Row]], chunks: Sequence[list[Row]], parallel: int) -> Iterator[Row]:
+    """``run`` over ``chunks`` with ``parallel`` in flight (one Neo4j query runs on one server thread, so parallel
+    sessions use the other cores); result rows in chunk order."""
     if parallel <= 1 or len(chunks) <= 1:
         for chunk in chunks:
             yield from run(chunk)

@@ -36,7 +36,8 @@ class EngineSettings(BaseSettings):
     gds_concurrency: int = Field(1, ge=1, description="GDS KNN threads; only 1 makes a seeded run repeat exactly")
     gds_random_seed: int = Field(42, description="GDS KNN randomSeed (needs concurrency 1 to be deterministic)")
     # -- auto ------------------------------------------------------------------------------------
-    exact_max_pairs: int = Field(
-        200_000, ge=0, description="auto: exact Cypher cosine when sources × targets is at most this")
+    exact_max_targets: int = Field(
+        1000, ge=0, description="auto: exact Cypher cosine when the target scope has at most this many vectors "
+        "(where one source's exact scan costs what one index query costs)")
     bulk_min_sources: int = Field(
         0, ge=0, description="auto: GDS KNN when at least this many node sources (0: never)")

@@ -1,4 +1,4 @@
-"""Node vectors in Neo4j: computing them incrementally, indexing them, and nearest-neighbour search.
+"""Node vectors in Neo4j: computing them incrementally and indexing them.
 
 Why it is shaped this way:
 
@@ -9,39 +9,29 @@ Why it is shaped this way:
 * Each vector is stored with the SHA-256 of the model name and the text it came from, so
   re-embedding after a reload only computes what changed; vectors are written per batch in their
   own transaction, so an interrupted run resumes where it stopped.
-* Neo4j 5.26 vector search has no pre-filter: :func:`knn` asks the index for more candidates than
-  wanted and keeps those in scope, asking again with more when too few survive. Scores are
-  reported as cosine in [-1, 1] (the index and GDS both report (1 + cosine) / 2).
-* :func:`gds_knn` is the exhaustive alternative: GDS filtered KNN over a throw-away projection.
+* Nearest-neighbour search over these vectors is the candidate engine's job
+  (:mod:`kgagents.candidates`): a vector index per searched scope, exact Cypher cosine or GDS KNN.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from kgagents.cypher import cypher
 from kgagents.embeddings.base import Embedder
 from kgagents.errors import KgAgentsError, VectorIndexError
-from kgagents.graph.connection import Graph, Row
+from kgagents.graph.connection import Graph
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 # Vectors embedded and written per transaction.
 WRITE_BATCH = 1000
-# Candidates fetched per wanted neighbour before post-filtering; grown ×4 while too few survive.
-OVERFETCH = 4
 INDEX_TIMEOUT_S = 300
-# Neighbours GDS KNN searches per node before keeping k (see gds_knn).
-GDS_SEARCH_K = 16
 
 
 def identifier(value: str, what: str) -> str:
@@ -99,28 +89,6 @@ class VectorIndex:
     dimensions: int
     similarity: str
     state: str
-
-
-@dataclass(frozen=True)
-class NodeRef:
-    """A node as search results name it: element id, ``uri`` (ontologies) or ``id`` (KGs), and ``name``."""
-
-    element_id: str
-    key: str | None
-    name: str | None
-
-
-@dataclass(frozen=True)
-class Neighbour:
-    node: NodeRef
-    cosine: float
-
-
-@dataclass(frozen=True)
-class Pair:
-    source: NodeRef
-    target: NodeRef
-    cosine: float
 
 
 @dataclass
@@ -284,105 +252,3 @@ def embed_nodes(
             progress(len(batch))
     stats.seconds = time.perf_counter() - started
     return stats
-
-
-# -- search ---------------------------------------------------------------------------------------
-def _ref(row: Row, prefix: str = "") -> NodeRef:
-    """The node named by ``<prefix>id``, ``<prefix>key`` and ``<prefix>name`` in a result row."""
-    return NodeRef(row[f"{prefix}id"], row[f"{prefix}key"], row[f"{prefix}name"])
-
-
-def count_vectors(graph: Graph, index: VectorIndex, scope: Scope | None = None) -> int:
-    """Nodes carrying the index's vector property, in ``scope`` (default: all of the index's label)."""
-    label = scope.label if scope is not None else index.label
-    return graph.run_text(render("embeddings/count_vectors", label=label),
-                          vector_property=index.property, scope=scope.params() if scope else None)[0]["n"]
-
-
-def scoped_fetch(graph: Graph, *, index: str, k: int, scope: Scope | None) -> int:
-    """How many index hits to ask for so that about ``k`` of ``scope`` survive the post-filter: the
-    index holds every scope's vectors, so ask in proportion to the scope's share (twice, for slack).
-    Callers issuing many queries compute this once and pass it to :func:`knn` as ``fetch``."""
-    if scope is None:
-        return k
-    info = vector_index(graph, index)
-    size, in_scope = count_vectors(graph, info), count_vectors(graph, info, scope)
-    return min(size, math.ceil(k * size / max(in_scope, 1)) * 2) if size else k
-
-
-def knn(graph: Graph, *, index: str, vector: Sequence[float] | np.ndarray, k: int,
-        scope: Scope | None = None, fetch: int | None = None) -> list[Neighbour]:
-    """The ``k`` nodes of ``scope`` nearest to ``vector`` (cosine), best first. ``fetch`` is the first
-    request's size (default ``k`` × 4 when scoped); it grows while too few in-scope hits survive."""
-    info = vector_index(graph, index)
-    vector = np.asarray(vector, dtype=np.float32).ravel()
-    if vector.shape[0] != info.dimensions:
-        raise VectorIndexError(
-            f"Query vector has {vector.shape[0]} dimensions but index '{index}' holds {info.dimensions}: "
-            "embed the query with the model that filled the index."
-        )
-    fetch = fetch or (k if scope is None else k * OVERFETCH)
-    size: int | None = None
-    while True:
-        rows = graph.run("embeddings/knn", index=index, fetch=fetch, vector=vector.tolist(), k=k,
-                         scope=scope.params() if scope else None)
-        if len(rows) >= k:
-            break
-        size = count_vectors(graph, info) if size is None else size
-        if fetch >= size:
-            break
-        fetch = min(size, fetch * OVERFETCH)
-    return [Neighbour(_ref(row), row["cosine"]) for row in rows]
-
-
-def knn_for_nodes(graph: Graph, *, index: str, node_scope: Scope, target_scope: Scope, k: int,
-                  threshold: float = -1.0) -> list[Pair]:
-    """For every vector-bearing node of ``node_scope``: its top-``k`` neighbours in ``target_scope``
-    with cosine ≥ ``threshold`` (best first per source), one index lookup per node inside one query.
-
-    The first fetch is sized from how much of the index the target scope is; sources whose targets
-    are crowded out by other nodes are asked again, only them, with 4× more candidates each round.
-    """
-    info = vector_index(graph, index)
-    size = count_vectors(graph, info)
-    targets = count_vectors(graph, info, target_scope)
-    if size == 0 or targets == 0:
-        return []
-    query = render("embeddings/knn_for_nodes", label=node_scope.label)
-    fetch = min(size, math.ceil(k * size / targets) * 2 + 1)
-    found: dict[str, Row] = {}
-    only: list[str] | None = None
-    while True:
-        rows = graph.run_text(query, index=index, fetch=fetch, k=k, min_score=(1.0 + threshold) / 2.0,
-                              vector_property=info.property, source=node_scope.params(),
-                              target=target_scope.params(), only=only)
-        found.update((row["source_id"], row) for row in rows)
-        only = [row["source_id"] for row in rows if not row["complete"]]
-        if not only or fetch >= size:
-            break
-        fetch = min(size, fetch * OVERFETCH)
-    return [Pair(_ref(row, "source_"), _ref(match, "target_"), match["cosine"])
-            for row in sorted(found.values(), key=lambda r: r["source_id"]) for match in row["matches"]]
-
-
-def gds_knn(graph: Graph, *, vector_property: str, source_scope: Scope, target_scope: Scope, k: int,
-            threshold: float = -1.0, search_k: int = GDS_SEARCH_K, seed: int = 42) -> list[Pair]:
-    """GDS filtered KNN from ``source_scope`` to ``target_scope`` (cosine ≥ ``threshold``), best first per source.
-
-    Needs no vector index; projects just the two scopes' vectors and drops the projection afterwards.
-    GDS KNN is approximate (neighbours of neighbours): it searches ``max(k, search_k)`` neighbours
-    and keeps ``k``, because a 1-neighbour search barely explores — on OAEI anatomy (mouse → human,
-    2,737 classes) top-1 agreed with exact cosine for 25% of classes at topK 1, 97.5% at 10, 99.4% at 16.
-    """
-    graph_name = f"kgagents_knn_{uuid.uuid4().hex}"
-    query = render("embeddings/gds_project", source_label=source_scope.label, target_label=target_scope.label)
-    try:
-        projected = graph.run_text(query, graph_name=graph_name, vector_property=identifier(vector_property, "property"),
-                                   source=source_scope.params(), target=target_scope.params())
-        if not projected or not projected[0]["sources"] or not projected[0]["targets"]:
-            return []
-        rows = graph.run("embeddings/gds_knn", graph_name=graph_name, k=k, search_k=max(k, search_k),
-                         min_score=(1.0 + threshold) / 2.0, seed=seed)
-    finally:
-        graph.run("embeddings/gds_drop", graph_name=graph_name)
-    return [Pair(_ref(row, "source_"), _ref(row, "target_"), row["cosine"]) for row in rows]

@@ -28,6 +28,7 @@ from kgagents.eval.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.jobs.alignment import load_pair
 from kgagents.paths import RESULTS_DIR, data_dir
+from kgagents.progress import SILENT, Stages
 
 COMMAND = "kgagents bench ea-retrieval {directory}  (or: python -m kgagents.eval.ea_runner {directory})"
 GRID = {"exact": (0.0, 0.15, 0.3, 0.5), "structure": (0.0, 0.3, 0.6, 1.0, 1.5), "attributes": (0.0, 0.1, 0.2, 0.4)}
@@ -93,15 +94,18 @@ def default_directory() -> Path:
     return data_dir("ea", "dbp15k_zh_en")
 
 
-def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = None) -> dict[str, Any]:
+def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = None,
+              stages: Stages = SILENT) -> dict[str, Any]:
     """Run the whole benchmark on one JAPE pair (default :func:`default_directory`) and, when ``out`` is given,
-    write the result files there; returns the JSON."""
+    write the result files there; returns the JSON. ``stages`` hears when each stage starts and how many items
+    (rows, texts, sources) it has done."""
     directory = directory or default_directory()
     dataset = directory.name
     started = time.perf_counter()
     settings = RetrievalSettings()
-    loaded = load_pair(graph, directory, settings)
+    loaded = load_pair(graph, directory, settings, stages=stages)
     load, embed, kg1, kg2 = loaded.load, loaded.embed, loaded.kg1, loaded.kg2
+    stages.stage("tune weights and bootstrap on the train links")
     tuning_started = time.perf_counter()
     tuned = tune(graph, dataset, settings)
     tuning_seconds = time.perf_counter() - tuning_started
@@ -109,8 +113,12 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     settings = settings.model_copy(update={"w_name": w["name"], "w_exact": w["exact"], "w_structure": w["structure"],
                                            "w_attributes": w["attributes"], "bootstrap_threshold": tuned["threshold"],
                                            "bootstrap_rounds": tuned["rounds"]})
-    plain = retrieve(graph, dataset=dataset, settings=settings.model_copy(update={"bootstrap_rounds": 0}))
-    run = retrieve(graph, dataset=dataset, settings=settings)
+    stages.stage("retrieve without bootstrapping (source passes)")
+    plain = retrieve(graph, dataset=dataset, settings=settings.model_copy(update={"bootstrap_rounds": 0}),
+                     progress=stages.advance)
+    stages.stage("retrieve with bootstrapping (source passes)")
+    run = retrieve(graph, dataset=dataset, settings=settings, progress=stages.advance)
+    stages.stage("score signals and write results")
     links = split_links(graph, dataset)
     names = {kg: entity_names(graph, kg) for kg in (kg1, kg2)}
     hard = non_trivial_links(links, names[kg1], names[kg2])

@@ -194,12 +194,15 @@ def markdown(result: dict[str, Any]) -> str:
              "| hops | questions | Hits@1 (%) |", "|---|---|---|"]
     lines += [f"| {h} | {result['questions_by_hops'][h]} | {_pct(v)} |" for h, v in result["hits_at_1_by_hops"].items()]
     lines += [f"| all | {result['questions']} | **{_pct(result['hits_at_1'])}** |", ""]
-    lines += [f"- question files: " + "; ".join(
+    lines += ["- question files: " + "; ".join(
         f"{Path(f['file']).name}: {f['evaluated']} evaluated of {f['questions']}"
         + (f" ({f['kb_consistent']} kb-consistent)" if f["kb_consistent"] is not None else "")
         for f in result["question_files"]),
         f"- coverage: topic entity in the KG for {cov['topic_in_kg']}, a gold answer in the KG for "
         f"{cov['gold_in_kg']}, both for {cov['topic_and_gold_in_kg']} (Hits@1 on those: {_pct(cov['hits_at_1_covered'])} %)",
+        f"- the observation held a gold answer for {_pct(result['observation_answer_recall'])} % of the questions "
+        f"(its best {result['settings']['observation_shown']} triples, what the LLM is shown: "
+        f"{_pct(result['shown_observation_answer_recall'])} %)",
         f"- LLM calls per question {result['llm_calls_per_question']}, tokens per question "
         f"{result['tokens_per_question']}, mean iterations {result['mean_iterations']}, cap-hit rate "
         f"{result['cap_hit_rate']}",

@@ -38,3 +38,11 @@ def hits_at_1(answer: str, top_entity: str | None, gold: Sequence[EntityRef]) ->
     if not first:
         return False
     return normalise(first) in names or ("," in first and normalise(first.split(",")[0]) in names)
+
+
+def contains_gold(entities: Sequence[tuple[str, str]], gold: Sequence[EntityRef]) -> bool:
+    """Whether any of ``entities`` ((id, name) pairs, e.g. an observation's far ends) is a gold answer — the
+    observation's answer recall, i.e. whether the answer was in front of the agent at all."""
+    ids = {g.id for g in gold if g.id}
+    names = {normalise(n) for g in gold for n in (g.name, *g.aliases)}
+    return any(e in ids or normalise(name) in names for e, name in entities)

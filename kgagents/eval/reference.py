@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel
 
+from kgagents.eval.scorer import IGNORED_NAMESPACES
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment
 
@@ -27,6 +29,11 @@ class ReferenceCheck(BaseModel):
     not_equivalence: int  # '<', '>', '%' cells: not scored
     one_to_many: int  # distinct '=' pairs sharing an entity with another '=' pair
     unknown_entities: list[str]  # URIs named by the reference that neither ontology declares
+
+    def summary(self) -> dict[str, Any]:
+        """The counts, and the first few unknown entities, for a results file."""
+        return {**self.model_dump(exclude={"unknown_entities"}), "unknown_entities": len(self.unknown_entities),
+                "unknown_examples": self.unknown_entities[:MAX_LISTED]}
 
     def warnings(self) -> list[str]:
         """One line per finding, empty when there is nothing to say."""
@@ -46,11 +53,13 @@ class ReferenceCheck(BaseModel):
 
 
 def check_reference(alignment: Alignment, known: Iterable[str]) -> ReferenceCheck:
-    """Count the cells of ``alignment``; ``known`` are the URIs the two ontologies declare."""
+    """Count the cells of ``alignment``; ``known`` are the URIs the two ontologies declare (entities in the
+    namespaces the scorer ignores are not looked up)."""
     known_set = set(known)
     pairs = {(c.entity1, c.entity2) for c in alignment.cells if c.relation == "="}
     left, right = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    named = dict.fromkeys(u for c in alignment.cells for u in (c.entity1, c.entity2))
+    named = dict.fromkeys(u for c in alignment.cells for u in (c.entity1, c.entity2)
+                          if not u.startswith(IGNORED_NAMESPACES))  # cells the scorer drops anyway
     return ReferenceCheck(
         cells=len(alignment.cells),
         equivalence_cells=len(pairs),

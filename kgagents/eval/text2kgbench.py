@@ -33,8 +33,9 @@ from typing import Any
 from kgagents.errors import InputFileError
 
 Triple = tuple[str, str, str]
-METRICS = ("precision", "recall", "f1", "onto_conf", "rel_halluc", "sub_halluc", "obj_halluc")
+METRICS = ("precision", "recall", "f1", "onto_conf", "rel_halluc", "sub_halluc", "obj_halluc", "f1_ignoring_quotes")
 BASELINES = ("Vicuna-13B", "Alpaca-LoRA-13B")
+ABOX_PREFIX = "text2kgbench:"  # per-sentence A-Boxes: text2kgbench:<mode>:<sentence id>
 
 
 # -- data -------------------------------------------------------------------------------------------------
@@ -109,8 +110,11 @@ def published_baselines(root: Path) -> dict[str, dict[str, dict[str, float]]]:
 
 
 # -- the benchmark's definitions -------------------------------------------------------------------------
-def normalise_triple(triple: Triple) -> str:
-    return "".join(re.sub(r"(_|\s+)", "", part).lower() for part in triple)
+def normalise_triple(triple: Triple, ignore_quotes: bool = False) -> str:
+    """The benchmark's comparison key; ``ignore_quotes`` (a diagnostic, not the benchmark's definition) also
+    drops double quotes, which WebNLG writes around literals and RDF tools do not keep."""
+    key = "".join(re.sub(r"(_|\s+)", "", part).lower() for part in triple)
+    return key.replace('"', "") if ignore_quotes else key
 
 
 def precision_recall_f1(gold: set[str], pred: set[str]) -> tuple[float, float, float]:
@@ -155,15 +159,17 @@ def subject_object_hallucination(concept_labels: Sequence[str], sentence: str,
 
 def score_sentence(sentence: Sentence, system: Sequence[Triple], relations: set[str],
                    concept_labels: Sequence[str]) -> dict[str, float]:
-    """The seven per-sentence metrics of one system output."""
+    """The seven per-sentence metrics of one system output, plus ``f1_ignoring_quotes`` (diagnostic)."""
     gt_relations = {t[1].replace(" ", "_") for t in sentence.triples}
     filtered = [t for t in system if t[1] in gt_relations]
     p, r, f1 = precision_recall_f1({normalise_triple(t) for t in sentence.triples},
                                    {normalise_triple(t) for t in filtered})
+    f1_unquoted = precision_recall_f1({normalise_triple(t, True) for t in sentence.triples},
+                                      {normalise_triple(t, True) for t in filtered})[2]
     conf, rel_h = ontology_conformance(relations, system)
     sub_h, obj_h = subject_object_hallucination(concept_labels, sentence.text, system)
     return {"precision": p, "recall": r, "f1": f1, "onto_conf": conf, "rel_halluc": rel_h,
-            "sub_halluc": sub_h, "obj_halluc": obj_h}
+            "sub_halluc": sub_h, "obj_halluc": obj_h, "f1_ignoring_quotes": f1_unquoted}
 
 
 def score_ontology(data: OntologyData, system: Mapping[str, Sequence[Triple]],

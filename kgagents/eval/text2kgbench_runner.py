@@ -27,6 +27,7 @@ from statistics import fmean
 from typing import Any
 
 from kgagents.eval.text2kgbench import (
+    ABOX_PREFIX,
     METRICS,
     OntologyData,
     Sentence,
@@ -38,20 +39,24 @@ from kgagents.eval.text2kgbench import (
     score_ontology,
 )
 from kgagents.graph.connection import Graph
-from kgagents.paths import data_dir
+from kgagents.paths import REPO_ROOT, data_dir
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
 from kgagents.tools.feed import FeedOutcome, assert_triples, create_entities
 from kgagents.tools.runtime import ToolRuntime, delete_aboxes, ensure_tool_schema
 
-ABOX_PREFIX = "text2kgbench:"
 CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
 
 
-def command_line(mode: str, sample: int | None, seed: int, ontologies: list[str] | None) -> str:
+def command_line(mode: str, sample: int | None, seed: int, ontologies: list[str] | None,
+                 agent: dict[str, Any] | None = None) -> str:
     parts = ["kgagents bench text2kgbench", f"--mode {mode}"]
     if sample:
         parts.append(f"--sample {sample} --seed {seed}")
+    if agent is not None:
+        parts.append(f"--max-steps {agent['max_steps']} --tools-per-step {agent['tools_per_step']}")
+        if not agent["feedback"]:
+            parts.append("--no-feedback")
     parts += [f"--ontology {o}" for o in ontologies or []]
     return " ".join(parts)
 
@@ -143,7 +148,7 @@ def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[st
 
 def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None, seed: int = 7,
         ontologies: list[str] | None = None, root: Path | None = None, out: Path | None = None,
-        feedback: bool = True, max_steps: int = 24,
+        feedback: bool = True, max_steps: int = 24, tools_per_step: int = 60,
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) on ``root`` (default: the shared DBpedia-WebNLG
     part) and, when ``out`` is given, write the results files there."""
@@ -163,10 +168,12 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
         else:
             from kgagents.eval.text2kgbench_agent import agent_ontology
 
-            per[oid] = agent_ontology(graph, data, sentence_ids, chat, feedback=feedback, max_steps=max_steps)
+            per[oid] = agent_ontology(graph, data, sentence_ids, chat, feedback=feedback, max_steps=max_steps,
+                                      tools_per_step=tools_per_step)
         if on_ontology is not None:
             on_ontology(oid)
-    result = _summary(mode, chat, per, sample, seed, ontologies, root, time.perf_counter() - start, feedback)
+    agent = None if mode == "no-llm" else {"feedback": feedback, "max_steps": max_steps, "tools_per_step": tools_per_step}
+    result = _summary(mode, chat, per, sample, seed, ontologies, root, time.perf_counter() - start, agent)
     if out is not None:
         from kgagents.eval.text2kgbench_report import write_results
 
@@ -175,15 +182,16 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
 
 
 def _summary(mode: str, chat: Any, per: dict[str, Any], sample: int | None, seed: int,
-             ontologies: list[str] | None, root: Path, seconds: float, feedback: bool) -> dict[str, Any]:
+             ontologies: list[str] | None, root: Path, seconds: float, agent: dict[str, Any] | None) -> dict[str, Any]:
     key = "scores_through_tools" if mode == "no-llm" else "scores"
     model = chat.model_name if chat is not None else "none (no-LLM: ground-truth triples fed through the tools)"
+    feedback = agent is None or agent["feedback"]
     label = "no-llm" if mode == "no-llm" else f"llm ({model}){'' if feedback else ', constraint feedback off'}"
     summary: dict[str, Any] = {
         "benchmark": "Text2KGBench DBpedia-WebNLG", "mode": mode, "label": label, "model": model,
-        "constraint_feedback": feedback if mode != "no-llm" else None,
-        "command": command_line(mode, sample, seed, ontologies) + ("" if feedback else " --no-feedback"),
-        "data": str(root), "sample_per_ontology": sample, "seed": seed,
+        "constraint_feedback": feedback if mode != "no-llm" else None, "agent_settings": agent,
+        "command": command_line(mode, sample, seed, ontologies, agent),
+        "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "per_ontology": per,
         "global": {k: round(v, 4) for k, v in global_means({o: r[key] for o, r in per.items()}).items()},

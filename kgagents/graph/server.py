@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgagents.config import LocalServerSettings, Neo4jSettings
-from kgagents.errors import Neo4jUnavailableError, ServerInstallError
+from kgagents.errors import BulkImportError, Neo4jUnavailableError, ServerInstallError
 from kgagents.paths import REPO_ROOT
 
 POM = REPO_ROOT / "docker" / "neo4j" / "pom.xml"
@@ -69,6 +69,16 @@ def _require(tool: str, package: str) -> str:
             "(docker/compose.yml) and set KGAGENTS_NEO4J_URI."
         )
     return path
+
+
+@dataclass
+class ImportRun:
+    """What one offline import did: the importer's wall time and peak memory, the restart that followed."""
+
+    import_seconds: float
+    import_peak_rss_mib: float
+    restart_seconds: float
+    log: Path
 
 
 @dataclass
@@ -268,3 +278,72 @@ class LocalNeo4j:
             pass
         self.pid_file.unlink(missing_ok=True)
         return True
+
+    # -- offline bulk import ---------------------------------------------------------------------------------
+    def store_dirs(self, root: Path | None = None) -> tuple[Path, Path]:
+        """The database's store and transaction-log directories under a data directory (default: the live one)."""
+        data = root if root is not None else self.instance_dir / "data"
+        return data / "databases" / self.neo4j.database, data / "transactions" / self.neo4j.database
+
+    def import_database(self, importer_args: list[str], *, heap: str, max_off_heap: str,
+                        threads: int | None = None) -> ImportRun:
+        """``neo4j-admin database import full`` into a staging store, then stop, swap the store in, start.
+
+        The importer writes into ``import-staging/`` next to the live data while the server keeps serving, so
+        an import that fails (bad entry, out of memory) changes nothing. Only after it succeeds is the server
+        stopped and the store directories swapped; if the server then does not start, the previous store is
+        put back and started again. The previous database is deleted once the new one is up.
+        """
+        self.install()
+        self._prepare_instance()
+        staging = self.instance_dir / "import-staging"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        conf = staging / "import.conf"
+        conf.write_text(f"server.directories.data={staging / 'data'}\n", encoding="utf-8")
+        log = self.instance_dir / "logs" / "import.log"
+        java = _require("java", "openjdk-17-jre-headless")
+        cmd = [java, f"-Xmx{heap}", "-cp", self._classpath(), ADMIN_TOOL, "database", "import", "full",
+               self.neo4j.database, f"--additional-config={conf}", "--bad-tolerance=0",
+               "--skip-bad-relationships=false", "--skip-duplicate-nodes=false",
+               f"--max-off-heap-memory={max_off_heap}", f"--report-file={staging / 'import.report'}",
+               *([f"--threads={threads}"] if threads else []), *importer_args]
+        started = time.perf_counter()
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    env=self._env())
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        import_seconds = time.perf_counter() - started
+        if proc.returncode != 0:
+            tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
+            shutil.rmtree(staging, ignore_errors=True)
+            raise BulkImportError(f"neo4j-admin database import failed (exit {proc.returncode}); the database was "
+                                  f"not changed. Full output in {log}; last lines:\n{tail}")
+        started = time.perf_counter()
+        self._swap_in(staging)
+        return ImportRun(import_seconds, usage.ru_maxrss / 1024, time.perf_counter() - started, log)
+
+    def _swap_in(self, staging: Path) -> None:
+        """Stop the server, move the staged store in place of the live one, start; roll back if it fails."""
+        live, staged, previous = self.store_dirs(), self.store_dirs(staging / "data"), self.store_dirs(staging / "old")
+        self.stop()
+        for src, dst in zip(live, previous):
+            if src.exists():
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                src.rename(dst)
+        for src, dst in zip(staged, live):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            src.rename(dst)
+        try:
+            self.start()
+        except ServerInstallError as exc:
+            self.stop()
+            for src, dst in zip(previous, live):
+                shutil.rmtree(dst, ignore_errors=True)
+                if src.exists():
+                    src.rename(dst)
+            self.start()
+            raise BulkImportError(f"Neo4j did not start on the imported store, so the previous database was put "
+                                  f"back: {exc}") from exc
+        shutil.rmtree(staging, ignore_errors=True)

@@ -22,6 +22,7 @@ from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.jape import EAPairLoadResult, load_jape_pair
+from kgagents.progress import SILENT, Stages
 
 
 @dataclass
@@ -36,14 +37,17 @@ class LoadedPair:
 
 
 def load_pair(graph: GraphLike, directory: Path, settings: RetrievalSettings | None = None,
-              embedder: Embedder | None = None) -> LoadedPair:
+              embedder: Embedder | None = None, stages: Stages = SILENT) -> LoadedPair:
     """Load the JAPE pair in ``directory`` (idempotent) and embed its entity names for retrieval."""
     graph = connect(graph)
     ensure_schema(graph)  # the load looks entities up by (kg, id): without the index it is quadratic
-    load = load_jape_pair(graph, directory)
+    stages.stage("load the pair")
+    load = load_jape_pair(graph, directory, progress=stages.advance)
     dataset = directory.name
     kg1, kg2 = pair_kgs(graph, dataset)
-    embed = embed_names(graph, embedder or get_embedder(), (kg1, kg2), settings or RetrievalSettings())
+    stages.stage("embed entity names")
+    embed = embed_names(graph, embedder or get_embedder(), (kg1, kg2), settings or RetrievalSettings(),
+                        progress=stages.advance)
     return LoadedPair(dataset, kg1, kg2, load, embed)
 
 

@@ -29,7 +29,7 @@ from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import trace_row, write_run, write_traces
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
-from kgagents.eval.qa_scorer import hits_at_1
+from kgagents.eval.qa_scorer import contains_gold, hits_at_1
 from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.loaders.qa import Question
 
@@ -55,6 +55,8 @@ class QuestionResult:
     observe_seconds: list[float]
     topic_in_kg: bool
     gold_in_kg: bool | None
+    gold_observed: bool | None = None
+    gold_shown: bool | None = None
 
 
 @dataclass
@@ -78,8 +80,7 @@ class KGQARun:
         n = len(rs)
 
         def rate(items: Sequence[QuestionResult]) -> float | None:
-            scored = [r for r in items if r.correct is not None]
-            return round(sum(r.correct for r in scored) / len(scored), 4) if scored else None
+            return rate_of(items, "correct")
 
         hops = sorted({r.hops for r in rs if r.hops is not None})
         observe_ms = sorted(sum(r.observe_seconds) * 1000 for r in rs if r.observe_seconds)
@@ -91,6 +92,8 @@ class KGQARun:
             "coverage": {"topic_in_kg": sum(r.topic_in_kg for r in rs),
                          "gold_in_kg": sum(bool(r.gold_in_kg) for r in rs),
                          "topic_and_gold_in_kg": len(covered), "hits_at_1_covered": rate(covered)},
+            "observation_answer_recall": rate_of(rs, "gold_observed"),
+            "shown_observation_answer_recall": rate_of(rs, "gold_shown"),
             "llm_calls_per_question": round(sum(r.llm_calls for r in rs) / n, 3) if n else 0,
             "tokens_per_question": round(sum(r.prompt_tokens + r.completion_tokens for r in rs) / n, 1) if n else 0,
             "mean_iterations": round(sum(r.iterations for r in rs) / n, 3) if n else 0,
@@ -102,6 +105,12 @@ class KGQARun:
             if n else None,
             "workers": self.workers,
         }
+
+
+def rate_of(results: Sequence[QuestionResult], flag: str) -> float | None:
+    """Share of results whose boolean ``flag`` is true, among those where it is set."""
+    values = [getattr(r, flag) for r in results if getattr(r, flag) is not None]
+    return round(sum(values) / len(values), 4) if values else None
 
 
 def _percentile(sorted_values: Sequence[float], q: float) -> float | None:
@@ -168,13 +177,17 @@ def run_questions(graph: GraphLike, kg: str, questions: Sequence[Question], sett
         calls = agent.ledger.records[calls_before:]
         gold_in = (any((a.id in gold_ids) if a.id else (a.name in gold_names) for a in q.answers)
                    if q.answers else None)
+        ends = [(t["tail"], t["tail_name"]) if t["source"] == t["head"] else (t["head"], t["head_name"])
+                for t in state.get("observation", [])]
         result = QuestionResult(
             question_id=q.id, hops=q.hops, answer=state.get("answer", ""), top_entity=state.get("top_entity"),
             correct=hits_at_1(state.get("answer", ""), state.get("top_entity"), q.answers) if q.answers else None,
             iterations=state.get("iteration", 0), cap_hit=bool(state.get("cap_hit")), llm_calls=len(calls),
             prompt_tokens=sum(c.prompt_tokens for c in calls), completion_tokens=sum(c.completion_tokens for c in calls),
             seconds=seconds, observe_seconds=list(state.get("observe_seconds", [])),
-            topic_in_kg=any(t in names for t in topics), gold_in_kg=gold_in)
+            topic_in_kg=any(t in names for t in topics), gold_in_kg=gold_in,
+            gold_observed=contains_gold(ends, q.answers) if q.answers else None,
+            gold_shown=contains_gold(ends[:settings.observation_shown], q.answers) if q.answers else None)
         extra = {k: v for k, v in asdict(result).items() if k not in ("question_id", "observe_seconds", "answer")}
         extra.update(dataset=q.dataset, gold=[a.name for a in q.answers], model=run.model)
         return result, trace_row(state, shown=settings.observation_shown,

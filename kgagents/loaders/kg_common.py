@@ -21,26 +21,34 @@ the DBP15K pair had not finished after 13 minutes), and so was a ``NOT EXISTS { 
 because the planner's statistics see an empty graph while the load's own transaction fills it.
 ``apoc.merge.relationship`` works (≈150 s for DBP15K on this shared 2-core machine) but needs APOC. So the
 loader reads the triples the KG already has (``kg/existing_triples``, one index-seek + expand pass inside the
-same transaction), leaves those out in Python, and ``CREATE``s the rest with a dynamic type (the DBP15K pair,
-165,556 triples, now loads in ≈13 s, a re-load in ≈10 s); duplicates
-inside one input are removed while parsing, so parallel duplicate triples become one relationship and a
-re-load creates nothing. ``USING INDEX SEEK`` hints keep the endpoint lookups index seeks for the same
-reason (the planner otherwise picks an index *scan* per row). Two loads into the same KG must not run
-concurrently (the transaction's locks do not cover relationships that do not exist yet).
+same transaction), leaves those out, and ``CREATE``s the rest with a dynamic type; duplicates inside one
+input are removed before writing, so parallel duplicate triples become one relationship and a re-load
+creates nothing. Two loads into the same KG must not run concurrently (the transaction's locks do not cover
+relationships that do not exist yet).
+
+What makes it fast: the entity write returns each node's id, and triples find their endpoints by id (no
+(kg, id) index seek per endpoint, which the planner also tended to turn into an index *scan* per row); a KG
+with no entities yet gets ``CREATE`` instead of ``MERGE``; and each batch of triples is grouped by relation,
+so type, ``rel`` and ``name`` travel once per group instead of once per triple. Node ids are only used inside
+the one transaction that created or matched the nodes, where they cannot be reused.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+import tempfile
+from array import array
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 from urllib.parse import unquote
+
+import numpy as np
 
 from pydantic import BaseModel
 
 from kgagents.cypher import cypher
-from kgagents.graph.connection import Graph, Tx
+from kgagents.graph.connection import Graph, Tx, batched
 
 Progress = Callable[[int], None]
 
@@ -66,51 +74,151 @@ def readable_name(uri: str) -> str:
     return " ".join(local_name(uri).replace("_", " ").split())
 
 
-@dataclass
 class KGData:
-    """One knowledge graph parsed into rows, ready to write. Parse everything first, then write once."""
+    """One knowledge graph parsed into rows, ready to write. Parse everything first, then write once.
 
-    name: str
-    props: dict[str, Any]
-    entities: dict[str, dict[str, Any]] = field(default_factory=dict)
-    relations: dict[str, dict[str, Any]] = field(default_factory=dict)
-    triples: dict[tuple[str, str, str], None] = field(default_factory=dict)  # ordered set of (head, rel, tail)
-    literals: dict[str, dict[str, Any]] = field(default_factory=dict)  # literal id -> row
-    duplicate_triples: int = 0
+    Why compact: a Wikidata subgraph has millions of statements, and a dict of string tuples costs ~300 bytes
+    per triple. Entities and relations get dense integer indexes as they are first seen; each statement is
+    three int32s in growing arrays (12 bytes), each literal statement adds its 80-bit id and is spooled, with
+    its value, to an anonymous temporary file. Memory is O(entities) + ~24 bytes per statement. Duplicates are
+    found once, by sorting the arrays (:meth:`unique_triples`), so a repeated statement becomes one
+    relationship, as before.
+    """
+
+    def __init__(self, name: str, props: dict[str, Any]) -> None:
+        self.name = name
+        self.props = props
+        self.entities: dict[str, dict[str, Any]] = {}  # id -> properties (only entities that have any)
+        self.relations: dict[str, dict[str, Any]] = {}  # id -> properties (name, type, ...)
+        self.entity_index: dict[str, int] = {}  # id -> dense index, in order of first appearance
+        self.relation_index: dict[str, int] = {}
+        self._triples = (array("i"), array("i"), array("i"))  # head, relation, tail indexes
+        self._lit_rel = (array("i"), array("i"))  # head, relation indexes of literal statements
+        self._lit_key = (array("Q"), array("H"))  # the literal id (80 bits of a SHA-1) as two integers
+        self._spool: IO[str] | None = None  # literal rows: id, value, datatype, lang (CSV)
+        self._unique: tuple[np.ndarray, np.ndarray] | None = None  # first occurrences (triples, literals)
+
+    # -- adding ----------------------------------------------------------------------------------------
+    def _index(self, key: str) -> int:
+        index = self.entity_index.get(key)
+        if index is None:
+            index = self.entity_index[key] = len(self.entity_index)
+        return index
 
     def entity(self, key: str, /, **props: Any) -> None:
         """Add (or extend) an entity; ``name`` defaults to the id. ``None`` values are not stored."""
-        current = self.entities.setdefault(key, {"name": key})
-        current.update({k: v for k, v in props.items() if v is not None})
+        self._index(key)
+        values = {k: v for k, v in props.items() if v is not None}
+        if values or key in self.entities:
+            self.entities.setdefault(key, {"name": key}).update(values)
 
     def relation(self, key: str, /, *, name: str, type: str, **props: Any) -> None:
         """Add a catalogue relation; ``type`` becomes the relationship type of its triples."""
         if not type:
             raise ValueError(f"relation {key!r} has an empty short name; it cannot be a relationship type")
-        current = self.relations.setdefault(key, {})
+        current = self.relations.get(key)
+        if current is None:
+            self.relation_index[key] = len(self.relation_index)
+            current = self.relations[key] = {}
         current.update({"name": name, "type": type, **{k: v for k, v in props.items() if v is not None}})
 
     def triple(self, head: str, rel: str, tail: str) -> None:
-        """Add a triple between two entities already added; a repeated triple is counted, not stored twice."""
-        key = (head, rel, tail)
-        if key in self.triples:
-            self.duplicate_triples += 1
-        else:
-            self.triples[key] = None
+        """Add a triple between two entities already added (a repeated triple is stored once, when written)."""
+        heads, rels, tails = self._triples
+        heads.append(self.entity_index[head])
+        rels.append(self.relation_index[rel])
+        tails.append(self.entity_index[tail])
+        self._unique = None
 
     def literal(self, head: str, rel: str, value: str, datatype: str | None, lang: str | None) -> None:
         """A statement whose object is a value, stored as its own ``(:Literal)`` node (see wikidata.py)."""
         key = "\x1f".join((head, rel, value, datatype or "", lang or ""))
-        lid = hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]
-        if lid in self.literals:
-            self.duplicate_triples += 1
-        else:
-            self.literals[lid] = {"h": head, "rel": rel, "id": lid, "value": value, "datatype": datatype,
-                                  "lang": lang}
+        digest = hashlib.sha1(key.encode("utf-8")).digest()
+        self._lit_rel[0].append(self.entity_index[head])
+        self._lit_rel[1].append(self.relation_index[rel])
+        self._lit_key[0].append(int.from_bytes(digest[:8], "big"))
+        self._lit_key[1].append(int.from_bytes(digest[8:10], "big"))
+        if self._spool is None:
+            self._spool = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")
+            self._spool_writer = csv.writer(self._spool)
+        self._spool_writer.writerow((digest[:10].hex(), value, datatype or "", lang or ""))
+        self._unique = None
+
+    # -- reading ---------------------------------------------------------------------------------------
+    def unique(self) -> tuple[np.ndarray, np.ndarray]:
+        """Positions of the first occurrence of every distinct triple and literal statement, in input order."""
+        if self._unique is None:
+            self._unique = (_first_occurrences(*(np.frombuffer(a, dtype=np.int32) for a in self._triples)),
+                            _first_occurrences(np.frombuffer(self._lit_key[0], dtype=np.uint64),
+                                               np.frombuffer(self._lit_key[1], dtype=np.uint16)))
+        return self._unique
+
+    @property
+    def duplicate_triples(self) -> int:
+        """Statements (triples and literal statements) that repeat an earlier one."""
+        triples, literals = self.unique()
+        return len(self._triples[0]) - len(triples) + len(self._lit_rel[0]) - len(literals)
+
+    def triple_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(head, relation, tail) index arrays of the distinct triples, in input order."""
+        keep = self.unique()[0]
+        return tuple(np.frombuffer(a, dtype=np.int32)[keep] for a in self._triples)  # type: ignore[return-value]
+
+    def triples(self) -> Iterator[tuple[str, str, str]]:
+        """The distinct (head id, relation id, tail id) triples, in input order."""
+        entity_ids, relation_ids = list(self.entity_index), list(self.relation_index)
+        for h, r, t in zip(*(a.tolist() for a in self.triple_arrays())):
+            yield entity_ids[h], relation_ids[r], entity_ids[t]
+
+    def literal_rows(self) -> Iterator[tuple[int, int, str, str, str | None, str | None]]:
+        """(head index, relation index, literal id, value, datatype, lang) of the distinct literal statements."""
+        if self._spool is None:
+            return
+        keep = np.zeros(len(self._lit_rel[0]), dtype=bool)
+        keep[self.unique()[1]] = True
+        self._spool.flush()
+        self._spool.seek(0)
+        heads, rels = self._lit_rel
+        for i, (lid, value, datatype, lang) in enumerate(csv.reader(self._spool)):
+            if keep[i]:
+                yield heads[i], rels[i], lid, value, datatype or None, lang or None
+        self._spool.seek(0, 2)
+
+    def literals(self) -> Iterator[dict[str, Any]]:
+        """The distinct literal statements as rows (h = head id, rel = relation id, id, value, datatype, lang)."""
+        entity_ids, relation_ids = list(self.entity_index), list(self.relation_index)
+        for h, r, lid, value, datatype, lang in self.literal_rows():
+            yield {"h": entity_ids[h], "rel": relation_ids[r], "id": lid, "value": value, "datatype": datatype,
+                   "lang": lang}
+
+    def entity_props(self, key: str) -> dict[str, Any]:
+        """The properties an entity is written with (``name`` = the id unless set)."""
+        return self.entities.get(key) or {"name": key}
 
     def counts(self) -> dict[str, int]:
-        return {"entities": len(self.entities), "relations": len(self.relations),
-                "triples": len(self.triples), "literals": len(self.literals)}
+        triples, literals = self.unique()
+        return {"entities": len(self.entity_index), "relations": len(self.relations),
+                "triples": len(triples), "literals": len(literals)}
+
+    def close(self) -> None:
+        """Drop the literal spool file (also dropped when the object is garbage-collected)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+
+
+def _first_occurrences(*columns: np.ndarray) -> np.ndarray:
+    """Sorted positions of the first occurrence of each distinct row of the given equal-length columns."""
+    n = len(columns[0])
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((np.arange(n),) + tuple(reversed(columns)))  # by columns, ties in input order
+    new = np.ones(n, dtype=bool)
+    for column in columns:
+        ordered = column[order]
+        new[1:] &= ordered[1:] == ordered[:-1]
+    new[1:] = ~new[1:]
+    return np.sort(order[new])
 
 
 class KGLoadResult(BaseModel):
@@ -128,24 +236,63 @@ class KGLoadResult(BaseModel):
 def write_kg(graph: Graph, tx: Tx, data: KGData, progress: Progress | None = None) -> KGLoadResult:
     """Write one parsed KG inside ``tx`` (KG node, entities, relation catalogue, triples, literals)."""
     tx.run(cypher("kg/merge_kg"), name=data.name, props=data.props).consume()
-    kg = data.name
-    graph.write_rows(tx, "kg/merge_entities", ({"id": k, "props": v} for k, v in data.entities.items()),
-                     on_batch=progress, kg=kg)
+    nodes = _write_entities(graph, tx, data, progress)
     graph.write_rows(tx, "kg/merge_relations", ({"id": k, "props": v} for k, v in data.relations.items()),
-                     on_batch=progress, kg=kg)
-    rel = data.relations
-    stored = {(r["h"], r["rel"], r["t"]) for r in tx.run(cypher("kg/existing_triples"), kg=kg)}
-    graph.write_rows(tx, "kg/create_triples",
-                     ({"h": h, "t": t, "rel": r, "type": rel[r]["type"], "name": rel[r]["name"]}
-                      for h, r, t in data.triples if (h, r, t) not in stored),
-                     on_batch=progress, kg=kg)
-    if data.literals:
-        stored_ids = {r["id"] for r in tx.run(cypher("kg/existing_literals"), kg=kg)}
+                     on_batch=progress, kg=data.name)
+    _write_triples(graph, tx, data, nodes, progress)
+    if data.counts()["literals"]:
+        stored_ids = {r["id"] for r in tx.run(cypher("kg/existing_literals"), kg=data.name)}
+        relations = list(data.relations.items())
         graph.write_rows(tx, "kg/create_literals",
-                         ({**lit, "type": rel[lit["rel"]]["type"], "name": rel[lit["rel"]]["name"]}
-                          for lid, lit in data.literals.items() if lid not in stored_ids),
-                         on_batch=progress, kg=kg)
-    return KGLoadResult(kg=kg, duplicate_triples=data.duplicate_triples, **data.counts())
+                         ({"node": int(nodes[h]), "id": lid, "value": value, "datatype": datatype, "lang": lang,
+                           "rel": relations[r][0], "type": relations[r][1]["type"], "name": relations[r][1]["name"]}
+                          for h, r, lid, value, datatype, lang in data.literal_rows() if lid not in stored_ids),
+                         on_batch=progress, kg=data.name)
+    return KGLoadResult(kg=data.name, duplicate_triples=data.duplicate_triples, **data.counts())
+
+
+def _write_entities(graph: Graph, tx: Tx, data: KGData, progress: Progress | None) -> np.ndarray:
+    """CREATE the entities of a KG that has none yet, else MERGE them; their node ids, by entity index.
+
+    The node ids let the triples find their endpoints by id instead of two (kg, id) index seeks per triple.
+    """
+    fresh = not tx.run(cypher("kg/has_entities"), kg=data.name).single()["found"]
+    query = cypher("kg/create_entities" if fresh else "kg/merge_entities")
+    nodes = np.empty(len(data.entity_index), dtype=np.int64)
+    rows = ({"i": i, "id": key, "props": data.entity_props(key)} for i, key in enumerate(data.entity_index))
+    for chunk in batched(rows, graph.settings.batch_size):
+        for record in tx.run(query, rows=chunk, kg=data.name):
+            nodes[record["i"]] = record["node"]
+        if progress is not None:
+            progress(len(chunk))
+    return nodes
+
+
+def _write_triples(graph: Graph, tx: Tx, data: KGData, nodes: np.ndarray, progress: Progress | None) -> None:
+    """CREATE the triples not stored yet between the entities' node ids, each batch grouped by relation
+    (type, rel and name travel once per group instead of once per triple)."""
+    heads, rels, tails = data.triple_arrays()
+    stored = {(r["h"], r["rel"], r["t"]) for r in tx.run(cypher("kg/existing_triples"), kg=data.name)}
+    if stored:  # a re-load: leave out what is there
+        keep = np.fromiter((t not in stored for t in data.triples()), dtype=bool, count=len(heads))
+        heads, rels, tails = heads[keep], rels[keep], tails[keep]
+    order = np.argsort(rels, kind="stable")
+    rels = rels[order]
+    pairs = np.stack([nodes[heads[order]], nodes[tails[order]]], axis=1)
+    relations = list(data.relations.items())
+    query = cypher("kg/create_triples")
+    size = graph.settings.batch_size
+    for lo in range(0, len(rels), size):
+        chunk = rels[lo:lo + size]
+        cuts = (np.flatnonzero(np.diff(chunk)) + 1).tolist()
+        groups = []
+        for a, b in zip([0, *cuts], [*cuts, len(chunk)]):
+            key, props = relations[chunk[a]]
+            groups.append({"type": props["type"], "rel": key, "name": props["name"],
+                           "pairs": pairs[lo + a:lo + b].tolist()})
+        tx.run(query, rows=groups).consume()
+        if progress is not None:
+            progress(len(chunk))
 
 
 def kg_stats(graph: Graph, kg: str) -> dict[str, int]:

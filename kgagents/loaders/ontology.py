@@ -99,7 +99,7 @@ def _write(graph: Graph, tx: Tx, parsed: ParsedOntology, parse_seconds: float, *
     start = time.perf_counter()
     batch = max(graph.settings.batch_size, _MIN_BATCH)
     tx.run(cypher("ontology/merge_ontology"), name=parsed.name, uri=parsed.uri,
-           file=str(parsed.path.resolve())).consume()
+           file=str(parsed.path.resolve()), label=parsed.label, comment=parsed.comment).consume()
     for kind, resources in ((ResourceKind.CLASS, parsed.classes),
                             (ResourceKind.RELATIONSHIP, parsed.object_properties),
                             (ResourceKind.PROPERTY, parsed.datatype_properties)):

@@ -116,6 +116,8 @@ class ParsedOntology:
     datatype_properties: list[OntologyResource]
     edges: list[OntologyEdge]
     restrictions: list[Restriction]
+    label: str | None = None  # the ontology's own title (rdfs:label / dc:title of its owl:Ontology)
+    comment: str | None = None  # and description (rdfs:comment / dc:description)
 
     @property
     def resources(self) -> list[OntologyResource]:
@@ -189,8 +191,13 @@ class _Builder:
                 self._class_axioms(uri, edges, restrictions)
             if ResourceKind.RELATIONSHIP in kinds or ResourceKind.PROPERTY in kinds:
                 self._property_axioms(uri, edges)
+        header = self.index.get(self.ontology_uri, {}) if self.ontology_uri else {}
+        titles = [o for p in (v.RDFS_LABEL, *v.DC_TITLES) for o in header.get(p, ()) if isinstance(o, Literal)]
+        comments = _unique(o.value for p in (v.RDFS_COMMENT, *v.DC_DESCRIPTIONS) for o in header.get(p, ())
+                           if isinstance(o, Literal))
         return ParsedOntology(
             name=name, path=path, uri=self.ontology_uri, triples=triple_count,
+            label=_preferred(titles), comment="\n".join(comments) or None,
             classes=by_kind[ResourceKind.CLASS],
             object_properties=by_kind[ResourceKind.RELATIONSHIP],
             datatype_properties=by_kind[ResourceKind.PROPERTY],

@@ -87,6 +87,10 @@ OWL_QUALIFIED_CARDINALITY = OWL + "qualifiedCardinality"
 OWL_MIN_QUALIFIED_CARDINALITY = OWL + "minQualifiedCardinality"
 OWL_MAX_QUALIFIED_CARDINALITY = OWL + "maxQualifiedCardinality"
 
+#: titles and descriptions an ontology header may carry (Dublin Core elements and terms)
+DC_TITLES = ("http://purl.org/dc/elements/1.1/title", "http://purl.org/dc/terms/title")
+DC_DESCRIPTIONS = ("http://purl.org/dc/elements/1.1/description", "http://purl.org/dc/terms/description")
+
 SKOS_PREF_LABEL = SKOS + "prefLabel"
 SKOS_ALT_LABEL = SKOS + "altLabel"
 SKOS_DEFINITION = SKOS + "definition"

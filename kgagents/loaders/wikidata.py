@@ -28,7 +28,7 @@ import re
 import time
 from pathlib import Path
 
-from kgagents.errors import ParseError
+from kgagents.errors import InputFileError, ParseError
 from kgagents.graph.connection import Graph
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
@@ -72,53 +72,113 @@ def _wd_id(iri: str | None) -> str | None:
     return local if _ENTITY_ID.fullmatch(local) else None
 
 
-def parse_wikidata_nt(path: Path, *, kg: str = "wikidata") -> KGData:
-    """Read the whole file into rows; labels are applied after all lines are read (order does not matter)."""
+# The shape of nearly every line of a truthy dump (item -> item statement), matched without the full grammar;
+# any line it does not match goes through the strict grammar above, so strictness is unchanged.
+_ENTITY_STATEMENT = re.compile(
+    r"<http://www\.wikidata\.org/entity/([QPL][1-9][0-9]*)> <http://www\.wikidata\.org/prop/direct/(P[1-9][0-9]*)> "
+    r"<http://www\.wikidata\.org/entity/([QPL][1-9][0-9]*)> \.\r?\n?"
+)
+
+
+def parse_wikidata_nt(path: Path, *, kg: str = "wikidata", property_labels: Path | None = None) -> KGData:
+    """Stream the file into a compact :class:`KGData`; labels are applied after all lines are read (order
+    does not matter). Memory grows with entities and ~24 bytes per statement, not with the file.
+
+    ``property_labels``: a TSV of ``P31<TAB>instance of`` lines; its labels take precedence over the dump's.
+    """
     data = KGData(kg, {"source": str(path), "format": "wikidata-truthy-nt"})
     names: dict[str, dict[str, str]] = {}  # id -> {"label"|"name"|"description": text}
     aliases: dict[str, list[str]] = {}
+    relations: dict[str, str] = {}  # PID -> wdt IRI, for the fast path
+    fast = _ENTITY_STATEMENT.fullmatch
+    index = data.entity_index
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            m = _TRIPLE.match(stripped)
-            if m is None:
-                raise ParseError(str(path), lineno, f"not a valid N-Triples line: {stripped[:120]!r}")
-            s_iri, _s_bnode, p_iri, o_iri, o_bnode, lexical, lang, datatype = m.groups()
-            subject = _wd_id(_unescape(s_iri) if s_iri else None)
-            if subject is None:
-                continue
-            predicate = _unescape(p_iri)
-            if predicate.startswith(WDT):
-                pid = predicate[len(WDT):]
-                if not _PROPERTY_ID.fullmatch(pid):
-                    raise ParseError(str(path), lineno, f"{predicate} is not a wdt: property IRI")
-                data.relation(predicate, name=pid, type=pid)
-                data.entity(subject)
-                obj = _wd_id(_unescape(o_iri)) if o_iri is not None else None
-                if obj is not None:
+            m = fast(line)
+            if m is not None:
+                subject, pid, obj = m.groups()
+                predicate = relations.get(pid)
+                if predicate is None:
+                    predicate = relations[pid] = WDT + pid
+                    data.relation(predicate, name=pid, type=pid)
+                if subject not in index:
+                    data.entity(subject)
+                if obj not in index:
                     data.entity(obj)
-                    data.triple(subject, predicate, obj)
-                elif o_iri is not None:
-                    data.literal(subject, predicate, _unescape(o_iri), XSD_ANY_URI, None)
-                elif o_bnode is not None:
-                    data.literal(subject, predicate, o_bnode, "bnode", None)
-                else:
-                    dt = _unescape(datatype) if datatype else (RDF_LANG_STRING if lang else XSD_STRING)
-                    data.literal(subject, predicate, _unescape(lexical), dt, lang)
-            elif lexical is not None and lang == "en":
-                text = _unescape(lexical)
-                if predicate == RDFS_LABEL:
-                    names.setdefault(subject, {})["label"] = text
-                elif predicate == SCHEMA_NAME:
-                    names.setdefault(subject, {})["name"] = text
-                elif predicate == SCHEMA_DESCRIPTION:
-                    names.setdefault(subject, {})["description"] = text
-                elif predicate == SKOS_ALT_LABEL:
-                    aliases.setdefault(subject, []).append(text)
+                data.triple(subject, predicate, obj)
+            else:
+                _parse_line(data, path, lineno, line, names, aliases)
+    if property_labels is not None:
+        for pid, label in read_property_labels(property_labels).items():
+            names.setdefault(pid, {})["label"] = label
     _apply_names(data, names, aliases)
     return data
+
+
+def read_property_labels(path: Path) -> dict[str, str]:
+    """``PID<TAB>label`` lines (blank lines and ``#`` comments skipped) → {PID: label}."""
+    labels: dict[str, str] = {}
+    try:
+        fh = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read the property-label file ({exc.strerror})") from None
+    with fh:
+        for lineno, line in enumerate(fh, 1):
+            text = line.rstrip("\r\n")
+            if not text.strip() or text.startswith("#"):
+                continue
+            fields = text.split("\t")
+            pid = fields[0].strip()
+            if pid.startswith(WD):
+                pid = pid[len(WD):]
+            if len(fields) != 2 or not _PROPERTY_ID.fullmatch(pid) or not fields[1].strip():
+                raise ParseError(str(path), lineno, f"expected 'P<number><TAB>label', got {text[:120]!r}")
+            labels[pid] = fields[1].strip()
+    return labels
+
+
+def _parse_line(data: KGData, path: Path, lineno: int, line: str, names: dict[str, dict[str, str]],
+                aliases: dict[str, list[str]]) -> None:
+    """One line through the full N-Triples grammar: any statement shape, labels, or something skipped."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        return
+    m = _TRIPLE.match(stripped)
+    if m is None:
+        raise ParseError(str(path), lineno, f"not a valid N-Triples line: {stripped[:120]!r}")
+    s_iri, _s_bnode, p_iri, o_iri, o_bnode, lexical, lang, datatype = m.groups()
+    subject = _wd_id(_unescape(s_iri) if s_iri else None)
+    if subject is None:
+        return
+    predicate = _unescape(p_iri)
+    if predicate.startswith(WDT):
+        pid = predicate[len(WDT):]
+        if not _PROPERTY_ID.fullmatch(pid):
+            raise ParseError(str(path), lineno, f"{predicate} is not a wdt: property IRI")
+        if predicate not in data.relations:
+            data.relation(predicate, name=pid, type=pid)
+        data.entity(subject)
+        obj = _wd_id(_unescape(o_iri)) if o_iri is not None else None
+        if obj is not None:
+            data.entity(obj)
+            data.triple(subject, predicate, obj)
+        elif o_iri is not None:
+            data.literal(subject, predicate, _unescape(o_iri), XSD_ANY_URI, None)
+        elif o_bnode is not None:
+            data.literal(subject, predicate, o_bnode, "bnode", None)
+        else:
+            dt = _unescape(datatype) if datatype else (RDF_LANG_STRING if lang else XSD_STRING)
+            data.literal(subject, predicate, _unescape(lexical), dt, lang)
+    elif lexical is not None and lang == "en":
+        text = _unescape(lexical)
+        if predicate == RDFS_LABEL:
+            names.setdefault(subject, {})["label"] = text
+        elif predicate == SCHEMA_NAME:
+            names.setdefault(subject, {})["name"] = text
+        elif predicate == SCHEMA_DESCRIPTION:
+            names.setdefault(subject, {})["description"] = text
+        elif predicate == SKOS_ALT_LABEL:
+            aliases.setdefault(subject, []).append(text)
 
 
 def _apply_names(data: KGData, names: dict[str, dict[str, str]], aliases: dict[str, list[str]]) -> None:
@@ -127,7 +187,7 @@ def _apply_names(data: KGData, names: dict[str, dict[str, str]], aliases: dict[s
     A property (``P…``) that only has labels is not an entity; an item with only labels still is one.
     """
     for eid in set(names) | set(aliases):
-        if eid.startswith("P") and eid not in data.entities:
+        if eid.startswith("P") and eid not in data.entity_index:
             continue
         texts = names.get(eid, {})
         data.entity(eid, name=texts.get("label") or texts.get("name"), description=texts.get("description"),
@@ -144,15 +204,24 @@ def literals_of(graph: Graph, entity_id: str, *, kg: str = "wikidata") -> list[d
     return graph.run("kg/literals_of", kg=kg, id=entity_id)
 
 
-def load_wikidata_nt(graph: Graph, path: Path | str, *, kg: str = "wikidata",
+def wikidata_load_record(data: KGData, path: Path, property_labels: Path | None, seconds: float) -> LoadRecord:
+    """The ``(:Load)`` record of one dump (the property-label file, when given, is part of the hash)."""
+    files = [path] if property_labels is None else [path, property_labels]
+    return LoadRecord(kind="kg_wikidata", target=data.name, path=str(path), sha256=file_sha256(*files),
+                      counts=data.counts(), seconds=seconds)
+
+
+def load_wikidata_nt(graph: Graph, path: Path | str, *, kg: str = "wikidata", property_labels: Path | None = None,
                      progress: Progress | None = None) -> KGLoadResult:
-    """Parse the whole dump, then write it as KG ``kg`` in one transaction and record the load."""
+    """Stream-parse the dump, then write it as KG ``kg`` in one transaction and record the load."""
     start = time.perf_counter()
     path = Path(path)
-    data = parse_wikidata_nt(path, kg=kg)
-    with graph.transaction() as tx:
-        result = write_kg(graph, tx, data, progress)
-        record_load(tx, LoadRecord(kind="kg_wikidata", target=kg, path=str(path), sha256=file_sha256(path),
-                                   counts=data.counts(), seconds=time.perf_counter() - start))
+    data = parse_wikidata_nt(path, kg=kg, property_labels=property_labels)
+    try:
+        with graph.transaction() as tx:
+            result = write_kg(graph, tx, data, progress)
+            record_load(tx, wikidata_load_record(data, path, property_labels, time.perf_counter() - start))
+    finally:
+        data.close()
     result.seconds = time.perf_counter() - start
     return result

@@ -27,10 +27,10 @@ def catalogue_table(catalogue: ToolCatalogue) -> Table:
     return table
 
 
-def catalogue_markdown(catalogue: ToolCatalogue, *, command: str) -> str:
-    """The catalogue as markdown, recording the command that wrote it."""
+def catalogue_markdown(catalogue: ToolCatalogue, *, command: str, source: str | None = None) -> str:
+    """The catalogue as markdown, recording the command that wrote it (and the T-Box, as ``source`` if given)."""
     lines = [f"# Tool catalogue: {catalogue.tbox.name}", "", f"Command: `{command}`  ",
-             f"Source: `{catalogue.tbox.source}`", "", _summary(catalogue), ""]
+             f"Source: `{source or catalogue.tbox.source}`", "", _summary(catalogue), ""]
     for group, tools in catalogue.by_group().items():
         if not tools:
             continue

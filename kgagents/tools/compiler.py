@@ -180,11 +180,6 @@ def _tool_name(prefix: str, stem: str) -> str:
 
 
 # -- descriptions ------------------------------------------------------------------------------------
-def a(noun: str) -> str:
-    """``a Vessel`` / ``an Add``: the indefinite article for a class name."""
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
-
-
 def _names(tbox: TBox, iris: Iterable[str]) -> str:
     return " or ".join(tbox.label_of(i) for i in iris)
 
@@ -194,11 +189,11 @@ def _guidance(comment: str | None) -> str:
 
 
 def _property_rules(tbox: TBox, prop: PropertyDef) -> str:
-    rules = [f"subject must be {a(_names(tbox, prop.domain))}" if prop.domain else "any subject"]
+    rules = [f"subject: {_names(tbox, prop.domain)}" if prop.domain else "subject: any instance"]
     if prop.kind is PropertyKind.OBJECT:
-        rules.append(f"object must be {a(_names(tbox, prop.range))}" if prop.range else "any object instance")
+        rules.append(f"object: {_names(tbox, prop.range)}" if prop.range else "object: any instance")
     else:
-        rules.append(f"value must be {' or '.join('xsd:' + local_name(r) for r in prop.range) or 'any literal'}")
+        rules.append(f"value: {' or '.join('xsd:' + local_name(r) for r in prop.range) or 'any literal'}")
     if prop.allowed_values:
         rules.append(f"allowed values: {', '.join(prop.allowed_values)}")
     bounds = sorted({c.max for c in tbox.cardinalities if c.property == prop.iri and c.max is not None})
@@ -220,7 +215,7 @@ def _create_tool(tbox: TBox, cls: str, stem: str) -> ToolSpec:
     enum = f" Only these individuals: {', '.join(local_name(i) for i in c.one_of)}." if c.one_of else ""
     return ToolSpec(
         name=name, kind=ToolKind.CREATE, group=ToolGroup.CREATE, target=cls,
-        description=(f"Create {a(c.label)} instance (or reuse the existing one with the same normalised label) "
+        description=(f"Create an instance of {c.label} (or reuse the existing one with the same normalised label) "
                      f"and return its IRI.{enum}{rules}{_guidance(c.comment)}"),
         args=_model(name, label=(str, Field(min_length=1, max_length=500,
                                             description=f"the {c.label}'s name as written in the text"))),
@@ -249,7 +244,7 @@ def _add_tool(tbox: TBox, prop: PropertyDef, stem: str, class_names: dict[str, s
         units = ", ".join(u.name for u in units_for(quantity))
         return ToolSpec(
             name=name, kind=ToolKind.ADD_QUANTITY, group=ToolGroup.QUANTITY, target=prop.iri,
-            description=f"{head} Creates {a(tbox.label_of(quantity))} quantity with a numerical value and a unit "
+            description=f"{head} Creates a quantity of class {tbox.label_of(quantity)} with a numerical value and a unit "
                         f"(allowed units: {units}).{_guidance(prop.comment)}",
             args=_model(name, subject_iri=_SUBJECT,
                         value=(float, Field(description="the numerical value")),

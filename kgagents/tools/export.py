@@ -8,6 +8,7 @@ scores: subject label, the relation's name, and the object's label or literal va
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import rdflib
 from rdflib.namespace import OWL, RDF, RDFS
@@ -22,7 +23,9 @@ def abox_rows(graph: Graph, abox: str) -> list[dict[str, Any]]:
 
 def entity_iri(kg: str, entity_id: str) -> str:
     """A reference-KG entity's IRI: its id when that is an IRI, else a URN naming the KG."""
-    return entity_id if "://" in entity_id else f"urn:kgagents:kg:{kg}:{entity_id}"
+    if "://" in entity_id:
+        return entity_id
+    return f"urn:kgagents:kg:{quote(kg, safe='')}:{quote(entity_id, safe='')}"
 
 
 def export_turtle(graph: Graph, abox: str) -> str:

@@ -12,9 +12,14 @@ correctly created entities.
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgagents.errors import InputFileError
 
 from kgagents.tools.compiler import ToolKind
 from kgagents.tools.runtime import ToolResult, ToolRuntime
@@ -68,7 +73,7 @@ def create_entities(runtime: ToolRuntime, typing_triples: Sequence[Triple]) -> t
         if prop is None:
             continue
         needs = [(sub, prop.domain[0])] if prop.domain else []
-        if prop.kind is PropertyKind.OBJECT and prop.range:
+        if prop.kind is PropertyKind.OBJECT and prop.range and runtime.tbox.quantity_class(prop) is None:
             needs.append((obj, prop.range[0]))
         for entity, cls in needs:
             if (entity, cls) in iris:
@@ -89,6 +94,15 @@ def _iri_for(iris: dict[tuple[str, str], str], entity: str, wanted: tuple[str, .
     return next((iri for (e, _), iri in sorted(iris.items()) if e == entity), entity)
 
 
+_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
+
+
+def _quantity(text: str) -> dict[str, object]:
+    """``"120 °C"`` → value and unit arguments (the tool rejects what does not parse or is not an allowed unit)."""
+    match = _QUANTITY.match(text)
+    return {"value": float(match.group(1)), "unit": match.group(2)} if match else {"value": text, "unit": ""}
+
+
 def assert_triples(runtime: ToolRuntime, iris: dict[tuple[str, str], str],
                    assertions: Sequence[Triple]) -> list[FeedOutcome]:
     """Each assertion through its ``add_`` tool (an unknown relation reaches the runtime as an unknown tool)."""
@@ -99,9 +113,12 @@ def assert_triples(runtime: ToolRuntime, iris: dict[tuple[str, str], str],
             tool = f"add_{rel}"
             result = runtime.call(tool, {"subject_iri": _iri_for(iris, sub, ()), "object_iri": obj})
         else:
-            tool = runtime.catalogue.for_property(prop.iri).name
+            spec = runtime.catalogue.for_property(prop.iri)
+            tool = spec.name
             args: dict[str, object] = {"subject_iri": _iri_for(iris, sub, prop.domain)}
-            if prop.kind is PropertyKind.OBJECT:
+            if spec.kind is ToolKind.ADD_QUANTITY:
+                args.update(_quantity(obj))
+            elif prop.kind is PropertyKind.OBJECT:
                 args["object_iri"] = _iri_for(iris, obj, prop.range)
             else:
                 args["value"] = obj
@@ -115,3 +132,25 @@ def feed_triples(runtime: ToolRuntime, triples: Sequence[Triple],
     """Type and create the entities of ``triples``, then assert ``assertions`` (default: the triples)."""
     iris, creations = create_entities(runtime, triples)
     return FeedReport(assert_triples(runtime, iris, triples if assertions is None else assertions), creations)
+
+
+def read_triples_file(path: Path) -> list[Triple]:
+    """Triples from a TSV file (subject, relation, object) or JSON lines (``{"sub", "rel", "obj"}``)."""
+    if not path.is_file():
+        raise InputFileError(f"triples file not found: {path}")
+    out: list[Triple] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            try:
+                record = json.loads(line)
+                out.append((str(record["sub"]), str(record["rel"]), str(record["obj"])))
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise InputFileError(f"{path}:{n}: expected a JSON object with sub, rel and obj ({exc})") from exc
+        else:
+            parts = line.split("\t")
+            if len(parts) != 3 or not all(p.strip() for p in parts):
+                raise InputFileError(f"{path}:{n}: expected subject<TAB>relation<TAB>object")
+            out.append((parts[0].strip(), parts[1].strip(), parts[2].strip()))
+    return out

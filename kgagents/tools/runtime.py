@@ -25,7 +25,7 @@ from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
 from kgagents.loaders.rdf_terms import XSD, local_name
 from kgagents.tools import om2_units as om
-from kgagents.tools.compiler import ToolCatalogue, ToolKind, ToolSpec, a
+from kgagents.tools.compiler import ToolCatalogue, ToolKind, ToolSpec
 from kgagents.tools.datatypes import check_literal, describe_datatype, normalise_label
 from kgagents.tools.settings import ToolSettings
 from kgagents.tools.tbox import PropertyDef, TBox
@@ -64,8 +64,9 @@ class _Rejected(Exception):
 
 
 def ensure_tool_schema(graph: Graph) -> None:
-    """The A-Box constraints and indexes (idempotent)."""
+    """The A-Box constraints and indexes (idempotent), online before returning."""
     graph.run_script("tools/constraints")
+    graph.run("schema/await_indexes", timeout_s=300)
 
 
 class ToolRuntime:
@@ -195,7 +196,7 @@ class ToolRuntime:
         if not self.tbox.fits(cls, prop.domain):
             return _fail("domain_violation", "subject_iri",
                          f"{prop.label} applies to {' or '.join(self._class_names(prop.domain))}, "
-                         f"but the subject is {a(self.tbox.label_of(cls))}.", self._class_names(prop.domain))
+                         f"but the subject is of class {self.tbox.label_of(cls)}.", self._class_names(prop.domain))
         return cls, row["values"], row["object_class"]
 
     def _cardinality(self, cls: str, prop: PropertyDef, current: list[str], new: str) -> ToolResult | None:
@@ -225,9 +226,9 @@ class ToolRuntime:
         for allowed in (prop.range, local):
             if not self.tbox.fits(obj_cls, allowed):
                 return _fail("range_violation", "object_iri",
-                             f"{prop.label} of {a(self.tbox.label_of(cls))} must be "
-                             f"{a(' or '.join(self._class_names(allowed)))}, but the object is "
-                             f"{a(self.tbox.label_of(obj_cls))}.", self._class_names(allowed))
+                             f"{prop.label} of a {self.tbox.label_of(cls)} must be of class "
+                             f"{' or '.join(self._class_names(allowed))}, but the object is of class "
+                             f"{self.tbox.label_of(obj_cls)}.", self._class_names(allowed))
         problem = self._cardinality(cls, prop, current, args.object_iri)
         if problem is not None:
             return problem

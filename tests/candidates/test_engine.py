@@ -233,13 +233,13 @@ def test_scope_index_covers_exactly_the_scope(toy: Graph) -> None:
 
 
 def test_auto_picks_by_workload_size() -> None:
-    engine = CandidateEngine(Graph(), EngineSettings(exact_max_pairs=1000, bulk_min_sources=500))
+    engine = CandidateEngine(Graph(), EngineSettings(exact_max_targets=1000, bulk_min_sources=500))
     scope = Scope.kg("x")
-    assert engine.choose("node", 10, scope, 100) == "exact"
+    assert engine.choose("node", 10_000, scope, 1000) == "exact"
     assert engine.choose("vector", 1, scope, 5000) == "single"
     assert engine.choose("node", 20, scope, 5000) == "batched"
     assert engine.choose("node", 600, scope, 5000) == "bulk"
     assert engine.choose("vector", 600, scope, 5000) == "batched"  # GDS needs nodes
     assert engine.choose("node", 600, Ids(["a"]), 1) == "exact"
-    never = CandidateEngine(Graph(), EngineSettings(exact_max_pairs=0, bulk_min_sources=0))
+    never = CandidateEngine(Graph(), EngineSettings(exact_max_targets=0, bulk_min_sources=0))
     assert never.choose("node", 10_000, scope, 10_000) == "batched"

@@ -1,8 +1,5 @@
-"""Embedding nodes, vector indexes and kNN on the real Neo4j, with a hand-written two-ontology fixture.
-
-Expected pairs below are written by hand from the meaning of the labels in two_ontologies.cypher,
-not computed with the code under test.
-"""
+"""Embedding nodes and vector indexes on the real Neo4j, with a hand-written two-ontology fixture
+(nearest-neighbour search over them: tests/candidates)."""
 
 from __future__ import annotations
 
@@ -18,9 +15,6 @@ from kgagents.embeddings.index import (
     drop_vector_index,
     embed_nodes,
     ensure_vector_index,
-    gds_knn,
-    knn,
-    knn_for_nodes,
     text_groups,
     text_of,
     vector_indexes,
@@ -31,17 +25,6 @@ from kgagents.graph.connection import Graph
 
 A = "http://a.example/conf#"
 B = "http://b.example/onto#"
-PERSON = "http://xmlns.com/foaf/0.1/Person"
-B_KEYS = {B + n for n in ("PaperPresentedAtConference", "Referee", "Accommodation", "Fee", "PC", "GalaDinner",
-                          "isAuthorOf")} | {PERSON}
-EXPECTED = {  # class of conf_a -> the conf_b class meaning the same thing
-    A + "ConferencePaper": B + "PaperPresentedAtConference",
-    A + "Reviewer": B + "Referee",
-    A + "Hotel": B + "Accommodation",
-    A + "RegistrationFee": B + "Fee",
-    A + "ProgramCommittee": B + "PC",
-    A + "Banquet": B + "GalaDinner",
-}
 CONF_A_NODES = 8  # 6 classes, 1 property, Person (shared with conf_b)
 INDEX = "test_resource_embedding"
 
@@ -145,50 +128,6 @@ def test_kg_scope_embeds_one_kg_and_counts_empty(graph: Graph, embedder: LocalMi
     assert stored(graph, fixture_query, "paris_fr")["vector"] is None
 
 
-def test_knn_finds_paraphrase_and_never_leaves_scope(indexed: Graph, embedder: LocalMiniLM) -> None:
-    query = embedder.embed(["Conference paper"])[0]
-    unscoped = knn(indexed, index=INDEX, vector=query, k=5)
-    assert any(n.node.key.startswith("http://c.example/") for n in unscoped)  # decoys outrank conf_b …
-    best = knn(indexed, index=INDEX, vector=query, k=1, scope=Scope.ontology("conf_b", label="Class"))
-    assert [n.node.key for n in best] == [B + "PaperPresentedAtConference"]
-    five = knn(indexed, index=INDEX, vector=query, k=5, scope=Scope.ontology("conf_b", label="Class"))
-    assert len(five) == 5 and {n.node.key for n in five} <= B_KEYS - {B + "isAuthorOf"}  # … but never pass the filter
-    assert [n.cosine for n in five] == sorted((n.cosine for n in five), reverse=True)
-
-
-def test_knn_for_nodes_pairs_each_class_with_its_counterpart(indexed: Graph) -> None:
-    pairs = knn_for_nodes(indexed, index=INDEX, node_scope=Scope.ontology("conf_a", label="Class"),
-                          target_scope=Scope.ontology("conf_b", label="Class"), k=1, threshold=0.5)
-    top1 = {p.source.key: p.target.key for p in pairs}
-    assert {s: top1.get(s) for s in EXPECTED} == EXPECTED
-    assert all(p.target.key in B_KEYS and p.cosine >= 0.5 for p in pairs)
-    assert all(p.source.key != p.target.key for p in pairs)  # the shared Person never matches itself
-
-    top3 = knn_for_nodes(indexed, index=INDEX, node_scope=Scope.ontology("conf_a", label="Class"),
-                         target_scope=Scope.ontology("conf_b", label="Class"), k=3)
-    assert all(p.target.key in B_KEYS - {B + "isAuthorOf"} for p in top3)  # label scope: no ObjectProperty
-    assert max(sum(p.source.key == s for p in top3) for s in EXPECTED) == 3
-
-    assert knn_for_nodes(indexed, index=INDEX, node_scope=Scope.ontology("conf_a", label="Class"),
-                         target_scope=Scope.ontology("conf_b", label="Class"), k=1, threshold=0.99) == []
-
-    props = knn_for_nodes(indexed, index=INDEX, node_scope=Scope.ontology("conf_a", label="ObjectProperty"),
-                          target_scope=Scope.ontology("conf_b", label="ObjectProperty"), k=2)
-    assert [(p.source.key, p.target.key) for p in props] == [(A + "writes", B + "isAuthorOf")]
-
-
-def test_gds_filtered_knn_agrees_with_vector_index(indexed: Graph, fixture_query) -> None:
-    source, target = Scope.ontology("conf_a", label="Class"), Scope.ontology("conf_b", label="Class")
-    via_index = knn_for_nodes(indexed, index=INDEX, node_scope=source, target_scope=target, k=1)
-    via_gds = gds_knn(indexed, vector_property="embedding", source_scope=source, target_scope=target, k=1)
-    assert {p.source.key: p.target.key for p in via_gds} == {p.source.key: p.target.key for p in via_index}
-    assert len(via_gds) == 7  # every conf_a class, Person included (its nearest other conf_b class)
-    cos_index = {p.source.key: p.cosine for p in via_index}
-    assert all(abs(p.cosine - cos_index[p.source.key]) < 1e-4 for p in via_gds)
-    left = [r["graphName"] for r in indexed.run_text(fixture_query("gds_graphs"))]
-    assert not [name for name in left if name.startswith("kgagents_knn_")]  # projection dropped
-
-
 def test_index_dimension_mismatch_and_duplicates_are_errors(indexed: Graph) -> None:
     again = ensure_vector_index(indexed, name=INDEX, label="Resource", property="embedding", dimensions=384)
     assert (again.dimensions, again.state) == (384, "ONLINE")
@@ -196,10 +135,6 @@ def test_index_dimension_mismatch_and_duplicates_are_errors(indexed: Graph) -> N
         ensure_vector_index(indexed, name=INDEX, label="Resource", property="embedding", dimensions=768)
     with pytest.raises(VectorIndexError, match="already covers"):
         ensure_vector_index(indexed, name=INDEX + "_other", label="Resource", property="embedding", dimensions=384)
-    with pytest.raises(VectorIndexError, match="10 dimensions"):
-        knn(indexed, index=INDEX, vector=np.ones(10), k=1)
-    with pytest.raises(VectorIndexError, match="No vector index named"):
-        knn(indexed, index="missing_index", vector=np.ones(384), k=1)
 
 
 def test_identifiers_are_validated() -> None:

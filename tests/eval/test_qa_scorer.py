@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgagents.eval.qa_scorer import first_item, hits_at_1, normalise
+from kgagents.eval.qa_scorer import contains_gold, first_item, hits_at_1, normalise
 from kgagents.loaders.qa import EntityRef
 
 GOLD = [EntityRef(id="Once Were Warriors", name="Once Were Warriors"), EntityRef(name="River Queen"),
@@ -37,3 +37,10 @@ def test_hits_at_1_first_item_any_gold(answer: str, top: str | None, hit: bool) 
 
 def test_first_item_skips_blank_lines() -> None:
     assert first_item("\n\n  Kismet \nOther") == "Kismet"
+
+
+def test_contains_gold_by_id_or_normalised_name() -> None:
+    assert contains_gold([("x", "Tracker"), ("y", "river_queen")], GOLD)
+    assert contains_gold([("Q2", "Terra")], GOLD)
+    assert not contains_gold([("x", "Tracker"), ("Q3", "Mars")], GOLD)
+    assert not contains_gold([], GOLD)

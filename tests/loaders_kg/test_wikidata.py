@@ -14,7 +14,7 @@ import pytest
 from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph
 from kgagents.loaders.kg_common import get_entity, get_relations, kg_stats, triples_between
-from kgagents.loaders.wikidata import literals_of, load_wikidata_nt
+from kgagents.loaders.wikidata import literals_of, load_wikidata_nt, parse_wikidata_nt
 
 WDT = "http://www.wikidata.org/prop/direct/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -86,3 +86,34 @@ def test_literal_statements_keep_value_datatype_language(graph: Graph, valid_sam
     assert any(t == "P18" and v.startswith("http://commons.wikimedia.org/") for t, v in lits)
     titles = [x["value"] for x in literals_of(graph, "Q25169", kg="wd") if x["type"] == "P1476"]
     assert titles == ['The Hitchhiker\'s Guide to the "Galaxy"']
+
+
+def test_property_label_file_overrides_and_completes_dump_labels(graph: Graph, valid_sample: Path,
+                                                                 tmp_path: Path) -> None:
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("# PID\tlabel\nP31\tis a\n\nhttp://www.wikidata.org/entity/P69\teducated at\n", encoding="utf-8")
+    load_wikidata_nt(graph, valid_sample, kg="wd", property_labels=labels)
+    assert triples_between(graph, "wd", "Q42", "Q5") == [{"type": "P31", "rel": WDT + "P31", "name": "is a"}]
+    assert triples_between(graph, "wd", "Q42", "Q691283")[0]["name"] == "educated at"  # the dump has no label
+    assert get_relations(graph, "wd")[WDT + "P50"]["name"] == "author"  # not in the file: the dump's label
+
+
+def test_bad_property_label_line_names_file_and_line(valid_sample: Path, tmp_path: Path) -> None:
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("P31\tinstance of\nQ5\thuman\n", encoding="utf-8")
+    with pytest.raises(ParseError) as err:
+        parse_wikidata_nt(valid_sample, property_labels=labels)
+    assert err.value.line == 2 and str(labels) in str(err.value)
+
+
+def test_fast_path_and_full_grammar_read_the_same_statements(valid_sample: Path, tmp_path: Path) -> None:
+    """Statement lines in the dump's exact shape take a shortcut; spaced or commented ones the full grammar."""
+    reshaped = tmp_path / "reshaped.nt"
+    reshaped.write_text("".join(line.replace("> <", ">\t<").rstrip("\n") + " # comment\n" if line.strip() else line
+                                for line in valid_sample.read_text(encoding="utf-8").splitlines(keepends=True)),
+                        encoding="utf-8")
+    fast, full = parse_wikidata_nt(valid_sample), parse_wikidata_nt(reshaped)
+    assert sorted(fast.triples()) == sorted(full.triples()) and len(list(fast.triples())) == 8
+    assert sorted(map(str, fast.literals())) == sorted(map(str, full.literals()))
+    assert fast.entities == full.entities and fast.relations == full.relations
+    assert fast.duplicate_triples == full.duplicate_triples == 1

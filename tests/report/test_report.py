@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from kgagents.agent.alignment.agent import EAAgent, EASettings
 from kgagents.agent.alignment.retrieval import embed_names, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.matching.settings import MatchSettings
@@ -117,6 +118,13 @@ def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: G
     last = report.curve()[-1]
     assert last.true_positives == len(top1 & set(split_links(graph, dataset)))
     assert [s.stage for s in report.stages] == ["retrieval"]
+    # the EA-Agent (offline: retrieval top-1) over the same run: its SAME_AS links, by tool path
+    result = EAAgent(graph, None, EASettings(mode="no_llm")).run(dataset=dataset, retrieval_run_id=run.run_id,
+                                                                 run_id="ea-agent-report")
+    agent = build_report(graph, "ea-agent-report")
+    assert agent.job == "ea-agent" and {(p.source, p.target) for p in agent.predictions} == top1
+    assert agent.origins() == ["path retrieval_top1"]
+    assert agent.curve()[-1].precision == pytest.approx(result.hits_at_1)
 
 
 def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:
@@ -132,7 +140,8 @@ def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:
 def test_histogram_bins_cover_every_score() -> None:
     scores = [0.0, 0.25, 0.5, 0.5, 1.0, 2.0]
     bins = histogram(scores, bins=4)
-    assert [n for *_, n in bins] == [3, 1, 0, 2] and sum(n for *_, n in bins) == len(scores)
+    assert [n for *_, n in bins] == [2, 2, 1, 1]  # width 0.5: [0, .5) [.5, 1) [1, 1.5) [1.5, 2]
+    assert sum(n for *_, n in bins) == len(scores)
     assert histogram([0.7, 0.7]) == [(0.7, 0.7, 2)]
 
 

@@ -189,3 +189,16 @@ def test_lookups_and_turtle_export(graph: Graph, university) -> None:  # noqa: A
         (rdflib.URIRef(college), country, rdflib.URIRef(india))]
     rt.delete_abox()
     assert _count(graph) == 0
+
+
+def test_feeding_given_triples_with_quantities(graph: Graph, ontosyn) -> None:  # noqa: ANN001
+    from kgagents.tools.feed import feed_triples
+
+    rt = ToolRuntime(graph, ontosyn, abox="feed")
+    report = feed_triples(rt, [("heat step", "hasTargetTemperature", "120 °C"),
+                               ("heat step", "hasStepDuration", "12 fortnights"),
+                               ("heat step", "hasVessel", "autoclave")])
+    assert report.accepted == [("heat step", "hasTargetTemperature", "120 °C"), ("heat step", "hasVessel", "autoclave")]
+    assert [o.result.error_type for o in report.rejected] == ["invalid_unit"]
+    # one instance per (entity, class needed): the domain of each relation (first member of a union), then ranges
+    assert [o.tool for o in report.creations] == ["create_HeatChill", "create_Add", "create_Vessel"]

@@ -5,16 +5,19 @@ For every source entity (by default: the sources of the TEST gold links) the ret
 entities from the other KG and scores each with:
 
 (a) ``name`` — cosine of the English-name embeddings (source: translated ``name_en``; target: ``name``),
-    top ``name_top_n`` by the vector index (``alignment_ea/name_knn``);
+    top ``name_top_n`` from the candidate engine (:class:`kgagents.candidates.CandidateEngine`: the target KG's
+    own vector index, or GDS KNN, whichever ``auto`` measured faster for the workload);
 (b) ``exact`` — 1 when any name the dataset gives the source (URI name, translation, labels in either
-    language) equals any name of the target after :func:`kgagents.agent.alignment.names.name_key` (Python dictionary);
+    language) equals any name of the target after :func:`kgagents.agent.alignment.names.name_key`: the keys are written to
+    the graph at embedding time (:func:`write_name_keys`) and joined there (:mod:`kgagents.candidates.keys`);
 (c) ``structure`` — seed propagation over the relationships (``alignment_ea/structure``): for each
     neighbour n of s that a seed aligns to m, every neighbour t of m gains 1/ln(e + deg m) (hubs count
     less; counterparts with degree > ``structure_max_degree`` are skipped). A plain Cypher expansion was
     chosen over GDS node similarity: it needs no projection of 40k nodes / 165k relationships per run and
     touches only the neighbourhoods of the sources asked for. The score enters the sum saturated,
     w / (1 + w), so one hub-weighted seed does not swamp the name signal;
-(d) ``attributes`` — Jaccard of the attribute-name lists. On DBP15K ZH-EN the names ARE comparable, more
+(d) ``attributes`` — Jaccard of the attribute-name lists, computed in Cypher with the name cosine of each new
+    pair (``alignment_ea/pair_scores``). On DBP15K ZH-EN the names ARE comparable, more
     than one would expect across languages: the Chinese DBpedia also uses many English ``dbpedia.org/property``
     names, so 4,376 of its 8,111 attribute names also occur on the English side and 94% of the Chinese
     entities with attributes have at least one shared name (:func:`attribute_overlap`). Alone it ranks poorly
@@ -29,9 +32,9 @@ train seeds plus these predictions. No gold link of the test split is read to do
 retriever's own output, so their errors propagate (their number per round is recorded on the run).
 
 Test gold links are never read here except to pick the sources and, for ``candidate_space="test"``, the
-target set. Every pair proposed by any signal is scored with all four (cosine: ``alignment_ea/name_cosine``;
-Jaccard in Python over the attribute lists read once), so signals can be ablated by re-fusing in Python
-without another query.
+target set. Every pair proposed by any signal is scored with all four (``alignment_ea/pair_scores`` in the
+database), so signals can be ablated by re-fusing in Python without another query. Python only fuses and
+ranks the short per-source candidate lists.
 """
 
 from __future__ import annotations
@@ -39,22 +42,24 @@ from __future__ import annotations
 import time
 import uuid
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from kgagents.agent.alignment.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
+from kgagents.candidates import CandidateEngine, Ids
+from kgagents.candidates.requests import run_parallel
+from kgagents.candidates.keys import shared_keys, write_keys
 from kgagents.cypher import cypher
 from kgagents.embeddings.base import Embedder
-from kgagents.embeddings.index import EmbedStats, Scope, embed_nodes, ensure_vector_index
+from kgagents.embeddings.index import EmbedStats, Scope, embed_nodes
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph, batched
 from kgagents.loaders.jape import gold_links
 
 Progress = Callable[[int], None]
+NAME_KEY = "ea_name"  # MatchKey kind of the exact-name signal
 
 
 @dataclass
@@ -120,8 +125,10 @@ def pair_kgs(graph: Graph, dataset: str) -> tuple[str, str]:
 
 
 def embed_names(graph: Graph, embedder: Embedder, kgs: Iterable[str], settings: RetrievalSettings,
-                progress: Progress | None = None) -> EmbedStats:
-    """Embed the English name of every entity of ``kgs`` (name_en, else name) and ensure the vector index."""
+                progress: Progress | None = None, engine: CandidateEngine | None = None) -> EmbedStats:
+    """Embed the English name of every entity of ``kgs`` (name_en, else name), store their exact-name keys, and
+    prepare each KG's own vector index (the candidate engine's per-scope index)."""
+    engine = engine or CandidateEngine(graph)
     total = EmbedStats()
     for kg in kgs:
         stats = embed_nodes(graph, embedder, scope=Scope.kg(kg), text_properties=[("name_en", "name")],
@@ -130,9 +137,16 @@ def embed_names(graph: Graph, embedder: Embedder, kgs: Iterable[str], settings: 
         total.unchanged += stats.unchanged
         total.empty += stats.empty
         total.seconds += stats.seconds
-    ensure_vector_index(graph, name=settings.index_name, label="Entity", property=settings.vector_property,
-                        dimensions=embedder.dimensions)
+        write_name_keys(graph, kg)
+        engine.prepare(Scope.kg(kg), settings.vector_property, embedder.dimensions)
     return total
+
+
+def write_name_keys(graph: Graph, kg: str) -> int:
+    """Store every normalised name of every entity of ``kg`` (signal b) as shared key nodes in the graph."""
+    keyed = {row["id"]: [(NAME_KEY, name_key(name), False) for name in row["names"]]
+             for row in graph.run("alignment_ea/entity_name_variants", kg=kg)}
+    return write_keys(graph, Scope.kg(kg), keyed, [NAME_KEY])
 
 
 class SignalCollector:
@@ -143,45 +157,26 @@ class SignalCollector:
     """
 
     def __init__(self, graph: Graph, *, kg1: str, kg2: str, settings: RetrievalSettings,
-                 taken: Iterable[str] = ()) -> None:
+                 taken: Iterable[str] = (), engine: CandidateEngine | None = None) -> None:
         self.graph, self.kg1, self.kg2, self.settings = graph, kg1, kg2, settings
         self.taken = {t: True for t in taken}
-
-    @cached_property
-    def attributes(self) -> dict[str, dict[str, set[str]]]:
-        return {kg: {row["id"]: set(row["attributes"]) for row in self.graph.run("alignment_ea/entity_attributes", kg=kg)}
-                for kg in (self.kg1, self.kg2)}
+        self.engine = engine or CandidateEngine(graph)
 
     def names(self, signals: Signals, sources: Sequence[str], progress: Progress | None = None) -> None:
         """Signals (a) and (b): name-vector neighbours and exact-name matches of ``sources``."""
         s = self.settings
-        fetch = s.name_top_n * 4  # the index holds both KGs: about half of the hits are on the source side
-
-        def knn(chunk: list[str]) -> list[dict[str, Any]]:
-            return self.graph.run("alignment_ea/name_knn", sources=chunk, kg1=self.kg1, kg2=self.kg2,
-                                  index=s.index_name, fetch=fetch, k=s.name_top_n, taken=self.taken,
-                                  vector_property=s.vector_property)
-
-        # one vector search runs on one server thread: parallel sessions use the other cores
-        chunks = list(batched(list(sources), s.source_batch))
-        with ThreadPoolExecutor(max_workers=s.parallel_queries) as pool:
-            for chunk, rows in zip(chunks, pool.map(knn, chunks)):
-                for row in rows:
-                    for hit in row["hits"]:
-                        _pair(signals, row["source"], hit["target"], "name").name = hit["cosine"]
-                if progress is not None:
-                    progress(len(chunk))
-        by_key: dict[str, set[str]] = defaultdict(set)
-        for row in self.graph.run("alignment_ea/entity_name_variants", kg=self.kg2):
-            if row["id"] not in self.taken:
-                for key in filter(None, map(name_key, row["names"])):
-                    by_key[key].add(row["id"])
-        wanted = set(sources)
-        for row in self.graph.run("alignment_ea/entity_name_variants", kg=self.kg1):
-            if row["id"] in wanted:
-                for key in filter(None, map(name_key, row["names"])):
-                    for t in by_key.get(key, ()):
-                        _pair(signals, row["id"], t, "exact").exact = 1.0
+        found = self.engine.search(Ids(list(sources), by="key", scope=Scope.kg(self.kg1)), Scope.kg(self.kg2),
+                                   k=s.name_top_n, vector_property=s.vector_property, exclude=self.taken,
+                                   backend=s.name_backend)
+        for source, hits in found.items():
+            for hit in hits:
+                if hit.key is not None:
+                    _pair(signals, source, hit.key, "name").name = hit.cosine
+        if progress is not None:
+            progress(len(sources))
+        for row in shared_keys(self.graph, Scope.kg(self.kg1), Scope.kg(self.kg2), kinds=[NAME_KEY],
+                               sources=sources, exclude=self.taken):
+            _pair(signals, row["source"], row["target"], "exact").exact = 1.0
 
     def structure(self, signals: Signals, sources: Sequence[str], seeds: Mapping[str, str],
                   progress: Progress | None = None) -> None:
@@ -192,30 +187,52 @@ class SignalCollector:
             for p in signals.get(src, {}).values():
                 p.structure = 0.0
         rows_in = [{"s": src, "known": list(signals.get(src, ()))} for src in sources]
-        for chunk in batched(rows_in, self.settings.source_batch):
-            rows = self.graph.run("alignment_ea/structure", rows=chunk, kg1=self.kg1, kg2=self.kg2, seeds=dict(seeds),
+        seeds = dict(seeds)
+
+        def run(chunk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return self.graph.run("alignment_ea/structure", rows=chunk, kg1=self.kg1, kg2=self.kg2, seeds=seeds,
                                   taken=self.taken, k=self.settings.structure_top_n,
                                   max_degree=self.settings.structure_max_degree)
-            for row in rows:
-                for hit in row["hits"]:
-                    _pair(signals, row["source"], hit["target"], "structure").structure = hit["weight"]
-            if progress is not None:
-                progress(len(chunk))
+
+        for row in run_parallel(run, list(batched(rows_in, self.settings.source_batch)), self.settings.parallel_queries):
+            for hit in row["hits"]:
+                _pair(signals, row["source"], hit["target"], "structure").structure = hit["weight"]
+        if progress is not None:
+            progress(len(sources))
 
     def complete(self, signals: Signals) -> None:
-        """Give every pair not yet scored all four values: the name cosine where the vector index did not
-        propose the pair, and the attribute Jaccard (each pair is scored once, however many passes propose it)."""
-        fresh = [(s, t, p) for s, targets in signals.items() for t, p in targets.items() if not p.scored]
-        missing = [{"s": s, "t": t} for s, t, p in fresh if "name" not in p.found_by]
-        for chunk in batched(missing, self.settings.score_batch):
-            for row in self.graph.run("alignment_ea/name_cosine", rows=chunk, kg1=self.kg1, kg2=self.kg2,
-                                      vector_property=self.settings.vector_property):
-                signals[row["source"]][row["target"]].name = row["cosine"]
-        attributes = self.attributes
-        for s, t, p in fresh:
-            a, b = attributes[self.kg1].get(s, set()), attributes[self.kg2].get(t, set())
-            p.attributes = len(a & b) / len(a | b) if a or b else 0.0
+        """Give every pair not yet scored the name cosine and the attribute-name Jaccard, both computed in the
+        database (``alignment_ea/pair_scores``); each pair is scored once, however many passes propose it."""
+        fresh: dict[str, list[str]] = defaultdict(list)
+        for s, targets in signals.items():
+            fresh[s].extend(t for t, p in targets.items() if not p.scored)
+        rows_in = [{"s": s, "ts": ts} for s, ts in fresh.items() if ts]
+
+        def run(chunk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return self.graph.run("alignment_ea/pair_scores", rows=chunk, kg1=self.kg1, kg2=self.kg2,
+                                  vector_property=self.settings.vector_property)
+
+        chunks = list(_chunks_by_pairs(rows_in, self.settings.score_batch))
+        for row in run_parallel(run, chunks, self.settings.parallel_queries):
+            p = signals[row["source"]][row["target"]]
+            if "name" not in p.found_by:
+                p.name = row["cosine"]
+            p.attributes = row["jaccard"]
             p.scored = True
+
+
+def _chunks_by_pairs(rows: list[dict[str, Any]], pairs: int) -> Iterable[list[dict[str, Any]]]:
+    """Consecutive groups of ``{s, ts}`` rows holding about ``pairs`` (source, target) pairs each."""
+    chunk: list[dict[str, Any]] = []
+    size = 0
+    for row in rows:
+        chunk.append(row)
+        size += len(row["ts"])
+        if size >= pairs:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
 
 
 def _pair(signals: Signals, s: str, t: str, by: str) -> PairSignals:
@@ -228,10 +245,11 @@ def _pair(signals: Signals, s: str, t: str, by: str) -> PairSignals:
 
 def collect_signals(graph: Graph, *, kg1: str, kg2: str, sources: Sequence[str], seeds: Mapping[str, str],
                     settings: RetrievalSettings, timings: dict[str, float] | None = None,
-                    progress: Progress | None = None) -> tuple[Signals, SignalCollector]:
+                    progress: Progress | None = None,
+                    engine: CandidateEngine | None = None) -> tuple[Signals, SignalCollector]:
     """First pass: propose with signals a-c (targets of ``seeds`` excluded) and score every pair with all four."""
     timings = timings if timings is not None else {}
-    collector = SignalCollector(graph, kg1=kg1, kg2=kg2, settings=settings, taken=seeds.values())
+    collector = SignalCollector(graph, kg1=kg1, kg2=kg2, settings=settings, taken=seeds.values(), engine=engine)
     signals: Signals = {}
     started = time.perf_counter()
     collector.names(signals, sources, progress)

@@ -27,7 +27,6 @@ class RetrievalSettings(BaseSettings):
     structure_max_degree: int = Field(
         1000, ge=1, description="seed counterparts with more neighbours than this are skipped (hubs say little)")
     vector_property: str = Field("name_vec", description="Entity property holding the English-name vector")
-    index_name: str = Field("entity_name_vec", description="vector index over :Entity(vector_property)")
     candidate_space: CandidateSpace = Field(
         "test",
         description="targets ranked: 'test' = only targets of test gold links (the usual DBP15K protocol), "
@@ -41,5 +40,7 @@ class RetrievalSettings(BaseSettings):
         2, ge=0, description="rounds in which confident mutual-best pairs become extra structural seeds")
     bootstrap_threshold: float = Field(0.5, description="fused score a mutual-best pair needs to become a pseudo-seed")
     score_batch: int = Field(20000, ge=1, description="candidate pairs scored per query")
-    source_batch: int = Field(1000, ge=1, description="source entities per kNN / structure query")
-    parallel_queries: int = Field(2, ge=1, description="name-vector queries run at once (one per server core)")
+    source_batch: int = Field(1000, ge=1, description="source entities per structure query")
+    parallel_queries: int = Field(2, ge=1, description="structure / scoring queries run at once (one per server core)")
+    name_backend: str = Field(
+        "auto", description="candidate-engine back-end of the name search (auto | batched | bulk | exact | single)")

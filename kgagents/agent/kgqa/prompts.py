@@ -46,26 +46,23 @@ def action_prompt(question: str, *, entities: Sequence[str], labels: Mapping[str
     )
 
 
+def _reflection_context(question: str, memory: Sequence[Path], output: Sequence[Triple]) -> str:
+    return (f"Question: {question}\nMemory (reasoning paths so far):\n{render_memory(memory)}\n"
+            f"New triples from the knowledge graph:\n{numbered(output)}\n")
+
+
 def reflection_prompt(question: str, *, memory: Sequence[Path], output: Sequence[Triple], k: int) -> str:
     """Select at most ``k`` of the action's triples (by number) for the memory."""
-    return (
-        f"Question: {question}\n"
-        f"Memory (reasoning paths so far):\n{render_memory(memory)}\n"
-        f"New triples from the knowledge graph:\n{numbered(output)}\n"
+    return _reflection_context(question, memory, output) + (
         f"Which of the new triples help answer the question? Reply with at most {k} triple numbers separated "
-        "by commas (for example: 2, 5), or the word none. Nothing else."
-    )
+        "by commas (for example: 2, 5), or the word none. Nothing else.")
 
 
 def generation_prompt(question: str, *, memory: Sequence[Path], output: Sequence[Triple], k: int) -> str:
     """The generated-fact reflection ablation: the model writes facts instead of selecting triples."""
-    return (
-        f"Question: {question}\n"
-        f"Memory (reasoning paths so far):\n{render_memory(memory)}\n"
-        f"New triples from the knowledge graph:\n{numbered(output)}\n"
+    return _reflection_context(question, memory, output) + (
         f"Write at most {k} facts that help answer the question, one per line, each as: head | relation | tail. "
-        "Nothing else."
-    )
+        "Nothing else.")
 
 
 def answer_prompt(question: str, *, memory: Sequence[Path], observation: Sequence[Triple]) -> str:

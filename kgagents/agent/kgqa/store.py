@@ -26,8 +26,8 @@ def _json(value: Any) -> str:
 
 
 def _compact(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Triples as stored in a trace: ids, names and score, not the walk bookkeeping."""
-    keep = ("head", "head_name", "relation", "tail", "tail_name", "score", "depth")
+    """Triples as stored in a trace: ids, names, the side they were reached from (``source``), score and depth."""
+    keep = ("head", "head_name", "relation", "tail", "tail_name", "source", "score", "depth")
     return [{k: t[k] for k in keep} for t in items]
 
 

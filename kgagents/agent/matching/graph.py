@@ -6,8 +6,8 @@
 * ``texts``: channel texts on the entity nodes (syntactic; lexical = LLM description, or label +
   synonyms offline; semantic = LLM verbalisation of the entity's triples). LLM texts are written per
   batch, so an interrupted run only describes what is left.
-* ``embed``: one vector property and one Neo4j vector index per channel text.
-* ``retrieve``: per channel, kind and direction, vector kNN in Neo4j (cosine ≥ T, top-k) and RRF.
+* ``embed``: one vector property per channel text (the candidate engine indexes the scopes it searches).
+* ``retrieve``: per channel, kind and direction, the candidate engine's kNN in Neo4j (cosine ≥ T, top-k) and RRF.
 * ``validate``: per entity, walk the fused rank groups and accept the first candidate the LLM confirms
   (offline: the top group's best). Runs ``batch_size`` entities per step; each step is checkpointed.
 * ``merge``: keep a pair only if both directions chose it (Agent-OM's bidirectional merger).
@@ -31,6 +31,7 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
+from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
 from kgagents.agent.matching.lexical import lexical_matches
@@ -39,7 +40,7 @@ from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import write_run
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
-from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
+from kgagents.embeddings.index import Scope, embed_nodes
 from kgagents.errors import ChatModelRequiredError
 from kgagents.graph.connection import GraphLike, connect
 from kgagents.llm.langchain import as_chat_model
@@ -54,6 +55,7 @@ class MatchState(TypedDict, total=False):
     run_id: str
     source: str
     target: str
+    context: str  # the domain context the LLM steps are given (settings.context, else derived)
     prematched: list[dict[str, Any]]
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
@@ -94,6 +96,10 @@ class MatchingAgent:
     def _timed(self, state: MatchState, stage: str, started: float) -> dict[str, float]:
         return {**state.get("timings", {}), stage: round(time.perf_counter() - started, 3)}
 
+    def _settings(self, state: MatchState) -> MatchSettings:
+        """The settings with the run's context filled in (what the LLM steps see and the run records)."""
+        return self.settings.model_copy(update={"context": state.get("context") or self.settings.context})
+
     def _matched_uris(self, state: MatchState) -> set[str]:
         return {p["source"] for p in state.get("prematched", [])} | {p["target"] for p in state.get("prematched", [])}
 
@@ -104,9 +110,11 @@ class MatchingAgent:
         if self.settings.lexical_prematch:
             src = [e.lexical() for e in self.entities(state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state["target"]).values()]
-            found = [asdict(m) for m in lexical_matches(src, tgt)]
+            found = [asdict(m) for m in lexical_matches(self.graph, Scope.ontology(state["source"]),
+                                                        Scope.ontology(state["target"]), src, tgt)]
+        context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         # the run id is an optional input, so an embedding app need only pass source and target
-        return {"run_id": state.get("run_id") or new_run_id(), "prematched": found,
+        return {"run_id": state.get("run_id") or new_run_id(), "prematched": found, "context": context,
                 "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
@@ -120,15 +128,13 @@ class MatchingAgent:
             })
             if self.llm is not None and not self.settings.no_llm:
                 todo = [e for uri, e in entities.items() if uri not in skip]
-                calls += self.llm.write_texts(self.graph, todo, self.settings)
+                calls += self.llm.write_texts(self.graph, todo, self._settings(state))
         return {"timings": self._timed(state, "texts", started), "llm_calls": calls}
 
     def embed(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
-        for channel in self.settings.channels:
+        for channel in self.settings.channels:  # the candidate engine indexes each searched scope when needed
             text_prop = channel_property(channel, self.settings.no_llm)
-            ensure_vector_index(self.graph, name=text_prop, label="Resource", property=vector_property(text_prop),
-                                dimensions=self.embedder.dimensions)
             for ontology in (state["source"], state["target"]):
                 embed_nodes(self.graph, self.embedder, scope=Scope.ontology(ontology),
                             text_properties=text_prop, vector_property=vector_property(text_prop))
@@ -179,7 +185,7 @@ class MatchingAgent:
         calls = 0
         for f in ordered:
             calls += 1
-            ok, reason = self.llm.validate(source, self.entities(b)[f.candidate], self.settings.context)
+            ok, reason = self.llm.validate(source, self.entities(b)[f.candidate], self._settings(state).context or "")
             if ok:
                 return {"candidate": f.candidate, "score": f.score, "channels": list(f.channels),
                         "validated": True, "reason": reason}, calls
@@ -244,7 +250,7 @@ class MatchingAgent:
             if settings.validator and self.llm is not None and not settings.no_llm:
                 calls += 1
                 ok, why = self.llm.validate(self.entities(state["source"])[s], self.entities(state["target"])[t],
-                                            settings.context)
+                                            self._settings(state).context or "")
                 if not ok:
                     continue
                 validated, reason = True, f"{reason}; {why}"
@@ -259,7 +265,7 @@ class MatchingAgent:
 
     def write(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
-        write_run(self.graph, state, self.settings, self.model_name, state.get("timings", {}),
+        write_run(self.graph, state, self._settings(state), self.model_name, state.get("timings", {}),
                   ledger=self.llm.ledger if self.llm is not None else None)
         return {"timings": self._timed(state, "write", started)}
 

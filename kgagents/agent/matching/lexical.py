@@ -13,6 +13,9 @@ every label and synonym of an entity:
 A pair's tier is the most strict key they share (label-label before label-synonym before
 synonym-synonym within a key). A pair is kept only if it is the unique best for *both* entities, so
 the result is 1:1 and ambiguous synonyms (one synonym on several classes) do not produce matches.
+
+The keys are computed here (:func:`key_of`) and stored in the graph as shared key nodes; the join runs in
+Neo4j (:mod:`kgagents.candidates.keys`) and only the joined pairs come back, to be reduced to 1:1 here.
 """
 
 from __future__ import annotations
@@ -26,12 +29,16 @@ from functools import lru_cache
 import snowballstemmer
 
 from kgagents.agent.matching.text import split_camel
+from kgagents.candidates.keys import KeySpec, shared_keys, write_keys
+from kgagents.embeddings.index import Scope
+from kgagents.graph.connection import Graph, Row
 
 STOP_WORDS = frozenset({"of", "the", "and", "or", "a", "an", "in", "to", "for", "on", "at", "by"})
 _NON_WORD = re.compile(r"[\W_]+")
 KEYS = ("exact", "bag", "stem")
-# Head words that qualify without changing the concept ("muscle tissue" = "muscle"); stem key only.
-GENERIC_STEMS = frozenset({"tissu"})
+ENTITY_KINDS = ("Class", "Relationship", "Property")
+# MatchKey kinds: one per (normaliser, entity kind), so that only entities of one kind share a key.
+KEY_KINDS = {f"lex_{key}_{kind}": k for k, key in enumerate(KEYS) for kind in ENTITY_KINDS}
 
 
 @dataclass(frozen=True)
@@ -76,7 +83,7 @@ def key_of(text: str, key: str) -> str:
     if key == "bag":
         return " ".join(sorted({_singular(t) for t in content}))
     if key == "stem":
-        return " ".join(sorted(set(_stemmer().stemWords(content)) - GENERIC_STEMS))
+        return " ".join(sorted(set(_stemmer().stemWords(content))))
     raise ValueError(f"unknown lexical key {key!r}; expected one of {KEYS}")
 
 
@@ -90,20 +97,23 @@ def _keyed(entity: LexicalEntity) -> Iterable[tuple[int, int, str]]:
                     yield k, is_syn, normalised
 
 
-def lexical_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
-    """1:1 matches whose shared label/synonym key is the unique best for both sides."""
-    index: dict[tuple[str, int, str], list[tuple[int, str]]] = defaultdict(list)
-    for target in targets:
-        for k, is_syn, text in set(_keyed(target)):
-            index[(target.kind, k, text)].append((is_syn, target.uri))
-    best: dict[str, dict[str, int]] = defaultdict(dict)  # source -> target -> tier
-    for source in sources:
-        for k, is_syn, text in set(_keyed(source)):
-            for t_syn, target in index.get((source.kind, k, text), ()):
-                tier = 3 * k + is_syn + t_syn
-                if tier < best[source.uri].get(target, 99):
-                    best[source.uri][target] = tier
-    # a target may win for only one source at its own best tier
+def lexical_keys(entity: LexicalEntity) -> list[KeySpec]:
+    """The entity's keys as stored in the graph: (``lex_<key>_<kind>``, text, is-synonym)."""
+    return [(f"lex_{KEYS[k]}_{entity.kind}", text, bool(is_syn)) for k, is_syn, text in _keyed(entity)]
+
+
+def best_tiers(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
+    """source → target → the strictest tier of the keys they share (rows of :func:`shared_keys`)."""
+    best: dict[str, dict[str, int]] = defaultdict(dict)
+    for row in rows:
+        tier = 3 * KEY_KINDS[row["kind"]] + int(row["source_synonym"]) + int(row["target_synonym"])
+        if tier < best[row["source"]].get(row["target"], 99):
+            best[row["source"]][row["target"]] = tier
+    return best
+
+
+def one_to_one(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
+    """Pairs that are the unique best for both sides: a target may win for only one source at its own best tier."""
     target_best: dict[str, int] = {}
     claims: dict[tuple[str, int], int] = defaultdict(int)
     for cands in best.values():
@@ -119,3 +129,19 @@ def lexical_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalE
         if len(winners) == 1 and target_best[winners[0]] == top and claims[(winners[0], top)] == 1:
             matches.append(LexicalMatch(source, winners[0], KEYS[top // 3], top))
     return sorted(matches, key=lambda m: (m.source, m.target))
+
+
+def lexical_matches(graph: Graph, source: Scope, target: Scope, sources: Iterable[LexicalEntity],
+                    targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+    """1:1 matches whose shared label/synonym key is the unique best for both sides.
+
+    The keys of ``sources`` (nodes of ``source``) and ``targets`` (nodes of ``target``) are written to the graph,
+    then joined there; only pairs among the given entities count.
+    """
+    sources, targets = list(sources), list(targets)
+    kinds = list(KEY_KINDS)
+    write_keys(graph, source, {e.uri: lexical_keys(e) for e in sources}, kinds)
+    write_keys(graph, target, {e.uri: lexical_keys(e) for e in targets}, kinds)
+    rows = shared_keys(graph, source, target, kinds=kinds, sources=[e.uri for e in sources],
+                       targets=[e.uri for e in targets])
+    return one_to_one(best_tiers(rows))

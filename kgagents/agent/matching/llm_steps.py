@@ -44,7 +44,7 @@ class LLMSteps:
                 batch = todo[start : start + TEXT_BATCH]
                 texts = {}
                 for e in batch:
-                    reply = self.chat.complete(prompts.describe(e, settings.context), purpose="describe",
+                    reply = self.chat.complete(prompts.describe(e, settings.context or ""), purpose="describe",
                                                max_tokens=TEXT_MAX_TOKENS)
                     texts[e.uri] = {"om_lexical": reply.text.strip(), "om_lexical_model": self.model_name}
                     calls += 1

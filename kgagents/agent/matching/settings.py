@@ -34,7 +34,9 @@ class MatchSettings(BaseSettings):
         "with an LLM they must also pass the validator",
     )
     structural_threshold: float = Field(0.80, ge=-1.0, le=1.0)
-    context: str = Field("conference", description="domain context given to the LLM describer")
+    context: str | None = Field(
+        None, description="domain context given to the LLM steps; None: derived from the two ontologies' own "
+        "metadata (title, description, main concepts; see kgagents.agent.matching.context)")
     batch_size: int = Field(64, ge=1, description="entities per checkpointed step")
     include_properties: bool = True
 

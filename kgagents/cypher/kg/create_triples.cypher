@@ -1,5 +1,7 @@
-// Relation triples as relationships typed by the relation short name (dynamic type); stored ones were left out by the loader.
-UNWIND $rows AS row
-MATCH (a:Entity {kg: $kg, id: row.h}) USING INDEX SEEK a:Entity(kg, id)
-MATCH (b:Entity {kg: $kg, id: row.t}) USING INDEX SEEK b:Entity(kg, id)
-CREATE (a)-[:$(row.type) {rel: row.rel, name: row.name}]->(b)
+// Relation triples, grouped by relation (type, rel and name sent once per group), as relationships typed by the
+// relation's short name (dynamic type) between node ids the entity write returned; stored ones were left out.
+UNWIND $rows AS g
+UNWIND g.pairs AS pair
+MATCH (a) WHERE id(a) = pair[0]
+MATCH (b) WHERE id(b) = pair[1]
+CREATE (a)-[:$(g.type) {rel: g.rel, name: g.name}]->(b)

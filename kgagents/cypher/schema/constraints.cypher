@@ -14,3 +14,5 @@ CREATE INDEX resource_name IF NOT EXISTS FOR (r:Resource) ON (r.name);
 CREATE INDEX resource_ontologies IF NOT EXISTS FOR (r:Resource) ON (r.ontologies);
 CREATE INDEX entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name);
 CREATE INDEX entity_kg IF NOT EXISTS FOR (e:Entity) ON (e.kg);
+// Normalised names shared by the nodes that carry them (graph-native key joins, kgagents/candidates/keys.py).
+CREATE CONSTRAINT match_key IF NOT EXISTS FOR (k:MatchKey) REQUIRE (k.kind, k.text) IS UNIQUE;

@@ -6,3 +6,5 @@ CREATE CONSTRAINT tool_instance_key IF NOT EXISTS FOR (i:Instance) REQUIRE (i.ab
 CREATE CONSTRAINT tool_literal_value IF NOT EXISTS FOR (v:LiteralValue) REQUIRE (v.abox, v.datatype, v.value) IS UNIQUE;
 CREATE INDEX tool_instance_abox_key IF NOT EXISTS FOR (i:Instance) ON (i.abox, i.key);
 CREATE INDEX tool_instance_abox IF NOT EXISTS FOR (i:Instance) ON (i.abox);
+// Grounding created instances in a reference KG: fuzzy candidates by entity name.
+CREATE FULLTEXT INDEX tool_entity_names IF NOT EXISTS FOR (e:Entity) ON EACH [e.name];

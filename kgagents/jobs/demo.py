@@ -1,0 +1,136 @@
+"""The demo: every job the project has, run on a small real slice of ``../shared/data``, each result read back
+from Neo4j.
+
+Why read back: the summary a newcomer sees must be what a Neo4j user would find with Cypher, not numbers the
+Python process kept to itself. Each job returns only its run id and what it ran on; :func:`read_back` asks the
+``(:Run)`` node for the score, the model and the run's own start and end times, and each job names the Cypher
+(``kgagents/cypher/demo/show_*.cypher``) that lists its results with their provenance.
+
+Jobs (each a function of ``(graph, chat, data_dir, workdir)``, so tests can run them on reduced slices):
+
+* ``matching`` — Agent-OM on the OAEI conference pair cmt–confOf, scored against its reference (F1);
+* ``alignment`` — EA candidate retrieval + EA-Agent on a seeded slice of SRPRS EN-FR (Hits@1 on the slice's
+  test links);
+* ``kgqa`` — ODA on a seeded sample of PathQuestion PQ-2H against its KB (Hits@1).
+
+With no chat model every job runs its documented no-LLM ablation, and the model column says so.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgagents.agent.alignment.retrieval import retrieve
+from kgagents.agent.kgqa.readings import embed_triples
+from kgagents.agent.matching.settings import MatchSettings
+from kgagents.cypher import cypher
+from kgagents.embeddings import get_embedder
+from kgagents.errors import KgAgentsError
+from kgagents.graph.connection import Graph
+from kgagents.jobs.alignment import align, load_pair
+from kgagents.jobs.kgqa import run_questions
+from kgagents.jobs.matching import ensure_loaded, match_pair
+from kgagents.loaders.jape_slice import slice_jape
+from kgagents.loaders.qa import read_questions
+from kgagents.loaders.triples import load_triples
+
+
+@dataclass(frozen=True)
+class DemoSettings:
+    """How big each slice is. The defaults keep the whole demo to a few minutes on two cores offline."""
+
+    ea_links: int = 600
+    kgqa_questions: int = 200
+    seed: int = 7
+
+
+@dataclass(frozen=True)
+class JobRun:
+    """What a demo job reports before anything is read back: its run, what it ran on, how it is scored."""
+
+    job: str
+    data: str
+    run_id: str
+    metric: str  # shown name of the score
+    score_property: str  # property of the (:Run) node holding it
+    show_query: str  # cypher/demo/<name>: the query a Neo4j user runs to see the results ($run)
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    """One row of the demo's summary, every value read from the run's (:Run) node."""
+
+    job: str
+    data: str
+    metric: str
+    score: float | None
+    seconds: float | None
+    run_id: str
+    model: str | None
+    show_query: str
+
+    @property
+    def cypher(self) -> str:
+        return cypher(self.show_query)
+
+
+Job = Callable[[Graph, Any, Path, Path, DemoSettings], JobRun]
+
+
+def matching_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
+    conference = data / "om" / "conference"
+    names = [ensure_loaded(graph, conference / "ontologies" / f"{o}.owl") for o in ("cmt", "confof")]
+    run = match_pair(graph, names[0], names[1], MatchSettings(no_llm=chat is None), chat=chat,
+                     reference=conference / "reference" / "cmt-confof.rdf")
+    return JobRun("ontology matching", "OAEI conference cmt–confOf", run.run_id, "F1", "f1", "demo/show_matching")
+
+
+def alignment_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
+    directory = slice_jape(data / "ea" / "srprs_en_fr", workdir / "demo_srprs_en_fr", links=settings.ea_links,
+                           seed=settings.seed)
+    pair = load_pair(graph, directory)
+    candidates = retrieve(graph, dataset=pair.dataset)
+    run = align(graph, chat, dataset=pair.dataset, retrieval_run_id=candidates.run_id)
+    return JobRun("entity alignment", f"SRPRS EN-FR, {settings.ea_links} seeded gold links", run.result.run_id,
+                  "Hits@1", "hits_at_1", "demo/show_alignment")
+
+
+def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
+    folder = data / "kgqa" / "pathquestion"
+    kg = "demo_pq2h"
+    load_triples(graph, folder / "2H-kb.txt", kg=kg)
+    embed_triples(graph, get_embedder(), kg)
+    questions = read_questions(folder / "PQ-2H.jsonl")
+    sample = random.Random(settings.seed).sample(questions, min(settings.kgqa_questions, len(questions)))
+    run = run_questions(graph, kg, sample, chat=chat, dataset="PQ-2H")
+    return JobRun("KG question answering", f"PathQuestion PQ-2H, {len(sample)} seeded questions", run.run_id,
+                  "Hits@1", "summary_hits_at_1", "demo/show_kgqa")
+
+
+JOBS: dict[str, Job] = {"matching": matching_job, "alignment": alignment_job, "kgqa": kgqa_job}
+
+
+def read_back(graph: Graph, job: JobRun) -> JobSummary:
+    """The summary row of one job, from its (:Run) node."""
+    rows = graph.run("demo/run_summary", run_id=job.run_id, score_property=job.score_property)
+    if not rows:
+        raise KgAgentsError(f"run {job.run_id} of the {job.job} job is not in the graph: it was not written.")
+    row = rows[0]
+    return JobSummary(job.job, job.data, job.metric, row["score"], row["seconds"], job.run_id, row["model"],
+                      job.show_query)
+
+
+def run_demo(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings | None = None,
+             jobs: Sequence[str] = tuple(JOBS), on_job: Callable[[str], None] | None = None) -> list[JobSummary]:
+    """Run ``jobs`` in order and return their summaries, read back from Neo4j."""
+    settings = settings or DemoSettings()
+    summaries = []
+    for name in jobs:
+        if on_job is not None:
+            on_job(name)
+        summaries.append(read_back(graph, JOBS[name](graph, chat, data, workdir, settings)))
+    return summaries

@@ -1,0 +1,79 @@
+"""Wikidata-shaped KGs: the QALD-10 one-hop graph built from its gold triples, question files run against whatever
+is loaded with coverage reported, and the CLI commands (real Neo4j, real MiniLM, no LLM)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kgagents.agent.kgqa.readings import embed_triples
+from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.cli import app
+from kgagents.config import Neo4jSettings
+from kgagents.embeddings import get_embedder
+from kgagents.graph.connection import Graph
+from kgagents.jobs.kgqa import run_questions
+from kgagents.loaders.kg_common import kg_stats
+from kgagents.loaders.qa import read_questions
+from kgagents.loaders.qald_graph import load_qald_onehop
+from kgagents.loaders.wikidata import load_wikidata_nt
+
+runner = CliRunner()
+
+
+def _env(settings: Neo4jSettings) -> dict[str, str]:
+    return {"KGAGENTS_NEO4J_URI": settings.uri, "KGAGENTS_NEO4J_PASSWORD": settings.password.get_secret_value()}
+
+
+def test_qald_onehop_graph_holds_the_gold_triples_and_every_question_is_covered(
+        graph: Graph, shared_data: Path, tmp_path: Path) -> None:
+    path = shared_data / "kgqa" / "wikidata_questions" / "qald_10-en_onehop_gold_triples.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    gold = {tuple(t) for r in raw for t in r["gold_triples"]}
+    entities = {x for h, _, t in gold for x in (h, t)}
+    load_qald_onehop(graph, path, kg="qald1", nt_path=tmp_path / "qald1.nt")
+    stats = kg_stats(graph, "qald1")
+    assert (stats["triples"], stats["entities"]) == (len(gold), len(entities))
+    labelled = graph.run_text("MATCH (e:Entity {kg: 'qald1'}) WHERE e.name <> e.id RETURN count(e) AS n")[0]["n"]
+    assert labelled == len({q for r in raw for q in r["labels"]} & entities)
+    embed_triples(graph, get_embedder(), "qald1")
+    questions = read_questions(path)
+    run = run_questions(graph, "qald1", questions, KGQASettings(), None, workers=2)
+    summary = run.summary()
+    assert summary["questions"] == len(raw) == 72
+    assert summary["coverage"]["topic_and_gold_in_kg"] == 72
+    assert summary["observation_answer_recall"] == 1.0  # the answers are one hop from the topic, always observed
+
+
+def test_kgqa_command_reports_coverage_against_whatever_is_loaded(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                                  fixtures: Path) -> None:
+    load_wikidata_nt(graph, fixtures / "kgqa" / "wikidata_small.nt", kg="wd")
+    env = _env(neo4j_settings)
+    result = runner.invoke(app, ["embed", "--kg", "wd", "--triples"], env=env)
+    assert result.exit_code == 0, result.output
+    # T-REx format: two questions about Q42 (one answer, Cambridge, is an entity of the KG), one about Q7259 (absent)
+    trex = fixtures / "kgqa" / "trex_small.json"
+    result = runner.invoke(app, ["kgqa", str(trex), "--kg", "wd", "--no-llm"], env=env)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "[no-llm] 3 questions" in text
+    assert "topic entity in the KG for 2, a gold answer for 1, both for 1" in text
+
+
+def test_ask_prints_answer_and_trace_and_refuses_an_unembedded_kg(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                                  fixtures: Path) -> None:
+    env = _env(neo4j_settings)
+    path = fixtures / "kgqa" / "movies_kb.txt"
+    assert runner.invoke(app, ["load", "kg", str(path), "--format", "triples", "--name", "m"], env=env).exit_code == 0
+    refused = runner.invoke(app, ["ask", "who directed [Kismet]", "--kg", "m", "--no-llm"], env=env)
+    assert refused.exit_code == 1 and "kgagents embed --kg m --triples" in " ".join(refused.output.split())
+    assert "Traceback" not in refused.output
+    assert runner.invoke(app, ["embed", "--kg", "m", "--triples"], env=env).exit_code == 0
+    result = runner.invoke(app, ["ask", "who directed [Kismet]", "--kg", "m", "--no-llm"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "[no-llm] answer:" in result.output and "observation (best first)" in result.output
+    assert "MATCH (t:QATrace" in " ".join(result.output.split())
+    no_topic = runner.invoke(app, ["ask", "who directed Kismet", "--kg", "m", "--no-llm"], env=env)
+    assert no_topic.exit_code == 1 and "no topic entity: mark it in [brackets]" in " ".join(no_topic.output.split())

@@ -1,0 +1,113 @@
+"""Text2KGBench scoring (the benchmark's definitions) on hand-computed cases, and the no-LLM bench on a tiny sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kgagents.eval.text2kgbench import (
+    Sentence,
+    load_ontology_data,
+    normalise_triple,
+    ontology_conformance,
+    ontology_ids,
+    precision_recall_f1,
+    published_baselines,
+    score_ontology,
+    score_sentence,
+    subject_object_hallucination,
+)
+from kgagents.graph.connection import Graph
+
+SENT = Sentence("s1", "The AWH Engineering College is located in Kerala and has 250 academic staff.",
+                (("AWH_Engineering_College", "state", "Kerala"), ("AWH_Engineering_College", "academicStaffSize", "250")))
+RELATIONS = {"state", "academicStaffSize", "country"}
+
+
+@pytest.fixture(scope="module")
+def root(shared_data: Path) -> Path:
+    return shared_data / "extraction" / "text2kgbench" / "dbpedia_webnlg"
+
+
+def test_triple_normalisation_and_prf() -> None:
+    assert normalise_triple(("AWH_Engineering College", "state", " Kerala")) == "awhengineeringcollegestatekerala"
+    assert normalise_triple(("a", "b", '"250"'), ignore_quotes=True) == "ab250"
+    assert precision_recall_f1({"x"}, set()) == (0.0, 0.0, 0.0)
+    p, r, f1 = precision_recall_f1({"a", "b"}, {"a", "c", "d"})
+    assert (p, r) == pytest.approx((1 / 3, 1 / 2)) and f1 == pytest.approx(0.4)
+
+
+def test_conformance_and_hallucination() -> None:
+    assert ontology_conformance(RELATIONS, []) == (1.0, 0.0)
+    assert ontology_conformance(RELATIONS, [("a", "state", "b"), ("a", "colour", "b")]) == (0.5, 0.5)
+    ok = [("AWH Engineering College", "state", "Kerala")]
+    assert subject_object_hallucination(["University"], SENT.text, ok) == (0.0, 0.0)
+    made_up = [("Harvard", "state", "Kerala"), ("AWH Engineering College", "country", "India")]
+    assert subject_object_hallucination(["University"], SENT.text, made_up) == (0.5, 0.5)
+    # the benchmark stems an underscored name as one word: "colleges" → "colleg" only when spaced
+    assert subject_object_hallucination([], "Two colleges.", [("colleges", "r", "Two")]) == (0.0, 0.0)
+    assert subject_object_hallucination([], "Two engineering colleges.", [("engineering_colleges", "r", "Two")])[0] == 1.0
+    # concept labels count as context
+    assert subject_object_hallucination(["University"], SENT.text, [("x", "r", "University")]) == (1.0, 0.0)
+
+
+def test_sentence_scores_filter_system_triples_by_ground_truth_relations() -> None:
+    system = [("AWH Engineering College", "state", "Kerala"), ("AWH Engineering College", "country", "India"),
+              ("AWH Engineering College", "colour", "blue")]
+    s = score_sentence(SENT, system, RELATIONS, ["University"])
+    assert s["precision"] == 1.0 and s["recall"] == 0.5  # country and colour dropped before P/R (not in GT)
+    assert s["onto_conf"] == pytest.approx(2 / 3) and s["rel_halluc"] == pytest.approx(1 / 3)
+    assert s["obj_halluc"] == pytest.approx(2 / 3)
+
+
+def test_ontology_average_counts_missing_sentences_as_zero(root: Path) -> None:
+    data = load_ontology_data(root, "1_university")
+    first, second = data.sentences[0], data.sentences[1]
+    scores = score_ontology(data, {first.id: list(first.triples)}, [first.id, second.id])
+    assert scores["f1"] == 0.5 and scores["onto_conf"] == 0.5
+    assert score_ontology(data, {s.id: list(s.triples) for s in data.sentences})["f1"] == 1.0
+
+
+def test_real_files_and_published_baselines(root: Path) -> None:
+    ids = ontology_ids(root)
+    assert len(ids) == 19 and ids[0] == "1_university" and ids[-1] == "19_film"
+    base = published_baselines(root)
+    assert base["Vicuna-13B"]["global"]["f1"] == 0.30 and base["Vicuna-13B"]["1_university"]["f1"] == 0.23
+    assert base["Alpaca-LoRA-13B"]["7_company"]["onto_conf"] == 0.95
+
+
+@pytest.mark.integration
+def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> None:
+    from kgagents.eval.text2kgbench_runner import run
+
+    result = run(graph, mode="no-llm", sample=3, seed=1, ontologies=["8_celestialbody"], out=tmp_path)
+    r = result["per_ontology"]["8_celestialbody"]
+    assert result["label"] == "no-llm" and r["sentences"] == 3
+    assert r["accepted"] + r["rejected"] == r["ground_truth_triples"] > 0
+    assert set(r["rejected_by_type"]) <= {"datatype_violation"}
+    outside = r["corruptions"]["relation_outside_ontology"]
+    assert outside["rejected"] == outside["fed"] > 0 and outside["rejected_by_type"] == {"unknown_tool": outside["fed"]}
+    assert result["global"]["onto_conf"] == 1.0
+    saved = json.loads((tmp_path / "text2kgbench_no-llm.json").read_text())
+    assert saved["command"].startswith("kgagents bench text2kgbench --mode no-llm --sample 3")
+    assert "no-llm" in (tmp_path / "text2kgbench_no-llm.md").read_text()
+
+
+@pytest.mark.integration
+def test_llm_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_path: Path) -> None:
+    from kgagents.eval.text2kgbench_runner import run, sample_sentences
+    from tests.scripted_chat import ScriptedChatModel
+
+    data = load_ontology_data(root, "7_company")
+    [sentence_id] = sample_sentences(data, 1, 3)
+    sentence = next(s for s in data.sentences if s.id == sentence_id)
+    chat = ScriptedChatModel([json.dumps({"tool": "create_Company", "args": {"label": sentence.triples[0][0]}}),
+                              json.dumps({"tool": "done"}), "no idea", json.dumps({"tool": "done"})])
+    result = run(graph, mode="llm", chat=chat, sample=1, seed=3, ontologies=["7_company"], out=tmp_path)
+    r = result["per_ontology"]["7_company"]
+    assert result["label"] == "llm (scripted)" and r["sentences"] == 1 and r["llm_calls"] == 4
+    assert (r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (1, 1, 0)
+    assert r["scores"]["f1"] == 0.0 and r["examples"][0]["id"] == sentence_id
+    assert (tmp_path / "text2kgbench_llm_scripted.md").is_file()

@@ -1,0 +1,72 @@
+"""Long runs report their stages: the stage names in order and the items each stage says it has done."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgagents.agent.matching.settings import MatchSettings
+from kgagents.embeddings.index import drop_vector_index, vector_indexes
+from kgagents.eval import ea_runner
+from kgagents.jobs.matching import match_pair
+from kgagents.graph.connection import Graph
+from kgagents.loaders.ontology import load_ontology
+from kgagents.progress import MATCHING_STAGES, matching_updates
+
+
+class Recorder:
+    """A :class:`kgagents.progress.Stages` that remembers what it heard."""
+
+    def __init__(self) -> None:
+        self.stages: list[tuple[str, int | None]] = []
+        self.done: dict[str, int] = {}
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.stages.append((name, total))
+        self.done[name] = 0
+
+    def advance(self, n: int = 1) -> None:
+        self.done[self.stages[-1][0]] += n
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.stages]
+
+
+def test_a_matching_run_reports_each_stage_once_in_order(graph: Graph, fixtures: Path) -> None:
+    for index in vector_indexes(graph):
+        drop_vector_index(graph, index.name)
+    for name in ("conf_a", "conf_b"):
+        load_ontology(graph, fixtures / "matching" / f"{name}.ttl", name=name)
+    rec = Recorder()
+    rec.stage(MATCHING_STAGES[0])
+    match_pair(graph, "conf_a", "conf_b", MatchSettings(no_llm=True, batch_size=1), on_update=matching_updates(rec))
+    assert rec.names == list(MATCHING_STAGES)
+    total = dict(rec.stages)["validate"]
+    assert total is not None and total >= 2  # one checkpointed validate step per entity
+    assert rec.done["validate"] == total
+
+
+def test_the_ea_retrieval_benchmark_reports_its_stages(graph: Graph, fixtures: Path, tmp_path: Path) -> None:
+    rec = Recorder()
+    result = ea_runner.benchmark(graph, fixtures / "kg" / "jape_tiny_de_en", out=tmp_path, stages=rec)
+    assert rec.names == ["load the pair", "embed entity names", "tune weights and bootstrap on the train links",
+                         "retrieve without bootstrapping (source passes)", "retrieve with bootstrapping (source passes)",
+                         "score signals and write results"]
+    assert rec.done["load the pair"] > 0 and rec.done["embed entity names"] == 8  # 4 + 4 entity names
+    # every pass over the 3 test sources reports them: names + structure (+ one structure pass per round)
+    rounds = result["settings"]["bootstrap_rounds"]
+    assert rec.done["retrieve without bootstrapping (source passes)"] == 3 * 2
+    assert rec.done["retrieve with bootstrapping (source passes)"] == 3 * (2 + rounds)
+    assert (tmp_path / "ea_retrieval_jape_tiny_de_en.json").is_file()
+
+
+@pytest.mark.parametrize("queue", [[], [["forward", "a"]]])
+def test_validation_with_an_empty_or_short_queue_still_ends_in_merge(queue: list[list[str]]) -> None:
+    rec = Recorder()
+    on_update = matching_updates(rec)
+    on_update("retrieve", {"queue": queue})
+    if queue:
+        on_update("validate", {"queue": []})
+    assert rec.names == ["validate", "merge"] and rec.done["validate"] == len(queue)
