@@ -84,7 +84,8 @@ class CandidateEngine:
         if isinstance(target, Ids):
             return "exact"
         exact_seconds = n_sources * n_targets / s.exact_pairs_per_s
-        index_seconds = n_sources / s.index_queries_per_s + (0 if index_ready else n_targets / s.index_build_vectors_per_s)
+        build_seconds = 0.0 if index_ready else n_targets / s.index_build_vectors_per_s
+        index_seconds = n_sources / s.index_queries_per_s + build_seconds
         if exact_seconds <= index_seconds:
             return "exact"
         if source_kind == "node" and s.bulk_min_sources and n_sources >= s.bulk_min_sources:

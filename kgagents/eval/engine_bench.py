@@ -166,8 +166,10 @@ def dbp15k_section(graph: Graph, directory: Path, *, single_queries: int, exact_
             ("both KGs (:Entity)", Scope("Entity"), [*src_keys, *tgt_keys], np.vstack([src, tgt]))):
         engine.prepare(scope, vector_property, matrix.shape[1])
         exact_top, np_seconds = timed_numpy(sample, matrix, keys, K)
-        run = single_client(lambda v, scope=scope: engine.search(Vectors(v), scope, k=K, vector_property=vector_property,
-                                                                 backend="single"), sample)
+        def search(v: np.ndarray, scope: Scope = scope) -> dict[str, list[Hit]]:
+            return engine.search(Vectors(v), scope, k=K, vector_property=vector_property, backend="single")
+
+        run = single_client(search, sample)
         rows.append(_row("single", len(sample), run["seconds"], np_seconds, run["found"],
                          {str(i): top for i, top in enumerate(exact_top)}, target=label, vectors=len(keys),
                          latency_ms=run["latency_ms"]))

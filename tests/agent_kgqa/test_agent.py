@@ -155,3 +155,15 @@ def test_scripted_generated_reflection_keeps_the_written_facts(movies: Graph) ->
     assert [(k["head"], k["relation"], k["tail"]) for k in json.loads(trace["steps"][0]["kept"])] == [
         ("Kismet", "has genre", "Drama")]
     assert run.results[0].correct
+
+
+def test_the_compiled_graph_takes_a_question_and_topics_under_a_checkpointer(movies: Graph) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    app = ODAAgent(movies, None, KGQASettings(mode="no_llm"), kg=KG).compile(InMemorySaver())
+    out = app.invoke({"question": "who directed [Sunset Boulevard]", "topics": ["Sunset Boulevard"]},
+                     {"configurable": {"thread_id": "t"}})
+    assert out["labels"]["Sunset Boulevard"] == "Sunset Boulevard" and len(out["question_vector"]) == 384
+    far_ends = [t["tail"] if t["source"] == t["head"] else t["head"] for t in out["observation"]]
+    assert out["top_entity"] == next(e for e in far_ends if e != "Sunset Boulevard")
+    assert app.get_state({"configurable": {"thread_id": "t"}}).values["answer"] == out["answer"]

@@ -26,6 +26,7 @@ ONTOLOGIES = ("cmt", "confOf", "conference")
 VEC = "name_vec"
 TOL = 1e-5
 BACKENDS = ("exact", "single", "batched", "bulk")
+CMT, CONFOF = Scope("Class", "ontologies", "cmt", many=True), Scope("Class", "ontologies", "confOf", many=True)
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +89,7 @@ def test_each_backend_returns_the_numpy_top_k(conference: Graph, fixtures: Path,
     engine = CandidateEngine(conference)
     src_keys, src = vectors_of(conference, fixtures, "Class", "cmt")
     tgt_keys, tgt = vectors_of(conference, fixtures, "Class", "confOf")
-    got = engine.search(Scope("Class", "ontologies", "cmt", many=True), Scope("Class", "ontologies", "confOf", many=True),
-                        k=5, vector_property=VEC, backend=backend)
+    got = engine.search(CMT, CONFOF, k=5, vector_property=VEC, backend=backend)
     assert len(src_keys) > 20 and len(tgt_keys) > 20
     assert_same_topk(got, numpy_topk(src, src_keys, tgt_keys, tgt, 5))
     assert all(h.element_id and h.name for hits in got.values() for h in hits)
@@ -103,8 +103,7 @@ def test_approximate_index_search_keeps_most_of_the_exact_top_k(conference: Grap
     engine = CandidateEngine(conference, EngineSettings(exhaustive_below=0, fetch_factor=1.0, min_fetch=20))
     src_keys, src = vectors_of(conference, fixtures, "Class", "cmt")
     tgt_keys, tgt = vectors_of(conference, fixtures, "Class", "confOf")
-    got = engine.search(Scope("Class", "ontologies", "cmt", many=True), Scope("Class", "ontologies", "confOf", many=True),
-                        k=5, vector_property=VEC, backend=backend)
+    got = engine.search(CMT, CONFOF, k=5, vector_property=VEC, backend=backend)
     want = numpy_topk(src, src_keys, tgt_keys, tgt, 5)
     recall = sum(len({h.key for h in got[s]} & {t for t, _ in want[s]}) for s in want) / (5 * len(want))
     assert 0.9 <= recall <= 1.0
@@ -180,7 +179,8 @@ def test_ties_are_broken_by_key_and_vectorless_targets_never_appear(toy: Graph, 
 
 @pytest.mark.integration
 def test_exact_over_relationship_targets(toy: Graph, fixtures: Path) -> None:
-    rels = {r["name"]: r["id"] for r in toy.run_text((fixtures / "candidates" / "toy_relationships.cypher").read_text())}
+    query = (fixtures / "candidates" / "toy_relationships.cypher").read_text()
+    rels = {r["name"]: r["id"] for r in toy.run_text(query)}
     got = CandidateEngine(toy).search(Vectors(np.array([[0.0, 1.0, 0.0]]), keys=["q"]),
                                       Ids(list(rels.values()), kind="relationship"), k=5, vector_property="vec")
     assert [(h.key, h.name, round(h.cosine, 5)) for h in got["q"]] == [(rels["close"], "close", 0.8),

@@ -8,8 +8,8 @@ entities from the other KG and scores each with:
     top ``name_top_n`` from the candidate engine (:class:`kgagents.candidates.CandidateEngine`: the target KG's
     own vector index, or GDS KNN, whichever ``auto`` measured faster for the workload);
 (b) ``exact`` — 1 when any name the dataset gives the source (URI name, translation, labels in either
-    language) equals any name of the target after :func:`kgagents.agent.alignment.names.name_key`: the keys are written to
-    the graph at embedding time (:func:`write_name_keys`) and joined there (:mod:`kgagents.candidates.keys`);
+    language) equals any name of the target after :func:`kgagents.agent.alignment.names.name_key`: the keys are
+    written to the graph at embedding time (:func:`write_name_keys`) and joined there (:mod:`kgagents.candidates.keys`);
 (c) ``structure`` — seed propagation over the relationships (``alignment_ea/structure``): for each
     neighbour n of s that a seed aligns to m, every neighbour t of m gains 1/ln(e + deg m) (hubs count
     less; counterparts with degree > ``structure_max_degree`` are skipped). A plain Cypher expansion was
@@ -194,7 +194,8 @@ class SignalCollector:
                                   taken=self.taken, k=self.settings.structure_top_n,
                                   max_degree=self.settings.structure_max_degree)
 
-        for row in run_parallel(run, list(batched(rows_in, self.settings.source_batch)), self.settings.parallel_queries):
+        chunks = list(batched(rows_in, self.settings.source_batch))
+        for row in run_parallel(run, chunks, self.settings.parallel_queries):
             for hit in row["hits"]:
                 _pair(signals, row["source"], hit["target"], "structure").structure = hit["weight"]
         if progress is not None:

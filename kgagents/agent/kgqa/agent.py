@@ -113,6 +113,7 @@ class ODAAgent:
         self.chat = self.ledger.wrap(as_chat_model(chat)) if self.settings.mode != "no_llm" else None
         self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
         self.engine = engine or CandidateEngine(self.graph)
+        self.embedder: Embedder | None = None
         self.observer = Observer(self.graph, kg, self.settings, self.engine)
 
     @property
@@ -123,9 +124,10 @@ class ODAAgent:
     def build(self) -> StateGraph:
         """The uncompiled graph (embeddable as a subgraph)."""
         g = StateGraph(QAState)
-        for name in ("observe", "act", "tool", "reflect", "answer", "baseline"):
+        for name in ("start", "observe", "act", "tool", "reflect", "answer", "baseline"):
             g.add_node(name, getattr(self, name))
-        g.add_edge(START, "observe")
+        g.add_edge(START, "start")
+        g.add_edge("start", "observe")
         g.add_conditional_edges("observe", lambda s: "baseline" if self.llm is None else "act",
                                 {"baseline": "baseline", "act": "act"})
         g.add_conditional_edges("act", lambda s: "answer" if s["pending"]["action"] == ANSWER else "tool",
@@ -144,11 +146,29 @@ class ODAAgent:
 
     @staticmethod
     def initial_state(question_id: str, question: str, vector: np.ndarray, topics: Mapping[str, str]) -> QAState:
-        """Start state for one question: ``topics`` maps topic entity ids to names."""
+        """Input for one question with its vector already computed (a run embeds all its questions at once);
+        ``topics`` maps topic entity ids to names."""
         return {"question_id": question_id, "question": question, "question_vector": vector.tolist(),
-                "topics": list(topics), "entities": list(topics), "labels": dict(topics), "memory": [],
-                "history": [], "iteration": 0, "cap_hit": False, "steps": [], "observe_seconds": [],
-                "reflect_fallbacks": 0}
+                "topics": list(topics), "labels": dict(topics)}
+
+    # -- nodes ---------------------------------------------------------------------------------
+    def start(self, state: QAState) -> dict[str, Any]:
+        """Complete the input: ``{"question", "topics"}`` is enough (the question is embedded and the topics'
+        names read from the KG when not given)."""
+        out: dict[str, Any] = {"question_id": state.get("question_id") or "question", "entities": list(state["topics"]),
+                               "memory": [], "history": [], "iteration": 0, "cap_hit": False, "steps": [],
+                               "observe_seconds": [], "reflect_fallbacks": 0}
+        if not state.get("question_vector"):
+            out["question_vector"] = self._embedder().embed([question_text(state["question"])])[0].tolist()
+        if not state.get("labels"):
+            names = {r["id"]: r["name"] for r in self.graph.run("kgqa/entity_names", kg=self.kg, ids=state["topics"])}
+            out["labels"] = {t: names.get(t, t) for t in state["topics"]}
+        return out
+
+    def _embedder(self) -> Embedder:
+        if self.embedder is None:
+            self.embedder = get_embedder()
+        return self.embedder
 
     # -- nodes ---------------------------------------------------------------------------------
     def observe(self, state: QAState) -> dict[str, Any]:
@@ -233,7 +253,9 @@ class ODAAgent:
                                        "started_at": datetime.now(timezone.utc).isoformat(), **run.settings})
         names, gold_ids, gold_names = presence(self.graph, self.kg, questions)
         started = time.perf_counter()
-        vectors = (embedder or get_embedder()).embed([question_text(q) for q in questions]) if questions else []
+        if embedder is not None:
+            self.embedder = embedder
+        vectors = self._embedder().embed([question_text(q.question) for q in questions]) if questions else []
         run.embed_seconds = time.perf_counter() - started
         app = self.compile()
         config = {"recursion_limit": 5 * s.max_iterations + 10}

@@ -9,9 +9,9 @@ from kgagents.graph.connection import Graph
 from kgagents.loaders.qa import Question
 
 
-def question_text(question: Question) -> str:
+def question_text(question: str) -> str:
     """What is embedded: the question without MetaQA's topic brackets (the entity name stays)."""
-    return " ".join(question.question.replace("[", " ").replace("]", " ").split())
+    return " ".join(question.replace("[", " ").replace("]", " ").split())
 
 
 def topic_ids(question: Question) -> list[str]:
