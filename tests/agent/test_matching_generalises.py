@@ -3,7 +3,6 @@ from the ontologies themselves, and what a reference holds. Expectations are rec
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -124,8 +123,8 @@ def test_scripted_llm_prompts_carry_the_derived_context_not_a_fixed_domain(graph
     expected = derive_context(graph, "ontosyn-ogm", "ontomops-ogm")
     assert "Metal-Organic Polyhedra" in expected
     assert prompts and all(f"Domain: {expected}." in p for p in prompts)
-    stored = graph.run_text("MATCH (r:Run {id: $id}) RETURN r.settings AS s", id=run.run_id)[0]["s"]
-    assert json.loads(stored)["context"] == expected
+    stored = graph.run_text("MATCH (r:Run {id: $id}) RETURN r.context AS c", id=run.run_id)[0]["c"]
+    assert stored == expected
 
 
 def test_reference_check_counts_cells_and_names_entities_absent_from_both(graph: Graph, shared_data: Path) -> None:
