@@ -37,7 +37,8 @@ def search_bulk(graph: Graph, sources: SourceRows, target: Scope, *, settings: E
             return found
         rows = graph.run("candidates/gds_knn", graph_name=graph_name, k=k, search_k=max(k, settings.gds_top_k),
                          floor=floor, sample_rate=settings.gds_sample_rate,
-                         max_iterations=settings.gds_max_iterations, concurrency=settings.gds_concurrency,
+                         max_iterations=settings.gds_max_iterations, delta_threshold=settings.gds_delta_threshold,
+                         concurrency=settings.gds_concurrency,
                          seed=settings.gds_random_seed)
     finally:
         graph.run("candidates/gds_drop", graph_name=graph_name)

@@ -61,7 +61,8 @@ class CandidateEngine:
             s = self.settings
             self._indexes[key] = ensure_scope_index(
                 self.graph, target, vector_property, dimensions,
-                m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, prefix=s.scope_label_prefix)
+                m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, prefix=s.scope_label_prefix,
+                timeout_s=s.index_timeout_s)
         return self._indexes[key]
 
     def _prepared(self, target: Scope, vector_property: str) -> ScopeIndex | None:

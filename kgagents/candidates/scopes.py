@@ -57,7 +57,7 @@ def label_scope(graph: Graph, scope: Scope, label: str) -> None:
 
 
 def ensure_scope_index(graph: Graph, scope: Scope, vector_property: str, dimensions: int, *,
-                       m: int, ef_construction: int, prefix: str = "Scope") -> ScopeIndex:
+                       m: int, ef_construction: int, prefix: str = "Scope", timeout_s: float = 3600.0) -> ScopeIndex:
     """Label the scope's nodes, then create (if missing) and await the vector index over just them.
 
     A whole-label scope (no key) reuses an index that already covers (label, property) under any name.
@@ -69,7 +69,7 @@ def ensure_scope_index(graph: Graph, scope: Scope, vector_property: str, dimensi
     if scope.key is None:
         name = next((i.name for i in vector_indexes(graph) if (i.label, i.property) == (label, vector_property)), name)
     ensure_vector_index(graph, name=name, label=label, property=vector_property, dimensions=dimensions,
-                        m=m, ef_construction=ef_construction)
+                        m=m, ef_construction=ef_construction, timeout_s=timeout_s)
     return ScopeIndex(scope, label, name, vector_property)
 
 

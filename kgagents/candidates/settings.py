@@ -20,6 +20,7 @@ class EngineSettings(BaseSettings):
     hnsw_ef_construction: int = Field(
         100, ge=1, le=3200, description="HNSW build beam (vector.hnsw.ef_construction) of per-scope indexes")
     scope_label_prefix: str = Field("Scope", description="first part of the label given to the nodes of one scope")
+    index_timeout_s: float = Field(3600.0, gt=0, description="how long prepare() waits for a new index to come online")
     # -- single / batched ------------------------------------------------------------------------
     fetch_factor: float = Field(
         3.0, ge=1.0, description="index neighbours asked per wanted hit: HNSW searches with a beam of this many")
@@ -33,6 +34,8 @@ class EngineSettings(BaseSettings):
     gds_top_k: int = Field(16, ge=1, description="neighbours GDS KNN keeps per node while searching (≥ k)")
     gds_sample_rate: float = Field(1.0, gt=0.0, le=1.0, description="GDS KNN sampleRate")
     gds_max_iterations: int = Field(100, ge=1, description="GDS KNN maxIterations")
+    gds_delta_threshold: float = Field(
+        0.001, ge=0.0, le=1.0, description="GDS KNN stops when fewer than this share of neighbour lists changed")
     gds_concurrency: int = Field(1, ge=1, description="GDS KNN threads; only 1 makes a seeded run repeat exactly")
     gds_random_seed: int = Field(42, description="GDS KNN randomSeed (needs concurrency 1 to be deterministic)")
     # -- auto: a cost model whose rates the engine benchmark measured ------------------------------

@@ -120,7 +120,8 @@ def vector_index(graph: Graph, name: str) -> VectorIndex:
 
 
 def ensure_vector_index(graph: Graph, *, name: str, label: str, property: str, dimensions: int,
-                        m: int | None = None, ef_construction: int | None = None) -> VectorIndex:
+                        m: int | None = None, ef_construction: int | None = None,
+                        timeout_s: float = INDEX_TIMEOUT_S) -> VectorIndex:
     """Create (if missing) a cosine vector index and wait until it is ONLINE.
 
     An existing index of that name must match label, property, dimension and similarity: a silent
@@ -158,7 +159,7 @@ def ensure_vector_index(graph: Graph, *, name: str, label: str, property: str, d
             f"and {index.similarity} similarity, but :{label}({property}) with {dimensions} dimensions and cosine "
             f"was asked for (another embedding model?). Drop it (DROP INDEX {name}) or use another index name."
         )
-    graph.run("embeddings/await_index", index_name=name, timeout_s=INDEX_TIMEOUT_S)
+    graph.run("embeddings/await_index", index_name=name, timeout_s=timeout_s)
     return vector_index(graph, name)
 
 

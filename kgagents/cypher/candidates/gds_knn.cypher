@@ -7,7 +7,7 @@ CALL gds.knn.filtered.stream($graph_name, {
   topK: $search_k,
   similarityCutoff: (1.0 + $floor) / 2.0,
   sampleRate: $sample_rate,
-  deltaThreshold: 0.0,
+  deltaThreshold: $delta_threshold,
   maxIterations: $max_iterations,
   randomSeed: CASE WHEN $concurrency = 1 THEN $seed END,
   concurrency: $concurrency
