@@ -2,7 +2,9 @@
 
 Defaults are the issue's / ODA's: observation depth D = 3, top-N = 50 triples per depth, top P = 10 % of the
 scored triples as the next frontier, reflection keeps K ≤ 15 triples, at most 8 iterations, temperature 0.4,
-500 completion tokens. ``mode`` selects the full agent or one of the ablations; ``no_llm`` is the fully
+500 completion tokens. What the prompts show is cut to fit the offline models' 4,096-token context and their
+~150 prompt tokens/s (``benchmarks/results/llm_local.json``): the best 20 observation triples and the best 30 of a
+GetNeighbor result (~15 tokens a triple). ``mode`` selects the full agent or one of the ablations; ``no_llm`` is the fully
 offline baseline (observation ranking only, answer = best-scoring tail), labelled as such in every output.
 """
 
@@ -37,7 +39,7 @@ class KGQASettings(BaseSettings):
     path_max_length: int = Field(3, ge=1, le=6, description="GetPath: longest path (relationships) searched")
     path_cap: int = Field(20, ge=1, description="GetPath: at most this many paths returned")
     neighbor_cap: int = Field(
-        100, ge=1, description="GetNeighbor: triples returned to the reflection, best cosine to the question first")
+        30, ge=1, description="GetNeighbor: triples returned to the reflection, best cosine to the question first")
     observation_shown: int = Field(
-        30, ge=1, description="observation triples shown in the action / reflection prompts (best first)")
+        20, ge=1, description="observation triples shown in the action and answer prompts (best first)")
     seed: int = Field(7, description="random reflection ablation: seed of the triple sample")
