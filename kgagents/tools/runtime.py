@@ -103,7 +103,8 @@ class ToolRuntime:
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(x) for x in first["loc"]) or None
-            allowed = [str(x) for x in first.get("ctx", {}).get("expected", "").split(",") if x] or None
+            enum = spec.input_schema["properties"].get(str(first["loc"][0]), {}).get("enum") if first["loc"] else None
+            allowed = [str(x) for x in enum] if enum else None
             return _fail("invalid_arguments", field,
                          f"{name}: " + "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
                                                  for e in exc.errors()), allowed)

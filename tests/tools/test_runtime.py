@@ -136,6 +136,7 @@ def test_allowed_values_and_enumerated_classes(graph: Graph, lab) -> None:  # no
     assert rt.call("add_hasState", {"subject_iri": sample, "value": "liquid"}).ok
     bad = rt.call("add_hasState", {"subject_iri": sample, "value": "plasma"})
     assert bad.error_type == "invalid_arguments" and bad.field == "value"  # the schema's enum rejects it first
+    assert bad.allowed_values == ["solid", "liquid", "gas"]
     red = rt.call("create_Colour", {"label": "Red"})
     assert red.ok and red.iri == "http://example.org/lab#Red"  # the individual itself, not a minted IRI
     blue = rt.call("create_Colour", {"label": "blue"})
