@@ -112,10 +112,14 @@ def _matching_reference(graph: Graph, run: Mapping[str, Any], path: Path | None)
 
 @reader("matching")
 def matching(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
-    report = RunReport(run["id"], "matching", f"matching {run['source']} → {run['target']} {_mode(run)}",
-                       "match score (fused rank score; pre-match 1, structural 0)")
-    for row in graph.run("report/matching_pairs", run_id=run["id"]):
-        report.predictions.append(Prediction(row["source"], row["target"], float(row["score"]),
+    rows = graph.run("report/matching_pairs", run_id=run["id"])
+    cosine = all(row["similarity"] is not None for row in rows)  # runs written before it was stored have none
+    label = ("best channel cosine (lexical pre-match = 1)" if cosine
+             else "fused rank score (pre-match 1, structural 0)")
+    report = RunReport(run["id"], "matching", f"matching {run['source']} → {run['target']} {_mode(run)}", label)
+    for row in rows:
+        report.predictions.append(Prediction(row["source"], row["target"],
+                                             float(row["similarity"] if cosine else row["score"]),
                                              _channel_group(row["channels"])))
     found = _matching_reference(graph, run, path)
     if found is not None:

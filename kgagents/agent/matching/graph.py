@@ -178,8 +178,8 @@ class MatchingAgent:
             return None, 0
         if not self.settings.validator or self.llm is None or self.settings.no_llm:
             best = ordered[0]
-            return {"candidate": best.candidate, "score": best.score, "channels": list(best.channels),
-                    "validated": False, "reason": None}, 0
+            return {"candidate": best.candidate, "score": best.score, "similarity": _similarity(best),
+                    "channels": list(best.channels), "validated": False, "reason": None}, 0
         a, b = (state["source"], state["target"]) if direction == "forward" else (state["target"], state["source"])
         source = self.entities(a)[uri]
         calls = 0
@@ -187,8 +187,8 @@ class MatchingAgent:
             calls += 1
             ok, reason = self.llm.validate(source, self.entities(b)[f.candidate], self._settings(state).context or "")
             if ok:
-                return {"candidate": f.candidate, "score": f.score, "channels": list(f.channels),
-                        "validated": True, "reason": reason}, calls
+                return {"candidate": f.candidate, "score": f.score, "similarity": _similarity(f),
+                        "channels": list(f.channels), "validated": True, "reason": reason}, calls
         return None, calls
 
     @staticmethod
@@ -204,8 +204,8 @@ class MatchingAgent:
         started = time.perf_counter()
         forward, backward = state["chosen"]["forward"], state["chosen"]["backward"]
         matches = [
-            {"source": p["source"], "target": p["target"], "score": 1.0, "channels": [f"lexical:{p['key']}"],
-             "validated": False, "reason": f"{p['key']} label/synonym match"}
+            {"source": p["source"], "target": p["target"], "score": 1.0, "similarity": 1.0,
+             "channels": [f"lexical:{p['key']}"], "validated": False, "reason": f"{p['key']} label/synonym match"}
             for p in state.get("prematched", [])
         ]
         for s, pick in sorted(forward.items()):
@@ -213,15 +213,15 @@ class MatchingAgent:
             back = backward.get(t)
             if self.settings.merger and (back is None or back["candidate"] != s):
                 continue
-            matches.append({"source": s, "target": t, "score": pick["score"], "channels": pick["channels"],
-                            "validated": pick["validated"], "reason": pick["reason"]})
+            matches.append({"source": s, "target": t, "score": pick["score"], "similarity": pick.get("similarity"),
+                            "channels": pick["channels"], "validated": pick["validated"], "reason": pick["reason"]})
         if not self.settings.merger:
             seen = {(m["source"], m["target"]) for m in matches}
             for t, pick in sorted(backward.items()):
                 if (pick["candidate"], t) not in seen:
                     matches.append({"source": pick["candidate"], "target": t, "score": pick["score"],
-                                    "channels": pick["channels"], "validated": pick["validated"],
-                                    "reason": pick["reason"]})
+                                    "similarity": pick.get("similarity"), "channels": pick["channels"],
+                                    "validated": pick["validated"], "reason": pick["reason"]})
         return {"matches": matches, "timings": self._timed(state, "merge", started)}
 
     def propagate(self, state: MatchState) -> MatchState:
@@ -232,13 +232,14 @@ class MatchingAgent:
         matched = {(m["source"], m["target"]) for m in state["matches"]}
         exclude = {s for s, _ in matched} | {t for _, t in matched}
         kinds = KINDS if settings.include_properties else ("Class",)
-        best: list[dict[str, str]] = []
+        best: list[dict[str, Fused]] = []
         for a, b in ((state["source"], state["target"]), (state["target"], state["source"])):
             fused = retrieve(self.graph, source=a, target=b, channels=settings.channels, no_llm=settings.no_llm,
                              k=settings.top_k, threshold=settings.structural_threshold, kinds=kinds, exclude=exclude)
-            best.append({uri: self._best(flist).candidate for uri, flist in fused.items() if flist})
+            best.append({uri: self._best(flist) for uri, flist in fused.items() if flist})
         forward, backward = best
-        mutual = [(s, t) for s, t in forward.items() if backward.get(t) == s]
+        mutual = [(s, f.candidate) for s, f in forward.items()
+                  if f.candidate in backward and backward[f.candidate].candidate == s]
         uris = sorted({u for pair in mutual for u in pair})
         neighbours = {r["uri"]: set(r["neighbours"]) for r in self.graph.run("matching/structural_neighbours", uris=uris)}
         added, calls = [], state.get("llm_calls", 0)
@@ -254,8 +255,8 @@ class MatchingAgent:
                 if not ok:
                     continue
                 validated, reason = True, f"{reason}; {why}"
-            added.append({"source": s, "target": t, "score": 0.0, "channels": ["structural"],
-                          "validated": validated, "reason": reason})
+            added.append({"source": s, "target": t, "score": 0.0, "similarity": _similarity(forward[s]),
+                          "channels": ["structural"], "validated": validated, "reason": reason})
         return {"matches": state["matches"] + added, "llm_calls": calls,
                 "timings": self._timed(state, "propagate", started)}
 
@@ -288,6 +289,11 @@ class MatchingAgent:
 
     def compile(self, checkpointer: Any = None) -> Any:
         return self.build().compile(checkpointer=checkpointer)
+
+
+def _similarity(f: Fused) -> float | None:
+    """The pair's best channel cosine: a score on one scale for every pair, which a report can threshold."""
+    return max(f.similarities.values(), default=None)
 
 
 def new_run_id() -> str:

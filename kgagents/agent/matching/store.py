@@ -17,7 +17,8 @@ def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, mode
     """Write the run's pairs and its (:Run) node in one transaction, then the LLM ledger. The settings and the
     per-stage seconds are typed properties of the run (``threshold``, ``channels``, ``retrieve_seconds``, …)."""
     rows = [{"source": m["source"], "target": m["target"], "score": float(m["score"]),
-             "channels": list(m["channels"]), "validated": bool(m["validated"]), "reason": m.get("reason")}
+             "similarity": m.get("similarity"), "channels": list(m["channels"]), "validated": bool(m["validated"]),
+             "reason": m.get("reason")}
             for m in state.get("matches", [])]
     with graph.transaction() as tx:
         graph.write_rows(tx, "matching/write_matches", rows, run_id=state["run_id"], model=model, mode=settings.mode)

@@ -1,7 +1,8 @@
-// One MATCHES relationship per accepted pair and run (re-writing the same run changes nothing).
+// One MATCHES relationship per accepted pair and run (re-writing the same run changes nothing); score is the fused
+// rank score, similarity the best channel cosine (1 for a lexical pre-match).
 UNWIND $rows AS row
 MATCH (s:Resource {uri: row.source})
 MATCH (t:Resource {uri: row.target})
 MERGE (s)-[m:MATCHES {run_id: $run_id}]->(t)
-SET m.score = row.score, m.channels = row.channels, m.validated = row.validated, m.reason = row.reason,
+SET m.score = row.score, m.similarity = row.similarity, m.channels = row.channels, m.validated = row.validated, m.reason = row.reason,
     m.model = $model, m.mode = $mode, m.created_at = datetime()

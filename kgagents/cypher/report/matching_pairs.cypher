@@ -1,4 +1,4 @@
-// The pairs a matching run accepted, with their score and the channels that found them.
+// The pairs a matching run accepted: fused score, best channel cosine (runs before it was stored: null), channels.
 MATCH (s:Resource)-[m:MATCHES {run_id: $run_id}]->(t:Resource)
-RETURN s.uri AS source, t.uri AS target, m.score AS score, m.channels AS channels
+RETURN s.uri AS source, t.uri AS target, m.score AS score, m.similarity AS similarity, m.channels AS channels
 ORDER BY source, target
