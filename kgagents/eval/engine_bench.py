@@ -36,9 +36,8 @@ from kgagents.candidates import CandidateEngine, EngineSettings, Hit, Ids, Vecto
 from kgagents.candidates.hnsw import fetch_size
 from kgagents.embeddings.index import Scope, render
 from kgagents.graph.connection import Graph, batched
+from kgagents.paths import RESULTS_DIR
 
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "benchmarks" / "results"
 COMMAND = "kgagents bench engine --sizes {sizes} --single-queries {single_queries}"
 K = 10
 SYNTHETIC_LABEL = "SyntheticVector"
@@ -128,7 +127,7 @@ def single_client(search: Callable[[np.ndarray], dict[str, list[Hit]]], queries:
 
 # -- DBP15K ------------------------------------------------------------------------------------------
 def dbp15k_section(graph: Graph, directory: Path, *, single_queries: int, exact_sample: int = 200,
-                   settings: EngineSettings | None = None) -> dict[str, Any]:
+                   settings: EngineSettings | None = None, max_sources: int | None = None) -> dict[str, Any]:
     """The DBP15K ZH-EN name vectors: single-client, batched, bulk and exact against numpy."""
     from kgagents.agent.alignment.retrieval import embed_names, pair_kgs, split_links
     from kgagents.agent.alignment.settings import RetrievalSettings
@@ -150,7 +149,7 @@ def dbp15k_section(graph: Graph, directory: Path, *, single_queries: int, exact_
     started = time.perf_counter()
     embed_names(graph, get_embedder(), (kg1, kg2), RetrievalSettings(), engine=engine)
     out["embed_and_prepare_seconds"] = round(time.perf_counter() - started, 2)
-    sources = sorted({s for s, _ in split_links(graph, dataset)})
+    sources = sorted({s for s, _ in split_links(graph, dataset)})[:max_sources]
     src_keys, src = _vectors(graph, Scope.kg(kg1), vector_property)
     tgt_keys, tgt = _vectors(graph, Scope.kg(kg2), vector_property)
     by_key = {key: i for i, key in enumerate(src_keys)}
@@ -313,7 +312,7 @@ def scaling_section(graph: Graph, sizes: Sequence[int], *, single_queries: int =
 
 
 # -- end to end (quoted from the results files their commands wrote) ---------------------------------
-def end_to_end_section(results: Path = RESULTS) -> dict[str, Any]:
+def end_to_end_section(results: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     ea = results / "ea_retrieval_dbp15k_zh_en.json"
     if ea.is_file():
@@ -335,16 +334,18 @@ def end_to_end_section(results: Path = RESULTS) -> dict[str, Any]:
 
 # -- the command --------------------------------------------------------------------------------------
 def benchmark(graph: Graph, *, sizes: Sequence[int], single_queries: int, directory: Path,
-              out: Path = RESULTS) -> dict[str, Any]:
+              out: Path = RESULTS_DIR, max_sources: int | None = None) -> dict[str, Any]:
     """Run every section and write engine.json + engine.md; returns the JSON written."""
     settings = EngineSettings()
     result: dict[str, Any] = {
-        "command": COMMAND.format(sizes=",".join(map(str, sizes)), single_queries=single_queries),
+        "command": COMMAND.format(sizes=",".join(map(str, sizes)), single_queries=single_queries)
+        + (f" --sources {max_sources}" if max_sources else ""),
         "machine": machine(graph), "load_average_start": load_average(), "k": K,
         "engine_settings": settings.model_dump(),
         "note": "timings on a machine shared with other jobs unless the load average says otherwise",
     }
-    result["dbp15k_zh_en"] = dbp15k_section(graph, directory, single_queries=single_queries, settings=settings)
+    result["dbp15k_zh_en"] = dbp15k_section(graph, directory, single_queries=single_queries, settings=settings,
+                                            max_sources=max_sources)
     result["scaling"] = scaling_section(graph, sizes, settings=settings)
     result["auto"] = auto_rates(result["dbp15k_zh_en"], result["scaling"])
     result["end_to_end"] = end_to_end_section(out)
