@@ -496,6 +496,8 @@ def bench_engine(
     sizes: str = typer.Option("10000,100000", help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
     single_queries: int = typer.Option(1000, help="single-client queries timed one by one"),
     directory: Path = typer.Option(None, help="JAPE pair for the real-vector rows (default: shared DBP15K ZH-EN)"),
+    sources: int = typer.Option(None, help="only the first N test sources (default: all 10,500)"),
+    out: Path = _results_option(),
 ) -> None:
     """Candidate engine: every back-end against an exact numpy top-k (engine.json + engine.md)."""
     from kgagents.eval import ea_runner, engine_bench
@@ -503,7 +505,8 @@ def bench_engine(
     counts = [int(x) for x in sizes.split(",") if x.strip()]
     with connected() as graph, console.status("candidate engine benchmark…"):
         result = engine_bench.benchmark(graph, sizes=counts, single_queries=single_queries,
-                                        directory=directory or ea_runner.DATA / "dbp15k_zh_en")
+                                        directory=directory or ea_runner.default_directory(), out=out,
+                                        max_sources=sources)
     for row in result["dbp15k_zh_en"]["all_sources"]:
         console.print(f"{row['backend']}: {row['queries_per_s']} q/s, {row['ratio_to_numpy']}× numpy, "
                       f"recall@10 {row['recall_at_10']}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import os
 import random
 import sys
 import time
@@ -102,6 +103,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     directory = directory or default_directory()
     dataset = directory.name
     started = time.perf_counter()
+    load_at_start = [round(x, 2) for x in os.getloadavg()]
     settings = RetrievalSettings()
     loaded = load_pair(graph, directory, settings, stages=stages)
     load, embed, kg1, kg2 = loaded.load, loaded.embed, loaded.kg1, loaded.kg2
@@ -149,6 +151,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
                                        "retrieval_without_bootstrap": plain.timings["retrieval"],
                                        "total": time.perf_counter() - started},
         "anchors": ANCHORS.get(dataset, {}),
+        "load_average": {"start": load_at_start, "end": [round(x, 2) for x in os.getloadavg()]},
     }
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -183,6 +186,8 @@ def markdown(result: dict[str, Any]) -> str:
               f"{t['structure']:.1f}, scoring {t['score_pairs']:.1f}, bootstrap {t['bootstrap']:.1f}); without "
               f"bootstrap {t['retrieval_without_bootstrap']:.1f} s; store {t['store']:.1f} s; load {t['load']:.1f} s; "
               f"embedding {t['embed']:.1f} s; tuning {t['tuning']:.1f} s; total {t['total']:.1f} s.",
+              f"Load average (1, 5, 15 min) at start {result['load_average']['start']}, at end "
+              f"{result['load_average']['end']} (2 cores: above 2 the timings are slowed by other jobs).",
               f"Attribute names: {result['attribute_overlap']}.", ""]
     return "\n".join(lines)
 
