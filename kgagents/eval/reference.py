@@ -40,7 +40,8 @@ class ReferenceCheck(BaseModel):
         lines = []
         if self.unknown_entities:
             shown = ", ".join(self.unknown_entities[:MAX_LISTED])
-            more = f" and {len(self.unknown_entities) - MAX_LISTED} more" if len(self.unknown_entities) > MAX_LISTED else ""
+            extra = len(self.unknown_entities) - MAX_LISTED
+            more = f" and {extra} more" if extra > 0 else ""
             lines.append(f"{len(self.unknown_entities)} entities of the reference are in neither ontology "
                          f"({shown}{more}): the reference may be for other versions of the ontologies; "
                          "those cells can never be found")

@@ -17,6 +17,7 @@ from kgagents.eval.scorer import equivalence_pairs
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment, read_alignment, stored_alignment
 from kgagents.loaders.jape import gold_links
+from kgagents.progress import MATCHING_STAGES
 from kgagents.report.model import Prediction, Reference, RunReport, stage_rows, stage_seconds
 
 Reader = Callable[[Graph, dict[str, Any], "Path | None"], RunReport]
@@ -107,7 +108,8 @@ def _matching_reference(graph: Graph, run: Mapping[str, Any], path: Path | None)
     if not loaded:
         return None
     best = loaded[0]
-    return stored_alignment(graph, best["name"]), f"loaded alignment '{best['name']}'", best["forward"] * 2 >= best["links"]
+    forward = best["forward"] * 2 >= best["links"]
+    return stored_alignment(graph, best["name"]), f"loaded alignment '{best['name']}'", forward
 
 
 @reader("matching")
@@ -130,7 +132,7 @@ def matching(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
     else:
         report.notes.append("no reference: give --reference FILE or load one (`kgagents load alignment`) "
                             "for precision/recall against threshold")
-    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), MATCHING_PURPOSES)
+    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), MATCHING_PURPOSES, MATCHING_STAGES)
     return report
 
 
@@ -161,5 +163,6 @@ def ea_agent(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
                           for r in graph.run("report/ea_alignments", run_id=run["id"])]
     sources = {r["source"] for r in graph.run("report/ea_sources", run_id=run["id"])}
     report.reference = _gold(graph, str(run.get("dataset")), sources | {p.source for p in report.predictions})
-    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), EA_AGENT_PURPOSES)
+    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), EA_AGENT_PURPOSES,
+                               list(EA_AGENT_PURPOSES.values()))
     return report

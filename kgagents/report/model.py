@@ -123,9 +123,10 @@ def stage_seconds(run: Mapping[str, Any]) -> dict[str, float]:
 
 
 def stage_rows(seconds: Mapping[str, float], llm: Sequence[Mapping[str, Any]],
-               purpose_stage: Mapping[str, str]) -> list[StageRow]:
-    """One row per stage in recorded order, LLM calls added to the stage their purpose belongs to (a purpose the
-    job does not map, e.g. a new one, gets a row of its own named after it)."""
+               purpose_stage: Mapping[str, str], order: Sequence[str] = ()) -> list[StageRow]:
+    """One row per stage, LLM calls added to the stage their purpose belongs to (a purpose the job does not map,
+    e.g. a new one, gets a row of its own named after it). Rows follow ``order`` (the job's stages as they run;
+    a run's properties come back in no particular order), then the rest by name."""
     rows = {stage: StageRow(stage, seconds=s) for stage, s in seconds.items()}
     for call in llm:
         purpose = str(call["purpose"])
@@ -137,4 +138,5 @@ def stage_rows(seconds: Mapping[str, float], llm: Sequence[Mapping[str, Any]],
         row.tokens += int(call["tokens"] or 0)
         row.llm_seconds += float(call["seconds"] or 0.0)
         row.cost += float(call["cost"] or 0.0)
-    return list(rows.values())
+    rank = {stage: i for i, stage in enumerate(order)}
+    return sorted(rows.values(), key=lambda r: (rank.get(r.stage, len(rank)), r.stage))

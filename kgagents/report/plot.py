@@ -49,7 +49,7 @@ def _curve(ax: Axes, report: RunReport) -> None:
     ax.axvline(best.threshold, color="grey", linestyle=":", label=f"best F1 {best.f1:.3f} at ≥ {best.threshold:.3f}")
     ax.set_xlabel(f"threshold on {report.score_label}")
     ax.set_ylim(0, 1.02)
-    ax.set_title(f"against {report.reference.name}"[:70])
+    ax.set_title(f"against {Path(report.reference.name).name}"[:70])
     ax.legend(fontsize="small")
 
 

@@ -25,6 +25,7 @@ from kgagents.loaders.alignment import load_alignment, read_alignment
 from kgagents.loaders.jape import load_jape_pair
 from kgagents.report import build_report
 from kgagents.report.jobs import RunNotFoundError
+from kgagents.progress import MATCHING_STAGES
 from kgagents.report.model import stage_seconds
 from kgagents.report.plot import write_png
 from kgagents.report.terminal import histogram
@@ -70,6 +71,8 @@ def test_matching_report_curve_ends_at_the_runs_own_scores(clean: Graph, shared_
     stored = clean.run_text("MATCH (r:Run {id: $id}) RETURN properties(r) AS p", id=run.run_id)[0]["p"]
     assert {s.stage: s.seconds for s in report.stages} == stage_seconds(stored) != {}
     assert set(stage_seconds(stored)) >= {"prematch", "texts", "embed", "retrieve"}
+    # in the order the stages run, though a node's properties come back in no particular order
+    assert [s.stage for s in report.stages] == [s for s in MATCHING_STAGES if s in stage_seconds(stored)]
     png = write_png(report, tmp_path / "r.png")
     assert png.read_bytes()[:8] == PNG_MAGIC and png.stat().st_size > 20_000
 
