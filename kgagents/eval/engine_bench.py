@@ -53,7 +53,7 @@ def load_average() -> list[float]:
 
 def machine(graph: Graph) -> dict[str, Any]:
     """What the numbers ran on (the load average is recorded per section)."""
-    versions = {row["name"]: row["versions"] for row in graph.run("server/components")}
+    versions = {row["name"]: f"{row['version']} {row['edition']}" for row in graph.run("server/components")}
     return {"cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
             "numpy": np.__version__, "neo4j": versions, "mem_total_gib": _mem_total_gib()}
 
