@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.markup import escape
@@ -41,6 +42,11 @@ def friendly(fn: F) -> F:
             return fn(*args, **kwargs)
         except KgAgentsError as exc:
             console.print(f"[red]error:[/red] {escape(str(exc))}")
+            raise typer.Exit(1) from None
+        except ValidationError as exc:  # a KGAGENTS_* setting (or an option) pydantic rejected
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']} (got {e.get('input')!r})"
+                                 for e in exc.errors())
+            console.print(f"[red]error:[/red] invalid {escape(exc.title)} setting: {escape(problems)}")
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
@@ -137,14 +143,16 @@ class KGFormat(str, Enum):
 
 @load_app.command("ontology")
 @friendly
-def load_ontology_cmd(path: Path, name: str = typer.Option(None, help="ontology name (default: file stem)"),
+def load_ontology_cmd(path: Path, name: str = typer.Option(
+                          None, help="ontology name (default: the file stem in lower case; a default name another "
+                          "file's ontology has is refused; an explicit one replaces what is loaded under it)"),
                       format: str = typer.Option(None, help="xml | turtle | nt (default: from extension)")) -> None:
     """An OWL/RDF ontology into the n10s ontology model."""
     from kgagents.loaders.ontology import parse_ontology, write_ontology
 
     parsed = parse_ontology(path, name=name, format=format)
     with connected() as graph, progress_bar(f"loading {parsed.name}", parsed.row_count) as advance:
-        result = write_ontology(graph, parsed, progress=advance)
+        result = write_ontology(graph, parsed, progress=advance, replace=name is not None)
     console.print(f"{result.name}: {result.classes} classes, {result.object_properties} object properties, "
                   f"{result.datatype_properties} datatype properties, {result.triples} triples "
                   f"in {result.seconds:.1f}s")
@@ -257,20 +265,22 @@ def match_cmd(
     context: str = typer.Option("conference", help="domain context given to the LLM"),
     out: Path = typer.Option(None, help="write the alignment as Alignment API RDF/XML"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation: no LLM at all"),
-    threshold: float = typer.Option(None, help="cosine cut-off T per channel (default 0.90)"),
-    top_k: int = typer.Option(None, help="candidates per channel k (default 3)"),
+    threshold: float = typer.Option(None, min=-1.0, max=1.0, help="cosine cut-off T per channel (default 0.90)"),
+    top_k: int = typer.Option(None, min=1, help="candidates per channel k (default 3)"),
     reference: Path = typer.Option(None, help="OAEI reference alignment: print P/R/F1"),
     checkpoint: Path = typer.Option(None, help="SQLite checkpoint file: an interrupted run resumes from it"),
+    source_name: str = typer.Option(None, help="name to load the source file under (default: its file stem)"),
+    target_name: str = typer.Option(None, help="name to load the target file under (default: its file stem)"),
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
     from kgagents.agent.matching.store import export_alignment
-    from kgagents.eval.om_runner import ensure_loaded, match_pair
+    from kgagents.eval.om_runner import match_pair
 
     chat = _llm_or_none(no_llm)
     settings = _match_settings(chat is None, threshold, top_k, context)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
-        names = [ensure_loaded(graph, Path(x)) if Path(x).is_file() else x for x in (source, target)]
+        names = [_ontology_argument(graph, arg, name) for arg, name in ((source, source_name), (target, target_name))]
         stages = ["prematch", "texts", "embed", "retrieve", "validate", "merge", "propagate", "write"]
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), console=console) as bar:
@@ -301,6 +311,23 @@ def match_cmd(
             console.print(f"alignment written to {out}")
         console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
                              "RETURN s.uri, t.uri, m.score"))
+
+
+def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:
+    """A file to load (under ``name``, else its default name) or the name of a loaded ontology."""
+    from kgagents.eval.om_runner import ensure_loaded
+    from kgagents.errors import InputFileError
+
+    path = Path(arg)
+    if path.is_file():
+        return ensure_loaded(graph, path, name)
+    loaded = [row["name"] for row in graph.run("ontology/names")]
+    if arg in loaded:
+        return arg
+    if path.suffix or "/" in arg:
+        raise InputFileError(f"{arg}: no such file (and no loaded ontology has that name). Check the path.")
+    raise InputFileError(f"'{arg}' is neither a file nor a loaded ontology (loaded: {', '.join(loaded) or 'none'}). "
+                         "Give an ontology file, or load it first with `kgagents load ontology FILE`.")
 
 
 @contextmanager
