@@ -9,12 +9,16 @@ from typing import Any
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
+from kgagents.llm import Ledger
 from kgagents.loaders.alignment import Alignment, Cell, write_alignment
 
 
 def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, model: str,
-              timings: dict[str, float], ledger: Any = None) -> None:
-    """Write the run's pairs and its (:Run) node in one transaction, then the LLM ledger."""
+              timings: dict[str, float], ledger: Ledger | None = None) -> None:
+    """Write the run's pairs and its (:Run) node in one transaction, after the LLM ledger: the run's
+    ``llm_calls`` is the number of requests the ledger holds for it (every retry and repair included,
+    and those of the run's earlier, interrupted processes)."""
+    calls = ledger.flush(graph, state["run_id"]).calls if ledger is not None else 0
     rows = [{"source": m["source"], "target": m["target"], "score": float(m["score"]),
              "channels": list(m["channels"]), "validated": bool(m["validated"]), "reason": m.get("reason")}
             for m in state.get("matches", [])]
@@ -22,10 +26,8 @@ def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, mode
         graph.write_rows(tx, "matching/write_matches", rows, run_id=state["run_id"], model=model, mode=settings.mode)
         tx.run(cypher("matching/write_run"), run_id=state["run_id"], source=state["source"],
                target=state["target"], model=model, mode=settings.mode,
-               settings=settings.model_dump_json(), matches=len(rows), llm_calls=state.get("llm_calls", 0),
-               timings=json.dumps(timings)).consume()
-    if ledger is not None:
-        ledger.flush(graph, state["run_id"])
+               settings=settings.model_dump_json(), matches=len(rows), llm_calls=calls,
+               started_at=state.get("started_at"), timings=json.dumps(timings)).consume()
 
 
 def run_alignment(graph: Graph, run_id: str, source: str, target: str) -> Alignment:
