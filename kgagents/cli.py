@@ -346,6 +346,9 @@ def _checkpointer(path: Path | None) -> Iterator[Any]:
 def bench_om(
     dataset: str = typer.Argument(..., help="conference | anatomy"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation"),
+    pair: list[str] = typer.Option([], help="conference only: just these pairs (e.g. cmt-confof); repeatable"),
+    repeat: int = typer.Option(1, min=1, help="anatomy only: match this many times (vector indexes rebuilt in "
+                               "between) and record whether the pairs were identical"),
 ) -> None:
     """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/."""
     from kgagents.eval import om_runner
@@ -355,17 +358,37 @@ def bench_om(
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
-            with progress_bar(escape(f"conference pairs [{settings.mode}]"), 21) as advance:
-                result = om_runner.conference(graph, settings, llm=_llm_steps(chat), model=model,
+            with progress_bar(escape(f"conference pairs [{settings.mode}]"), len(pair) or 21) as advance:
+                result = om_runner.conference(graph, settings, llm=_llm_steps(chat), model=model, pairs=pair,
                                               on_pair=lambda run: advance(1))
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
             with console.status(escape(f"anatomy [{settings.mode}]")):
-                result = om_runner.anatomy(graph, settings, llm=_llm_steps(chat), model=model)
+                result = om_runner.anatomy(graph, settings, llm=_llm_steps(chat), model=model, repeat=repeat)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:
             raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
+
+
+@bench_app.command("readme")
+@friendly
+def bench_readme(check: bool = typer.Option(False, "--check", help="only report whether the README is current")
+                 ) -> None:
+    """Render the README's figures (tables, sentences between figure markers) from benchmarks/results/."""
+    from kgagents.eval.figures import render
+    from kgagents.eval.om_runner import REPO, RESULTS
+
+    readme = REPO / "README.md"
+    current = readme.read_text(encoding="utf-8")
+    rendered = render(current, RESULTS)
+    if rendered == current:
+        console.print("README figures match benchmarks/results/")
+    elif check:
+        raise KgAgentsError("README figures differ from benchmarks/results/: run `kgagents bench readme`")
+    else:
+        readme.write_text(rendered, encoding="utf-8")
+        console.print("README figures rendered from benchmarks/results/")
 
 
 @bench_app.command("ea-retrieval")

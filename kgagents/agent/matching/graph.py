@@ -226,7 +226,7 @@ class MatchingAgent:
                              k=settings.top_k, threshold=settings.structural_threshold, kinds=kinds, exclude=exclude)
             best.append({uri: self._best(flist).candidate for uri, flist in fused.items() if flist})
         forward, backward = best
-        mutual = [(s, t) for s, t in forward.items() if backward.get(t) == s]
+        mutual = sorted((s, t) for s, t in forward.items() if backward.get(t) == s)  # a stable validation order
         uris = sorted({u for pair in mutual for u in pair})
         neighbours = {r["uri"]: set(r["neighbours"]) for r in self.graph.run("matching/structural_neighbours", uris=uris)}
         added = []

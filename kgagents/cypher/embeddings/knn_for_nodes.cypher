@@ -7,7 +7,8 @@ WHERE n[$vector_property] IS NOT NULL
 CALL (n) {
   CALL db.index.vector.queryNodes($index, $fetch, n[$vector_property]) YIELD node, score
   WITH node, score
-  ORDER BY score DESC
+  // Equal scores in a stable order (by URI / id), so which tied candidates make the top k never varies.
+  ORDER BY score DESC, coalesce(node.uri, node.id, node.name)
   WITH collect({node: node, score: score}) AS hits
   WITH hits,
        [h IN hits WHERE h.node <> n AND h.score >= $min_score
