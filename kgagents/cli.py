@@ -248,15 +248,6 @@ def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, co
     return MatchSettings(**overrides)
 
 
-def _llm_steps(chat: Any) -> Any:
-    if chat is None:
-        return None
-    from kgagents.agent.matching.llm_steps import LLMSteps
-    from kgagents.llm import Ledger
-
-    return LLMSteps(chat, Ledger())
-
-
 @app.command("match")
 @friendly
 def match_cmd(
@@ -274,7 +265,7 @@ def match_cmd(
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
     from kgagents.agent.matching.store import export_alignment
-    from kgagents.eval.om_runner import match_pair
+    from kgagents.jobs.matching import match_pair
 
     chat = _llm_or_none(no_llm)
     settings = _match_settings(chat is None, threshold, top_k, context)
@@ -299,7 +290,7 @@ def match_cmd(
 
             saver_cm = _checkpointer(checkpoint)
             with saver_cm as saver:
-                run = match_pair(graph, names[0], names[1], settings, llm=_llm_steps(chat), reference=reference,
+                run = match_pair(graph, names[0], names[1], settings, chat=chat, reference=reference,
                                  checkpointer=saver, on_update=on_update)
         console.print(escape(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
                              f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls"))
@@ -315,8 +306,8 @@ def match_cmd(
 
 def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:
     """A file to load (under ``name``, else its default name) or the name of a loaded ontology."""
-    from kgagents.eval.om_runner import ensure_loaded
     from kgagents.errors import InputFileError
+    from kgagents.jobs.matching import ensure_loaded
 
     path = Path(arg)
     if path.is_file():
@@ -341,6 +332,12 @@ def _checkpointer(path: Path | None) -> Iterator[Any]:
         yield saver
 
 
+def _results_option() -> Any:
+    from kgagents.paths import RESULTS_DIR
+
+    return typer.Option(RESULTS_DIR, "--out", help="directory for the results files")
+
+
 @bench_app.command("om")
 @friendly
 def bench_om(
@@ -349,8 +346,9 @@ def bench_om(
     pair: list[str] = typer.Option([], help="conference only: just these pairs (e.g. cmt-confof); repeatable"),
     repeat: int = typer.Option(1, min=1, help="anatomy only: match this many times (vector indexes rebuilt in "
                                "between) and record whether the pairs were identical"),
+    out: Path = _results_option(),
 ) -> None:
-    """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/."""
+    """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/ (or --out)."""
     from kgagents.eval import om_runner
 
     chat = _llm_or_none(no_llm)
@@ -359,12 +357,12 @@ def bench_om(
     with connected() as graph:
         if dataset == "conference":
             with progress_bar(escape(f"conference pairs [{settings.mode}]"), len(pair) or 21) as advance:
-                result = om_runner.conference(graph, settings, llm=_llm_steps(chat), model=model, pairs=pair,
+                result = om_runner.conference(graph, settings, chat=chat, model=model, out=out, pairs=pair,
                                               on_pair=lambda run: advance(1))
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
             with console.status(escape(f"anatomy [{settings.mode}]")):
-                result = om_runner.anatomy(graph, settings, llm=_llm_steps(chat), model=model, repeat=repeat)
+                result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, repeat=repeat)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:
@@ -377,11 +375,11 @@ def bench_readme(check: bool = typer.Option(False, "--check", help="only report 
                  ) -> None:
     """Render the README's figures (tables, sentences between figure markers) from benchmarks/results/."""
     from kgagents.eval.figures import render
-    from kgagents.eval.om_runner import REPO, RESULTS
+    from kgagents.paths import REPO_ROOT, RESULTS_DIR
 
-    readme = REPO / "README.md"
+    readme = REPO_ROOT / "README.md"
     current = readme.read_text(encoding="utf-8")
-    rendered = render(current, RESULTS)
+    rendered = render(current, RESULTS_DIR)
     if rendered == current:
         console.print("README figures match benchmarks/results/")
     elif check:
@@ -394,12 +392,13 @@ def bench_readme(check: bool = typer.Option(False, "--check", help="only report 
 @bench_app.command("ea-retrieval")
 @friendly
 def bench_ea_retrieval(directory: Path = typer.Argument(
-        None, help="JAPE directory (default: shared DBP15K ZH-EN; also e.g. ../shared/data/ea/srprs_en_fr)")) -> None:
+        None, help="JAPE directory (default: shared DBP15K ZH-EN; also e.g. ../shared/data/ea/srprs_en_fr)"),
+        out: Path = _results_option()) -> None:
     """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
     from kgagents.eval import ea_runner
 
     with connected() as graph, console.status("loading, embedding, tuning on train links, retrieving…"):
-        result = ea_runner.benchmark(graph, directory or ea_runner.DATA / "dbp15k_zh_en")
+        result = ea_runner.benchmark(graph, directory, out)
     fused = result["scores"]["fused"]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
@@ -417,18 +416,19 @@ def align_cmd(
     trajectories: Path = typer.Option(None, help="write (query, path, reward, rewritten path) JSONL here"),
 ) -> None:
     """EA-Agent over candidates already retrieved in Neo4j; writes SAME_AS links and per-entity traces."""
-    from kgagents.agent.alignment.agent import AgentSettings, EAAgent
+    from kgagents.agent.alignment.agent import AgentSettings
     from kgagents.agent.alignment.export import write_pairs
-    from kgagents.eval.ea_agent_runner import bench_sources
+    from kgagents.jobs.alignment import align
 
     chat = _llm_or_none(mode == "no_llm")
     if chat is None:
         mode = "no_llm"
     with connected() as graph:
-        agent = EAAgent(graph, chat, AgentSettings(mode=mode), trajectories_path=trajectories)
-        sources = bench_sources(graph, dataset, retrieval_run, sample, seed) if sample else None
-        with console.status(escape(f"aligning [{mode}, {agent.model_name}]…")):
-            result = agent.run(dataset=dataset, retrieval_run_id=retrieval_run, sources=sources)
+        model = chat.model_name if chat is not None else "no-llm"
+        with console.status(escape(f"aligning [{mode}, {model}]…")):
+            result = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run,
+                           settings=AgentSettings(mode=mode), sample=sample, seed=seed,
+                           trajectories_path=trajectories).result
         if pairs is not None:
             console.print(f"{write_pairs(graph, result.run_id, pairs)} pairs written to {pairs}")
     console.print(result.model_dump_json(indent=2, exclude={"trajectories"}))
@@ -445,6 +445,7 @@ def bench_ea_agent(
     tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),
     pairs: Path = typer.Option(None, help="also write the aligned pairs as TSV here"),
     trajectories: Path = typer.Option(None, help="also write the trajectories JSONL here"),
+    out: Path = _results_option(),
 ) -> None:
     """EA-Agent on the test sources of a retrieval run: Hits@1/10, MRR (and without exact-name pairs) next to
     retrieval alone, tokens and seconds per entity, reflector rate, path length, fallbacks."""
@@ -455,7 +456,7 @@ def bench_ea_agent(
     with connected() as graph:
         with console.status(escape(f"EA-Agent benchmark [{mode if chat else 'no_llm'}]…")):
             result = ea_agent_runner.bench(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run, mode=mode,
-                                           sample=sample, seed=seed, tag=tag)
+                                           sample=sample, seed=seed, tag=tag, out=out)
         if pairs is not None:
             write_pairs(graph, result["run_id"], pairs)
         if trajectories is not None:
@@ -531,10 +532,9 @@ def llm_status() -> None:
 def demo(data: Path = typer.Option(None, help="shared data directory (default ../shared/data)")) -> None:
     """Load two OAEI conference ontologies, embed them, and show a vector kNN query in Cypher."""
     from kgagents.cypher import cypher
-    from kgagents.eval.om_runner import DATA
+    from kgagents.paths import data_dir
 
-    base = (data / "om") if data else DATA
-    onto = base / "conference" / "ontologies"
+    onto = (data or data_dir()) / "om" / "conference" / "ontologies"
     for path in (onto / "cmt.owl", onto / "confof.owl"):
         load_ontology_cmd(path, name=path.stem.lower(), format=None)
     embed_cmd(ontology=["cmt", "confof"], kg=[])

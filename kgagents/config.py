@@ -16,6 +16,10 @@ def _default_home() -> Path:
     return Path.home() / ".cache" / "kgagents"
 
 
+def _default_data() -> Path:
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
 class Neo4jSettings(BaseSettings):
     """Where the graph lives. Defaults match the server `kgagents neo4j start` runs."""
 
@@ -90,3 +94,11 @@ class LLMSettings(BaseSettings):
     local_model: str = "smollm2-135m-instruct"
     local_threads: int = 2
     local_ctx: int = 4096
+
+
+class DataSettings(BaseSettings):
+    """Where the shared benchmark data is (read-only; never copied into the repository)."""
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_DATA_", env_file=".env", extra="ignore")
+
+    dir: Path = Field(default_factory=_default_data, description="default: ../shared/data next to the checkout")

@@ -103,3 +103,11 @@ class ValueTooLargeError(KgAgentsError):
         self.label = label
         self.property = property
         self.size = size
+
+
+class UnsupportedObjectError(KgAgentsError, TypeError):
+    """An argument is of a kind kgagents cannot use (e.g. a chat model or graph connection of another type)."""
+
+
+class ChatModelRequiredError(KgAgentsError, ValueError):
+    """An agent was asked for an LLM mode without a chat model."""

@@ -19,8 +19,9 @@ from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.graph.server import LocalNeo4j
+from kgagents.paths import data_dir
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED_DATA = data_dir()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 

@@ -151,11 +151,13 @@ def vector_index(graph: Graph, name: str) -> VectorIndex:
     raise VectorIndexError(f"No vector index named '{name}'. Create it with ensure_vector_index() after embedding.")
 
 
-def ensure_vector_index(graph: Graph, *, name: str, label: str, property: str, dimensions: int) -> VectorIndex:
+def ensure_vector_index(graph: Graph, *, name: str, label: str, property: str, dimensions: int,
+                        m: int | None = None, ef_construction: int | None = None) -> VectorIndex:
     """Create (if missing) a cosine vector index and wait until it is ONLINE.
 
     An existing index of that name must match label, property, dimension and similarity: a silent
-    mismatch would leave every vector of the wrong length out of the index.
+    mismatch would leave every vector of the wrong length out of the index. ``m`` / ``ef_construction``
+    set the HNSW build parameters of a new index (server defaults 16 / 100 when not given).
     """
     identifier(name, "index")
     existing = {index.name: index for index in vector_indexes(graph)}
@@ -173,6 +175,10 @@ def ensure_vector_index(graph: Graph, *, name: str, label: str, property: str, d
             # Full-precision vectors: scores must agree with exact cosine (and GDS) for matching thresholds.
             "vector.quantization.enabled": False,
         }}
+        if m is not None:
+            options["indexConfig"]["vector.hnsw.m"] = m
+        if ef_construction is not None:
+            options["indexConfig"]["vector.hnsw.ef_construction"] = ef_construction
         graph.run_text(render("embeddings/create_vector_index", label=label, property=property),
                        index_name=name, options=options)
         index = vector_index(graph, name)

@@ -7,15 +7,16 @@ few dozen), so a gold target missing from the list counts as rank ∞ (reciproca
 under-estimate of the untruncated MRR, never an over-estimate. A source without any list counts as a miss.
 
 Name bias: many DBP15K pairs share an identical (translated) name, which makes them trivial for any
-name matcher. :func:`name_key` is the normalisation used to find them (and by the exact-name signal).
+name matcher. :func:`~kgagents.agent.alignment.names.name_key` (the exact-name signal's normalisation) finds them.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
+
+from kgagents.agent.alignment.names import name_key
 
 
 class RankScores(BaseModel):
@@ -25,14 +26,6 @@ class RankScores(BaseModel):
     hits_at_10: float
     mrr: float
     n: int
-
-
-def name_key(name: str | None) -> str:
-    """Accents removed (NFKD), case-folded, letters and digits only: ``"Abdullah_Gül"`` → ``"abdullahgul"``."""
-    if not name:
-        return ""
-    decomposed = unicodedata.normalize("NFKD", name)
-    return "".join(ch for ch in decomposed.casefold() if ch.isalnum() and not unicodedata.combining(ch))
 
 
 def rank_of(candidates: Sequence[str], gold: str) -> int | None:

@@ -1,6 +1,7 @@
-"""The EA-Agent benchmark: run :class:`EAAgent` over the test sources of a stored retrieval run (all, or a seeded
-random sample), score what the run STORED, and write ``benchmarks/results/ea_agent_<dataset>_<mode>[_sample<N>]
-_<model>[_<tag>].json`` / ``.md``.
+"""The EA-Agent benchmark: run the alignment job (:func:`kgagents.jobs.alignment.align`) over the test sources of a
+stored retrieval run (all, or a seeded random sample), score what the run STORED, and write
+``<out>/ea_agent_<dataset>_<mode>[_sample<N>]_<model>[_<tag>].json`` / ``.md`` (``kgagents bench ea-agent``
+passes ``benchmarks/results``).
 
 Scoring protocol. Every evaluated source has one test gold target. The agent's ranking of a source is its final
 choice first, then the remaining retrieval candidates in retrieval order (so Hits@10 / MRR stay comparable with
@@ -19,7 +20,6 @@ Command::
 from __future__ import annotations
 
 import json
-import random
 import re
 import time
 from collections import defaultdict
@@ -27,37 +27,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.alignment.agent import AgentSettings, EAAgent, EARunResult
+from kgagents.agent.alignment.agent import AgentSettings
 from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.retrieval import entity_names, pair_kgs, split_links
 from kgagents.agent.alignment.tools import REFLECTOR
-from kgagents.errors import KgAgentsError
 from kgagents.eval.ea import non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
-from kgagents.llm.client import ChatModel
+from kgagents.jobs.alignment import align, bench_sources
 
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "benchmarks" / "results"
 NO_LLM_LABEL = "no-LLM ablation: retrieval top-1"
 ANCHORS = {"EA-Agent Hits@1 (paper, DBP15K ZH-EN)": 0.9667, "EA-Agent Hits@1 (paper, SRPRS EN-FR)": 0.990,
            "EA-Agent tokens/entity (paper)": 672, "TEA retriever Hits@1 / Hits@10 (DBP15K ZH-EN)": [0.845, 0.982]}
-
-
-def bench_sources(graph: Graph, dataset: str, retrieval_run_id: str, sample: int | None = None,
-                  seed: int = 7) -> list[str]:
-    """The sources of the TEST gold links (what a retrieval run is made for), sorted; with ``sample``, a
-    ``random.Random(seed).sample`` of that sorted list, so a sample is reproducible from (dataset, N, seed).
-    A test source that retrieval run ``retrieval_run_id`` stored no candidates for stays in: it counts as a miss.
-    An error if the run stored candidates for none of them (wrong run id or dataset)."""
-    kg1, _ = pair_kgs(graph, dataset)
-    everyone = sorted({s for s, _ in split_links(graph, dataset)})
-    stored = {r["source"] for r in graph.run("alignment_ea/agent_run_sources", kg1=kg1, run_id=retrieval_run_id)}
-    if not stored & set(everyone):
-        raise KgAgentsError(f"Retrieval run '{retrieval_run_id}' stored no candidates for the test sources of "
-                            f"'{dataset}': check the run id (MATCH (r:Run {{job: 'ea-retrieval'}}) RETURN r.id).")
-    if sample is None or sample >= len(everyone):
-        return everyone
-    return sorted(random.Random(seed).sample(everyone, sample))
 
 
 def slug(text: str) -> str:
@@ -137,21 +117,22 @@ def score_run(graph: Graph, *, dataset: str, retrieval_run_id: str, run_id: str,
     }
 
 
-def bench(graph: Graph, chat: ChatModel | None, *, dataset: str, retrieval_run_id: str, mode: str = "full",
+def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode: str = "full",
           sample: int | None = None, seed: int = 7, settings: AgentSettings | None = None, tag: str | None = None,
-          out: Path | None = RESULTS, run_id: str | None = None) -> dict[str, Any]:
+          out: Path | None = None, run_id: str | None = None) -> dict[str, Any]:
     """Run the agent (``no_llm`` when ``chat`` is None) over the test sources, score the stored run, put the
-    summary on its (:Run) node and (unless ``out`` is None) write the JSON and markdown files; returns the JSON."""
+    summary on its (:Run) node and (when ``out`` is given) write the JSON and markdown files; returns the JSON."""
     if chat is None:
         mode = "no_llm"
     settings = (settings or AgentSettings()).model_copy(update={"mode": mode})
     sources = bench_sources(graph, dataset, retrieval_run_id, sample, seed)
-    agent = EAAgent(graph, chat if mode != "no_llm" else None, settings)
     started = time.perf_counter()
-    run: EARunResult = agent.run(dataset=dataset, retrieval_run_id=retrieval_run_id, sources=sources, run_id=run_id)
+    job = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run_id, settings=settings, sources=sources,
+                run_id=run_id)
+    run = job.result
     wall = time.perf_counter() - started
     scores = score_run(graph, dataset=dataset, retrieval_run_id=retrieval_run_id, run_id=run.run_id, sources=sources)
-    model = agent.model_name
+    model = job.model
     result: dict[str, Any] = {
         "benchmark": f"EA-Agent on {dataset}, mode {mode}, "
                      + (f"random sample of {len(sources)} test sources (seed {seed})" if sample

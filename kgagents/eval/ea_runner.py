@@ -1,7 +1,7 @@
 """The retrieval benchmark of the EA agent on a JAPE pair (DBP15K ZH-EN, SRPRS EN-FR): load, embed, tune on
 TRAIN links only, retrieve for the TEST links, score (both candidate spaces, with and without exact-name pairs,
-one row per signal, with and without bootstrapping), and write ``benchmarks/results/ea_retrieval_<dataset>.json``
-/ ``.md``.
+one row per signal, with and without bootstrapping), and write ``<out>/ea_retrieval_<dataset>.json`` / ``.md``
+(``kgagents bench ea-retrieval`` passes ``benchmarks/results``).
 
 Command::
 
@@ -20,19 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.agent.alignment.retrieval import (
-    Signals, Weights, attribute_overlap, bootstrap, collect_signals, embed_names, entity_names, pair_kgs, rank,
+    Signals, Weights, attribute_overlap, bootstrap, collect_signals, entity_names, pair_kgs, rank,
     retrieve, set_run_scores, split_links,
 )
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.embeddings import get_embedder
 from kgagents.eval.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
-from kgagents.graph.schema import ensure_schema
-from kgagents.loaders.jape import load_jape_pair
+from kgagents.jobs.alignment import load_pair
+from kgagents.paths import RESULTS_DIR, data_dir
 
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "benchmarks" / "results"
-DATA = REPO.parent / "shared" / "data" / "ea"
 COMMAND = "kgagents bench ea-retrieval {directory}  (or: python -m kgagents.eval.ea_runner {directory})"
 GRID = {"exact": (0.0, 0.15, 0.3, 0.5), "structure": (0.0, 0.3, 0.6, 1.0, 1.5), "attributes": (0.0, 0.1, 0.2, 0.4)}
 THRESHOLDS = (0.5, 0.65, 0.8)
@@ -92,15 +88,20 @@ def tune(graph: Graph, dataset: str, settings: RetrievalSettings, seed: int = 0)
             "grid": GRID, "split_seed": seed}
 
 
-def benchmark(graph: Graph, directory: Path = DATA / "dbp15k_zh_en", out: Path = RESULTS) -> dict[str, Any]:
-    """Run the whole benchmark on one JAPE pair and write the result files; returns the JSON written."""
+def default_directory() -> Path:
+    """The pair the benchmark runs on when none is named: the shared DBP15K ZH-EN."""
+    return data_dir("ea", "dbp15k_zh_en")
+
+
+def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = None) -> dict[str, Any]:
+    """Run the whole benchmark on one JAPE pair (default :func:`default_directory`) and, when ``out`` is given,
+    write the result files there; returns the JSON."""
+    directory = directory or default_directory()
     dataset = directory.name
     started = time.perf_counter()
-    ensure_schema(graph)  # the load looks entities up by (kg, id): without the index it is quadratic
-    load = load_jape_pair(graph, directory)
-    kg1, kg2 = pair_kgs(graph, dataset)
     settings = RetrievalSettings()
-    embed = embed_names(graph, get_embedder(), (kg1, kg2), settings)
+    loaded = load_pair(graph, directory, settings)
+    load, embed, kg1, kg2 = loaded.load, loaded.embed, loaded.kg1, loaded.kg2
     tuning_started = time.perf_counter()
     tuned = tune(graph, dataset, settings)
     tuning_seconds = time.perf_counter() - tuning_started
@@ -141,9 +142,10 @@ def benchmark(graph: Graph, directory: Path = DATA / "dbp15k_zh_en", out: Path =
                                        "total": time.perf_counter() - started},
         "anchors": ANCHORS.get(dataset, {}),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"ea_retrieval_{dataset}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    (out / f"ea_retrieval_{dataset}.md").write_text(markdown(result), encoding="utf-8")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"ea_retrieval_{dataset}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        (out / f"ea_retrieval_{dataset}.md").write_text(markdown(result), encoding="utf-8")
     return result
 
 
@@ -179,5 +181,5 @@ def markdown(result: dict[str, Any]) -> str:
 
 if __name__ == "__main__":
     with Graph() as g:
-        target = Path(sys.argv[1]) if len(sys.argv) > 1 else DATA / "dbp15k_zh_en"
-        print(json.dumps(benchmark(g, target)["scores"]["fused"], indent=2))
+        target = Path(sys.argv[1]) if len(sys.argv) > 1 else default_directory()
+        print(json.dumps(benchmark(g, target, RESULTS_DIR)["scores"]["fused"], indent=2))

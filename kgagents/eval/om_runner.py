@@ -1,7 +1,9 @@
-"""Ontology-matching runs and benchmarks: load, match, score, record (in Neo4j and as files).
+"""Ontology-matching benchmarks: run the matching job (:mod:`kgagents.jobs.matching`) on the OAEI data, score,
+and write the results files.
 
-One function per benchmark (:func:`conference`, :func:`anatomy`) writes ``benchmarks/results/*.json``
-and a markdown table. Every result names the data, the mode (``llm`` / ``no-llm``) and the model.
+One function per benchmark (:func:`conference`, :func:`anatomy`) writes ``<out>/om_*.json`` and a markdown
+table (``kgagents bench om`` passes ``benchmarks/results``). Every result names the data, the mode
+(``llm`` / ``no-llm``) and the model.
 """
 
 from __future__ import annotations
@@ -10,104 +12,21 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.matching.graph import MatchingAgent, new_run_id
-from kgagents.agent.matching.llm_steps import LLMSteps
-from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.candidates import channel_property, index_name
+from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
-from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import drop_vector_index
 from kgagents.errors import InputFileError
 from kgagents.eval.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb
-from kgagents.eval.scorer import (
-    Scores,
-    equivalence_pairs,
-    macro_average,
-    micro_average,
-    score_non_trivial,
-    score_pairs,
-)
+from kgagents.eval.scorer import macro_average, micro_average, score_non_trivial
 from kgagents.graph.connection import Graph
+from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
-from kgagents.loaders.ontology import load_ontology
-
-REPO = Path(__file__).resolve().parents[2]
-RESULTS = REPO / "benchmarks" / "results"
-DATA = REPO.parent / "shared" / "data" / "om"
-Progress = Callable[[str, dict[str, Any]], None]
-
-
-@dataclass
-class PairRun:
-    """One source × target run: its id, pairs, scores (if a reference was given) and costs."""
-
-    run_id: str
-    source: str
-    target: str
-    pairs: set[tuple[str, str]]
-    entities: int
-    seconds: float
-    llm_calls: int
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    scores: Scores | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-def match_pair(
-    graph: Graph,
-    source: str,
-    target: str,
-    settings: MatchSettings,
-    *,
-    embedder: Embedder | None = None,
-    llm: LLMSteps | None = None,
-    reference: Path | None = None,
-    checkpointer: Any = None,
-    thread_id: str | None = None,
-    on_update: Progress | None = None,
-) -> PairRun:
-    """Run the matching graph on two loaded ontologies; score against ``reference`` if given."""
-    agent = MatchingAgent(graph, embedder or get_embedder(), settings, llm=None if settings.no_llm else llm)
-    app = agent.compile(checkpointer=checkpointer)
-    config: dict[str, Any] = {"recursion_limit": 100_000}
-    if checkpointer is not None:
-        config["configurable"] = {"thread_id": thread_id or f"{source}-{target}-{settings.mode}"}
-    state = app.get_state(config) if checkpointer is not None else None
-    resume = state is not None and bool(state.next)
-    started = time.perf_counter()
-    inputs = None if resume else {"run_id": new_run_id(), "source": source, "target": target}
-    final: dict[str, Any] = {}
-    for mode, chunk in app.stream(inputs, config, stream_mode=["updates", "values"]):
-        if mode == "values":
-            final = chunk
-        elif on_update is not None:
-            for node, values in chunk.items():
-                on_update(node, values or {})
-    seconds = time.perf_counter() - started
-    pairs = {(m["source"], m["target"]) for m in final.get("matches", [])}
-    entities = len(agent.entities(source)) + len(agent.entities(target))
-    run = PairRun(final["run_id"], source, target, pairs, entities, seconds, 0, timings=final.get("timings", {}))
-    if llm is not None and not settings.no_llm:  # the ledger in the graph: every request, resumed ones too
-        totals = llm.ledger.flush(graph, final["run_id"])
-        run.llm_calls, run.prompt_tokens, run.completion_tokens = (totals.calls, totals.prompt_tokens,
-                                                                   totals.completion_tokens)
-    if reference is not None:
-        run.scores = score_pairs(pairs, equivalence_pairs(read_alignment(reference)))
-        graph.run("matching/set_run_scores", run_id=run.run_id, reference=str(reference),
-                  scores={"precision": run.scores.precision, "recall": run.scores.recall, "f1": run.scores.f1})
-    return run
-
-
-def ensure_loaded(graph: Graph, path: Path, name: str | None = None) -> str:
-    """Load the ontology file (idempotent; an edited file replaces its earlier load) and return its name:
-    ``name`` if given, else the file's default name, refused if another file's ontology has it."""
-    return load_ontology(graph, path, name=name).name
+from kgagents.paths import data_dir
 
 
 def _cost(runs: list[PairRun], settings: MatchSettings) -> dict[str, Any]:
@@ -131,12 +50,13 @@ def _memory(neo4j: Neo4jMemory) -> dict[str, Any]:
     return {"peak_rss_mb_python": python_peak_rss_mb(), **neo4j.record()}
 
 
-def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = None, model: str,
-               data: Path = DATA / "conference", out: Path = RESULTS, pairs: list[str] | None = None,
+def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: str, out: Path,
+               data: Path | None = None, pairs: list[str] | None = None,
                on_pair: Callable[[PairRun], None] | None = None) -> dict[str, Any]:
     """The OAEI conference pairs (ra1-M3 references; all 21 unless ``pairs`` names some, e.g. ``cmt-confof``):
     per pair, macro and micro P/R/F1. A subset, or a run with an LLM, gets its own file name."""
     started, neo4j = time.perf_counter(), Neo4jMemory.of_configured_server()
+    data = data or data_dir("om", "conference")
     embedder = get_embedder()
     references = sorted((data / "reference").glob("*.rdf"))
     if pairs:
@@ -150,7 +70,7 @@ def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = 
     runs: list[PairRun] = []
     for ref in references:
         a, b = ref.stem.split("-")
-        run = match_pair(graph, a, b, settings, embedder=embedder, llm=llm, reference=ref)
+        run = match_pair(graph, a, b, settings, embedder=embedder, chat=chat, reference=ref)
         runs.append(run)
         if on_pair is not None:
             on_pair(run)
@@ -167,19 +87,21 @@ def conference(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = 
         **_memory(neo4j),
         "anchors": {"LogMap (ra1-M3)": 0.68, "Agent-OM (gpt-4o, macro)": 0.642},
     }
-    stem = "_".join(["om_conference", settings.mode, *([file_slug(model)] if llm is not None else []), *sorted(pairs or [])])
+    stem = "_".join(["om_conference", settings.mode, *([file_slug(model)] if not settings.no_llm else []),
+                     *sorted(pairs or [])])
     _save(out, stem, result, _conference_md(result))
     return result
 
 
-def anatomy(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = None, model: str,
-            data: Path = DATA / "anatomy", out: Path = RESULTS, repeat: int = 1) -> dict[str, Any]:
+def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: str, out: Path,
+            data: Path | None = None, repeat: int = 1) -> dict[str, Any]:
     """OAEI anatomy (mouse → human): P/R/F1, the non-trivial variant, wall time and peak RSS of Python and
     the Neo4j JVM. ``repeat`` > 1 matches again after dropping the vector indexes (rebuilt from the same
     vectors, as in a fresh database) and records whether every repetition found the same pairs."""
     started, neo4j = time.perf_counter(), Neo4jMemory.of_configured_server()
+    data = data or data_dir("om", "anatomy")
     source, target = ensure_loaded(graph, data / "mouse.owl"), ensure_loaded(graph, data / "human.owl")
-    run = match_pair(graph, source, target, settings, llm=llm, reference=data / "reference.rdf")
+    run = match_pair(graph, source, target, settings, chat=chat, reference=data / "reference.rdf")
     wall = time.perf_counter() - started
     reference = read_alignment(data / "reference.rdf")
     labels = {row["uri"]: row["labels"] for row in graph.run("matching/entity_labels", ontologies=[source, target])}
@@ -191,7 +113,7 @@ def anatomy(graph: Graph, settings: MatchSettings, *, llm: LLMSteps | None = Non
     for _ in range(repeat - 1):
         for channel in settings.channels:
             drop_vector_index(graph, index_name(channel_property(channel, settings.no_llm)))
-        repeats.append(match_pair(graph, source, target, settings, llm=llm, reference=data / "reference.rdf"))
+        repeats.append(match_pair(graph, source, target, settings, chat=chat, reference=data / "reference.rdf"))
     result = {
         **provenance(),
         "benchmark": "OAEI anatomy (mouse-human), reference.rdf", "data": str(data), "mode": settings.mode,

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from kgagents.paths import REPO_ROOT
 
 
 def command_line(argv: list[str] | None = None) -> str:
@@ -36,9 +36,9 @@ def file_slug(text: str) -> str:
 def git_commit() -> str | None:
     """HEAD of the checkout the code runs from, with ``+dirty`` if it has uncommitted changes."""
     try:
-        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
+        head = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
                               timeout=10)
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None

@@ -19,7 +19,7 @@ from neo4j.exceptions import AuthError, ConfigurationError, Neo4jError, ServiceU
 
 from kgagents.config import Neo4jSettings
 from kgagents.cypher import cypher, statements
-from kgagents.errors import Neo4jAuthError, Neo4jConfigError, Neo4jUnavailableError, ValueTooLargeError
+from kgagents.errors import Neo4jAuthError, Neo4jConfigError, Neo4jUnavailableError, UnsupportedObjectError, ValueTooLargeError
 
 Row = dict[str, Any]
 Tx = Transaction | ManagedTransaction
@@ -47,9 +47,12 @@ def batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
 class Graph:
     """A connection to one Neo4j database. Use as a context manager or call :meth:`close`."""
 
-    def __init__(self, settings: Neo4jSettings | None = None) -> None:
+    def __init__(self, settings: Neo4jSettings | None = None, *, driver: Driver | None = None) -> None:
+        """``driver``: use this (already configured) driver instead of opening one from ``settings``; it
+        stays the caller's, so :meth:`close` leaves it open."""
         self.settings = settings or Neo4jSettings()
-        self._driver: Driver | None = None
+        self._driver: Driver | None = driver
+        self._owns_driver = driver is None
 
     # -- lifecycle -------------------------------------------------------------------------------
     @property
@@ -77,7 +80,7 @@ class Graph:
         return self._driver
 
     def close(self) -> None:
-        if self._driver is not None:
+        if self._driver is not None and self._owns_driver:
             self._driver.close()
             self._driver = None
 
@@ -146,3 +149,28 @@ class Graph:
             if on_batch is not None:
                 on_batch(len(chunk))
         return total
+
+
+#: What the agents and jobs accept as "the graph": a :class:`Graph`, a ``neo4j.Driver``, a bolt/neo4j URI
+#: (user and password from ``KGAGENTS_NEO4J_*``) or :class:`Neo4jSettings`.
+GraphLike = Graph | Driver | str | Neo4jSettings
+
+
+def connect(graph: GraphLike, *, database: str | None = None) -> Graph:
+    """``graph`` as a :class:`Graph`. A driver stays the caller's (never closed here); ``database`` picks the
+    database for a driver or URI (default: ``KGAGENTS_NEO4J_DATABASE``, else ``neo4j``)."""
+    if isinstance(graph, Graph):
+        return graph
+    settings = Neo4jSettings()
+    if database is not None:
+        settings = settings.model_copy(update={"database": database})
+    if isinstance(graph, Driver):
+        return Graph(settings, driver=graph)
+    if isinstance(graph, str):
+        return Graph(settings.model_copy(update={"uri": graph}))
+    if isinstance(graph, Neo4jSettings):
+        return Graph(graph)
+    raise UnsupportedObjectError(
+        f"Cannot use a {type(graph).__module__}.{type(graph).__qualname__} as the graph: pass a neo4j.Driver "
+        "(neo4j.GraphDatabase.driver(uri, auth=...)), a bolt:// or neo4j:// URI, Neo4jSettings or a kgagents Graph."
+    )

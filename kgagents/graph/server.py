@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.errors import ForeignServerError, Neo4jUnavailableError, ServerInstallError
+from kgagents.paths import REPO_ROOT
 
 if TYPE_CHECKING:
     from kgagents.graph.connection import Graph
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 POM = REPO_ROOT / "docker" / "neo4j" / "pom.xml"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"

@@ -1,9 +1,10 @@
 """Chat models: one ABC, one OpenAI-compatible client, and the rule for picking one.
 
 Why an ABC: agents only ever call :meth:`ChatModel.complete`, so the same agent code runs against a
-hosted endpoint, the embedded llama.cpp server, or a scripted fake in unit tests. Retries live here
-(not in the ``openai`` package) so that exactly the transient failures are retried — rate limits,
-timeouts, dropped connections and 5xx — and a request the server rejects (4xx) fails at once.
+hosted endpoint, the embedded llama.cpp server, a LangChain chat model (:mod:`kgagents.llm.langchain`), or a
+scripted fake in the tests. Retries live here (not in the ``openai`` package) so that exactly the transient
+failures are retried — rate limits, timeouts, dropped connections and 5xx — and a request the server
+rejects (4xx) fails at once.
 """
 
 from __future__ import annotations

@@ -9,14 +9,11 @@ import pytest
 from langgraph.checkpoint.memory import MemorySaver
 
 from kgagents.agent.matching.graph import MatchingAgent, new_run_id
-from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
-from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.graph.connection import Graph
-from kgagents.llm import Ledger
-from kgagents.llm.fake import ScriptedChatModel
+from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology
 
@@ -38,7 +35,7 @@ def _run(agent: MatchingAgent, **config: object) -> dict:
 
 
 def test_no_llm_run_writes_one_to_one_matches_between_the_two_ontologies(conf: Graph, tmp_path: Path) -> None:
-    out = _run(MatchingAgent(conf, get_embedder(), MatchSettings(no_llm=True)))
+    out = _run(MatchingAgent(conf, None, MatchSettings(no_llm=True)))
     pairs = {(m["source"], m["target"]) for m in out["matches"]}
     # identical (tokenised) names are found by the offline lexical pre-match
     assert {(A + "Document", B + "Document"), (A + "Author", B + "Author"),
@@ -73,9 +70,8 @@ def _scripted_reply(messages: list[dict]) -> str:
 
 def test_scripted_validator_decides_and_is_never_asked_about_prematched_entities(conf: Graph) -> None:
     chat = ScriptedChatModel([_scripted_reply] * 500)
-    ledger = Ledger()
     settings = MatchSettings(threshold=0.3, structural=False)
-    out = _run(MatchingAgent(conf, get_embedder(), settings, llm=LLMSteps(chat, ledger)))
+    out = _run(MatchingAgent(conf, chat, settings))
     pairs = {(m["source"], m["target"]) for m in out["matches"]}
     assert (A + "Reviewer", B + "Referee") in pairs
     assert (A + "writtenBy", B + "isWrittenBy") in pairs
@@ -89,12 +85,12 @@ def test_scripted_validator_decides_and_is_never_asked_about_prematched_entities
 
 
 def test_interrupted_run_resumes_from_its_checkpoint(conf: Graph) -> None:
-    agent = MatchingAgent(conf, get_embedder(), MatchSettings(no_llm=True, batch_size=2))
+    agent = MatchingAgent(conf, None, MatchSettings(no_llm=True, batch_size=2))
     app = agent.build().compile(checkpointer=MemorySaver(), interrupt_after=["retrieve"])
     config = {"configurable": {"thread_id": "resume-test"}, "recursion_limit": 1000}
     first = app.invoke({"run_id": "resume-run", "source": "confa", "target": "confb"}, config)
     assert "matches" not in first and first["queue"]
     resumed = app.invoke(None, config)
-    straight = _run(MatchingAgent(conf, get_embedder(), MatchSettings(no_llm=True, batch_size=2)))
+    straight = _run(MatchingAgent(conf, None, MatchSettings(no_llm=True, batch_size=2)))
     key = lambda out: sorted((m["source"], m["target"]) for m in out["matches"])  # noqa: E731
     assert key(resumed) == key(straight)

@@ -19,7 +19,7 @@ from kgagents.agent.alignment.retrieval import RetrievalRun, embed_names, retrie
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
-from kgagents.llm.fake import ScriptedChatModel
+from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.jape import load_jape_pair
 
 DATASET = "jape_tiny_de_en"

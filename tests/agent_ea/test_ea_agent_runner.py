@@ -31,7 +31,7 @@ from kgagents.config import Neo4jSettings
 from kgagents.eval import ea_agent_runner
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import approx_tokens
-from kgagents.llm.fake import ScriptedChatModel
+from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.jape import load_jape_pair
 
 DATASET = "bench_fr_en"

@@ -14,7 +14,7 @@ from kgagents.agent.alignment.tools import (
     AttributeTripleSelector, RelationTripleSelector, attribute_entropy, relation_frequencies, relation_information,
 )
 from kgagents.graph.connection import Graph
-from kgagents.llm.fake import ScriptedChatModel
+from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.jape import load_jape_pair
 
 DE, EN = "http://de.dbpedia.org/property/", "http://dbpedia.org/ontology/"

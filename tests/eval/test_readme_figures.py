@@ -11,9 +11,9 @@ import pytest
 
 from kgagents.errors import KgAgentsError
 from kgagents.eval.figures import FIGURES, marked, render
-from kgagents.eval.om_runner import REPO, RESULTS
+from kgagents.paths import REPO_ROOT, RESULTS_DIR as RESULTS
 
-README = REPO / "README.md"
+README = REPO_ROOT / "README.md"
 
 
 def test_the_readme_figures_match_the_results_files() -> None:

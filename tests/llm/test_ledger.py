@@ -7,7 +7,7 @@ import pytest
 from kgagents.config import LLMSettings
 from kgagents.graph.connection import Graph
 from kgagents.llm import Ledger, ask_yes_no
-from kgagents.llm.fake import ScriptedChatModel, ScriptExhaustedError
+from tests.scripted_chat import ScriptedChatModel, ScriptExhaustedError
 
 PRICES = LLMSettings(prompt_cost_per_1k=2.0, completion_cost_per_1k=10.0)
 

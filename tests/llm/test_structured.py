@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from kgagents.errors import StructuredOutputError
 from kgagents.llm import ask_yes_no, extract_json, parse_choice, parse_yes_no, pick_one, structured
-from kgagents.llm.fake import ScriptedChatModel, ScriptExhaustedError
+from tests.scripted_chat import ScriptedChatModel, ScriptExhaustedError
 
 
 class Match(BaseModel):

@@ -1,7 +1,10 @@
 """The EA-Agent as a LangGraph ``StateGraph`` over the candidates of a retrieval run stored in Neo4j.
 
-    select → statistics → plan → execute → record ⟲ (while sources are left) → write
+    start → select → statistics → plan → execute → record ⟲ (while sources are left) → write
 
+* ``start``: from the input ``{dataset, retrieval_run_id[, sources][, run_id]}``, the two KGs, the run id and the
+  queue of sources (default: every source the retrieval run stored candidates for); clears an earlier run of
+  that id. Embedded in another LangGraph app, the compiled graph (:meth:`EAAgent.compile`) takes that input.
 * ``select``: the next ``batch_size`` source entities of the run.
 * ``statistics``: attribute / relation counts, name, top-3 candidate scores (:mod:`statistics`).
 * ``plan``: a tool path per source (LLM planner, rule planner or a fixed path, by mode).
@@ -15,7 +18,8 @@
   include its planner call.
 * ``write``: the ``(:Run {job: 'ea-agent'})`` node, the LLM ledger and the trajectory JSONL.
 
-Gold links feed only the reward (γ_μ, c) and the run's Hits@1, never a decision.
+Gold links feed only the reward (γ_μ, c) and the run's Hits@1, never a decision; the nodes read them from Neo4j
+(once per dataset), so a run embedded in another graph or resumed from a checkpoint scores like :meth:`EAAgent.run`.
 
 Modes: ``full`` (LLM planner + tools), ``rule_planner``, ``no_planning`` (all four tools), ``llm_only`` (aligner
 on names and scores, no triples), ``no_selectors`` (LLM planner, selectors replaced by all triples) and
@@ -44,8 +48,9 @@ from kgagents.agent.alignment.tools import (
     candidate_views, entity_contexts, ranked, relation_frequencies,
 )
 from kgagents.cypher import cypher
-from kgagents.graph.connection import Graph
-from kgagents.llm.client import ChatModel
+from kgagents.errors import ChatModelRequiredError
+from kgagents.graph.connection import GraphLike, connect
+from kgagents.llm.langchain import as_chat_model
 from kgagents.llm.ledger import Ledger
 
 Mode = Literal["full", "rule_planner", "no_planning", "llm_only", "no_selectors", "no_llm"]
@@ -74,11 +79,14 @@ class AgentSettings(BaseModel):
 
 
 class EAState(TypedDict, total=False):
-    """Everything a run carries between steps (JSON-serialisable, so any checkpointer can store it)."""
+    """Everything a run carries between steps (JSON-serialisable, so any checkpointer can store it).
+
+    Input: ``dataset`` and ``retrieval_run_id``, optionally ``sources`` and ``run_id``; ``start`` fills in the rest."""
 
     run_id: str
     retrieval_run_id: str
     dataset: str
+    sources: list[str]
     kg1: str
     kg2: str
     queue: list[str]
@@ -105,31 +113,42 @@ class EARunResult(BaseModel):
     trajectories: int
 
 
+def new_run_id() -> str:
+    return f"ea-agent-{uuid.uuid4().hex[:12]}"
+
+
 class EAAgent:
     """Builds the EA-Agent graph over one Neo4j database and (except in ``no_llm`` mode) one chat model."""
 
-    def __init__(self, graph: Graph, chat: ChatModel | None = None, settings: AgentSettings | None = None,
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: AgentSettings | None = None, *,
                  trajectories_path: Path | str | None = None) -> None:
-        self.graph = graph
+        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
+        :func:`~kgagents.llm.as_chat_model` accepts (LangChain ``BaseChatModel`` or a kgagents ``ChatModel``),
+        required unless ``settings.mode == 'no_llm'``; ``trajectories_path``: write the run's trajectories
+        (JSONL) there at the end."""
+        self.graph = connect(graph)
         self.settings = settings or AgentSettings()
         if self.settings.mode != "no_llm" and chat is None:
-            raise ValueError(f"mode '{self.settings.mode}' needs a chat model (use mode 'no_llm' to run offline)")
+            raise ChatModelRequiredError(f"mode '{self.settings.mode}' needs a chat model (chat=...); use "
+                                         "AgentSettings(mode='no_llm') to run offline")
         self.ledger = Ledger()
-        self.chat = self.ledger.wrap(chat) if chat is not None and self.settings.mode != "no_llm" else None
+        self.chat = self.ledger.wrap(as_chat_model(chat)) if self.settings.mode != "no_llm" else None
         self.trajectories_path = Path(trajectories_path) if trajectories_path else None
         self._frequencies: dict[str, dict[str, int]] = {}
-        self._gold: dict[str, str] = {}
+        self._gold: dict[str, dict[str, str]] = {}
 
     @property
     def model_name(self) -> str:
         return self.chat.model_name if self.chat is not None else NO_LLM_MODEL
 
     # -- public ------------------------------------------------------------------------------------
-    def build(self, checkpointer: Any = None) -> Any:
+    def build(self) -> StateGraph:
+        """The uncompiled graph, for embedding as a subgraph in another LangGraph app."""
         g = StateGraph(EAState)
-        for name in ("select", "statistics", "plan", "execute", "record", "write"):
+        for name in ("start", "select", "statistics", "plan", "execute", "record", "write"):
             g.add_node(name, getattr(self, name))
-        g.add_edge(START, "select")
+        g.add_edge(START, "start")
+        g.add_edge("start", "select")
         g.add_edge("select", "statistics")
         g.add_edge("statistics", "plan")
         g.add_edge("plan", "execute")
@@ -137,25 +156,38 @@ class EAAgent:
         g.add_conditional_edges("record", lambda s: "select" if s.get("queue") else "write",
                                 {"select": "select", "write": "write"})
         g.add_edge("write", END)
-        return g.compile(checkpointer=checkpointer)
+        return g
+
+    def compile(self, checkpointer: Any = None) -> Any:
+        """The runnable graph. Each batch of ``settings.batch_size`` sources takes 5 steps: pass LangGraph a
+        ``recursion_limit`` of at least :meth:`recursion_limit` for the run's number of sources."""
+        return self.build().compile(checkpointer=checkpointer)
+
+    def recursion_limit(self, sources: int) -> int:
+        """LangGraph steps a run over ``sources`` source entities needs (with a margin)."""
+        return 10 + 6 * (sources // self.settings.batch_size + 1)
 
     def run(self, *, dataset: str, retrieval_run_id: str, sources: Sequence[str] | None = None,
-            run_id: str | None = None) -> EARunResult:
+            run_id: str | None = None, checkpointer: Any = None) -> EARunResult:
         """Align ``sources`` (default: every source of the retrieval run) and store the decisions."""
-        kg1, kg2 = pair_kgs(self.graph, dataset)
-        run_id = run_id or f"ea-agent-{uuid.uuid4().hex[:12]}"
-        self.ledger.run_id = run_id
-        queue = list(sources) if sources is not None else [
-            r["source"] for r in self.graph.run("alignment_ea/agent_run_sources", kg1=kg1, run_id=retrieval_run_id)]
-        self._gold = dict(split_links(self.graph, dataset)) if self.settings.use_gold else {}
-        self.graph.run("alignment_ea/agent_delete_alignments", kg1=kg1, run_id=run_id)
-        state: EAState = {"run_id": run_id, "retrieval_run_id": retrieval_run_id, "dataset": dataset, "kg1": kg1,
-                          "kg2": kg2, "queue": queue, "trajectories": [], "done": 0}
-        final = self.build().invoke(state, {"recursion_limit": 10 + 6 * (len(queue) // self.settings.batch_size + 1)})
+        inputs: EAState = {"dataset": dataset, "retrieval_run_id": retrieval_run_id,
+                           "run_id": run_id or new_run_id(), **({"sources": list(sources)} if sources is not None else {})}
+        queue = self._queue(inputs)
+        config: dict[str, Any] = {"recursion_limit": self.recursion_limit(len(queue))}
+        if checkpointer is not None:
+            config["configurable"] = {"thread_id": inputs["run_id"]}
+        final = self.compile(checkpointer).invoke({**inputs, "sources": queue}, config)
         return self._summary(final)
 
     # -- nodes -------------------------------------------------------------------------------------
+    def start(self, state: EAState) -> dict[str, Any]:
+        kg1, kg2 = pair_kgs(self.graph, state["dataset"])
+        run_id = state.get("run_id") or new_run_id()
+        self.graph.run("alignment_ea/agent_delete_alignments", kg1=kg1, run_id=run_id)
+        return {"run_id": run_id, "kg1": kg1, "kg2": kg2, "queue": self._queue(state), "trajectories": [], "done": 0}
+
     def select(self, state: EAState) -> dict[str, Any]:
+        self.ledger.run_id = state["run_id"]
         n = self.settings.batch_size
         return {"batch": state["queue"][:n], "queue": state["queue"][n:]}
 
@@ -224,6 +256,20 @@ class EAAgent:
         return {}
 
     # -- helpers -----------------------------------------------------------------------------------
+    def _queue(self, state: EAState) -> list[str]:
+        """The input's sources, else every source the retrieval run stored candidates for."""
+        if state.get("sources") is not None:
+            return list(state["sources"])
+        kg1, _ = pair_kgs(self.graph, state["dataset"])
+        return [r["source"] for r in self.graph.run("alignment_ea/agent_run_sources", kg1=kg1,
+                                                     run_id=state["retrieval_run_id"])]
+
+    def _gold_of(self, dataset: str) -> dict[str, str]:
+        """Test gold links of ``dataset`` (source → target), read once; empty when ``use_gold`` is off."""
+        if dataset not in self._gold:
+            self._gold[dataset] = dict(split_links(self.graph, dataset)) if self.settings.use_gold else {}
+        return self._gold[dataset]
+
     def _plan(self, stats: EntityStatistics) -> Plan:
         mode = self.settings.mode
         if mode == "no_llm":
@@ -262,7 +308,7 @@ class EAAgent:
 
         stats = EntityStatistics(**state["statistics"][source])
         notes = [plan.note] if plan.note else []
-        gold = self._gold.get(source)
+        gold = self._gold_of(state["dataset"]).get(source)
         empty: list[str] = []
         fallback = False
         if not cands:
@@ -316,7 +362,8 @@ class EAAgent:
 
     def _summary(self, state: Mapping[str, Any]) -> EARunResult:
         traj = state.get("trajectories", [])
-        golds = [(t["final"], self._gold[t["source"]]) for t in traj if t["source"] in self._gold]
+        gold = self._gold_of(state["dataset"])
+        golds = [(t["final"], gold[t["source"]]) for t in traj if t["source"] in gold]
         return EARunResult(
             run_id=state["run_id"], mode=self.settings.mode, sources=len(traj),
             aligned=sum(1 for t in traj if t["final"] is not None),

@@ -7,7 +7,7 @@ entities from the other KG and scores each with:
 (a) ``name`` — cosine of the English-name embeddings (source: translated ``name_en``; target: ``name``),
     top ``name_top_n`` by the vector index (``alignment_ea/name_knn``);
 (b) ``exact`` — 1 when any name the dataset gives the source (URI name, translation, labels in either
-    language) equals any name of the target after :func:`kgagents.eval.ea.name_key` (Python dictionary);
+    language) equals any name of the target after :func:`kgagents.agent.alignment.names.name_key` (Python dictionary);
 (c) ``structure`` — seed propagation over the relationships (``alignment_ea/structure``): for each
     neighbour n of s that a seed aligns to m, every neighbour t of m gains 1/ln(e + deg m) (hubs count
     less; counterparts with degree > ``structure_max_degree`` are skipped). A plain Cypher expansion was
@@ -45,12 +45,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from kgagents.agent.alignment.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.cypher import cypher
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import EmbedStats, Scope, embed_nodes, ensure_vector_index
 from kgagents.errors import KgAgentsError
-from kgagents.eval.ea import name_key
 from kgagents.graph.connection import Graph, batched
 from kgagents.loaders.jape import gold_links
 

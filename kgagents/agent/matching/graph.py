@@ -25,7 +25,7 @@ import time
 import uuid
 from dataclasses import asdict
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
@@ -33,14 +33,16 @@ from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
 from kgagents.agent.matching.lexical import lexical_matches
+from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import write_run
+from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
-from kgagents.graph.connection import Graph
-
-if TYPE_CHECKING:
-    from kgagents.agent.matching.llm_steps import LLMSteps
+from kgagents.errors import ChatModelRequiredError
+from kgagents.graph.connection import GraphLike, connect
+from kgagents.llm.langchain import as_chat_model
+from kgagents.llm.ledger import Ledger
 
 DIRECTIONS = ("forward", "backward")
 
@@ -63,14 +65,18 @@ class MatchState(TypedDict, total=False):
 class MatchingAgent:
     """Builds the matching graph over one Neo4j database, one embedder and (optionally) one chat model."""
 
-    def __init__(self, graph: Graph, embedder: Embedder, settings: MatchSettings | None = None,
-                 llm: LLMSteps | None = None) -> None:
-        self.graph = graph
-        self.embedder = embedder
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: MatchSettings | None = None, *,
+                 embedder: Embedder | None = None) -> None:
+        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
+        :func:`~kgagents.llm.as_chat_model` accepts (LangChain ``BaseChatModel`` or a kgagents ``ChatModel``),
+        required unless ``settings.no_llm``; ``embedder``: default :func:`~kgagents.embeddings.get_embedder`."""
+        self.graph = connect(graph)
+        self.embedder = embedder or get_embedder()
         self.settings = settings or MatchSettings()
-        if not self.settings.no_llm and llm is None:
-            raise ValueError("an LLM is required unless settings.no_llm is set")
-        self.llm = llm
+        if not self.settings.no_llm and chat is None:
+            raise ChatModelRequiredError("The matching agent needs a chat model (chat=...) unless "
+                                         "MatchSettings(no_llm=True) runs the offline ablation.")
+        self.llm = None if self.settings.no_llm else LLMSteps(as_chat_model(chat), Ledger())
         self._entities: dict[str, dict[str, Entity]] = {}
 
     # -- helpers -------------------------------------------------------------------------------

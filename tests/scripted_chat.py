@@ -1,4 +1,4 @@
-"""A scripted chat model for unit tests only: fixed replies in order, no model, no network.
+"""A scripted chat model for the tests only (not part of kgagents): fixed replies in order, no model, no network.
 
 Why it exists: tests of parsing, repair retries and the ledger need exact, known replies. It is never
 a stand-in for a real model in anything that reports results (its outputs are labelled "scripted").

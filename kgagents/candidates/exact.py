@@ -1,0 +1,32 @@
+"""The ``exact`` back-end: exact cosine in Cypher (``vector.similarity.cosine``) against an explicit target list.
+
+No index and no projection: the target vectors are read once per query and every source is compared with all of
+them. The right tool when the target set is small (the neighbour triples of a KGQA frontier, a small ontology);
+its cost grows with sources × targets, which is what ``auto`` compares against ``EngineSettings.exact_max_pairs``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kgagents.candidates.requests import SourceRows, TargetIds, hits_of, query_params, run_batched
+from kgagents.candidates.types import Hit
+from kgagents.cypher import cypher
+from kgagents.graph.connection import Graph, Row
+
+
+def search_exact(graph: Graph, sources: SourceRows, targets: TargetIds, *, k: int, vector_property: str,
+                 source_vector_property: str, floor: float, exclude: Mapping[str, bool], batch_size: int,
+                 parallel: int) -> dict[str, list[Hit]]:
+    """Top-``k`` targets per source by exact cosine (≥ ``floor``, not excluded, not the source itself)."""
+    if not sources.rows:
+        return {}
+    query = cypher("candidates/exact")
+    params = query_params(sources, k=k, vector_property=vector_property,
+                          source_vector_property=source_vector_property, floor=floor, exclude=exclude)
+
+    def run(chunk: list[Row]) -> list[Row]:
+        return graph.run_text(query, sources=chunk, target_kind=targets.kind, targets=targets.ids, **params)
+
+    return {row["source"]: hits_of(row["hits"])
+            for row in run_batched(graph, run, sources.rows, batch_size=batch_size, parallel=parallel)}

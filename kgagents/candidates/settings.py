@@ -1,0 +1,42 @@
+"""Engine settings (environment prefix ``KGAGENTS_ENGINE_``).
+
+The HNSW build parameters, the over-fetch and the ``auto`` thresholds are measured by ``kgagents bench engine``
+(``benchmarks/results/engine.json``); each field says which figure its default comes from.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class EngineSettings(BaseSettings):
+    """How the candidate engine builds its per-scope indexes and picks and runs a back-end."""
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_ENGINE_", env_file=".env", extra="ignore")
+
+    # -- per-scope HNSW index --------------------------------------------------------------------
+    hnsw_m: int = Field(16, ge=2, le=512, description="HNSW links per node (vector.hnsw.m) of per-scope indexes")
+    hnsw_ef_construction: int = Field(
+        100, ge=1, le=3200, description="HNSW build beam (vector.hnsw.ef_construction) of per-scope indexes")
+    scope_label_prefix: str = Field("Scope", description="first part of the label given to the nodes of one scope")
+    # -- single / batched ------------------------------------------------------------------------
+    fetch_factor: float = Field(
+        3.0, ge=1.0, description="index neighbours asked per wanted hit: HNSW searches with a beam of this many")
+    min_fetch: int = Field(30, ge=1, description="index neighbours asked at least, whatever k")
+    exhaustive_below: int = Field(
+        1000, ge=0, description="scope indexes with at most this many vectors are asked for all of them (HNSW then "
+        "visits every vector: exact); Lucene's HNSW misses neighbours even in small graphs")
+    batch_size: int = Field(500, ge=1, description="sources per round trip (batched back-end)")
+    parallel_sessions: int = Field(2, ge=1, description="batched round trips in flight at once (one per server core)")
+    # -- bulk (GDS KNN) --------------------------------------------------------------------------
+    gds_top_k: int = Field(16, ge=1, description="neighbours GDS KNN keeps per node while searching (≥ k)")
+    gds_sample_rate: float = Field(1.0, gt=0.0, le=1.0, description="GDS KNN sampleRate")
+    gds_max_iterations: int = Field(100, ge=1, description="GDS KNN maxIterations")
+    gds_concurrency: int = Field(1, ge=1, description="GDS KNN threads; only 1 makes a seeded run repeat exactly")
+    gds_random_seed: int = Field(42, description="GDS KNN randomSeed (needs concurrency 1 to be deterministic)")
+    # -- auto ------------------------------------------------------------------------------------
+    exact_max_pairs: int = Field(
+        200_000, ge=0, description="auto: exact Cypher cosine when sources × targets is at most this")
+    bulk_min_sources: int = Field(
+        0, ge=0, description="auto: GDS KNN when at least this many node sources (0: never)")

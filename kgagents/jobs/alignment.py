@@ -1,0 +1,88 @@
+"""Entity alignment as jobs: load and embed a JAPE pair, pick the test sources to align, run the EA-Agent.
+
+``bench_sources`` keeps its name from the benchmark it came from: the TEST gold sources are what a retrieval run
+is made for, so ``kgagents align --sample`` and the benchmark draw the same reproducible samples.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgagents.agent.alignment.agent import AgentSettings, EAAgent, EARunResult
+from kgagents.agent.alignment.retrieval import embed_names, pair_kgs, split_links
+from kgagents.agent.alignment.settings import RetrievalSettings
+from kgagents.embeddings import get_embedder
+from kgagents.embeddings.base import Embedder
+from kgagents.embeddings.index import EmbedStats
+from kgagents.errors import KgAgentsError
+from kgagents.graph.connection import Graph
+from kgagents.graph.schema import ensure_schema
+from kgagents.loaders.jape import EAPairLoadResult, load_jape_pair
+
+
+@dataclass
+class LoadedPair:
+    """A JAPE pair in the graph with its entity names embedded."""
+
+    dataset: str
+    kg1: str
+    kg2: str
+    load: EAPairLoadResult
+    embed: EmbedStats
+
+
+def load_pair(graph: Graph, directory: Path, settings: RetrievalSettings | None = None,
+              embedder: Embedder | None = None) -> LoadedPair:
+    """Load the JAPE pair in ``directory`` (idempotent) and embed its entity names for retrieval."""
+    ensure_schema(graph)  # the load looks entities up by (kg, id): without the index it is quadratic
+    load = load_jape_pair(graph, directory)
+    dataset = directory.name
+    kg1, kg2 = pair_kgs(graph, dataset)
+    embed = embed_names(graph, embedder or get_embedder(), (kg1, kg2), settings or RetrievalSettings())
+    return LoadedPair(dataset, kg1, kg2, load, embed)
+
+
+def bench_sources(graph: Graph, dataset: str, retrieval_run_id: str, sample: int | None = None,
+                  seed: int = 7) -> list[str]:
+    """The sources of the TEST gold links (what a retrieval run is made for), sorted; with ``sample``, a
+    ``random.Random(seed).sample`` of that sorted list, so a sample is reproducible from (dataset, N, seed).
+    A test source that retrieval run ``retrieval_run_id`` stored no candidates for stays in: it counts as a miss.
+    An error if the run stored candidates for none of them (wrong run id or dataset)."""
+    kg1, _ = pair_kgs(graph, dataset)
+    everyone = sorted({s for s, _ in split_links(graph, dataset)})
+    stored = {r["source"] for r in graph.run("alignment_ea/agent_run_sources", kg1=kg1, run_id=retrieval_run_id)}
+    if not stored & set(everyone):
+        raise KgAgentsError(f"Retrieval run '{retrieval_run_id}' stored no candidates for the test sources of "
+                            f"'{dataset}': check the run id (MATCH (r:Run {{job: 'ea-retrieval'}}) RETURN r.id).")
+    if sample is None or sample >= len(everyone):
+        return everyone
+    return sorted(random.Random(seed).sample(everyone, sample))
+
+
+@dataclass
+class AlignRun:
+    """An EA-Agent run and what it ran on."""
+
+    result: EARunResult
+    sources: list[str]
+    model: str
+    settings: AgentSettings
+
+
+def align(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, settings: AgentSettings | None = None,
+          sources: Sequence[str] | None = None, sample: int | None = None, seed: int = 7,
+          run_id: str | None = None, trajectories_path: Path | None = None) -> AlignRun:
+    """Run the EA-Agent over ``sources`` (default: with ``sample``, a seeded sample of the test sources, else
+    every source the retrieval run stored); ``chat`` None runs the ``no_llm`` ablation."""
+    settings = settings or AgentSettings()
+    if chat is None:
+        settings = settings.model_copy(update={"mode": "no_llm"})
+    if sources is None and sample is not None:
+        sources = bench_sources(graph, dataset, retrieval_run_id, sample, seed)
+    agent = EAAgent(graph, chat if settings.mode != "no_llm" else None, settings, trajectories_path=trajectories_path)
+    result = agent.run(dataset=dataset, retrieval_run_id=retrieval_run_id, sources=sources, run_id=run_id)
+    return AlignRun(result, list(sources) if sources is not None else [], agent.model_name, settings)

@@ -1,0 +1,23 @@
+"""Where things live on disk, defined once: the source checkout, the shared benchmark data, the results.
+
+Why one module: the benchmark runners, the CLI and the server installer all need these paths, and a copy of
+``Path(__file__).parents[2] / ...`` in each of them drifts. The shared data directory can be moved with
+``KGAGENTS_DATA_DIR`` (see :class:`kgagents.config.DataSettings`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kgagents.config import DataSettings
+
+#: The source checkout (the package is installed editable, so this is where ``docker/`` and ``benchmarks/`` are).
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: Where the ``kgagents bench`` commands write their results files by default (library calls write only
+#: where they are told to).
+RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+
+
+def data_dir(*parts: str) -> Path:
+    """A path inside the shared benchmark data (default ``../shared/data`` next to the checkout)."""
+    return DataSettings().dir.joinpath(*parts)
