@@ -95,10 +95,10 @@ class ValueTooLargeError(KgAgentsError):
     """Neo4j refused to index a property value (index entries hold at most about 8 KB); nothing was written."""
 
     def __init__(self, label: str, property: str, size: int | None) -> None:
-        bytes_ = f"{size:,} bytes" if size is not None else "too many bytes"
+        bytes_ = f"{size:,} bytes" if size is not None else "more bytes than allowed"
         super().__init__(
-            f"Neo4j cannot index a {property} of :{label} of {bytes_} (an index entry holds about 8 KB), so the "
-            "write was refused and nothing was written. Shorten that value in the input."
+            f"Neo4j cannot index a value of {bytes_} in :{label}({property}) (an index entry holds about 8 KB), so "
+            "the write was refused and nothing was written. Shorten that value in the input."
         )
         self.label = label
         self.property = property

@@ -23,7 +23,7 @@ from kgagents.errors import Neo4jAuthError, Neo4jConfigError, Neo4jUnavailableEr
 
 Row = dict[str, Any]
 Tx = Transaction | ManagedTransaction
-_TOO_LARGE = re.compile(r"too large to index.*?schema=\(:(\w+) \{(\w+)\}\).*?property size: (\d+)", re.S)
+_TOO_LARGE = re.compile(r"too large to index.*?schema=\(:(\w+) \{([\w, ]+)\}\).*?property size: (\d+)", re.S)
 
 
 def _raise_refused_value(exc: Neo4jError) -> None:

@@ -123,7 +123,7 @@ def _oversized(parsed: ParsedOntology, exc: ValueTooLargeError) -> ParseError:
     local = value.rsplit("#", 1)[-1].rsplit("/", 1)[-1] or value
     return ParseError(str(parsed.path), _line_of(parsed.path, local[:200]),
                       f"the URI or name {value[:60]!r}… has {len(value.encode()):,} bytes, more than Neo4j can index "
-                      f"as :{exc.label}.{exc.property} (about 8 KB); shorten it")
+                      f"in :{exc.label}({exc.property}) (about 8 KB); shorten it")
 
 
 def _line_of(path: Path, text: str) -> int | None:
