@@ -129,6 +129,15 @@ def test_every_gds_and_apoc_name_the_cypher_calls_is_allowed() -> None:
     assert not_allowed == [], f"add a pattern to kgagents.config.ALLOWED_PROCEDURES for {not_allowed}"
 
 
+def test_the_docker_compose_server_allows_the_same_procedures() -> None:
+    from kgagents.paths import REPO_ROOT
+
+    compose = (REPO_ROOT / "docker" / "compose.yml").read_text(encoding="utf-8")
+    for setting in ("unrestricted", "allowlist"):
+        found = re.search(rf'NEO4J_dbms_security_procedures_{setting}: "([^"]*)"', compose)
+        assert found is not None and found.group(1).split(",") == list(ALLOWED_PROCEDURES)
+
+
 def test_the_server_loads_only_allowed_procedures(graph: Graph) -> None:
     names = {r["name"] for what in ("PROCEDURES", "FUNCTIONS") for r in graph.run_text(
         f"SHOW {what} YIELD name WHERE name =~ '(gds|apoc)[.].*' RETURN name")}
