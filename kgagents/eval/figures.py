@@ -113,6 +113,15 @@ def om_llm_pair(results: Path) -> str:
             f"{r['machine']['cores']} cores ({_source(stem)})")
 
 
+@figure("llm-local-yes-no")
+def llm_local_yes_no(results: Path) -> str:
+    r = load(results, "llm_local")
+    model = next(m for m in r["models"] if m["model"] == r["chosen_default"])
+    yes_no = model["format_check"]["text"]["yes_no"]
+    return (f"{yes_no['accuracy'] * 100:.0f} % accuracy on {yes_no['n']} easy yes/no items with "
+            f"{model['model']}")
+
+
 # -- entity alignment ---------------------------------------------------------------------------------------
 EA_DATASETS = (("dbp15k_zh_en", "DBP15K ZH-EN"), ("srprs_en_fr", "SRPRS EN-FR"))
 
@@ -157,3 +166,28 @@ def ea_prompt_tokens(results: Path) -> str:
     stem = "ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct"
     before, after = load(results, f"{stem}_before-token-cuts"), load(results, stem)
     return f"from {before['tokens_per_entity']:,.0f} to {after['tokens_per_entity']:,.0f} per entity"
+
+
+@figure("ea-pseudo-seeds")
+def ea_pseudo_seeds(results: Path) -> str:
+    rounds = load(results, "ea_retrieval_dbp15k_zh_en")["pseudo_seeds_per_round"]
+    return f"{len(rounds)} rounds; DBP15K: {' then '.join(f'{n:,}' for n in rounds)} pseudo-seeds"
+
+
+@figure("ea-bootstrap-gain")
+def ea_bootstrap_gain(results: Path) -> str:
+    scores = load(results, "ea_retrieval_dbp15k_zh_en")["scores"]
+    plain, boot = scores["fused, no bootstrap"]["test/all_links"], scores["fused"]["test/all_links"]
+    return (f"Hits@10 from {_f3(plain['hits_at_10'])} to {_f3(boot['hits_at_10'])}, and Hits@1 from "
+            f"{_f3(plain['hits_at_1'])} to {_f3(boot['hits_at_1'])}")
+
+
+@figure("ea-small-models")
+def ea_small_models(results: Path) -> str:
+    srprs = load(results, "ea_agent_srprs_en_fr_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
+    dbp = load(results, "ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
+    gemma = load(results, "ea_agent_dbp15k_zh_en_full_sample50_gemma3-270m")
+    return (f"On DBP15K it overrode retrieval's top-1 {dbp['changed']} time(s) ({dbp['right']} right); on SRPRS "
+            f"{srprs['changed']} time(s), {srprs['right']} right and {srprs['wrong']} wrong. {gemma['model']}, on an "
+            f"earlier retrieval run, did no better and fell back on {gemma['aligner_fallback_rate'] * 100:.0f} % of "
+            f"aligner calls")
