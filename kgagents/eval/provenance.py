@@ -34,12 +34,13 @@ def file_slug(text: str) -> str:
 
 
 def git_commit() -> str | None:
-    """HEAD of the checkout the code runs from, with ``+dirty`` if it has uncommitted changes."""
+    """HEAD of the checkout the code runs from, with ``+dirty`` if its code has uncommitted changes (results
+    files written by earlier benchmarks do not count)."""
     try:
         head = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
                               timeout=10)
-        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--untracked-files=no", "--",
+                                ".", ":!benchmarks/results"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     if head.returncode != 0:
