@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.markup import escape
@@ -45,6 +46,11 @@ def friendly(fn: F) -> F:
             return fn(*args, **kwargs)
         except KgAgentsError as exc:
             console.print(f"[red]error:[/red] {escape(str(exc))}")
+            raise typer.Exit(1) from None
+        except ValidationError as exc:  # a KGAGENTS_* setting (or an option) pydantic rejected
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']} (got {e.get('input')!r})"
+                                 for e in exc.errors())
+            console.print(f"[red]error:[/red] invalid {escape(exc.title)} setting: {escape(problems)}")
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
@@ -144,14 +150,16 @@ class KGFormat(str, Enum):
 
 @load_app.command("ontology")
 @friendly
-def load_ontology_cmd(path: Path, name: str = typer.Option(None, help="ontology name (default: file stem)"),
+def load_ontology_cmd(path: Path, name: str = typer.Option(
+                          None, help="ontology name (default: the file stem in lower case; a default name another "
+                          "file's ontology has is refused; an explicit one replaces what is loaded under it)"),
                       format: str = typer.Option(None, help="xml | turtle | nt (default: from extension)")) -> None:
     """An OWL/RDF ontology into the n10s ontology model."""
     from kgagents.loaders.ontology import parse_ontology, write_ontology
 
     parsed = parse_ontology(path, name=name, format=format)
     with connected() as graph, progress_bar(f"loading {parsed.name}", parsed.row_count) as advance:
-        result = write_ontology(graph, parsed, progress=advance)
+        result = write_ontology(graph, parsed, progress=advance, replace=name is not None)
     console.print(f"{result.name}: {result.classes} classes, {result.object_properties} object properties, "
                   f"{result.datatype_properties} datatype properties, {result.triples} triples "
                   f"in {result.seconds:.1f}s")
@@ -354,22 +362,24 @@ def match_cmd(
                                 "ontologies' own title, description and main concepts)"),
     out: Path = typer.Option(None, help="write the alignment as Alignment API RDF/XML"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation: no LLM at all"),
-    threshold: float = typer.Option(None, help="cosine cut-off T per channel (default 0.90)"),
-    top_k: int = typer.Option(None, help="candidates per channel k (default 3)"),
+    threshold: float = typer.Option(None, min=-1.0, max=1.0, help="cosine cut-off T per channel (default 0.90)"),
+    top_k: int = typer.Option(None, min=1, help="candidates per channel k (default 3)"),
     reference: Path = typer.Option(None, help="OAEI reference alignment: print P/R/F1"),
     checkpoint: Path = typer.Option(None, help="SQLite checkpoint file: an interrupted run resumes from it"),
+    source_name: str = typer.Option(None, help="name to load the source file under (default: its file stem)"),
+    target_name: str = typer.Option(None, help="name to load the target file under (default: its file stem)"),
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
     from kgagents.agent.matching.store import export_alignment
     from kgagents.eval.reference import check_reference_in_graph
-    from kgagents.jobs.matching import ensure_loaded, match_pair
+    from kgagents.jobs.matching import match_pair
     from kgagents.loaders.alignment import read_alignment
 
     chat = _llm_or_none(no_llm)
     settings = _match_settings(chat is None, threshold, top_k, context)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
-        names = [ensure_loaded(graph, Path(x)) if Path(x).is_file() else x for x in (source, target)]
+        names = [_ontology_argument(graph, arg, name) for arg, name in ((source, source_name), (target, target_name))]
         title = escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]")
         with StageDisplay(console, title) as stages, _checkpointer(checkpoint) as saver:
             stages.stage(MATCHING_STAGES[0])
@@ -387,6 +397,23 @@ def match_cmd(
             console.print(f"alignment written to {out}")
         console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
                              "RETURN coalesce(s.label, s.name), coalesce(t.label, t.name), m.score"))
+
+
+def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:
+    """A file to load (under ``name``, else its default name) or the name of a loaded ontology."""
+    from kgagents.errors import InputFileError
+    from kgagents.jobs.matching import ensure_loaded
+
+    path = Path(arg)
+    if path.is_file():
+        return ensure_loaded(graph, path, name)
+    loaded = [row["name"] for row in graph.run("ontology/names")]
+    if arg in loaded:
+        return arg
+    if path.suffix or "/" in arg:
+        raise InputFileError(f"{arg}: no such file (and no loaded ontology has that name). Check the path.")
+    raise InputFileError(f"'{arg}' is neither a file nor a loaded ontology (loaded: {', '.join(loaded) or 'none'}). "
+                         "Give an ontology file, or load it first with `kgagents load ontology FILE`.")
 
 
 @contextmanager
@@ -411,6 +438,9 @@ def _results_option() -> Any:
 def bench_om(
     dataset: str = typer.Argument(..., help="conference | anatomy"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation"),
+    pair: list[str] = typer.Option([], help="conference only: just these pairs (e.g. cmt-confof); repeatable"),
+    repeat: int = typer.Option(1, min=1, help="anatomy only: match this many times (vector indexes rebuilt in "
+                               "between) and record whether the pairs were identical"),
     out: Path = _results_option(),
 ) -> None:
     """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/ (or --out)."""
@@ -421,17 +451,38 @@ def bench_om(
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
-            with progress_bar(escape(f"conference pairs [{settings.mode}]"), 21) as advance:
-                result = om_runner.conference(graph, settings, chat=chat, model=model, out=out,
+            with progress_bar(escape(f"conference pairs [{settings.mode}]"), len(pair) or 21) as advance:
+                result = om_runner.conference(graph, settings, chat=chat, model=model, out=out, pairs=pair,
                                               on_pair=lambda run: advance(1))
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
             with StageDisplay(console, escape(f"anatomy [{settings.mode}]")) as stages:
-                result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, stages=stages)
+                result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, stages=stages,
+                                           repeat=repeat)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:
             raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
+
+
+@bench_app.command("readme")
+@friendly
+def bench_readme(check: bool = typer.Option(False, "--check", help="only report whether the README is current")
+                 ) -> None:
+    """Render the README's figures (tables, sentences between figure markers) from benchmarks/results/."""
+    from kgagents.eval.figures import render
+    from kgagents.paths import REPO_ROOT, RESULTS_DIR
+
+    readme = REPO_ROOT / "README.md"
+    current = readme.read_text(encoding="utf-8")
+    rendered = render(current, RESULTS_DIR)
+    if rendered == current:
+        console.print("README figures match benchmarks/results/")
+    elif check:
+        raise KgAgentsError("README figures differ from benchmarks/results/: run `kgagents bench readme`")
+    else:
+        readme.write_text(rendered, encoding="utf-8")
+        console.print("README figures rendered from benchmarks/results/")
 
 
 @bench_app.command("ea-retrieval")

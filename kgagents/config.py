@@ -32,6 +32,20 @@ class Neo4jSettings(BaseSettings):
     batch_size: int = Field(5000, ge=1, description="rows per UNWIND batch on writes")
 
 
+# The GDS and APOC procedures/functions the project's Cypher calls, as Neo4j allowlist patterns: the local
+# server loads only these (dbms.security.procedures.allowlist) instead of every gds.* / apoc.* procedure.
+# Add a pattern here when a new query needs another; tests/graph/test_server_security.py fails when a
+# .cypher file under kgagents/cypher calls a name no pattern covers.
+ALLOWED_PROCEDURES = (
+    "gds.graph.*",
+    "gds.knn*",
+    "gds.nodeSimilarity*",
+    "gds.similarity.*",
+    "gds.util.*",
+    "gds.version",
+)
+
+
 class LocalServerSettings(BaseSettings):
     """The Neo4j server the project installs from Maven Central and runs itself."""
 
@@ -44,6 +58,10 @@ class LocalServerSettings(BaseSettings):
     heap: str = "2g"
     pagecache: str = "1g"
     start_timeout_s: float = 120.0
+    procedures: list[str] = Field(
+        default_factory=lambda: list(ALLOWED_PROCEDURES),
+        description="procedure/function name patterns the server loads (allowlist, with unrestricted access)",
+    )
 
 
 class BulkImportSettings(BaseSettings):

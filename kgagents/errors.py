@@ -79,6 +79,32 @@ class LLMRequestError(KgAgentsError):
         self.status_code = status_code
 
 
+class ForeignServerError(ServerInstallError):
+    """The server answering on an instance's port belongs to another instance."""
+
+
+class OntologyNameClashError(KgAgentsError):
+    """An ontology's default name is already used by an ontology loaded from another file."""
+
+
+class Neo4jConfigError(KgAgentsError):
+    """The Neo4j connection settings cannot work as given (e.g. an http:// URI for the Bolt driver)."""
+
+
+class ValueTooLargeError(KgAgentsError):
+    """Neo4j refused to index a property value (index entries hold at most about 8 KB); nothing was written."""
+
+    def __init__(self, label: str, property: str, size: int | None) -> None:
+        bytes_ = f"{size:,} bytes" if size is not None else "more bytes than allowed"
+        super().__init__(
+            f"Neo4j cannot index a value of {bytes_} in :{label}({property}) (an index entry holds about 8 KB), so "
+            "the write was refused and nothing was written. Shorten that value in the input."
+        )
+        self.label = label
+        self.property = property
+        self.size = size
+
+
 class UnsupportedObjectError(KgAgentsError, TypeError):
     """An argument is of a kind kgagents cannot use (e.g. a chat model or graph connection of another type)."""
 

@@ -48,24 +48,40 @@ def local_server_settings() -> LocalServerSettings:
 
 
 @pytest.fixture(scope="session")
-def neo4j_settings(local_server_settings: LocalServerSettings) -> Iterator[Neo4jSettings]:
-    """Start (or reuse) the test server and yield settings that reach it."""
+def local_server(local_server_settings: LocalServerSettings) -> Iterator[LocalNeo4j | None]:
+    """The test session's own server instance (started here, stopped after the session unless it was
+    already running or KGAGENTS_TEST_KEEP_SERVER=1); ``None`` with KGAGENTS_TEST_USE_CONFIGURED=1."""
     if os.environ.get("KGAGENTS_TEST_USE_CONFIGURED") == "1":
-        yield Neo4jSettings()
+        yield None
         return
-    settings = Neo4jSettings(uri=f"bolt://127.0.0.1:{local_server_settings.bolt_port}", password="kgagents-test")
-    server = LocalNeo4j(local_server_settings, settings)
+    server = LocalNeo4j(local_server_settings,
+                        Neo4jSettings(uri=f"bolt://127.0.0.1:{local_server_settings.bolt_port}",
+                                      password="kgagents-test"))
     already_running = server.pid() is not None
-    server.start()
-    yield settings
+    server.start()  # refuses a taken port, and a server on the port that is not this instance
+    yield server
     if not already_running and os.environ.get("KGAGENTS_TEST_KEEP_SERVER") != "1":
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def neo4j_settings(local_server: LocalNeo4j | None) -> Neo4jSettings:
+    """Settings that reach the test server."""
+    if local_server is None:
+        return Neo4jSettings()
+    return local_server.neo4j.model_copy(update={"uri": local_server.bolt_uri})
+
+
 @pytest.fixture
-def graph(neo4j_settings: Neo4jSettings) -> Iterator[Graph]:
-    """A connection to an empty database with the schema in place."""
+def graph(neo4j_settings: Neo4jSettings, local_server: LocalNeo4j | None) -> Iterator[Graph]:
+    """A connection to an empty database with the schema in place.
+
+    The wipe runs only after checking that the server answering is the session's own instance: a
+    test run never empties a database it did not create (e.g. another run's, on a clashing port).
+    """
     with Graph(neo4j_settings) as g:
+        if local_server is not None:
+            local_server.verify_identity(g)
         g.run("admin/wipe")
         ensure_schema(g)
         yield g

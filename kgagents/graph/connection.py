@@ -12,15 +12,29 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any
 
+import re
+
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Transaction
-from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import AuthError, ConfigurationError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from kgagents.config import Neo4jSettings
 from kgagents.cypher import cypher, statements
-from kgagents.errors import Neo4jAuthError, Neo4jUnavailableError, UnsupportedObjectError
+from kgagents.errors import Neo4jAuthError, Neo4jConfigError, Neo4jUnavailableError, UnsupportedObjectError, ValueTooLargeError
 
 Row = dict[str, Any]
 Tx = Transaction | ManagedTransaction
+_TOO_LARGE = re.compile(r"too large to index.*?schema=\(:(\w+) \{([\w, ]+)\}\).*?property size: (\d+)", re.S)
+
+
+def _raise_refused_value(exc: Neo4jError) -> None:
+    """Raise :class:`ValueTooLargeError` if Neo4j refused to index a value; any other error is left alone."""
+    text = exc.message or str(exc)
+    if "too large to index" not in text:
+        return
+    found = _TOO_LARGE.search(text)
+    if found is None:
+        raise ValueTooLargeError("?", "property", None) from exc
+    raise ValueTooLargeError(found.group(1), found.group(2), int(found.group(3))) from exc
 
 
 def batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
@@ -45,9 +59,15 @@ class Graph:
     def driver(self) -> Driver:
         if self._driver is None:
             s = self.settings
-            driver = GraphDatabase.driver(s.uri, auth=(s.user, s.password.get_secret_value()),
-                                          connection_acquisition_timeout=30.0,
-                                          notifications_min_severity="OFF")
+            try:
+                driver = GraphDatabase.driver(s.uri, auth=(s.user, s.password.get_secret_value()),
+                                              connection_acquisition_timeout=30.0,
+                                              notifications_min_severity="OFF")
+            except (ConfigurationError, ValueError) as exc:
+                raise Neo4jConfigError(
+                    f"Neo4j URI '{s.uri}' (KGAGENTS_NEO4J_URI) does not work with the Bolt driver: "
+                    f"{str(exc).splitlines()[0]} Use e.g. bolt://127.0.0.1:7687 (the Bolt port, not the HTTP one)."
+                ) from exc
             try:
                 driver.verify_connectivity()
             except AuthError as exc:
@@ -82,6 +102,9 @@ class Graph:
                 return [record.data() for record in session.run(text, params)]
         except (ServiceUnavailable, SessionExpired) as exc:
             raise Neo4jUnavailableError(self.settings.uri, str(exc).splitlines()[0]) from exc
+        except Neo4jError as exc:
+            _raise_refused_value(exc)
+            raise
 
     def run_script(self, name: str) -> None:
         """Run every statement of a multi-statement file (schema DDL), each on its own."""
@@ -103,6 +126,9 @@ class Graph:
                         tx.rollback()
         except (ServiceUnavailable, SessionExpired) as exc:
             raise Neo4jUnavailableError(self.settings.uri, str(exc).splitlines()[0]) from exc
+        except Neo4jError as exc:  # rolled back above; a refused value gets a message a user can act on
+            _raise_refused_value(exc)
+            raise
 
     def write_rows(
         self,

@@ -14,14 +14,22 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kgagents.config import LocalServerSettings, Neo4jSettings
-from kgagents.errors import BulkImportError, Neo4jUnavailableError, ServerInstallError
+from kgagents.errors import BulkImportError, ForeignServerError, Neo4jUnavailableError, ServerInstallError
 from kgagents.paths import REPO_ROOT
+
+if TYPE_CHECKING:
+    from kgagents.graph.connection import Graph
 
 POM = REPO_ROOT / "docker" / "neo4j" / "pom.xml"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
@@ -41,6 +49,33 @@ JVM_FLAGS = [
     "--add-opens=java.base/java.util=ALL-UNNAMED",
     "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
 ]
+
+
+LOG_CONFIG = "server-logs.xml"
+# Log4j configuration of the server's own log: debug.log (rotated at 20 MB, 7 kept) catches everything,
+# security events go to security.log. Without one, errors only reach console.log.
+SERVER_LOGS_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="ERROR" packages="org.neo4j.logging.log4j">
+  <Appenders>
+    <RollingRandomAccessFile name="DebugLog" fileName="${config:server.directories.logs}/debug.log"
+                             filePattern="$${config:server.directories.logs}/debug.log.%02i">
+      <Neo4jDebugLogLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p [%c{1.}] %m%n"/>
+      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
+      <DefaultRolloverStrategy fileIndex="min" max="7"/>
+    </RollingRandomAccessFile>
+    <RollingRandomAccessFile name="SecurityLog" fileName="${config:server.directories.logs}/security.log"
+                             filePattern="$${config:server.directories.logs}/security.log.%02i">
+      <PatternLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p %m%n"/>
+      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
+      <DefaultRolloverStrategy fileIndex="min" max="7"/>
+    </RollingRandomAccessFile>
+  </Appenders>
+  <Loggers>
+    <Root level="INFO"><AppenderRef ref="DebugLog"/></Root>
+    <Logger name="SecurityLogger" level="INFO" additivity="false"><AppenderRef ref="SecurityLog"/></Logger>
+  </Loggers>
+</Configuration>
+"""
 
 
 def pinned_versions(pom: Path = POM) -> dict[str, str]:
@@ -69,6 +104,31 @@ def _require(tool: str, package: str) -> str:
             "(docker/compose.yml) and set KGAGENTS_NEO4J_URI."
         )
     return path
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could listen on ``host:port`` now (a port in TIME_WAIT counts as free)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+@contextmanager
+def _argument_file(value: str, directory: Path) -> Iterator[Path]:
+    """A picocli argument file (readable by the owner only) holding ``value`` as one quoted argument;
+    deleted on exit."""
+    quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"\n'
+    fd, name = tempfile.mkstemp(prefix="admin-", suffix=".args", dir=directory)  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(quoted)
+        yield Path(name)
+    finally:
+        Path(name).unlink(missing_ok=True)
 
 
 @dataclass
@@ -152,13 +212,14 @@ class LocalNeo4j:
             "server.https.enabled=false",
             "dbms.security.auth_enabled=true",
             f"server.directories.plugins={self.dist / 'plugins'}",
-            "dbms.security.procedures.unrestricted=gds.*,apoc.*",
-            "dbms.security.procedures.allowlist=gds.*,apoc.*",
+            # Only the procedure families the project calls are loaded (config.ALLOWED_PROCEDURES).
+            f"dbms.security.procedures.unrestricted={','.join(s.procedures)}",
+            f"dbms.security.procedures.allowlist={','.join(s.procedures)}",
             f"server.memory.heap.initial_size={s.heap}",
             f"server.memory.heap.max_size={s.heap}",
             f"server.memory.pagecache.size={s.pagecache}",
             "db.tx_log.rotation.retention_policy=1 files",
-            "server.logs.config=",
+            f"server.logs.config={self.instance_dir / 'conf' / LOG_CONFIG}",
             # Vector indexes: Neo4j's defaults flush a new Lucene segment every few thousand vectors and
             # hardly merge (population merge factor 1000), and every query then searches each segment's
             # HNSW graph in turn: 12 segments for 40k vectors gave 231 batched queries/s, one segment
@@ -182,15 +243,25 @@ class LocalNeo4j:
         for sub in ("conf", "data", "logs", "run", "import"):
             (self.instance_dir / sub).mkdir(parents=True, exist_ok=True)
         (self.instance_dir / "conf" / "neo4j.conf").write_text(self._conf(), encoding="utf-8")
+        (self.instance_dir / "conf" / LOG_CONFIG).write_text(SERVER_LOGS_XML, encoding="utf-8")
         if not (self.instance_dir / "data" / "dbms" / "auth.ini").exists():
-            java = _require("java", "openjdk-17-jre-headless")
-            proc = subprocess.run(
-                [java, "-cp", self._classpath(), ADMIN_TOOL, "dbms", "set-initial-password",
-                 self.neo4j.password.get_secret_value()],
-                capture_output=True, text=True, env=self._env(),
-            )
-            if proc.returncode != 0:
-                raise ServerInstallError(f"Setting the initial Neo4j password failed:\n{proc.stderr[-2000:]}")
+            self.set_initial_password()
+
+    def set_initial_password(self) -> None:
+        """``neo4j-admin dbms set-initial-password`` with the password in a private argument file.
+
+        On the command line the password would be readable by every user in the process list; the
+        admin tool (picocli) reads ``@file`` arguments instead, and the file exists only for the call.
+        """
+        java = _require("java", "openjdk-17-jre-headless")
+        with _argument_file(self.neo4j.password.get_secret_value(), self.instance_dir / "run") as args:
+            proc = subprocess.run(self._admin_command(java, "dbms", "set-initial-password", f"@{args}"),
+                                  capture_output=True, text=True, env=self._env())
+        if proc.returncode != 0:
+            raise ServerInstallError(f"Setting the initial Neo4j password failed:\n{proc.stderr[-2000:]}")
+
+    def _admin_command(self, java: str, *args: str) -> list[str]:
+        return [java, "-cp", self._classpath(), ADMIN_TOOL, *args]
 
     def pid(self) -> int | None:
         """The pid of this instance's server process, if it is alive."""
@@ -203,15 +274,23 @@ class LocalNeo4j:
         except ProcessLookupError:
             return None
         cmdline = Path(f"/proc/{pid}/cmdline")
-        if cmdline.exists() and ENTRY_POINT.encode() not in cmdline.read_bytes():
-            return None
+        if cmdline.exists():  # a reused pid, or another instance's server, is not ours
+            args = cmdline.read_bytes().split(b"\0")
+            if ENTRY_POINT.encode() not in args or f"--home-dir={self.instance_dir}".encode() not in args:
+                return None
         return pid
 
     def start(self) -> ServerStatus:
-        """Start the server unless it already runs; wait until Bolt answers. Safe to call twice."""
+        """Start the server unless it already runs; wait until Bolt answers. Safe to call twice.
+
+        Refuses to launch when a port is taken (the new process would die with "Address already in
+        use" while the port's owner answered in its place), and only reports success once the server
+        answering on the port is this instance (see :meth:`status`).
+        """
         if self.pid() is not None:
             return self._wait_for_bolt()
         self.install()
+        self._check_ports_free()
         self._prepare_instance()
         java = _require("java", "openjdk-17-jre-headless")
         log = open(self.instance_dir / "logs" / "console.log", "ab")
@@ -234,6 +313,10 @@ class LocalNeo4j:
                 )
             try:
                 return self.status()
+            except ForeignServerError:
+                if proc is not None:  # ours cannot bind the port: do not leave it behind
+                    self._terminate(proc)
+                raise
             except Neo4jUnavailableError as exc:  # not up yet: keep polling until the deadline
                 last_error = str(exc).splitlines()[0]
                 time.sleep(0.5)
@@ -248,16 +331,54 @@ class LocalNeo4j:
             return "(no neo4j.log yet)"
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
+    def _check_ports_free(self) -> None:
+        for what, port in (("bolt", self.server.bolt_port), ("http", self.server.http_port)):
+            if not port_free(port):
+                raise ServerInstallError(
+                    f"Cannot start Neo4j instance '{self.server.instance}': its {what} port {port} on 127.0.0.1 "
+                    "is already in use (another instance or program). Stop that, or give this instance other "
+                    "ports with KGAGENTS_SERVER_BOLT_PORT / KGAGENTS_SERVER_HTTP_PORT."
+                )
+
+    def verify_identity(self, graph: Graph) -> None:
+        """Raise :class:`ForeignServerError` unless the server behind ``graph`` is this instance.
+
+        The server's own home directory (a setting it reports) must be this instance's directory, so
+        a server of another instance that happens to answer on the port is never taken for this one.
+        """
+        rows = graph.run("server/home")
+        home = rows[0]["home"] if rows else None
+        if home is None or Path(home).resolve() != self.instance_dir.resolve():
+            raise ForeignServerError(
+                f"The Neo4j server answering on {graph.settings.uri} is not instance '{self.server.instance}' "
+                f"(its home is {home}, expected {self.instance_dir}). Another instance uses that port: stop it, "
+                "or give this instance other ports with KGAGENTS_SERVER_BOLT_PORT / KGAGENTS_SERVER_HTTP_PORT."
+            )
+
     def status(self) -> ServerStatus:
-        """Version and loaded plugin procedures, read over Bolt. Raises if Bolt does not answer."""
+        """Version and loaded plugin procedures, read over Bolt from this instance.
+
+        Raises :class:`Neo4jUnavailableError` if Bolt does not answer, :class:`ForeignServerError` if
+        another instance answers.
+        """
         from kgagents.graph.connection import Graph
 
         settings = self.neo4j.model_copy(update={"uri": self.bolt_uri})
         with Graph(settings) as graph:
+            self.verify_identity(graph)
             comp = graph.run("server/components")[0]
             plugins = {row["prefix"]: row["n"] for row in graph.run("server/plugin_procedures")}
         return ServerStatus(True, self.pid(), self.bolt_uri, comp["version"], comp["edition"], plugins,
                             self.instance_dir, f"http://127.0.0.1:{self.server.http_port}/browser/")
+
+    @staticmethod
+    def _terminate(proc: subprocess.Popen) -> None:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
     def stop(self, timeout_s: float = 60.0) -> bool:
         """Stop the server if it runs. Returns whether a process was stopped."""

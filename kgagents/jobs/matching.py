@@ -37,10 +37,6 @@ class PairRun:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def ontology_name(path: Path) -> str:
-    return path.stem.lower()
-
-
 def match_pair(
     graph: GraphLike,
     source: str,
@@ -77,11 +73,11 @@ def match_pair(
     seconds = time.perf_counter() - started
     pairs = {(m["source"], m["target"]) for m in final.get("matches", [])}
     entities = len(agent.entities(source)) + len(agent.entities(target))
-    run = PairRun(final["run_id"], source, target, pairs, entities, seconds, final.get("llm_calls", 0),
-                  timings=final.get("timings", {}))
-    if agent.llm is not None:
-        totals = agent.llm.ledger.totals(final["run_id"])
-        run.prompt_tokens, run.completion_tokens = totals.prompt_tokens, totals.completion_tokens
+    run = PairRun(final["run_id"], source, target, pairs, entities, seconds, 0, timings=final.get("timings", {}))
+    if agent.llm is not None:  # the ledger in the graph: every request, those of resumed processes too
+        totals = agent.llm.ledger.flush(graph, final["run_id"])
+        run.llm_calls, run.prompt_tokens, run.completion_tokens = (totals.calls, totals.prompt_tokens,
+                                                                   totals.completion_tokens)
     if reference is not None:
         run.scores = score_pairs(pairs, equivalence_pairs(read_alignment(reference)))
         graph.run("matching/set_run_scores", run_id=run.run_id, reference=str(reference),
@@ -89,8 +85,7 @@ def match_pair(
     return run
 
 
-def ensure_loaded(graph: Graph, path: Path) -> str:
-    """Load the ontology file (idempotent) and return its name."""
-    name = ontology_name(path)
-    load_ontology(graph, path, name=name)
-    return name
+def ensure_loaded(graph: Graph, path: Path, name: str | None = None) -> str:
+    """Load the ontology file (idempotent; an edited file replaces its earlier load) and return its name:
+    ``name`` if given, else the file's default name, refused if another file's ontology has it."""
+    return load_ontology(graph, path, name=name).name

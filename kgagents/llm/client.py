@@ -9,10 +9,12 @@ rejects (4xx) fails at once.
 
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from openai import (
@@ -37,14 +39,27 @@ NO_MODEL_MESSAGE = (
 
 
 @dataclass(frozen=True)
+class FailedRequest:
+    """One HTTP request of a chat call that failed: a retried one, or one in a JSON mode the server refused."""
+
+    started_at: str  # ISO 8601, UTC
+    seconds: float
+    error: str
+
+
+@dataclass(frozen=True)
 class ChatResult:
-    """One reply. ``model`` names the model that wrote it, so every output can be labelled with it."""
+    """One reply. ``model`` names the model that wrote it, so every output can be labelled with it.
+    ``failed_requests`` are the requests the call made before the one that answered (the ledger records
+    each of them: a run's request count is what the endpoint saw, not the number of replies). A call that
+    fails raises an error carrying every request it made in the same ``failed_requests`` attribute."""
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     seconds: float
     model: str
+    failed_requests: tuple[FailedRequest, ...] = ()
 
 
 class ChatModel(ABC):
@@ -68,6 +83,16 @@ class ChatModel(ABC):
         the reply should be one JSON object of that schema; a model may use it to constrain its output
         or ignore it — callers still parse and validate. ``max_tokens`` caps the reply (``None``: the
         model's own limit), so a short answer cannot turn into a long, slow ramble."""
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates replaced by U+FFFD. A model that emits half of an emoji sends it
+    as a ``\\ud83d`` JSON escape; the resulting string cannot be encoded as UTF-8, so Neo4j, files and the
+    terminal would all reject it far from its source."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def approx_tokens(text: str) -> int:
@@ -163,6 +188,7 @@ class OpenAIChatModel(ChatModel):
         model = self.model_name
         cap = max_tokens or self.max_tokens
         start = time.perf_counter()
+        failed: list[FailedRequest] = []
         while True:
             kind = JSON_FORMATS[self._format_level] if json_schema is not None else None
             extra: dict[str, Any] = {} if cap is None else {"max_tokens": cap}
@@ -176,7 +202,8 @@ class OpenAIChatModel(ChatModel):
                         temperature=self.settings.temperature,
                         timeout=self.settings.timeout_s,
                         **extra,
-                    )
+                    ),
+                    failed,
                 )
                 break
             except LLMRequestError as exc:
@@ -184,8 +211,12 @@ class OpenAIChatModel(ChatModel):
                 if kind is not None and _about_response_format(exc):
                     self._format_level += 1
                     continue
+                exc.failed_requests = tuple(failed)  # type: ignore[attr-defined]  # read by the ledger
                 raise
-        text = (response.choices[0].message.content or "") if response.choices else ""
+            except LLMUnavailableError as exc:
+                exc.failed_requests = tuple(failed)  # type: ignore[attr-defined]
+                raise
+        text = valid_text((response.choices[0].message.content or "") if response.choices else "")
         usage = response.usage
         prompt_tokens = usage.prompt_tokens if usage else sum(approx_tokens(m["content"]) for m in messages)
         completion_tokens = usage.completion_tokens if usage else approx_tokens(text)
@@ -195,11 +226,24 @@ class OpenAIChatModel(ChatModel):
             completion_tokens=completion_tokens,
             seconds=time.perf_counter() - start,
             model=response.model or model,
+            failed_requests=tuple(failed),
         )
 
-    def _with_retries(self, call: Any) -> Any:
-        """Run ``call`` with exponential backoff on transient errors; translate what remains."""
+    def _with_retries(self, call: Any, failed: list[FailedRequest] | None = None) -> Any:
+        """Run ``call`` with exponential backoff on transient errors; translate what remains. Every
+        request that raises is appended to ``failed``."""
         attempts = self.settings.max_retries + 1
+
+        def request() -> Any:
+            started, clock = datetime.now(timezone.utc), time.perf_counter()
+            try:
+                return call()
+            except Exception as exc:
+                if failed is not None:
+                    failed.append(FailedRequest(started.isoformat(), time.perf_counter() - clock,
+                                                f"{type(exc).__name__}: {exc}"[:500]))
+                raise
+
         retrying = Retrying(
             retry=retry_if_exception(_transient),
             stop=stop_after_attempt(attempts),
@@ -207,7 +251,7 @@ class OpenAIChatModel(ChatModel):
             reraise=True,
         )
         try:
-            return retrying(call)
+            return retrying(request)
         except APITimeoutError as exc:
             raise LLMRequestError(
                 f"The chat model at {self.base_url} did not answer within {self.settings.timeout_s:g} s "

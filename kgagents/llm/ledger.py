@@ -1,9 +1,14 @@
-"""Every chat-model call, counted: tokens, seconds, cost, success — in memory and then in the graph.
+"""Every request to a chat model, counted: tokens, seconds, cost, success — in memory and in the graph.
 
 Why a wrapper (decorator) rather than logging calls in the agents: an agent that holds
 ``ledger.wrap(chat)`` cannot make an unrecorded call, and every agent reports its cost the same way.
-In the graph a run's calls are ``(:Run {id})-[:MADE_CALL]->(:LLMCall)``; the run's totals are
-recomputed from its calls on every flush, so flushing twice (or from a resumed run) never double counts.
+One entry per HTTP request: a call's retried or refused requests (``ChatResult.failed_requests``) are
+entries of their own, as are repair calls, so the ledger counts what the endpoint saw.
+
+In the graph a run's requests are ``(:Run {id})-[:MADE_CALL]->(:LLMCall)``; the run's totals are
+recomputed from them on every flush, so flushing twice (or from a resumed run) never double counts.
+:meth:`Ledger.attach` writes each entry as it is recorded, so a run killed half-way keeps the ledger
+of every request it made and its resumption adds to it.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import Any
 from kgagents.config import LLMSettings
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
-from kgagents.llm.client import ChatModel, ChatResult, Message
+from kgagents.llm.client import ChatModel, ChatResult, FailedRequest, Message
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,17 @@ class Ledger:
         self._records: list[CallRecord] = []
         self._lock = Lock()
         self._schema_ready = False
+        self._written: set[str] = set()
+        self._graph: Graph | None = None
+
+    def attach(self, graph: Graph, run_id: str) -> None:
+        """From now on tie calls to ``run_id`` and write each to ``graph`` as soon as it is recorded
+        (with those recorded so far). Attaching again to the same run changes nothing."""
+        if self._graph is graph and self.run_id == run_id:
+            return
+        self.run_id = run_id
+        self._graph = graph
+        self.flush(graph, run_id)
 
     def wrap(self, chat: ChatModel) -> LedgeredChatModel:
         """``chat`` with every call recorded here."""
@@ -71,18 +87,33 @@ class Ledger:
 
     def record(self, *, purpose: str, model: str, started_at: datetime, seconds: float,
                result: ChatResult | None = None, error: BaseException | None = None) -> CallRecord:
-        """Add one call (``result`` if it succeeded, ``error`` if it raised)."""
+        """Add one request (``result`` if it answered, ``error`` if the call raised) — and first one failed
+        entry per request the call made before (``failed_requests`` of the result or the error)."""
+        failed: tuple[FailedRequest, ...] = (result.failed_requests if result is not None
+                                             else getattr(error, "failed_requests", ()))
+        with self._lock:
+            added = [self._entry(purpose, model, f.started_at, f.seconds, None, f.error) for f in failed]
+            if result is not None:  # its seconds: the call's, less the failed requests' already counted
+                answered = max(0.0, result.seconds - sum(f.seconds for f in failed))
+                added.append(self._entry(purpose, result.model, started_at.isoformat(), answered, result, None))
+            elif not failed:  # the call failed without saying which requests it made: count it as one
+                added.append(self._entry(purpose, model, started_at.isoformat(), seconds, None,
+                                         f"{type(error).__name__}: {error}"[:500]))
+        if self._graph is not None:
+            self.flush(self._graph)
+        return added[-1]
+
+    def _entry(self, purpose: str, model: str, started_at: str, seconds: float, result: ChatResult | None,
+               error: str | None) -> CallRecord:
+        """Append one entry (the caller holds the lock)."""
         prompt = result.prompt_tokens if result else 0
         completion = result.completion_tokens if result else 0
-        with self._lock:
-            record = CallRecord(
-                id=uuid.uuid4().hex, seq=len(self._records), run_id=self.run_id, purpose=purpose,
-                model=result.model if result else model, prompt_tokens=prompt, completion_tokens=completion,
-                seconds=result.seconds if result else seconds, cost=self.cost(prompt, completion),
-                ok=error is None, error=None if error is None else f"{type(error).__name__}: {error}"[:500],
-                started_at=started_at.isoformat(),
-            )
-            self._records.append(record)
+        record = CallRecord(
+            id=uuid.uuid4().hex, seq=len(self._records), run_id=self.run_id, purpose=purpose, model=model,
+            prompt_tokens=prompt, completion_tokens=completion, seconds=seconds, cost=self.cost(prompt, completion),
+            ok=error is None, error=error, started_at=started_at,
+        )
+        self._records.append(record)
         return record
 
     @property
@@ -111,11 +142,19 @@ class Ledger:
         if not self._schema_ready:
             graph.run_script("llm/constraints")
             self._schema_ready = True
-        rows: list[dict[str, Any]] = [asdict(r) for r in self.records if r.run_id in (run_id, None)]
-        with graph.transaction() as tx:
-            graph.write_rows(tx, "llm/merge_calls", rows, run_id=run_id)
-            total = tx.run(cypher("llm/run_totals"), run_id=run_id).single()
-        assert total is not None  # merge_calls created the run
+        with self._lock:
+            new = [r for r in self._records if r.run_id in (run_id, None) and r.id not in self._written]
+            self._written.update(r.id for r in new)
+        try:
+            with graph.transaction() as tx:
+                tx.run(cypher("llm/merge_run"), run_id=run_id).consume()
+                graph.write_rows(tx, "llm/merge_calls", [asdict(r) for r in new], run_id=run_id)
+                total = tx.run(cypher("llm/run_totals"), run_id=run_id).single()
+        except BaseException:
+            with self._lock:  # not written after all: the next flush tries again
+                self._written.difference_update(r.id for r in new)
+            raise
+        assert total is not None  # merge_run created the run
         return LedgerTotals(calls=total["calls"], failed=total["failed"], prompt_tokens=total["prompt_tokens"],
                             completion_tokens=total["completion_tokens"], seconds=total["seconds"],
                             cost=total["cost"])

@@ -4,8 +4,19 @@ Nodes: ``(:Resource:Class)``, ``(:Resource:Relationship)`` (object properties), 
 (datatype properties), one per URI however many ontologies mention it, each with ``ontologies`` listing
 them and a ``DEFINED_IN`` edge to every ``(:Ontology)``. Edges: SCO, SPO, DOMAIN, RANGE,
 EQUIVALENT_CLASS, DISJOINT_WITH and RESTRICTION {property, kind}. A file is parsed completely first
-(see :mod:`kgagents.loaders.ontology_model`), then written in one transaction with one
-``UNWIND … MERGE`` per kind of node or edge, so a bad file writes nothing and a reload changes nothing.
+(see :mod:`kgagents.loaders.ontology_model`), then written in one transaction, so a bad file writes
+nothing.
+
+Loading a file under a name that is already loaded *replaces* that ontology: what a file says about a
+resource is kept on its ``DEFINED_IN`` edge and every edge lists the ontologies asserting it, so a
+reload first takes the old file's contribution back (edges, memberships, resources no other ontology
+defines) and the node properties are derived again from every ontology that still defines the
+resource. A re-load of an edited file therefore equals a fresh load of it, and reloading an unchanged
+file changes nothing.
+
+Ontologies are named by the file stem (lower case) unless a name is given. A default name already
+used by an ontology from another file is refused (:class:`OntologyNameClashError`): two OAEI tasks
+both shipping ``source.xml`` must not silently become one ontology.
 """
 
 from __future__ import annotations
@@ -18,6 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from kgagents.cypher import cypher
+from kgagents.errors import OntologyNameClashError, ParseError, ValueTooLargeError
 from kgagents.graph.connection import Graph, Tx
 from kgagents.loaders.ontology_model import (
     EdgeType,
@@ -26,12 +38,13 @@ from kgagents.loaders.ontology_model import (
     ParsedOntology,
     ResourceKind,
     Restriction,
+    default_name,
     parse_ontology,
 )
 from kgagents.loaders.rdf_read import RdfFormat
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 
-__all__ = ["OntologyLoadResult", "load_ontology", "parse_ontology", "write_ontology"]
+__all__ = ["OntologyLoadResult", "default_name", "load_ontology", "parse_ontology", "write_ontology"]
 
 Progress = Callable[[int], None]
 _MIN_BATCH = 10_000  # rows are small; fewer round trips matter more than batch memory
@@ -67,15 +80,19 @@ def load_ontology(
     name: str | None = None,
     format: str | RdfFormat | None = None,
     progress: Progress | None = None,
+    replace: bool | None = None,
 ) -> OntologyLoadResult:
-    """Parse ``path`` and write it as ontology ``name`` (default: the file stem).
+    """Parse ``path`` and write it as ontology ``name`` (default: the file stem, lower case).
 
-    ``progress`` receives the number of rows written after each batch; the total is
-    ``parse_ontology(...).row_count`` (call :func:`write_ontology` yourself to know it up front).
+    ``replace`` (default: whether ``name`` was given) lets the file replace an ontology of that name
+    loaded from another file; otherwise that is an :class:`OntologyNameClashError`. ``progress``
+    receives the number of rows written after each batch; the total is ``parse_ontology(...).row_count``
+    (call :func:`write_ontology` yourself to know it up front).
     """
     start = time.perf_counter()
     parsed = parse_ontology(path, name=name, format=format)
-    return write_ontology(graph, parsed, progress=progress, parse_seconds=time.perf_counter() - start)
+    return write_ontology(graph, parsed, progress=progress, parse_seconds=time.perf_counter() - start,
+                          replace=name is not None if replace is None else replace)
 
 
 def write_ontology(
@@ -84,13 +101,51 @@ def write_ontology(
     *,
     progress: Progress | None = None,
     parse_seconds: float = 0.0,
+    replace: bool = False,
 ) -> OntologyLoadResult:
-    """Write an already parsed ontology in one transaction and record the load."""
+    """Write an already parsed ontology in one transaction (replacing an earlier load under its name)
+    and record the load. Without ``replace``, a name taken by an ontology from another file is refused."""
     start = time.perf_counter()
-    with graph.transaction() as tx:
-        result = _write(graph, tx, parsed, parse_seconds, progress=progress)
+    try:
+        with graph.transaction() as tx:
+            if not replace:
+                _refuse_name_clash(tx, parsed)
+            result = _write(graph, tx, parsed, parse_seconds, progress=progress)
+    except ValueTooLargeError as exc:
+        raise _oversized(parsed, exc) from exc
     result.write_seconds = time.perf_counter() - start  # now including the commit
     return result
+
+
+def _oversized(parsed: ParsedOntology, exc: ValueTooLargeError) -> ParseError:
+    """Name the resource (and its line) whose URI or local name Neo4j could not index."""
+    value = max((v for r in parsed.resources for v in (r.uri, r.name)), key=lambda v: len(v.encode()))
+    local = value.rsplit("#", 1)[-1].rsplit("/", 1)[-1] or value
+    return ParseError(str(parsed.path), _line_of(parsed.path, local[:200]),
+                      f"the URI or name {value[:60]!r}… has {len(value.encode()):,} bytes, more than Neo4j can index "
+                      f"in :{exc.label}({exc.property}) (about 8 KB); shorten it")
+
+
+def _line_of(path: Path, text: str) -> int | None:
+    """The 1-based line where ``text`` first occurs in the file, if it does."""
+    data = path.read_bytes()
+    at = data.find(text.encode())
+    return data.count(b"\n", 0, at) + 1 if at >= 0 else None
+
+
+def _refuse_name_clash(tx: Tx, parsed: ParsedOntology) -> None:
+    """An ontology of this name from another file (and with another ontology IRI, if both have one)."""
+    loaded = tx.run(cypher("ontology/loaded"), name=parsed.name).single()
+    if loaded is None or loaded["file"] == str(parsed.path.resolve()):
+        return
+    if parsed.uri is not None and loaded["uri"] == parsed.uri:
+        return  # the same ontology, moved: a reload
+    raise OntologyNameClashError(
+        f"{parsed.path}: an ontology named '{parsed.name}' is already loaded from {loaded['file']} "
+        f"(IRI {loaded['uri'] or 'none'}; this file's IRI is {parsed.uri or 'none'}). Give this one another "
+        f"name (kgagents load ontology --name, kgagents match --source-name/--target-name), or pass that name "
+        "explicitly to replace the loaded one. Nothing was written."
+    )
 
 
 def _write(graph: Graph, tx: Tx, parsed: ParsedOntology, parse_seconds: float, *,
@@ -98,6 +153,8 @@ def _write(graph: Graph, tx: Tx, parsed: ParsedOntology, parse_seconds: float, *
     """All writes of one ontology inside ``tx``, ending with its (:Load) record."""
     start = time.perf_counter()
     batch = max(graph.settings.batch_size, _MIN_BATCH)
+    tx.run(cypher("ontology/unassert_edges"), ontology=parsed.name).consume()
+    previous = {row["uri"] for row in tx.run(cypher("ontology/undefine"), ontology=parsed.name)}
     tx.run(cypher("ontology/merge_ontology"), name=parsed.name, uri=parsed.uri,
            file=str(parsed.path.resolve()), label=parsed.label, comment=parsed.comment).consume()
     for kind, resources in ((ResourceKind.CLASS, parsed.classes),
@@ -105,12 +162,15 @@ def _write(graph: Graph, tx: Tx, parsed: ParsedOntology, parse_seconds: float, *
                             (ResourceKind.PROPERTY, parsed.datatype_properties)):
         graph.write_rows(tx, "ontology/merge_resources", [_resource_row(r) for r in resources],
                          batch_size=batch, on_batch=progress, kind=kind.value, ontology=parsed.name)
+    touched = [{"uri": uri} for uri in sorted(previous | {r.uri for r in parsed.resources})]
+    graph.write_rows(tx, "ontology/derive_resources", touched, batch_size=batch)
+    graph.write_rows(tx, "ontology/delete_orphans", [{"uri": uri} for uri in sorted(previous)], batch_size=batch)
     for edge_type, rows in _edge_rows(parsed.edges).items():
         # One static query per type: MERGE with a dynamic type $(...) scans every relationship.
         graph.write_rows(tx, f"ontology/merge_{edge_type.value.lower()}", rows, batch_size=batch,
-                         on_batch=progress)
+                         on_batch=progress, ontology=parsed.name)
     graph.write_rows(tx, "ontology/merge_restrictions", [_restriction_row(r) for r in parsed.restrictions],
-                     batch_size=batch, on_batch=progress)
+                     batch_size=batch, on_batch=progress, ontology=parsed.name)
     result = OntologyLoadResult(
         name=parsed.name, path=str(parsed.path), uri=parsed.uri,
         classes=len(parsed.classes), object_properties=len(parsed.object_properties),

@@ -19,6 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TypeGuard
 
+from kgagents.errors import ParseError
 from kgagents.loaders import rdf_terms as v
 from kgagents.loaders.rdf_read import RdfFormat, read_triples
 from kgagents.loaders.rdf_terms import Literal, Term, is_datatype_iri, is_iri, local_name
@@ -134,15 +135,28 @@ class ParsedOntology:
         return len(self.resources) + self.relationship_count
 
 
-def parse_ontology(path: str | Path, name: str | None = None, format: str | RdfFormat | None = None) -> ParsedOntology:
-    """Parse ``path`` (RDF/XML, Turtle or N-Triples) into the n10s-shaped model; ``name`` defaults to the file stem.
+def default_name(path: str | Path) -> str:
+    """The name an ontology gets when none is given: the file stem, lower case (``confOf.owl`` → ``confof``)."""
+    return Path(path).stem.lower()
 
-    Raises InputFileError for a missing file or unknown format, ParseError (file and line) for a malformed one.
+
+def parse_ontology(path: str | Path, name: str | None = None, format: str | RdfFormat | None = None) -> ParsedOntology:
+    """Parse ``path`` (RDF/XML, Turtle or N-Triples) into the n10s-shaped model; ``name`` defaults to
+    :func:`default_name`.
+
+    Raises InputFileError for a missing file or unknown format, ParseError (file and line) for a malformed
+    one, and ParseError for a file that declares no class or property (an empty file loads nothing useful).
     """
     path = Path(path)
     with _gc_paused():
         triples = read_triples(path, format)
-        return _Builder(triples).build(name or path.stem, path, len(triples))
+        parsed = _Builder(triples).build(name or default_name(path), path, len(triples))
+    if not parsed.resources:
+        what = "holds no RDF triples (empty file?)" if not triples else (
+            f"holds {len(triples)} triples but declares no class or property (owl:Class, rdfs:Class, "
+            "owl:ObjectProperty, owl:DatatypeProperty), so there is no ontology to load")
+        raise ParseError(str(path), None, what)
+    return parsed
 
 
 @contextmanager

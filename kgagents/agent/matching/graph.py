@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import asdict
+from datetime import datetime, timezone
 from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
@@ -62,7 +63,7 @@ class MatchState(TypedDict, total=False):
     chosen: dict[str, dict[str, dict[str, Any]]]
     matches: list[dict[str, Any]]
     timings: dict[str, float]
-    llm_calls: int
+    started_at: str  # ISO 8601 (UTC) of the run's first step; kept across a resume
 
 
 class MatchingAgent:
@@ -100,6 +101,11 @@ class MatchingAgent:
         """The settings with the run's context filled in (what the LLM steps see and the run records)."""
         return self.settings.model_copy(update={"context": state.get("context") or self.settings.context})
 
+    def _ledger_to(self, state: MatchState) -> None:
+        """Write every LLM request to the graph as it happens, under this run (see Ledger.attach)."""
+        if self.llm is not None and not self.settings.no_llm:
+            self.llm.ledger.attach(self.graph, state["run_id"])
+
     def _matched_uris(self, state: MatchState) -> set[str]:
         return {p["source"] for p in state.get("prematched", [])} | {p["target"] for p in state.get("prematched", [])}
 
@@ -115,12 +121,13 @@ class MatchingAgent:
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         # the run id is an optional input, so an embedding app need only pass source and target
         return {"run_id": state.get("run_id") or new_run_id(), "prematched": found, "context": context,
-                "timings": self._timed(state, "prematch", started)}
+                "timings": self._timed(state, "prematch", started),
+                "started_at": state.get("started_at") or datetime.now(timezone.utc).isoformat()}
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
         skip = self._matched_uris(state)
-        calls = state.get("llm_calls", 0)
+        self._ledger_to(state)
         for ontology in (state["source"], state["target"]):
             entities = self.entities(ontology)
             store_texts(self.graph, {
@@ -128,8 +135,8 @@ class MatchingAgent:
             })
             if self.llm is not None and not self.settings.no_llm:
                 todo = [e for uri, e in entities.items() if uri not in skip]
-                calls += self.llm.write_texts(self.graph, todo, self._settings(state))
-        return {"timings": self._timed(state, "texts", started), "llm_calls": calls}
+                self.llm.write_texts(self.graph, todo, self._settings(state))
+        return {"timings": self._timed(state, "texts", started)}
 
     def embed(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
@@ -159,37 +166,34 @@ class MatchingAgent:
         queue = list(state.get("queue", []))
         batch, rest = queue[: self.settings.batch_size], queue[self.settings.batch_size :]
         chosen = {d: dict(v) for d, v in state.get("chosen", {}).items()}
-        calls = state.get("llm_calls", 0)
+        self._ledger_to(state)
         for direction, uri in batch:
             fused = state["candidates"][direction][uri]
-            pick, used = self._choose(state, direction, uri, fused)
-            calls += used
+            pick = self._choose(state, direction, uri, fused)
             if pick is not None:
                 chosen[direction][uri] = pick
         timings = dict(state.get("timings", {}))
         timings["validate"] = round(timings.get("validate", 0.0) + time.perf_counter() - started, 3)
-        return {"queue": rest, "chosen": chosen, "llm_calls": calls, "timings": timings}
+        return {"queue": rest, "chosen": chosen, "timings": timings}
 
     def _choose(self, state: MatchState, direction: str, uri: str,
-                fused: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, int]:
+                fused: list[dict[str, Any]]) -> dict[str, Any] | None:
         """Walk rank groups (ties: higher summed similarity first); offline, the first candidate wins."""
         ordered = sorted((Fused(**f) for f in fused), key=self._walk_order)
         if not ordered:
-            return None, 0
+            return None
         if not self.settings.validator or self.llm is None or self.settings.no_llm:
             best = ordered[0]
             return {"candidate": best.candidate, "score": best.score, "similarity": _similarity(best),
-                    "channels": list(best.channels), "validated": False, "reason": None}, 0
+                    "channels": list(best.channels), "validated": False, "reason": None}
         a, b = (state["source"], state["target"]) if direction == "forward" else (state["target"], state["source"])
         source = self.entities(a)[uri]
-        calls = 0
         for f in ordered:
-            calls += 1
             ok, reason = self.llm.validate(source, self.entities(b)[f.candidate], self._settings(state).context or "")
             if ok:
                 return {"candidate": f.candidate, "score": f.score, "similarity": _similarity(f),
-                        "channels": list(f.channels), "validated": True, "reason": reason}, calls
-        return None, calls
+                        "channels": list(f.channels), "validated": True, "reason": reason}
+        return None
 
     @staticmethod
     def _walk_order(f: Fused) -> tuple[int, float, str]:
@@ -238,18 +242,18 @@ class MatchingAgent:
                              k=settings.top_k, threshold=settings.structural_threshold, kinds=kinds, exclude=exclude)
             best.append({uri: self._best(flist) for uri, flist in fused.items() if flist})
         forward, backward = best
-        mutual = [(s, f.candidate) for s, f in forward.items()
-                  if f.candidate in backward and backward[f.candidate].candidate == s]
+        mutual = sorted((s, f.candidate) for s, f in forward.items()  # a stable validation order
+                        if f.candidate in backward and backward[f.candidate].candidate == s)
         uris = sorted({u for pair in mutual for u in pair})
         neighbours = {r["uri"]: set(r["neighbours"]) for r in self.graph.run("matching/structural_neighbours", uris=uris)}
-        added, calls = [], state.get("llm_calls", 0)
+        added = []
+        self._ledger_to(state)
         for s, t in mutual:
             support = [(x, y) for x in neighbours.get(s, ()) for y in neighbours.get(t, ()) if (x, y) in matched]
             if not support:
                 continue
             validated, reason = False, f"structural: {len(support)} matched neighbour pair(s)"
             if settings.validator and self.llm is not None and not settings.no_llm:
-                calls += 1
                 ok, why = self.llm.validate(self.entities(state["source"])[s], self.entities(state["target"])[t],
                                             self._settings(state).context or "")
                 if not ok:
@@ -257,8 +261,7 @@ class MatchingAgent:
                 validated, reason = True, f"{reason}; {why}"
             added.append({"source": s, "target": t, "score": 0.0, "similarity": _similarity(forward[s]),
                           "channels": ["structural"], "validated": validated, "reason": reason})
-        return {"matches": state["matches"] + added, "llm_calls": calls,
-                "timings": self._timed(state, "propagate", started)}
+        return {"matches": state["matches"] + added, "timings": self._timed(state, "propagate", started)}
 
     @classmethod
     def _best(cls, fused: list[Fused]) -> Fused:

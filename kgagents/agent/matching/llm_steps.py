@@ -1,7 +1,7 @@
 """The matcher's LLM steps — describe, verbalise, validate — behind one small object.
 
-Every call goes through the chat model the ledger wraps, so calls, tokens and seconds are counted
-per run. Texts are written to the graph per batch, so a resumed run only asks for what is missing.
+Every call goes through the chat model the ledger wraps, so requests, tokens and seconds are counted
+per run (the run's totals come from the ledger, not from counting here). Texts are written to the graph per batch, so a resumed run only asks for what is missing.
 """
 
 from __future__ import annotations
@@ -35,9 +35,8 @@ class LLMSteps:
                                                 property=prop, model=self.model_name)}
         return [e for e in entities if e.uri not in uris]
 
-    def write_texts(self, graph: Graph, entities: Sequence[Entity], settings: MatchSettings) -> int:
+    def write_texts(self, graph: Graph, entities: Sequence[Entity], settings: MatchSettings) -> None:
         """LLM texts for the lexical and semantic channels (only those enabled and not yet stored)."""
-        calls = 0
         if "lexical" in settings.channels:
             todo = self._missing(graph, entities, "om_lexical")
             for start in range(0, len(todo), TEXT_BATCH):
@@ -47,7 +46,6 @@ class LLMSteps:
                     reply = self.chat.complete(prompts.describe(e, settings.context or ""), purpose="describe",
                                                max_tokens=TEXT_MAX_TOKENS)
                     texts[e.uri] = {"om_lexical": reply.text.strip(), "om_lexical_model": self.model_name}
-                    calls += 1
                 store_texts(graph, texts)
         if "semantic" in settings.channels:
             todo = self._missing(graph, entities, "om_semantic")
@@ -63,9 +61,7 @@ class LLMSteps:
                     reply = self.chat.complete(prompts.verbalise(e, facts), purpose="verbalise",
                                                max_tokens=TEXT_MAX_TOKENS)
                     texts[e.uri] = {"om_semantic": reply.text.strip(), "om_semantic_model": self.model_name}
-                    calls += 1
                 store_texts(graph, texts)
-        return calls
 
     def validate(self, source: Entity, candidate: Entity, context: str) -> tuple[bool, str]:
         """The model's yes/no; an answer that is neither, even after the repair retry, counts as no."""

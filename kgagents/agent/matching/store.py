@@ -9,13 +9,17 @@ from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
 from kgagents.graph.properties import as_properties, seconds_properties
+from kgagents.llm import Ledger
 from kgagents.loaders.alignment import Alignment, Cell, write_alignment
 
 
 def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, model: str,
-              timings: dict[str, float], ledger: Any = None) -> None:
-    """Write the run's pairs and its (:Run) node in one transaction, then the LLM ledger. The settings and the
-    per-stage seconds are typed properties of the run (``threshold``, ``channels``, ``retrieve_seconds``, …)."""
+              timings: dict[str, float], ledger: Ledger | None = None) -> None:
+    """Write the run's pairs and its (:Run) node in one transaction, after the LLM ledger: the run's
+    ``llm_calls`` is the number of requests the ledger holds for it (every retry and repair included,
+    and those of the run's earlier, interrupted processes). The settings and the per-stage seconds are
+    typed properties of the run (``threshold``, ``channels``, ``retrieve_seconds``, …)."""
+    calls = ledger.flush(graph, state["run_id"]).calls if ledger is not None else 0
     rows = [{"source": m["source"], "target": m["target"], "score": float(m["score"]),
              "similarity": m.get("similarity"), "channels": list(m["channels"]), "validated": bool(m["validated"]),
              "reason": m.get("reason")}
@@ -25,9 +29,7 @@ def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, mode
         tx.run(cypher("matching/write_run"), run_id=state["run_id"], source=state["source"],
                target=state["target"], model=model, mode=settings.mode,
                props={**as_properties(settings.model_dump(mode="json")), **seconds_properties(timings)},
-               matches=len(rows), llm_calls=state.get("llm_calls", 0)).consume()
-    if ledger is not None:
-        ledger.flush(graph, state["run_id"])
+               matches=len(rows), llm_calls=calls, started_at=state.get("started_at")).consume()
 
 
 def run_alignment(graph: Graph, run_id: str, source: str, target: str) -> Alignment:

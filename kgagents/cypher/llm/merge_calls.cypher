@@ -1,6 +1,5 @@
-// Record chat-model calls of one run: (:Run {id})-[:MADE_CALL]->(:LLMCall) per row, idempotent by call id.
-MERGE (r:Run {id: $run_id})
-WITH r
+// Record chat-model requests of one run: (:Run {id})-[:MADE_CALL]->(:LLMCall) per row, idempotent by call id.
+MATCH (r:Run {id: $run_id})
 UNWIND $rows AS row
 MERGE (c:LLMCall {id: row.id})
 SET c.run_id = $run_id, c.seq = row.seq, c.purpose = row.purpose, c.model = row.model,

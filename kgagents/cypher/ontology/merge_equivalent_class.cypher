@@ -1,5 +1,6 @@
-// Upsert (:Class)-[:EQUIVALENT_CLASS]->(:Class) for owl:equivalentClass between named classes; rows are {source, target} URIs.
+// Upsert (:Class)-[:EQUIVALENT_CLASS]->(:Class) for owl:equivalentClass between named classes; rows are {source, target} URIs; the edge lists the ontologies asserting it.
 UNWIND $rows AS row
 MATCH (a:Resource {uri: row.source})
 MATCH (b:Resource {uri: row.target})
-MERGE (a)-[:EQUIVALENT_CLASS]->(b)
+MERGE (a)-[e:EQUIVALENT_CLASS]->(b)
+SET e.ontologies = coalesce(e.ontologies, []) + [x IN [$ontology] WHERE NOT x IN coalesce(e.ontologies, [])]

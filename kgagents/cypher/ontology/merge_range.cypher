@@ -1,5 +1,6 @@
-// Upsert (property)-[:RANGE]->(:Class) for rdfs:range (each member of a unionOf range); rows are {source, target} URIs.
+// Upsert (property)-[:RANGE]->(:Class) for rdfs:range (each member of a unionOf range); rows are {source, target} URIs; the edge lists the ontologies asserting it.
 UNWIND $rows AS row
 MATCH (a:Resource {uri: row.source})
 MATCH (b:Resource {uri: row.target})
-MERGE (a)-[:RANGE]->(b)
+MERGE (a)-[e:RANGE]->(b)
+SET e.ontologies = coalesce(e.ontologies, []) + [x IN [$ontology] WHERE NOT x IN coalesce(e.ontologies, [])]
