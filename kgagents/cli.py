@@ -993,10 +993,11 @@ def llm_status() -> None:
 @friendly
 def demo(
     data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
-    job: list[str] = typer.Option([], "--job", help="run only these jobs (matching, alignment, kgqa); default all"),
+    job: list[str] = typer.Option([], "--job", help="run only these jobs (matching, alignment, kgqa, extraction); default all"),
     no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
 ) -> None:
-    """Every job on a small real slice (matching, alignment, KGQA), scored; the summary is read back from Neo4j."""
+    """Every job on a small real slice (matching, alignment, KGQA, extraction), scored; the summary is read back
+    from Neo4j."""
     import tempfile
 
     from kgagents.config import LocalServerSettings, Neo4jSettings

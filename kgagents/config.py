@@ -43,6 +43,7 @@ ALLOWED_PROCEDURES = (
     "gds.similarity.*",
     "gds.util.*",
     "gds.version",
+    "apoc.path.expandConfig",
 )
 
 

@@ -156,7 +156,7 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
                                              "aligner_fallback_rate")},
         **{f"bench_changed_{k}": v for k, v in scores["changed_vs_retrieval"].items()},
     }
-    graph.run("alignment_ea/agent_write_run", run_id=run.run_id, props=summary)
+    graph.run("alignment_ea/agent_write_run", run_id=run.run_id, props=summary, started_at=None)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         stem = result_stem(dataset, mode, sample, model, tag)

@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -39,6 +40,8 @@ from kgagents.eval.text2kgbench import (
     score_ontology,
 )
 from kgagents.graph.connection import Graph
+from kgagents.graph.properties import as_properties
+from kgagents.graph.runs import new_run_id
 from kgagents.paths import REPO_ROOT, data_dir
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
@@ -151,8 +154,9 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
         feedback: bool = True, max_steps: int = 24, tools_per_step: int = 60,
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) on ``root`` (default: the shared DBpedia-WebNLG
-    part) and, when ``out`` is given, write the results files there."""
-    start = time.perf_counter()
+    part), record it as a ``(:Run {job: 'extraction'})`` node and, when ``out`` is given, write the results
+    files there."""
+    start, started_at = time.perf_counter(), datetime.now(timezone.utc).isoformat()
     root = root or data_dir("extraction", "text2kgbench", "dbpedia_webnlg")
     ensure_tool_schema(graph)
     delete_aboxes(graph, f"{ABOX_PREFIX}{mode}:")
@@ -174,11 +178,25 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
             on_ontology(oid)
     agent = None if mode == "no-llm" else {"feedback": feedback, "max_steps": max_steps, "tools_per_step": tools_per_step}
     result = _summary(mode, chat, per, sample, seed, ontologies, root, time.perf_counter() - start, agent)
+    result["run_id"] = _write_run(graph, result, started_at)
     if out is not None:
         from kgagents.eval.text2kgbench_report import write_results
 
         result["files"] = write_results(result, out)
     return result
+
+
+def _write_run(graph: Graph, result: dict[str, Any], started_at: str) -> str:
+    """The run's (:Run) node: global scores (``f1``, ``precision``, …), sample and agent settings as typed
+    properties, so Cypher users find extraction runs next to matching, alignment and KGQA runs."""
+    run_id = new_run_id("extraction")
+    props = as_properties({**result["global"], "sample_per_ontology": result["sample_per_ontology"],
+                           "seed": result["seed"], "ontologies": sorted(result["per_ontology"]),
+                           "command": result["command"], "agent": result["agent_settings"]})
+    graph.run("extraction/write_run", run_id=run_id, props=props, benchmark=result["benchmark"],
+              mode=result["mode"], model=result["model"], label=result["label"],
+              abox_prefix=f"{ABOX_PREFIX}{result['mode']}:", started_at=started_at)
+    return run_id
 
 
 def _summary(mode: str, chat: Any, per: dict[str, Any], sample: int | None, seed: int,

@@ -11,7 +11,10 @@ Jobs (each a function of ``(graph, chat, data_dir, workdir)``, so tests can run 
 * ``matching`` — Agent-OM on the OAEI conference pair cmt–confOf, scored against its reference (F1);
 * ``alignment`` — EA candidate retrieval + EA-Agent on a seeded slice of SRPRS EN-FR (Hits@1 on the slice's
   test links);
-* ``kgqa`` — ODA on a seeded sample of PathQuestion PQ-2H against its KB (Hits@1).
+* ``kgqa`` — ODA on a seeded sample of PathQuestion PQ-2H against its KB (Hits@1);
+* ``extraction`` — Text2KGBench (DBpedia-WebNLG, one ontology): the T-Box compiled into tools, a seeded sample
+  of test sentences written through them (F1). Offline nothing is extracted: the ground-truth triples and three
+  corruptions of each are fed through the tools, which shows what the ontology accepts and rejects.
 
 With no chat model every job runs its documented no-LLM ablation, and the model column says so.
 """
@@ -45,6 +48,8 @@ class DemoSettings:
 
     ea_links: int = 600
     kgqa_questions: int = 200
+    extraction_ontology: str = "1_university"
+    extraction_sentences: int = 10
     seed: int = 7
 
 
@@ -111,7 +116,22 @@ def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoS
                   "Hits@1", "summary_hits_at_1", "demo/show_kgqa")
 
 
-JOBS: dict[str, Job] = {"matching": matching_job, "alignment": alignment_job, "kgqa": kgqa_job}
+def extraction_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
+    from kgagents.eval import text2kgbench_runner
+
+    result = text2kgbench_runner.run(graph, mode="no-llm" if chat is None else "llm", chat=chat,
+                                     sample=settings.extraction_sentences, seed=settings.seed,
+                                     ontologies=[settings.extraction_ontology],
+                                     root=data / "extraction" / "text2kgbench" / "dbpedia_webnlg")
+    sentences = result["per_ontology"][settings.extraction_ontology]["sentences"]
+    what = "ground truth fed through the tools" if chat is None else "extracted through the tools"
+    return JobRun("ontology-to-tools extraction",
+                  f"Text2KGBench {settings.extraction_ontology}, {sentences} seeded sentences ({what})",
+                  result["run_id"], "F1", "f1", "demo/show_extraction")
+
+
+JOBS: dict[str, Job] = {"matching": matching_job, "alignment": alignment_job, "kgqa": kgqa_job,
+                        "extraction": extraction_job}
 
 
 def read_back(graph: Graph, job: JobRun) -> JobSummary:

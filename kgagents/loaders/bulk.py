@@ -33,7 +33,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel
 
 from kgagents.config import BulkImportSettings, LocalServerSettings, Neo4jSettings
-from kgagents.errors import BulkImportError, Neo4jAuthError, Neo4jUnavailableError
+from kgagents.errors import BulkImportError, ForeignServerError, Neo4jAuthError, Neo4jUnavailableError
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.graph.server import LocalNeo4j
@@ -92,8 +92,8 @@ def managed_server(neo4j: Neo4jSettings, server: LocalServerSettings) -> LocalNe
             local.status()
         except Neo4jUnavailableError:
             return local  # nothing listens: the instance is ours to start
-        except Neo4jAuthError:
-            pass  # something answers with other credentials: not ours either
+        except (Neo4jAuthError, ForeignServerError):
+            pass  # something answers with other credentials, or is another instance: not ours either
         raise BulkImportError(
             f"a Neo4j server answers on {neo4j.uri} but it is not the one kgagents started (instance "
             f"'{server.instance}', no pid in {local.pid_file}); --bulk would have to stop it and rewrite its files. "

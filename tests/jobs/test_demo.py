@@ -14,13 +14,14 @@ from kgagents.loaders.jape_slice import slice_jape
 
 pytestmark = pytest.mark.integration
 
-SMALL = DemoSettings(ea_links=120, kgqa_questions=15, seed=3)
+SMALL = DemoSettings(ea_links=120, kgqa_questions=15, extraction_sentences=4, seed=3)
 
 
 def test_every_demo_job_runs_offline_and_reads_its_summary_back_from_neo4j(
         graph: Graph, shared_data: Path, tmp_path: Path) -> None:
     summaries = run_demo(graph, None, shared_data, tmp_path, SMALL)
-    assert [s.job for s in summaries] == ["ontology matching", "entity alignment", "KG question answering"]
+    assert [s.job for s in summaries] == ["ontology matching", "entity alignment", "KG question answering",
+                                          "ontology-to-tools extraction"]
     for s in summaries:
         stored = graph.run("demo/run_summary", run_id=s.run_id, score_property="job")[0]
         assert stored["model"] == s.model
@@ -29,7 +30,7 @@ def test_every_demo_job_runs_offline_and_reads_its_summary_back_from_neo4j(
         assert "no-llm" in (s.model or "").lower() or "none" in (s.model or "").lower(), s
         rows = graph.run(s.show_query, run=s.run_id)
         assert rows, f"the Cypher shown for {s.job} finds nothing for run {s.run_id}"
-    assert set(JOBS) == {"matching", "alignment", "kgqa"}
+    assert set(JOBS) == {"matching", "alignment", "kgqa", "extraction"}
 
 
 def test_jape_slice_keeps_sampled_links_their_entities_and_the_triples_between_them(

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from datetime import datetime, timezone
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypedDict
@@ -97,6 +98,7 @@ class EAState(TypedDict, total=False):
     results: list[dict[str, Any]]
     trajectories: list[dict[str, Any]]
     done: int
+    started_at: str  # ISO 8601 (UTC) of the run's first step; kept across a resume
 
 
 class EARunResult(BaseModel):
@@ -184,7 +186,8 @@ class EAAgent:
         kg1, kg2 = pair_kgs(self.graph, state["dataset"])
         run_id = state.get("run_id") or new_run_id()
         self.graph.run("alignment_ea/agent_delete_alignments", kg1=kg1, run_id=run_id)
-        return {"run_id": run_id, "kg1": kg1, "kg2": kg2, "queue": self._queue(state), "trajectories": [], "done": 0}
+        return {"run_id": run_id, "kg1": kg1, "kg2": kg2, "queue": self._queue(state), "trajectories": [], "done": 0,
+                "started_at": state.get("started_at") or datetime.now(timezone.utc).isoformat()}
 
     def select(self, state: EAState) -> dict[str, Any]:
         self.ledger.run_id = state["run_id"]
@@ -252,7 +255,8 @@ class EAAgent:
                  "model": self.model_name}
         props = {k: v for k, v in props.items() if v is not None}
         with self.graph.transaction() as tx:
-            tx.run(cypher("alignment_ea/agent_write_run"), run_id=state["run_id"], props=props).consume()
+            tx.run(cypher("alignment_ea/agent_write_run"), run_id=state["run_id"], props=props,
+                   started_at=state.get("started_at")).consume()
         return {}
 
     # -- helpers -----------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from datetime import datetime, timezone
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -350,7 +351,7 @@ def retrieve(graph: Graph, *, dataset: str, settings: RetrievalSettings | None =
     allowed = {t for _, t in links} if settings.candidate_space == "test" else None
     run_id = run_id or new_run_id()
     timings: dict[str, float] = {}
-    started = time.perf_counter()
+    started, started_at = time.perf_counter(), datetime.now(timezone.utc).isoformat()
     signals, collector = collect_signals(graph, kg1=kg1, kg2=kg2, sources=sources, seeds=seeds, settings=settings,
                                          timings=timings, progress=progress)
     weights = Weights.of(settings)
@@ -365,13 +366,14 @@ def retrieve(graph: Graph, *, dataset: str, settings: RetrievalSettings | None =
     started = time.perf_counter()
     store_candidates(graph, run_id=run_id, kg1=kg1, kg2=kg2, candidates=candidates,
                      props={"dataset": dataset, "kg1": kg1, "kg2": kg2, "sources": len(sources),
-                            **settings.model_dump(), "pseudo_seeds": pseudo, "retrieval_seconds": timings["retrieval"]})
+                            **settings.model_dump(), "pseudo_seeds": pseudo, "retrieval_seconds": timings["retrieval"]},
+                     started_at=started_at)
     timings["store"] = time.perf_counter() - started
     return RetrievalRun(run_id, dataset, kg1, kg2, sources, candidates, signals, timings, pseudo)
 
 
 def store_candidates(graph: Graph, *, run_id: str, kg1: str, kg2: str, candidates: Mapping[str, Sequence[Candidate]],
-                     props: Mapping[str, Any]) -> None:
+                     props: Mapping[str, Any], started_at: str | None = None) -> None:
     """Write the (:Run) node and its CANDIDATE relationships in one transaction, replacing a run of that id."""
     rows = [{"s": s, "t": c.target, "rank": c.rank, "score": c.score, "signals": sorted(c.signals.found_by),
              "name": c.signals.name, "exact": c.signals.exact, "structure": c.signals.structure,
@@ -380,12 +382,13 @@ def store_candidates(graph: Graph, *, run_id: str, kg1: str, kg2: str, candidate
     with graph.transaction() as tx:
         tx.run(cypher("alignment_ea/delete_candidates"), kg1=kg1, run_id=run_id).consume()
         graph.write_rows(tx, "alignment_ea/write_candidates", rows, kg1=kg1, kg2=kg2, run_id=run_id)
-        tx.run(cypher("alignment_ea/write_run"), run_id=run_id, props=dict(props)).consume()
+        tx.run(cypher("alignment_ea/write_run"), run_id=run_id, props=dict(props),
+               started_at=started_at).consume()
 
 
 def set_run_scores(graph: Graph, run_id: str, scores: Mapping[str, float | int]) -> None:
     """Add evaluation numbers to a run's (:Run) node."""
-    graph.run("alignment_ea/write_run", run_id=run_id, props=dict(scores))
+    graph.run("alignment_ea/write_run", run_id=run_id, props=dict(scores), started_at=None)
 
 
 def stored_candidates(graph: Graph, *, run_id: str, kg1: str, source: str) -> list[dict[str, Any]]:

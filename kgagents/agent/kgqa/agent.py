@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import random
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -47,6 +46,7 @@ from kgagents.candidates import CandidateEngine
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.errors import ChatModelRequiredError
+from kgagents.graph import runs
 from kgagents.graph.connection import GraphLike, connect
 from kgagents.llm.langchain import as_chat_model
 from kgagents.llm.ledger import Ledger
@@ -58,7 +58,7 @@ TRACE_BATCH = 500
 
 
 def new_run_id() -> str:
-    return f"kgqa-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    return runs.new_run_id("kgqa")
 
 
 class QAState(TypedDict, total=False):

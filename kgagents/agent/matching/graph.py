@@ -24,7 +24,6 @@ run with ``graph.invoke(None, config)``.
 from __future__ import annotations
 
 import time
-import uuid
 from dataclasses import asdict
 from datetime import datetime, timezone
 from typing import Any, TypedDict
@@ -43,6 +42,7 @@ from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes
 from kgagents.errors import ChatModelRequiredError
+from kgagents.graph import runs
 from kgagents.graph.connection import GraphLike, connect
 from kgagents.llm.langchain import as_chat_model
 from kgagents.llm.ledger import Ledger
@@ -300,4 +300,4 @@ def _similarity(f: Fused) -> float | None:
 
 
 def new_run_id() -> str:
-    return f"om-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    return runs.new_run_id("om")
