@@ -995,13 +995,15 @@ def demo(
     data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
     job: list[str] = typer.Option([], "--job", help="run only these jobs (matching, alignment, kgqa, extraction); default all"),
     no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
+    out: Path = typer.Option(None, help="also write the summary as demo_<model>.json + .md in this directory"),
 ) -> None:
     """Every job on a small real slice (matching, alignment, KGQA, extraction), scored; the summary is read back
     from Neo4j."""
     import tempfile
+    import time
 
     from kgagents.config import LocalServerSettings, Neo4jSettings
-    from kgagents.jobs.demo import JOBS, run_demo
+    from kgagents.jobs.demo import JOBS, run_demo, write_summary
     from kgagents.paths import data_dir
 
     unknown = sorted(set(job) - set(JOBS))
@@ -1011,18 +1013,21 @@ def demo(
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     console.print(escape(f"[demo] chat model: {model}"))
     names = job or list(JOBS)
+    started = time.perf_counter()
     with connected() as graph, tempfile.TemporaryDirectory(prefix="kgagents-demo-") as workdir, \
             progress_bar("demo jobs", len(names)) as advance:
-        started: list[str] = []
+        begun: list[str] = []
 
         def on_job(name: str) -> None:
-            if started:
+            if begun:
                 advance(1)
-            started.append(name)
+            begun.append(name)
             console.print(f"[bold]{name}[/bold] …")
 
         summaries = run_demo(graph, chat, data or data_dir(), Path(workdir), jobs=names, on_job=on_job)
         advance(1)
+    if out is not None:
+        console.print(f"summary written to {write_summary(summaries, model, time.perf_counter() - started, out)}")
     table = Table(title="kgagents demo (every value read back from the run's (:Run) node in Neo4j)")
     for column in ("job", "data", "score", "seconds", "model", "run id"):
         table.add_column(column)

@@ -191,3 +191,37 @@ def ea_small_models(results: Path) -> str:
             f"{srprs['changed']} time(s), {srprs['right']} right and {srprs['wrong']} wrong. {gemma['model']}, on an "
             f"earlier retrieval run, did no better and fell back on {gemma['aligner_fallback_rate'] * 100:.0f} % of "
             f"aligner calls")
+
+
+# -- KG question answering ----------------------------------------------------------------------------------
+KGQA_RUNS = (
+    ("kgqa_metaqa_sample1000_no-llm", "MetaQA dev (kb_partial), 1,000 seeded per hop file"),
+    ("kgqa_pq-2h_no-llm", "PathQuestion PQ-2H"),
+    ("kgqa_pq-3h_no-llm", "PathQuestion PQ-3H"),
+    ("kgqa_qald-onehop_no-llm", "QALD-10 one-hop (gold-triple graph)"),
+)
+
+
+@figure("kgqa-offline")
+def kgqa_offline(results: Path) -> str:
+    rows = ["| data | questions | Hits@1 by hops (%) | gold in observation (%) | observe p50 / p95 (ms) "
+            "| questions/s | load avg |", "|---|---|---|---|---|---|---|"]
+    for stem, title in KGQA_RUNS:
+        r = load(results, stem)
+        hops = ", ".join(f"{h}-hop {100 * v:.1f}" for h, v in r["hits_at_1_by_hops"].items())
+        rows.append(f"| {title} | {r['questions']:,} | {hops}; **all {100 * r['hits_at_1']:.1f}** "
+                    f"| {100 * r['observation_answer_recall']:.1f} | {r['observe_ms_p50']:.0f} / "
+                    f"{r['observe_ms_p95']:.0f} | {r['questions_per_second']:.1f} ({r['workers']} workers) "
+                    f"| {r['load_average_before'][0]:.1f} |")
+    return "\n".join(rows)
+
+
+# -- demo -----------------------------------------------------------------------------------------------------
+@figure("demo")
+def demo(results: Path) -> str:
+    r = load(results, "demo_no-llm")
+    rows = [f"Last offline run (`{r['command']}`, {r['wall_seconds']:.0f} s wall on {r['machine']['cores']} cores, "
+            f"load average {r['machine']['load_average'][0]:.1f}; {_source('demo_no-llm')}):", "",
+            "| job | data | score | seconds |", "|---|---|---|---|"]
+    rows += [f"| {j['job']} | {j['data']} | {j['metric']} {j['score']:.3f} | {j['seconds']:.1f} |" for j in r["jobs"]]
+    return "\n".join(rows)

@@ -74,7 +74,7 @@ def test_ill_ent_ids_with_a_seeded_split(graph: Graph, tiny: Path) -> None:
     assert unsplit.gold_links == {"train": 0, "test": 4}  # no split file, no ratio: every link is test
     first = load_jape_pair(graph, tiny, name="a", train_ratio=0.5, split_seed=3)
     again = load_jape_pair(graph, tiny, name="b", train_ratio=0.5, split_seed=3)
-    assert first.gold_links == {"train": 2, "test": 2}
+    assert first.gold_links == again.gold_links == {"train": 2, "test": 2}
     assert gold_links(graph, "a") == gold_links(graph, "b")
     assert {(s, t) for s, t, _ in gold_links(graph, "a")} == GOLD
 

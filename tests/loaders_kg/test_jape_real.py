@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
@@ -24,8 +23,8 @@ def _tsv(path: Path) -> list[list[str]]:
 
 
 class Loaded:
-    def __init__(self, graph: Graph, dbp: EAPairLoadResult, srprs: EAPairLoadResult, dbp_seconds: float) -> None:
-        self.graph, self.dbp, self.srprs, self.dbp_seconds = graph, dbp, srprs, dbp_seconds
+    def __init__(self, graph: Graph, dbp: EAPairLoadResult, srprs: EAPairLoadResult) -> None:
+        self.graph, self.dbp, self.srprs = graph, dbp, srprs
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +33,9 @@ def loaded(neo4j_settings: Neo4jSettings, shared_data: Path) -> Iterator[Loaded]
     with Graph(neo4j_settings) as graph:
         graph.run("admin/wipe")
         ensure_schema(graph)
-        start = time.perf_counter()
         dbp = load_jape_pair(graph, shared_data / "ea" / "dbp15k_zh_en")
-        dbp_seconds = time.perf_counter() - start
         srprs = load_jape_pair(graph, shared_data / "ea" / "srprs_en_fr")
-        yield Loaded(graph, dbp, srprs, dbp_seconds)
+        yield Loaded(graph, dbp, srprs)
 
 
 @pytest.mark.parametrize("side,kg", [(1, "dbp15k_zh_en:zh"), (2, "dbp15k_zh_en:en")])
@@ -52,10 +49,6 @@ def test_dbp15k_counts_match_files_and_publication(loaded: Loaded, shared_data: 
     assert stats["triples"] == len(distinct)
     # The published number counts lines; the files contain no exact duplicate lines, so both agree.
     assert len(triple_lines) == len(distinct) == PUBLISHED_DBP15K["triples"][side - 1]
-
-
-def test_dbp15k_load_is_fast_enough(loaded: Loaded) -> None:
-    assert loaded.dbp_seconds <= 120, f"DBP15K ZH-EN took {loaded.dbp_seconds:.1f}s (target ≤ 120 s)"
 
 
 def test_dbp15k_gold_links_follow_split_files(loaded: Loaded, shared_data: Path) -> None:
