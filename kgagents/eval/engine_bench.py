@@ -329,6 +329,11 @@ def end_to_end_section(results: Path) -> dict[str, Any]:
         out["om_anatomy_no_llm"] = {"command": r.get("command", "kgagents bench om anatomy --no-llm"),
                                     "file": om.name, "wall_seconds": r["wall_seconds"], "f1": r["scores"]["f1"],
                                     "stage_seconds": r["stage_seconds"], "load_average": r.get("load_average")}
+    load = results / "engine_load.json"
+    if load.is_file():  # `kgagents bench load` replaces the database, so it runs as its own command
+        r = json.loads(load.read_text())
+        out["load"] = {"command": r["command"], "file": load.name, "statements_per_s": "; ".join(
+            f"{row['input']} {row['method']} {row['triples_per_s']:,}" for row in r["rows"])}
     return out
 
 

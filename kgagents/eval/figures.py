@@ -225,3 +225,33 @@ def demo(results: Path) -> str:
             "| job | data | score | seconds |", "|---|---|---|---|"]
     rows += [f"| {j['job']} | {j['data']} | {j['metric']} {j['score']:.3f} | {j['seconds']:.1f} |" for j in r["jobs"]]
     return "\n".join(rows)
+
+
+# -- ontology-to-tools --------------------------------------------------------------------------------------
+@figure("t2k-no-llm")
+def t2k_no_llm(results: Path) -> str:
+    r = load(results, "text2kgbench_no-llm")
+    per = r["per_ontology"].values()
+    sentences, triples = sum(o["sentences"] for o in per), sum(o["ground_truth_triples"] for o in per)
+    rej, g, gt = r["corruption_rejection"], r["global"], r["global_ground_truth_itself"]
+    return (f"On {sentences:,} sentences ({r['sample_per_ontology']} seeded per ontology, seed {r['seed']}; "
+            f"{triples:,} ground-truth triples) the tools accept **{100 * r['ground_truth_acceptance']:.1f} %** of "
+            f"the ground truth; they reject **{100 * rej['relation_outside_ontology']:.1f} %** of relations from "
+            f"another ontology, **{100 * rej['swapped_subject_object']:.1f} %** of subject/object swaps and "
+            f"**{100 * rej['relation_with_other_signature']:.1f} %** of relations with another signature. Scored with "
+            f"the benchmark's own definitions, what the graph then holds has F1 **{g['f1']:.3f}** and ontology "
+            f"conformance **{g['onto_conf']:.3f}** (F1 {g['f1_ignoring_quotes']:.3f} ignoring quotes); the "
+            f"benchmark's hallucination measure gives the ground truth itself {gt['sub_halluc']:.3f} / "
+            f"{gt['obj_halluc']:.3f} subject / object hallucination ({_source('text2kgbench_no-llm')}).")
+
+
+@figure("twa")
+def twa(results: Path) -> str:
+    tools = load(results, "twa_tools")["ontologies"]
+    scorer = load(results, "twa_scorer_selftest")["results"]
+    catalogue = ", ".join(f"{name} compiles to {o['tools']} tools ({o['groups']['add quantities']} OM-2 quantity tools)"
+                          for name, o in tools.items())
+    cases = "; ".join(f"{case}: micro F1 {r['micro']['f1']:.3f}, macro {r['macro']['f1']:.3f}"
+                      for case, r in scorer.items())
+    return (f"{catalogue} (`benchmarks/results/twa_tool_catalogue_*.md`). The seed's slot scorer on the shared "
+            f"ground-truth example and perturbed copies of it — {cases} ({_source('twa_scorer_selftest')}).")
