@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from kgagents.candidates.scopes import key_property
+from kgagents.candidates.scopes import resolve_keys
+from kgagents.cypher import cypher
 from kgagents.embeddings.index import Scope, render
 from kgagents.graph.connection import Graph, Row
 
@@ -36,15 +37,18 @@ def key_rows(keyed: Mapping[str, Iterable[KeySpec]]) -> list[Row]:
 
 def write_keys(graph: Graph, scope: Scope, keyed: Mapping[str, Iterable[KeySpec]], kinds: Sequence[str]) -> int:
     """Replace the ``kinds`` keys of the nodes of ``scope`` named in ``keyed``, in one transaction (a failure
-    leaves the old keys); returns the number of links written."""
-    rows = key_rows(keyed)
-    identifiers = {"label": scope.label, "key_property": key_property(scope)}
-    clear, write = render("candidates/clear_keys", **identifiers), render("candidates/write_keys", **identifiers)
+    leaves the old keys); returns the number of links written.
+
+    The keys are resolved to element ids in one pass over the scope first: a node key alone (an entity's ``id``
+    without its ``kg``) is not indexed, and matching it row by row would scan the label once per row."""
+    ids = resolve_keys(graph, scope, list(keyed))
+    rows = [{"id": ids[row["key"]], "keys": row["keys"]} for row in key_rows(keyed) if row["key"] in ids]
+    clear, write = cypher("candidates/clear_keys"), cypher("candidates/write_keys")
     with graph.transaction() as tx:
         for start in range(0, len(rows), WRITE_BATCH):
             chunk = rows[start:start + WRITE_BATCH]
-            tx.run(clear, rows=chunk, kinds=list(kinds), scope=scope.params()).consume()
-            tx.run(write, rows=chunk, scope=scope.params()).consume()
+            tx.run(clear, rows=chunk, kinds=list(kinds)).consume()
+            tx.run(write, rows=chunk).consume()
     return sum(len(r["keys"]) for r in rows)
 
 

@@ -1,7 +1,5 @@
-// Template ({{label}}, {{key_property}}): remove the HAS_KEY links of kinds $kinds from the scope's nodes named in $rows ({key}).
+// Remove the HAS_KEY links of kinds $kinds from the nodes named in $rows ({id: element id}).
 UNWIND $rows AS row
-MATCH (n:{{label}} {{{key_property}}: row.key})-[r:HAS_KEY]->()
-WHERE r.kind IN $kinds
-  AND ($scope.key IS NULL
-       OR CASE WHEN $scope.many THEN $scope.value IN n[$scope.key] ELSE n[$scope.key] = $scope.value END)
+MATCH (n)-[r:HAS_KEY]->()
+WHERE elementId(n) = row.id AND r.kind IN $kinds
 DELETE r

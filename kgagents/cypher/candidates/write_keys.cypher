@@ -1,8 +1,7 @@
-// Template ({{label}}, {{key_property}}): link each node of the scope named in $rows ({key, keys: [{kind, text, synonym}]}) to its shared (:MatchKey {kind, text}) nodes.
+// Link each node named in $rows ({id: element id, keys: [{kind, text, synonym}]}) to its shared
+// (:MatchKey {kind, text}) nodes.
 UNWIND $rows AS row
-MATCH (n:{{label}} {{{key_property}}: row.key})
-WHERE $scope.key IS NULL
-   OR CASE WHEN $scope.many THEN $scope.value IN n[$scope.key] ELSE n[$scope.key] = $scope.value END
+MATCH (n) WHERE elementId(n) = row.id
 UNWIND row.keys AS key
 MERGE (k:MatchKey {kind: key.kind, text: key.text})
 CREATE (n)-[:HAS_KEY {kind: key.kind, synonym: key.synonym}]->(k)
