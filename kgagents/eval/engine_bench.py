@@ -333,7 +333,8 @@ def end_to_end_section(results: Path) -> dict[str, Any]:
     if load.is_file():  # `kgagents bench load` replaces the database, so it runs as its own command
         r = json.loads(load.read_text())
         out["load"] = {"command": r["command"], "file": load.name, "statements_per_s": "; ".join(
-            f"{row['input']} {row['method']} {row['triples_per_s']:,}" for row in r["rows"])}
+            f"{row['input']} {row['method']} " + (f"{row['triples_per_s']:,}" if "triples_per_s" in row else "failed")
+            for row in r["rows"])}
     return out
 
 

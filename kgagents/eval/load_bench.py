@@ -112,10 +112,16 @@ class _Rows:
         if fresh:
             _empty_database(self.local)
         before = [round(x, 2) for x in os.getloadavg()]
-        row = {"input": label, "method": method, **_in_child(fn, *args),
-               "server_peak_rss_mib": peak_rss_mib(self.local.pid()),
+        try:
+            measured = _in_child(fn, *args)
+        except Exception as exc:  # noqa: BLE001 - a row that cannot load is a result (e.g. one transaction too big)
+            measured = {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:400]}"}
+        row = {"input": label, "method": method, **measured, "server_peak_rss_mib": peak_rss_mib(self.local.pid()),
                "load_average_before": before, "load_average_after": [round(x, 2) for x in os.getloadavg()]}
         self.rows.append(row)
+        if "error" in row:
+            self.log(f"{label} {method}: FAILED {row['error']}")
+            return
         self.log(f"{label} {method}: {row['triples']:,} statements in {row['seconds']:.1f}s "
                  f"= {row['triples_per_s']:,}/s (load average {before[0]})")
 
@@ -181,6 +187,10 @@ def markdown(report: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["rows"]:
+        if "error" in r:
+            lines.append(f"| {r['input']} | {r['method']} | failed: {r['error']} | | | | | | | "
+                         f"{r['load_average_before'][0]} |")
+            continue
         lines.append(
             f"| {r['input']} | {r['method']} | {r['triples']:,} | {r['seconds']:.1f} | {r['triples_per_s']:,} | "
             f"{_number(r.get('import_triples_per_s'))} | "
@@ -189,7 +199,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += ["", "Bulk phases (seconds):", "",
               "| input | parse | CSV | import | restart | schema |", "|---|---|---|---|---|---|"]
     for r in report["rows"]:
-        if r["method"] == "bulk":
+        if r["method"] == "bulk" and "error" not in r:
             lines.append(f"| {r['input']} | {r['parse_seconds']} | {r['files_seconds']} | {r['import_seconds']} | "
                          f"{r['restart_seconds']} | {r['schema_seconds']} |")
     lines += ["", "Generated KGs (`kgagents.eval.generate_kg`, Wikidata truthy N-Triples; statements = `wdt:` lines):",
