@@ -255,3 +255,43 @@ def twa(results: Path) -> str:
                       for case, r in scorer.items())
     return (f"{catalogue} (`benchmarks/results/twa_tool_catalogue_*.md`). The seed's slot scorer on the shared "
             f"ground-truth example and perturbed copies of it — {cases} ({_source('twa_scorer_selftest')}).")
+
+
+# -- candidate engine and loads -----------------------------------------------------------------------------
+def _engine_row(where: str, r: dict[str, Any]) -> str:
+    lat = r.get("latency_ms") or {}
+    latency = f"{lat['p50']:.1f} / {lat['p95']:.1f}" if lat else "–"
+    return (f"| {where} | {r['backend']} | {r['sources']:,} | {r['queries_per_s']:,.0f} | {latency} "
+            f"| {r['ratio_to_numpy']} | {r['recall_at_10']:.3f} |")
+
+
+@figure("engine")
+def engine(results: Path) -> str:
+    r = load(results, "engine")
+    d = r["dbp15k_zh_en"]
+    rows = [f"Measured by `{r['command']}` ({_source('engine')}; load average {r['load_average_start'][0]:.1f} at "
+            f"start on {r['machine']['cores']} cores). Ratio = engine seconds / numpy seconds for the same queries; "
+            "recall@10 against numpy's exact top-10.", "",
+            "| vectors searched | back-end | sources | queries/s | p50 / p95 ms | ratio to numpy | recall@10 |",
+            "|---|---|---|---|---|---|---|"]
+    rows += [_engine_row(f"DBP15K {x['target']} ({x['vectors']:,})", x) for x in d["single_client"]]
+    rows += [_engine_row(f"DBP15K {d['target_kg']} ({d['target_vectors']:,})"
+                         + (f", fetch {x['fetch']}" if x.get("fetch") else ""), x) for x in d["all_sources"]]
+    for size in r["scaling"]["rows"]:
+        rows += [_engine_row(f"synthetic {size['vectors']:,} (index build {size['index_build_seconds']} s)", x)
+                 for x in size["backends"]]
+    return "\n".join(rows)
+
+
+@figure("load")
+def load_figure(results: Path) -> str:
+    r = load(results, "engine_load")
+    rows = [f"Measured by `{r['command']}` ({_source('engine_load')}; server heap {r['server']['heap']}):", "",
+            "| input | method | statements | statements/s | Python / server JVM peak MiB |", "|---|---|---|---|---|"]
+    for x in r["rows"]:
+        if "error" in x:
+            rows.append(f"| {x['input']} | {x['method']} | failed: {x['error'][:160]} | – | – |")
+        else:
+            rows.append(f"| {x['input']} | {x['method']} | {x['triples']:,} | {x['triples_per_s']:,} "
+                        f"| {x['python_peak_rss_mib']} / {x['server_peak_rss_mib']} |")
+    return "\n".join(rows)
