@@ -29,9 +29,13 @@ def scope_label(scope: Scope, prefix: str = "Scope") -> str:
     return identifier(f"{prefix}_{readable}_{digest}", "label")
 
 
+ONTOLOGY_LABELS = frozenset({"Resource", "Class", "Relationship", "Property"})
+
+
 def key_property(scope: Scope) -> str:
-    """The property that names a node of the scope: ``id`` for KG entities, ``uri`` for ontology resources."""
-    return "id" if scope.key == "kg" or scope.label == "Entity" else "uri"
+    """The property that names a node of the scope: ``uri`` for ontology resources (a scope on ``ontologies``
+    or an ontology label), ``id`` for everything else (KG entities, other node sets such as benchmark vectors)."""
+    return "uri" if scope.key == "ontologies" or scope.label in ONTOLOGY_LABELS else "id"
 
 
 def index_name(label: str, vector_property: str) -> str:
