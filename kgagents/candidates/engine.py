@@ -140,7 +140,7 @@ class CandidateEngine:
             targets = (resolve_target(self.graph, target, vector_property) if n_targets
                        else TargetIds("node", []))
             return search_exact(self.graph, sources, targets, batch_size=s.batch_size,
-                                parallel=s.parallel_sessions, **common)
+                                parallel=s.parallel_sessions, target_batch=s.exact_target_batch, **common)
         assert isinstance(target, Scope)
         if chosen == "bulk":
             return search_bulk(self.graph, sources, target, settings=s, **common)

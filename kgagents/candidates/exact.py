@@ -17,16 +17,25 @@ from kgagents.graph.connection import Graph, Row
 
 def search_exact(graph: Graph, sources: SourceRows, targets: TargetIds, *, k: int, vector_property: str,
                  source_vector_property: str, floor: float, exclude: Mapping[str, bool], batch_size: int,
-                 parallel: int) -> dict[str, list[Hit]]:
-    """Top-``k`` targets per source by exact cosine (≥ ``floor``, not excluded, not the source itself)."""
+                 parallel: int, target_batch: int) -> dict[str, list[Hit]]:
+    """Top-``k`` targets per source by exact cosine (≥ ``floor``, not excluded, not the source itself).
+
+    Targets go in slices of ``target_batch``, each slice's top-``k`` merged: a query holds one slice's vectors,
+    so a hub's tens of thousands of neighbour triples stay within the server's transaction memory."""
     if not sources.rows:
         return {}
     query = cypher("candidates/exact")
     params = query_params(sources, k=k, vector_property=vector_property,
                           source_vector_property=source_vector_property, floor=floor, exclude=exclude)
+    found: dict[str, list[Hit]] = {}
+    for start in range(0, max(len(targets.ids), 1), target_batch):
+        ids = targets.ids[start:start + target_batch]
 
-    def run(chunk: list[Row]) -> list[Row]:
-        return graph.run_text(query, sources=chunk, target_kind=targets.kind, targets=targets.ids, **params)
+        def run(chunk: list[Row], ids: list[str] = ids) -> list[Row]:
+            return graph.run_text(query, sources=chunk, target_kind=targets.kind, targets=ids, **params)
 
-    return {row["source"]: hits_of(row["hits"])
-            for row in run_batched(graph, run, sources.rows, batch_size=batch_size, parallel=parallel)}
+        for row in run_batched(graph, run, sources.rows, batch_size=batch_size, parallel=parallel):
+            found.setdefault(row["source"], []).extend(hits_of(row["hits"]))
+    if len(targets.ids) <= target_batch:
+        return found
+    return {source: sorted(hits, key=lambda h: (-h.cosine, h.key or ""))[:k] for source, hits in found.items()}
