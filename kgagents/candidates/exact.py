@@ -20,7 +20,7 @@ def search_exact(graph: Graph, sources: SourceRows, targets: TargetIds, *, k: in
                  parallel: int, target_batch: int) -> dict[str, list[Hit]]:
     """Top-``k`` targets per source by exact cosine (≥ ``floor``, not excluded, not the source itself).
 
-    Targets go in slices of ``target_batch``, each slice's top-``k`` merged: a query holds one slice's vectors,
+    Targets go in slices of ``target_batch`` (2,000 by default), each slice's top-``k`` merged: a query holds one slice's vectors,
     so a hub's tens of thousands of neighbour triples stay within the server's transaction memory."""
     if not sources.rows:
         return {}

@@ -33,7 +33,7 @@ class EngineSettings(BaseSettings):
     batch_size: int = Field(500, ge=1, description="sources per round trip (batched back-end)")
     parallel_sessions: int = Field(2, ge=1, description="batched round trips in flight at once (one per server core)")
     exact_target_batch: int = Field(
-        10_000, ge=1, description="exact back-end: targets per query (their vectors must fit the transaction memory)")
+        2_000, ge=1, description="exact back-end: targets per query (their vectors must fit the transaction memory)")
     # -- bulk (GDS KNN) --------------------------------------------------------------------------
     gds_top_k: int = Field(16, ge=1, description="neighbours GDS KNN keeps per node while searching (≥ k)")
     gds_sample_rate: float = Field(1.0, gt=0.0, le=1.0, description="GDS KNN sampleRate")
