@@ -295,3 +295,13 @@ def load_figure(results: Path) -> str:
             rows.append(f"| {x['input']} | {x['method']} | {x['triples']:,} | {x['triples_per_s']:,} "
                         f"| {x['python_peak_rss_mib']} / {x['server_peak_rss_mib']} |")
     return "\n".join(rows)
+
+
+@figure("kgqa-llm")
+def kgqa_llm(results: Path) -> str:
+    stem = "kgqa_pq-2h_full_sample3_smollm2-135m-instruct"
+    r = load(results, stem)
+    return (f"with {r['model']} on {r['questions']} seeded PQ-2H questions (mode {r['mode']}): Hits@1 "
+            f"{100 * r['hits_at_1']:.1f} %, {r['llm_calls_per_question']:.1f} LLM calls and "
+            f"{r['tokens_per_question']:,.0f} tokens per question, mean iterations {r['mean_iterations']:.2f} "
+            f"({_source(stem)})")
