@@ -33,6 +33,7 @@ from kgagents.agent.alignment.retrieval import entity_names, pair_kgs, split_lin
 from kgagents.agent.alignment.tools import REFLECTOR
 from kgagents.eval.ea import non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
 from kgagents.jobs.alignment import align, bench_sources
 
 NO_LLM_LABEL = "no-LLM ablation: retrieval top-1"
@@ -156,7 +157,7 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
                                              "aligner_fallback_rate")},
         **{f"bench_changed_{k}": v for k, v in scores["changed_vs_retrieval"].items()},
     }
-    graph.run("alignment_ea/agent_write_run", run_id=run.run_id, props=summary, started_at=None)
+    RunStore(graph).update(run.run_id, summary)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         stem = result_stem(dataset, mode, sample, model, tag)
