@@ -98,6 +98,8 @@ class Agent(ABC, Generic[SettingsT]):
     job: ClassVar[str]
     #: the agent's settings model
     settings_type: ClassVar[type[AgentSettings]]
+    #: the graph's state schema (a TypedDict): a parent graph that embeds the agent shares its keys
+    state_type: ClassVar[type]
     #: name of the headline score in :attr:`RunResult.scores`
     metric: ClassVar[str | None] = None
 

@@ -120,6 +120,7 @@ class EAAgent(Agent[EASettings]):
 
     job = "ea-agent"
     settings_type = EASettings
+    state_type = EAState
     metric = "hits_at_1"
     no_llm_label = "retrieval top-1"
 
