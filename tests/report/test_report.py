@@ -18,7 +18,7 @@ from kgagents.config import Neo4jSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.jobs.matching import ensure_loaded, match_pair
-from kgagents.eval.scorer import equivalence_pairs, score_pairs
+from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 from kgagents.graph.connection import Graph
 from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.alignment import load_alignment, read_alignment

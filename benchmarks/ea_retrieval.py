@@ -5,7 +5,7 @@ one row per signal, with and without bootstrapping), and write ``<out>/ea_retrie
 
 Command::
 
-    kgagents bench ea-retrieval [JAPE directory]     (or: python -m kgagents.eval.ea_runner [directory])
+    kgagents bench ea-retrieval [JAPE directory]     (or: python -m benchmarks.ea_retrieval [directory])
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from kgagents.agent.alignment.retrieval import (
     retrieve, set_run_scores, split_links,
 )
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.eval.ea import RankScores, non_trivial_links, rank_scores
+from kgagents.metrics.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.jobs.alignment import load_pair
-from kgagents.paths import RESULTS_DIR, data_dir
+from benchmarks import RESULTS_DIR
+from kgagents.paths import data_dir
 from kgagents.progress import SILENT, Stages
 
-COMMAND = "kgagents bench ea-retrieval {directory}  (or: python -m kgagents.eval.ea_runner {directory})"
+COMMAND = "kgagents bench ea-retrieval {directory}  (or: python -m benchmarks.ea_retrieval {directory})"
 GRID = {"exact": (0.0, 0.15, 0.3, 0.5), "structure": (0.0, 0.3, 0.6, 1.0, 1.5), "attributes": (0.0, 0.1, 0.2, 0.4)}
 THRESHOLDS = (0.5, 0.65, 0.8)
 ROUNDS = (1, 2)

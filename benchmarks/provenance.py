@@ -81,7 +81,7 @@ class Neo4jMemory:
     def of_configured_server(cls) -> Neo4jMemory:
         """The configured local instance's JVM, if the configured URI is its Bolt port."""
         from kgagents.config import Neo4jSettings
-        from kgagents.graph.server import LocalNeo4j
+        from kgagents.servers.neo4j import LocalNeo4j
 
         server = LocalNeo4j()
         local = Neo4jSettings().uri.rstrip("/") == server.bolt_uri

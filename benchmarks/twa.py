@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kgagents.eval.twa_scorer import load_ground_truth, records, score
+from kgagents.metrics.twa import load_ground_truth, records, score
 from kgagents.tools.catalogue_view import catalogue_markdown
 from kgagents.tools.compiler import compile_ontology
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from kgagents.eval.text2kgbench import (
+from kgagents.metrics.text2kgbench import (
     ABOX_PREFIX,
     METRICS,
     OntologyData,
@@ -150,12 +150,11 @@ def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[st
 
 
 def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None, seed: int = 7,
-        ontologies: list[str] | None = None, root: Path | None = None, out: Path | None = None,
+        ontologies: list[str] | None = None, root: Path | None = None,
         feedback: bool = True, max_steps: int = 24, tools_per_step: int = 60,
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) on ``root`` (default: the shared DBpedia-WebNLG
-    part), record it as a ``(:Run {job: 'extraction'})`` node and, when ``out`` is given, write the results
-    files there."""
+    part) and record it as a ``(:Run {job: 'extraction'})`` node (the benchmark writes the results files)."""
     start, started_at = time.perf_counter(), datetime.now(timezone.utc).isoformat()
     root = root or data_dir("extraction", "text2kgbench", "dbpedia_webnlg")
     ensure_tool_schema(graph)
@@ -170,7 +169,7 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
         if mode == "no-llm":
             per[oid] = conformance_ontology(graph, data, sentence_ids, sorted(every_relation - data.relations), seed)
         else:
-            from kgagents.eval.text2kgbench_agent import agent_ontology
+            from kgagents.jobs.text2kgbench_agent import agent_ontology
 
             per[oid] = agent_ontology(graph, data, sentence_ids, chat, feedback=feedback, max_steps=max_steps,
                                       tools_per_step=tools_per_step)
@@ -179,10 +178,6 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
     agent = None if mode == "no-llm" else {"feedback": feedback, "max_steps": max_steps, "tools_per_step": tools_per_step}
     result = _summary(mode, chat, per, sample, seed, ontologies, root, time.perf_counter() - start, agent)
     result["run_id"] = _write_run(graph, result, started_at)
-    if out is not None:
-        from kgagents.eval.text2kgbench_report import write_results
-
-        result["files"] = write_results(result, out)
     return result
 
 

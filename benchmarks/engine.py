@@ -36,7 +36,7 @@ from kgagents.candidates import CandidateEngine, EngineSettings, Hit, Ids, Vecto
 from kgagents.candidates.hnsw import fetch_size
 from kgagents.embeddings.index import Scope, render
 from kgagents.graph.connection import Graph, batched
-from kgagents.paths import RESULTS_DIR
+from benchmarks import RESULTS_DIR
 
 COMMAND = "kgagents bench engine --sizes {sizes} --single-queries {single_queries}"
 K = 10

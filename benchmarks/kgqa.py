@@ -19,10 +19,9 @@ from __future__ import annotations
 import json
 import os
 import platform
-import random
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,7 +34,7 @@ from kgagents.embeddings.base import Embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.agent.kgqa.results import QuestionResult
-from kgagents.jobs.kgqa import run_questions
+from kgagents.jobs.kgqa import run_questions, seeded_sample
 from kgagents.loaders.kg_common import kg_stats
 from kgagents.loaders.qa import Question, read_questions
 from kgagents.loaders.qald_graph import load_qald_onehop
@@ -108,13 +107,6 @@ def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
     else:
         result = load_triples(graph, kb, kg=ds.kg)
     return {"loaded_now": True, **result.model_dump()}
-
-
-def seeded_sample(questions: Sequence[Question], n: int | None, seed: int) -> list[Question]:
-    """``random.Random(seed).sample`` of ``n`` questions in file order (all of them without ``n``)."""
-    if not n or n >= len(questions):
-        return list(questions)
-    return sorted(random.Random(seed).sample(list(questions), n), key=lambda q: q.id)
 
 
 def benchmark_questions(ds: Dataset, sample: int | None, seed: int) -> tuple[list[Question], list[dict[str, Any]]]:
@@ -219,12 +211,3 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append("- anchors (published, other systems/models): "
                      + "; ".join(f"{k} {v}" for k, v in result["anchors"].items()))
     return "\n".join(lines) + "\n"
-
-
-def questions_for(paths: Sequence[Path], *, format: str | None = None, sample: int | None = None,
-                  seed: int = 7) -> list[Question]:
-    """Questions of one or more files for ``kgagents kgqa`` (a seeded sample of ``sample`` per file)."""
-    out: list[Question] = []
-    for path in paths:
-        out.extend(seeded_sample(read_questions(path, format=format), sample, seed))
-    return out

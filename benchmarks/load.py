@@ -5,7 +5,7 @@ Rows (each load runs in a fresh Python process, so its peak memory is its own):
 * DBP15K ZH-EN (the JAPE pair, 165,556 triples): transactional into an empty database, then the idempotent
   re-load, then bulk.
 * OAEI anatomy human / mouse ontologies, transactional (re-measured figures of the old one-off load benchmark).
-* A generated Wikidata-like KG (:mod:`kgagents.eval.generate_kg`; its shape is recorded) at each of ``sizes``
+* A generated Wikidata-like KG (:mod:`benchmarks.generate_kg`; its shape is recorded) at each of ``sizes``
   statements, both paths, and at ``big`` statements in bulk only (one transaction of millions of statements
   does not fit the server's heap; that is what the bulk path is for).
 
@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.config import LocalServerSettings, Neo4jSettings
-from kgagents.eval.generate_kg import generate_wikidata_nt
-from kgagents.eval.machine import machine_info, peak_rss_mib
+from benchmarks.generate_kg import generate_wikidata_nt
+from benchmarks.machine import machine_info, peak_rss_mib
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.graph.server import LocalNeo4j
+from kgagents.servers.neo4j import LocalNeo4j
 from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, wikidata_input
 from kgagents.paths import data_dir
 
@@ -202,7 +202,7 @@ def markdown(report: dict[str, Any]) -> str:
         if r["method"] == "bulk" and "error" not in r:
             lines.append(f"| {r['input']} | {r['parse_seconds']} | {r['files_seconds']} | {r['import_seconds']} | "
                          f"{r['restart_seconds']} | {r['schema_seconds']} |")
-    lines += ["", "Generated KGs (`kgagents.eval.generate_kg`, Wikidata truthy N-Triples; statements = `wdt:` lines):",
+    lines += ["", "Generated KGs (`benchmarks.generate_kg`, Wikidata truthy N-Triples; statements = `wdt:` lines):",
               "", "| statements | entities | relations | literal share | power-law skew | max out-degree | "
               "max in-degree | median degree | seed |", "|---|---|---|---|---|---|---|---|---|"]
     for g in report["generator"]:

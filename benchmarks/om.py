@@ -21,9 +21,9 @@ from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.errors import InputFileError
-from kgagents.eval.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb
-from kgagents.eval.reference import check_reference_in_graph
-from kgagents.eval.scorer import macro_average, micro_average, score_non_trivial
+from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb
+from kgagents.loaders.reference import check_reference_in_graph
+from kgagents.metrics.oaei import macro_average, micro_average, score_non_trivial
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment

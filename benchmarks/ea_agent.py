@@ -6,8 +6,8 @@ passes ``benchmarks/results``).
 Scoring protocol. Every evaluated source has one test gold target. The agent's ranking of a source is its final
 choice first, then the remaining retrieval candidates in retrieval order (so Hits@10 / MRR stay comparable with
 retrieval alone); a source without a decision has an empty ranking (a miss). Scores use
-:func:`kgagents.eval.ea.rank_scores`, on all evaluated links and on those without an exact-name pair
-(:func:`kgagents.eval.ea.non_trivial_links`). The retrieval-only scores of the same sources are reported next to
+:func:`kgagents.metrics.ea.rank_scores`, on all evaluated links and on those without an exact-name pair
+(:func:`kgagents.metrics.ea.non_trivial_links`). The retrieval-only scores of the same sources are reported next to
 them. Every per-entity number (tokens, seconds, path, fallbacks) is read back from the run's ``AlignTrace`` nodes
 and its ``LLMCall`` ledger in Neo4j, never recomputed from memory; the summary lands on the run's ``(:Run)`` node
 (``bench_*`` properties).
@@ -31,7 +31,7 @@ from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.retrieval import entity_names, pair_kgs, split_links
 from kgagents.agent.alignment.tools import REFLECTOR
-from kgagents.eval.ea import non_trivial_links, rank_scores
+from kgagents.metrics.ea import non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 from kgagents.jobs.alignment import align, bench_sources
