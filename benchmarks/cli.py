@@ -5,8 +5,6 @@ these commands, with the command line exactly as typed (:func:`benchmarks.proven
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +105,7 @@ def bench_load(
 
     report = load_bench.run(sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
                             overwrite=overwrite, work_dir=work_dir, log=lambda msg: console.print(escape(msg)))
-    command = "kgagents " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    for path in load_bench.write_results(report, command, out):
+    for path in load_bench.write_report(report, out):
         console.print(f"written {path}")
 
 
@@ -219,8 +216,11 @@ def bench_text2kgbench(
                                             len(ontology) or 19) as advance:
         result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
                                          ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
-                                         out=out, tools_per_step=tools_per_step,
+                                         tools_per_step=tools_per_step,
                                          on_ontology=lambda oid: advance(1))
+    from benchmarks.text2kgbench_report import write_report
+
+    write_report(result, out)
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
                          f"conformance {g['onto_conf']:.3f}"))

@@ -19,7 +19,6 @@ Command::
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections import defaultdict
@@ -27,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.provenance import provenance, write_results
 from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.retrieval import entity_names, pair_kgs, split_links
@@ -51,15 +51,6 @@ def result_stem(dataset: str, mode: str, sample: int | None, model: str, tag: st
     parts = ["ea_agent", dataset, mode, *([f"sample{sample}"] if sample else []), model_slug,
              *([slug(tag)] if tag else [])]
     return "_".join(parts)
-
-
-def command_line(dataset: str, retrieval_run_id: str, mode: str, sample: int | None, seed: int,
-                 tag: str | None = None) -> str:
-    """The ``kgagents bench ea-agent`` invocation that reproduces a result (given the same model and database)."""
-    cmd = f"kgagents bench ea-agent {dataset} --retrieval-run {retrieval_run_id} --mode {mode}"
-    if sample:
-        cmd += f" --sample {sample} --seed {seed}"
-    return cmd + (f" --tag {tag}" if tag else "")
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -139,7 +130,7 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
                      + (f"random sample of {len(sources)} test sources (seed {seed})" if sample
                         else f"all {len(sources)} test sources"),
         "label": NO_LLM_LABEL if mode == "no_llm" else f"LLM agent ({model})",
-        "command": command_line(dataset, retrieval_run_id, mode, sample, seed, tag),
+        **provenance(),
         "dataset": dataset, "mode": mode, "model": model, "run_id": run.run_id,
         "retrieval_run_id": retrieval_run_id, "sample_size": len(sources) if sample else None,
         "seed": seed if sample else None, "settings": settings.model_dump(),
@@ -159,11 +150,7 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
     }
     RunStore(graph).update(run.run_id, summary)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        stem = result_stem(dataset, mode, sample, model, tag)
-        (out / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        (out / f"{stem}.md").write_text(markdown(result), encoding="utf-8")
-        result["files"] = [str(out / f"{stem}.json"), str(out / f"{stem}.md")]
+        write_results(out, result_stem(dataset, mode, sample, model, tag), result, markdown)
     return result
 
 

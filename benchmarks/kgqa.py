@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks.provenance import write_results
 from kgagents.agent.kgqa.readings import embed_triples, readings_record
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
@@ -86,15 +85,6 @@ def result_stem(name: str, mode: str, model: str, sample: int | None) -> str:
     return "_".join(["kgqa", name, mode, *([f"sample{sample}"] if sample else []), slug(model)])
 
 
-def command_line(name: str, mode: str, sample: int | None, seed: int, workers: int) -> str:
-    cmd = f"kgagents bench kgqa {name} --mode {mode}"
-    if sample:
-        cmd += f" --sample {sample} --seed {seed}"
-    if workers != 1:
-        cmd += f" --workers {workers}"
-    return cmd
-
-
 def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
     """Load the dataset's KG unless it is there (loads are idempotent, but a re-load of MetaQA takes minutes)."""
     stats = kg_stats(graph, ds.kg)
@@ -151,7 +141,6 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
                      + (f" (seeded sample of {sample} per question file, seed {seed})" if sample else ""),
         "label": "no-llm (offline baseline: observation ranking only, answer = best-scoring tail)"
                  if settings.mode == "no_llm" else f"ODA mode {settings.mode} with {run.model}",
-        "command": command_line(ds.name, settings.mode, sample, seed, workers),
         "dataset": ds.name, "kg": ds.kg, "mode": settings.mode, "model": run.model, "run_id": run.run_id,
         "sample_per_file": sample, "seed": seed if sample else None, "question_files": files,
         "settings": settings.model_dump(), **summary,
@@ -161,17 +150,11 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
                             "one_time_cost": readings_record(graph, ds.kg)},
         "wall_seconds": round(time.perf_counter() - started, 1),
         "load_average_before": load_before, "load_average_after": _loadavg(),
-        "machine": {"cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "anchors": ANCHORS.get(ds.name, {}),
         "timing_note": "measured on a machine shared with other jobs; see load averages",
     }
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        stem = result_stem(ds.name, settings.mode, run.model, sample)
-        (out / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        (out / f"{stem}.md").write_text(markdown(result), encoding="utf-8")
-        result["files"] = [str(out / f"{stem}.json"), str(out / f"{stem}.md")]
+        write_results(out, result_stem(ds.name, settings.mode, run.model, sample), result, markdown)
     return result
 
 

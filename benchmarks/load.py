@@ -20,7 +20,6 @@ unless ``overwrite``. The machine may be shared: the load average is recorded be
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import shutil
@@ -35,6 +34,7 @@ from typing import Any
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from benchmarks.generate_kg import generate_wikidata_nt
 from benchmarks.machine import machine_info, peak_rss_mib
+from benchmarks.provenance import write_results
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.servers.neo4j import LocalNeo4j
@@ -160,14 +160,9 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | Non
     return report
 
 
-def write_results(report: dict[str, Any], command: str, out: Path, name: str = "engine_load") -> tuple[Path, Path]:
-    """``<out>/<name>.json`` and a markdown table of the rows, both recording the command."""
-    report = {"command": command, **report}
-    out.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = out / f"{name}.json", out / f"{name}.md"
-    json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    md_path.write_text(markdown(report), encoding="utf-8")
-    return json_path, md_path
+def write_report(report: dict[str, Any], out: Path, name: str = "engine_load") -> list[Path]:
+    """``<out>/<name>.json`` and a markdown table of the rows (provenance stamped by write_results)."""
+    return write_results(out, name, report, markdown)
 
 
 def _number(value: float | None) -> str:

@@ -51,19 +51,6 @@ from kgagents.tools.runtime import ToolRuntime, delete_aboxes, ensure_tool_schem
 CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
 
 
-def command_line(mode: str, sample: int | None, seed: int, ontologies: list[str] | None,
-                 agent: dict[str, Any] | None = None) -> str:
-    parts = ["kgagents bench text2kgbench", f"--mode {mode}"]
-    if sample:
-        parts.append(f"--sample {sample} --seed {seed}")
-    if agent is not None:
-        parts.append(f"--max-steps {agent['max_steps']} --tools-per-step {agent['tools_per_step']}")
-        if not agent["feedback"]:
-            parts.append("--no-feedback")
-    parts += [f"--ontology {o}" for o in ontologies or []]
-    return " ".join(parts)
-
-
 def sample_sentences(data: OntologyData, sample: int | None, seed: int) -> list[str]:
     """All test sentence ids, or a seeded random sample of ``sample`` of them (in file order)."""
     ids = [s.id for s in data.sentences]
@@ -187,7 +174,7 @@ def _write_run(graph: Graph, result: dict[str, Any], started_at: str) -> str:
     run_id = new_run_id("extraction")
     props = as_properties({**result["global"], "sample_per_ontology": result["sample_per_ontology"],
                            "seed": result["seed"], "ontologies": sorted(result["per_ontology"]),
-                           "command": result["command"], "agent": result["agent_settings"]})
+                           "agent": result["agent_settings"]})
     graph.run("extraction/write_run", run_id=run_id, props=props, benchmark=result["benchmark"],
               mode=result["mode"], model=result["model"], label=result["label"],
               abox_prefix=f"{ABOX_PREFIX}{result['mode']}:", started_at=started_at)
@@ -203,7 +190,6 @@ def _summary(mode: str, chat: Any, per: dict[str, Any], sample: int | None, seed
     summary: dict[str, Any] = {
         "benchmark": "Text2KGBench DBpedia-WebNLG", "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no-llm" else None, "agent_settings": agent,
-        "command": command_line(mode, sample, seed, ontologies, agent),
         "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "per_ontology": per,
