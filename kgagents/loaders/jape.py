@@ -28,7 +28,10 @@ Every problem with the files (bad columns, unknown ids, non-UTF-8 bytes, a relat
 file with no links) is a :class:`ParseError` naming file and line, raised before anything is written.
 
 The whole pair is written in ONE transaction (≈40k nodes and 165k relationships for DBP15K fit easily in a
-2 GB heap), so a failed load leaves nothing behind and a re-run just completes it.
+2 GB heap), so a failed load leaves nothing behind and a re-run just completes it. Loading a pair again under the
+same name REPLACES it: sides an earlier load wrote under other languages (``langs``) or from other files are
+deleted, the gold links are written afresh (so another ``train_ratio`` or seed gives only the new split), and the
+``(:Load)`` record holds this load's counts alone.
 """
 
 from __future__ import annotations
@@ -41,8 +44,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from kgagents.cypher import cypher
 from kgagents.errors import ParseError
-from kgagents.graph.connection import Graph
+from kgagents.graph.connection import Graph, Tx
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, local_name, readable_name, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 
@@ -78,8 +82,12 @@ def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = No
     pair = _JapeDirectory(Path(directory), name, langs)
     sides = [pair.parse_side(1), pair.parse_side(2)]
     gold = pair.parse_gold(train_ratio, split_seed)
+    sha256 = file_sha256(*pair.used)
+    for side in sides:
+        side.props["sha256"] = sha256
     parse_seconds = time.perf_counter() - start
     with graph.transaction() as tx:
+        _replace_previous_load(tx, pair.name, sides)
         results = [write_kg(graph, tx, side, progress) for side in sides]
         graph.write_rows(tx, "kg/merge_gold_links",
                          ({"a": pair.uri(1, a), "b": pair.uri(2, b), "split": split} for a, b, split in gold),
@@ -89,7 +97,7 @@ def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = No
                   for k, v in r.model_dump(include={"entities", "relations", "triples"}).items()}
         counts.update({f"gold_{s}": n for s, n in splits.items()})
         record_load(tx, LoadRecord(kind="ea_pair", target=pair.name, path=str(pair.dir),
-                                   sha256=file_sha256(*pair.used), counts=counts,
+                                   sha256=sha256, counts=counts,
                                    seconds=time.perf_counter() - start))
     seconds = time.perf_counter() - start
     for r in results:
@@ -97,6 +105,17 @@ def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = No
     return EAPairLoadResult(name=pair.name, kgs=results, gold_links=splits,
                             files=[str(p.relative_to(pair.dir)) for p in pair.used], parse_seconds=parse_seconds,
                             seconds=seconds)
+
+
+def _replace_previous_load(tx: Tx, name: str, sides: list[KGData]) -> None:
+    """Make room for this load of pair ``name``: its gold links go (they are written again with this load's
+    split), and so does every side an earlier load wrote under another name (other ``langs``) or from other
+    files. A side read from the same files is kept, so a re-run only completes it."""
+    wanted = {side.name: side.props["sha256"] for side in sides}
+    for row in tx.run(cypher("kg/pair_sides"), pair=name).data():
+        if wanted.get(row["name"]) != row["sha256"]:
+            tx.run(cypher("kg/delete_kg_in_tx"), kg=row["name"]).consume()
+    tx.run(cypher("kg/delete_gold_links"), dataset=name).consume()
 
 
 def gold_links(graph: Graph, dataset: str) -> list[tuple[str, str, str]]:

@@ -64,6 +64,9 @@ def parse_triples(path: Path, *, kg: str, sep: str | None = None) -> KGData:
         data.entity(tail)
         data.relation(rel, name=rel, type=rel)
         data.triple(head, rel, tail)
+    if not data.entity_index:
+        raise ParseError(str(path), None, "has no triples (the file is empty or holds only blank lines); "
+                                          "a KG needs at least one head, relation and tail line")
     return data
 
 

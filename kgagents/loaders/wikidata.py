@@ -112,6 +112,9 @@ def parse_wikidata_nt(path: Path, *, kg: str = "wikidata", property_labels: Path
         for pid, label in read_property_labels(property_labels).items():
             names.setdefault(pid, {})["label"] = label
     _apply_names(data, names, aliases)
+    if not data.entity_index:
+        raise ParseError(str(path), None, "holds no Wikidata item (no wd: entity with a wdt: statement or an "
+                                          "English label); is it empty, or not a truthy dump?")
     return data
 
 
