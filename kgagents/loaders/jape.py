@@ -40,6 +40,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -77,6 +78,54 @@ def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = No
     directory's split files.
     """
     start = time.perf_counter()
+    parsed = parse_jape_pair(directory, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
+    pair, sides, gold = parsed.pair, parsed.sides, parsed.gold
+    parse_seconds = time.perf_counter() - start
+    with graph.transaction() as tx:
+        _replace_previous_load(tx, pair.name, sides)
+        results = [write_kg(graph, tx, side, progress) for side in sides]
+        graph.write_rows(tx, "kg/merge_gold_links",
+                         ({"a": pair.uri(1, a), "b": pair.uri(2, b), "split": split} for a, b, split in gold),
+                         on_batch=progress, kg1=sides[0].name, kg2=sides[1].name, dataset=pair.name)
+        splits = parsed.splits()
+        record_load(tx, LoadRecord(kind="ea_pair", target=pair.name, path=str(pair.dir),
+                                   sha256=parsed.sha256, counts=parsed.counts(),
+                                   seconds=time.perf_counter() - start))
+    seconds = time.perf_counter() - start
+    for r in results:
+        r.seconds = seconds
+    return EAPairLoadResult(name=pair.name, kgs=results, gold_links=splits,
+                            files=[str(p.relative_to(pair.dir)) for p in pair.used], parse_seconds=parse_seconds,
+                            seconds=seconds)
+
+
+@dataclass
+class ParsedPair:
+    """A JAPE directory read completely: both sides, the gold links (JAPE ids, split) and the files' hash."""
+
+    pair: _JapeDirectory
+    sides: list[KGData]
+    gold: list[tuple[int, int, str]]
+    sha256: str
+
+    def gold_uris(self) -> list[tuple[str, str, str]]:
+        return [(self.pair.uri(1, a), self.pair.uri(2, b), split) for a, b, split in self.gold]
+
+    def counts(self) -> dict[str, int]:
+        """The ``(:Load)`` record's counts: entities, relations, triples per side, gold links per split."""
+        counts = {f"{k}_{side.name.rsplit(':', 1)[1]}": v for side in self.sides
+                  for k, v in side.counts().items() if k != "literals"}
+        counts.update({f"gold_{s}": n for s, n in self.splits().items()})
+        return counts
+
+    def splits(self) -> dict[str, int]:
+        return {s: sum(1 for *_, split in self.gold if split == s) for s in ("train", "test")}
+
+
+def parse_jape_pair(directory: Path | str, *, name: str | None = None, langs: tuple[str, str] | None = None,
+                    train_ratio: float | None = None, split_seed: int = 0) -> ParsedPair:
+    """Read and check a whole JAPE directory (every problem is a ParseError naming file and line); each side's
+    KG properties record the hash of the files read, so a re-load can tell the same files from others."""
     if train_ratio is not None and not 0.0 <= train_ratio < 1.0:
         raise ParseError(str(directory), None, f"train ratio {train_ratio} is outside [0, 1)")
     pair = _JapeDirectory(Path(directory), name, langs)
@@ -85,26 +134,7 @@ def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = No
     sha256 = file_sha256(*pair.used)
     for side in sides:
         side.props["sha256"] = sha256
-    parse_seconds = time.perf_counter() - start
-    with graph.transaction() as tx:
-        _replace_previous_load(tx, pair.name, sides)
-        results = [write_kg(graph, tx, side, progress) for side in sides]
-        graph.write_rows(tx, "kg/merge_gold_links",
-                         ({"a": pair.uri(1, a), "b": pair.uri(2, b), "split": split} for a, b, split in gold),
-                         on_batch=progress, kg1=sides[0].name, kg2=sides[1].name, dataset=pair.name)
-        splits = {s: sum(1 for *_, split in gold if split == s) for s in ("train", "test")}
-        counts = {f"{k}_{r.kg.rsplit(':', 1)[1]}": v for r in results
-                  for k, v in r.model_dump(include={"entities", "relations", "triples"}).items()}
-        counts.update({f"gold_{s}": n for s, n in splits.items()})
-        record_load(tx, LoadRecord(kind="ea_pair", target=pair.name, path=str(pair.dir),
-                                   sha256=sha256, counts=counts,
-                                   seconds=time.perf_counter() - start))
-    seconds = time.perf_counter() - start
-    for r in results:
-        r.seconds = seconds
-    return EAPairLoadResult(name=pair.name, kgs=results, gold_links=splits,
-                            files=[str(p.relative_to(pair.dir)) for p in pair.used], parse_seconds=parse_seconds,
-                            seconds=seconds)
+    return ParsedPair(pair, sides, gold, sha256)
 
 
 def _replace_previous_load(tx: Tx, name: str, sides: list[KGData]) -> None:
