@@ -148,6 +148,18 @@ def _replace_previous_load(tx: Tx, name: str, sides: list[KGData]) -> None:
     tx.run(cypher("kg/delete_gold_links"), dataset=name).consume()
 
 
+def replace_previous_sides(graph: Graph, name: str, sides: list[KGData]) -> None:
+    """:func:`_replace_previous_load` for a batched load, which cannot hold it in one transaction: earlier sides
+    of other names or files are deleted (in batches) and the gold links go, before the first batch."""
+    from kgagents.loaders.kg_common import delete_kg
+
+    wanted = {side.name: side.props["sha256"] for side in sides}
+    for row in graph.run("kg/pair_sides", pair=name):
+        if wanted.get(row["name"]) != row["sha256"]:
+            delete_kg(graph, row["name"])
+    graph.run("kg/delete_gold_links", dataset=name)
+
+
 def gold_links(graph: Graph, dataset: str) -> list[tuple[str, str, str]]:
     """(side-1 entity id, side-2 entity id, split) of every gold link of a loaded pair, sorted."""
     return [(r["source"], r["target"], r["split"]) for r in graph.run("kg/gold_links", dataset=dataset)]
