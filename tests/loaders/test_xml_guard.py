@@ -11,8 +11,12 @@ from pathlib import Path
 
 import pytest
 import rdflib
+from typer.testing import CliRunner
 
+from kgagents.cli import app
+from kgagents.config import Neo4jSettings
 from kgagents.errors import ParseError
+from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology_model import parse_ontology
 from kgagents.loaders.xml_guard import EXPANSION_FLOOR, UnsafeXmlError, check_xml
@@ -139,3 +143,16 @@ def test_abbreviation_entities_as_ontology_editors_write_them_still_read(tmp_pat
     else:
         assert [(c.uri, c.label) for c in result.classes] == [  # type: ignore[attr-defined]
             ("http://example.org/a#A", "http://example.org/a#")]
+
+
+def test_load_ontology_refuses_a_truncated_file_in_one_line_and_writes_nothing(
+        graph: Graph, neo4j_settings: Neo4jSettings, shared_data: Path, tmp_path: Path) -> None:
+    truncated = tmp_path / "trunc.owl"
+    truncated.write_bytes((shared_data / "om" / "conference" / "ontologies" / "cmt.owl").read_bytes()[:5000])
+    result = CliRunner().invoke(app, ["load", "ontology", str(truncated)],
+                                env={"KGAGENTS_NEO4J_URI": neo4j_settings.uri,
+                                     "KGAGENTS_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()})
+    text = " ".join(result.output.split())
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert re.search(r"trunc\.owl:\d+: not well-formed XML", text), text
+    assert graph.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == 0
