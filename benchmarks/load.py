@@ -33,15 +33,15 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from kgagents.config import LocalServerSettings, Neo4jSettings
 from benchmarks.generate_kg import generate_wikidata_nt
 from benchmarks.machine import machine_info, peak_rss_mib
 from benchmarks.provenance import write_results
+from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.servers.neo4j import LocalNeo4j
 from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, wikidata_input
 from kgagents.paths import data_dir
+from kgagents.servers.neo4j import LocalNeo4j
 
 Log = Callable[[str], None]
 

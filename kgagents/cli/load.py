@@ -157,8 +157,7 @@ def _bulk_load_kg(path: Path, format: KGFormat, name: str | None, overwrite: boo
                   property_labels: Path | None) -> None:
     """Check the target, parse everything, then import offline (kgagents.loaders.bulk)."""
     from kgagents.config import LocalServerSettings, Neo4jSettings
-    from kgagents.loaders.bulk import (bulk_load, check_target, jape_input, managed_server, triples_input,
-                                       wikidata_input)
+    from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, triples_input, wikidata_input
 
     local = managed_server(Neo4jSettings(), LocalServerSettings())
     with console.status(f"checking the database at {local.bolt_uri}…"):

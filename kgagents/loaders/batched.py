@@ -200,7 +200,7 @@ def _slices(data: KGData, size: int) -> Iterator[Chunk]:
     heads, rels, tails = (a.tolist() for a in data.triple_arrays())
     for lo in range(0, len(heads), size):
         part = KGData(data.name, data.props)
-        for h, r, t in zip(heads[lo:lo + size], rels[lo:lo + size], tails[lo:lo + size]):
+        for h, r, t in zip(heads[lo:lo + size], rels[lo:lo + size], tails[lo:lo + size], strict=True):
             head, tail = keys[h], keys[t]
             rid, rprops = relations[r]
             part.entity(head)
@@ -308,7 +308,7 @@ class _Seen:
         """Record the rows of ``columns`` (integer arrays); True where a row may have been recorded before."""
         key = np.zeros(len(columns[0]), dtype=np.uint64)
         with np.errstate(over="ignore"):
-            for column, mix in zip(columns, self._MIX):
+            for column, mix in zip(columns, self._MIX, strict=False):
                 key = (key ^ column.astype(np.uint64)) * mix
                 key ^= key >> np.uint64(31)
             seen = np.ones(len(key), dtype=bool)
@@ -405,7 +405,7 @@ class _Writer:
         names = self._names(relations)
         cuts = (np.flatnonzero(np.diff(rels)) + 1).tolist()
         groups = []
-        for a, b in zip([0, *cuts], [*cuts, len(rels)]):
+        for a, b in zip([0, *cuts], [*cuts, len(rels)], strict=True):
             key, props = relations[rels[a]]
             groups.append({"type": props["type"], "rel": key, "name": names[rels[a]],
                            "pairs": pairs[a:b].tolist()})

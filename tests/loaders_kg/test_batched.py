@@ -14,12 +14,12 @@ import pytest
 from kgagents.config import Neo4jSettings
 from kgagents.errors import ValueTooLargeError
 from kgagents.graph.connection import Graph
-from kgagents.loaders.batched import (incomplete_loads, jape_source, load_batched, triples_source,
-                                      wikidata_source)
+from kgagents.loaders.batched import incomplete_loads, jape_source, load_batched, triples_source, wikidata_source
 from kgagents.loaders.jape import load_jape_pair
 from kgagents.loaders.triples import load_triples
 from kgagents.loaders.wikidata import load_wikidata_nt
 from tests.loaders_kg.test_bulk import canonical_dump, wikidata_edge_cases  # noqa: F401 (a fixture)
+
 
 def graph_without_loads(graph: Graph, fixtures: Path) -> list[str]:
     """The canonical dump without (:Load) records and without the batched loader's provenance properties

@@ -69,4 +69,4 @@ def test_a_rerun_with_the_same_options_changes_nothing(graph: Graph, tiny: Path)
     nodes = graph.run_text("MATCH (e:Entity) RETURN collect(elementId(e)) AS ids")[0]["ids"]
     load_jape_pair(graph, tiny, langs=("de", "en"))
     assert _snapshot(graph) == before
-    assert graph.run_text("MATCH (e:Entity) RETURN collect(elementId(e)) AS ids")[0]["ids"] == nodes  # kept, not rewritten
+    assert graph.run_text("MATCH (e:Entity) RETURN collect(elementId(e)) AS ids")[0]["ids"] == nodes  # kept
