@@ -96,16 +96,21 @@ def bench_load(
     big: int = typer.Option(5_000_000, help="generated KG size loaded in bulk only (0: skip)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace a database that holds data"),
     work_dir: Path = typer.Option(None, help="where generated KGs are written (default: the system temp)"),
+    batched_sizes: str = typer.Option("1000000,10000000", help="generated KG sizes loaded in committed batches"),
+    only_batched: bool = typer.Option(False, "--only-batched", help="run only the batched rows (DBP15K and "
+                                                                    "--batched-sizes) → engine_load_batched.*"),
     out: Path = _results_option(),
 ) -> None:
-    """Transactional vs bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
+    """Transactional, batched and bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
 
     REPLACES the local server's database (bulk rows import offline)."""
     from benchmarks import load as load_bench
 
     report = load_bench.run(sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
-                            overwrite=overwrite, work_dir=work_dir, log=lambda msg: console.print(escape(msg)))
-    for path in load_bench.write_report(report, out):
+                            batched_sizes=tuple(int(x) for x in batched_sizes.split(",") if x),
+                            only_batched=only_batched, overwrite=overwrite, work_dir=work_dir,
+                            log=lambda msg: console.print(escape(msg)))
+    for path in load_bench.write_report(report, out, "engine_load_batched" if only_batched else "engine_load"):
         console.print(f"written {path}")
 
 
