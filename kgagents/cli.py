@@ -345,7 +345,7 @@ def stats_cmd() -> None:
 def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str | None) -> Any:
     from kgagents.agent.matching.settings import MatchSettings
 
-    overrides: dict[str, Any] = {"no_llm": no_llm, "context": context}
+    overrides: dict[str, Any] = {"mode": "no_llm" if no_llm else "full", "context": context}
     if threshold is not None:
         overrides["threshold"] = threshold
     if top_k is not None:

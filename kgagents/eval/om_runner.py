@@ -94,7 +94,7 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
         **_memory(neo4j),
         "anchors": {"LogMap (ra1-M3)": 0.68, "Agent-OM (gpt-4o, macro)": 0.642},
     }
-    stem = "_".join(["om_conference", settings.mode, *([file_slug(model)] if not settings.no_llm else []),
+    stem = "_".join(["om_conference", settings.mode, *([file_slug(model)] if settings.uses_llm else []),
                      *sorted(pairs or [])])
     _save(out, stem, result, _conference_md(result))
     return result
@@ -122,7 +122,7 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
     memory = _memory(neo4j)
     repeats = [run]
     for _ in range(repeat - 1):
-        properties = {vector_property(channel_property(c, settings.no_llm)) for c in settings.channels}
+        properties = {vector_property(channel_property(c, not settings.uses_llm)) for c in settings.channels}
         for index in vector_indexes(graph):
             if index.property in properties:
                 drop_vector_index(graph, index.name)
