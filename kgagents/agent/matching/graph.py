@@ -45,7 +45,7 @@ from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes
 from kgagents.errors import InputFileError
-from kgagents.eval.scorer import equivalence_pairs, score_pairs
+from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 from kgagents.graph import runs
 from kgagents.graph.connection import GraphLike
 from kgagents.graph.properties import seconds_properties
@@ -80,6 +80,7 @@ class MatchingAgent(Agent[MatchSettings]):
 
     job = "matching"
     settings_type = MatchSettings
+    state_type = MatchState
     metric = "f1"
     no_llm_label = "lexical pre-match + name/label embeddings"
 
@@ -115,10 +116,10 @@ class MatchingAgent(Agent[MatchSettings]):
         return {**super().run_properties(inputs), "source": inputs.get("source"), "target": inputs.get("target"),
                 "reference": str(reference) if reference is not None else None}
 
-    def recursion_limit(self, inputs: Mapping[str, Any]) -> int:
+    def recursion_limit(self, state: Mapping[str, Any]) -> int:
         return RECURSION_LIMIT
 
-    def execute(self, app: Any, state: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
+    def run_graph(self, app: Any, state: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
         """Stream the graph, telling ``on_update`` after each step."""
         final: dict[str, Any] = {}
         for kind, chunk in app.stream(state, config, stream_mode=["updates", "values"]):
@@ -157,6 +158,11 @@ class MatchingAgent(Agent[MatchSettings]):
     def _context(self, state: MatchState) -> str:
         return state.get("context") or self.settings.context or ""
 
+    def _ledger_to(self, state: MatchState) -> None:
+        """Tie the LLM calls of this process to the run (a resumed process did not run the first node)."""
+        if self.chat is not None:
+            self.ledger.attach(self.graph, state["run_id"])
+
     def _matched_uris(self, state: MatchState) -> set[str]:
         return {p["source"] for p in state.get("prematched", [])} | {p["target"] for p in state.get("prematched", [])}
 
@@ -167,6 +173,9 @@ class MatchingAgent(Agent[MatchSettings]):
     # -- nodes ---------------------------------------------------------------------------------
     def prematch(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
+        # the run id is an optional input, so an embedding app need only pass source and target
+        state = {**state, "run_id": state.get("run_id") or runs.new_run_id(self.job)}
+        self.start_run(state)
         found: list[dict[str, Any]] = []
         if self.settings.lexical_prematch:
             src = [e.lexical() for e in self.entities(state, state["source"]).values()]
@@ -175,13 +184,13 @@ class MatchingAgent(Agent[MatchSettings]):
                                                         Scope.ontology(state["target"]), src, tgt)]
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
-        # the run id is an optional input, so an embedding app need only pass source and target
-        return {"run_id": state.get("run_id") or runs.new_run_id(self.job), "prematched": found, "context": context,
-                "entities": entities, "timings": self._timed(state, "prematch", started)}
+        return {"run_id": state["run_id"], "prematched": found, "context": context, "entities": entities,
+                "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
         skip = self._matched_uris(state)
+        self._ledger_to(state)
         for ontology in (state["source"], state["target"]):
             entities = self.entities(state, ontology)
             store_texts(self.graph, {
@@ -220,6 +229,7 @@ class MatchingAgent(Agent[MatchSettings]):
         queue = list(state.get("queue", []))
         batch, rest = queue[: self.settings.batch_size], queue[self.settings.batch_size :]
         chosen = {d: dict(v) for d, v in state.get("chosen", {}).items()}
+        self._ledger_to(state)
         for direction, uri in batch:
             fused = state["candidates"][direction][uri]
             pick = self._choose(state, direction, uri, fused)
@@ -300,6 +310,7 @@ class MatchingAgent(Agent[MatchSettings]):
         uris = sorted({u for pair in mutual for u in pair})
         neighbours = {r["uri"]: set(r["neighbours"]) for r in self.graph.run("matching/structural_neighbours", uris=uris)}
         added = []
+        self._ledger_to(state)
         for s, t in mutual:
             support = [(x, y) for x in neighbours.get(s, ()) for y in neighbours.get(t, ()) if (x, y) in matched]
             if not support:
@@ -320,9 +331,12 @@ class MatchingAgent(Agent[MatchSettings]):
         return min(fused, key=cls._walk_order)
 
     def write(self, state: MatchState) -> MatchState:
+        """The pairs as ``MATCHES``, then the run finished with its scores (an embedded graph records its run)."""
         started = time.perf_counter()
         write_matches(self.graph, state, self.settings.mode, self.model_name)
-        return {"timings": self._timed(state, "write", started)}
+        timings = self._timed(state, "write", started)
+        self.finish_run({**state, "timings": timings})
+        return {"timings": timings}
 
     # -- graph ---------------------------------------------------------------------------------
     def build(self) -> StateGraph:

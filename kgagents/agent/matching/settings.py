@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kgagents.agent.base import NO_LLM, AgentSettings
 
@@ -12,11 +13,14 @@ Channel = Literal["syntactic", "lexical", "semantic"]
 ALL_CHANNELS: tuple[Channel, ...] = ("syntactic", "lexical", "semantic")
 
 
-class MatchSettings(AgentSettings):
-    """Everything a matching run depends on; stored on the (:Run) node so results are reproducible.
+class MatchSettings(BaseSettings, AgentSettings):
+    """Everything a matching run depends on; stored on the (:Run) node so results are reproducible. Any field can
+    also come from the environment (``KGAGENTS_MATCH_THRESHOLD=0.8``); an unknown field passed in code is an error.
 
     ``mode``: ``full`` runs Agent-OM's LLM steps; ``no_llm`` is the offline ablation (syntactic channel +
     label/synonym embeddings as the lexical channel, no semantic channel, no validator)."""
+
+    model_config = SettingsConfigDict(env_prefix="KGAGENTS_MATCH_", extra="forbid")
 
     mode: Literal["full", "no_llm"] = "full"
     threshold: float = Field(0.90, ge=-1.0, le=1.0, description="cosine similarity cut-off T per channel")
