@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, checkpointer, chat_or_none, connected, console, input_file, output_file
+from kgagents.cli.common import App, chat_or_none, checkpointer, connected, console, input_file, output_file
 from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -42,9 +42,9 @@ def match_cmd(
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
     from kgagents.agent.matching.store import export_alignment
-    from kgagents.loaders.reference import check_reference_in_graph
     from kgagents.jobs.matching import match_pair
     from kgagents.loaders.alignment import read_alignment
+    from kgagents.loaders.reference import check_reference_in_graph
 
     output_file(out, "--out")
     output_file(checkpoint, "--checkpoint")

@@ -11,9 +11,9 @@ from kgagents.agent.base import RunResult
 from kgagents.agent.matching.graph import MatchingAgent, Progress
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.base import Embedder
-from kgagents.metrics.oaei import Scores
 from kgagents.graph.connection import Graph, GraphLike
 from kgagents.loaders.ontology import load_ontology
+from kgagents.metrics.oaei import Scores
 
 
 @dataclass

@@ -45,11 +45,11 @@ from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes
 from kgagents.errors import InputFileError
-from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 from kgagents.graph import runs
 from kgagents.graph.connection import GraphLike
 from kgagents.graph.properties import seconds_properties
 from kgagents.loaders.alignment import read_alignment
+from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 
 DIRECTIONS = ("forward", "backward")
 #: LangGraph steps a run may take: the validate loop runs once per ``batch_size`` entities
@@ -215,7 +215,8 @@ class MatchingAgent(Agent[MatchSettings]):
         kinds = KINDS if self.settings.include_properties else ("Class",)
         exclude = self._matched_uris(state)
         candidates: dict[str, dict[str, list[dict[str, Any]]]] = {}
-        for direction, (a, b) in zip(DIRECTIONS, ((state["source"], state["target"]), (state["target"], state["source"]))):
+        sides = ((state["source"], state["target"]), (state["target"], state["source"]))
+        for direction, (a, b) in zip(DIRECTIONS, sides, strict=True):
             fused = retrieve(self.graph, source=a, target=b, channels=self.settings.channels,
                              no_llm=self._no_llm, k=self.settings.top_k,
                              threshold=self.settings.threshold, kinds=kinds, exclude=exclude)
@@ -308,7 +309,8 @@ class MatchingAgent(Agent[MatchSettings]):
         mutual = sorted((s, f.candidate) for s, f in forward.items()  # a stable validation order
                         if f.candidate in backward and backward[f.candidate].candidate == s)
         uris = sorted({u for pair in mutual for u in pair})
-        neighbours = {r["uri"]: set(r["neighbours"]) for r in self.graph.run("matching/structural_neighbours", uris=uris)}
+        rows = self.graph.run("matching/structural_neighbours", uris=uris)
+        neighbours = {r["uri"]: set(r["neighbours"]) for r in rows}
         added = []
         self._ledger_to(state)
         for s, t in mutual:
