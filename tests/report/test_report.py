@@ -44,7 +44,7 @@ def _cmt_confof(graph: Graph, shared_data: Path, **settings: object):
     onto = shared_data / "om" / "conference" / "ontologies"
     names = [ensure_loaded(graph, onto / f) for f in ("cmt.owl", "confof.owl")]
     reference = shared_data / "om" / "conference" / "reference" / "cmt-confof.rdf"
-    return names, reference, MatchSettings(no_llm=True, **settings)
+    return names, reference, MatchSettings(mode="no_llm", **settings)
 
 
 def test_matching_report_curve_ends_at_the_runs_own_scores(clean: Graph, shared_data: Path, tmp_path: Path) -> None:
