@@ -706,52 +706,56 @@ def extract_cmd(
     ontology: Path = typer.Option(..., "--ontology", help="T-Box (OWL or Text2KGBench JSON) whose tools are used"),
     text: str = typer.Option(None, "--text", help="the document text"),
     text_file: Path = typer.Option(None, "--text-file", help="read the document from this file"),
-    triples: Path = typer.Option(None, "--triples", help="no-LLM path: feed these given triples through the tools "
+    triples: Path = typer.Option(None, "--triples", help="no-LLM mode: feed these given triples through the tools "
                                  "(TSV subject<TAB>relation<TAB>object, or JSON lines {sub, rel, obj})"),
     abox: str = typer.Option(None, help="A-Box to write into (default: the ontology's name)"),
     no_llm: bool = typer.Option(False, "--no-llm", help="do not use a chat model"),
-    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
-    max_steps: int = typer.Option(None, help="model turns per document (default 24)"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
+    max_repairs: int = typer.Option(None, min=0, help="repair turns per document (default 4)"),
     ground_kg: str = typer.Option(None, help="ground created instances in this loaded KG (owl:sameAs)"),
     turtle: Path = typer.Option(None, help="write the resulting A-Box as Turtle here"),
 ) -> None:
-    """Extract a document into Neo4j through the compiled tools: only valid instances are written."""
-    from kgagents.agent.extraction.agent import summary
-    from kgagents.agent.extraction.jobs import NO_LLM_LABEL, extract_document, feed_document
-    from kgagents.agent.extraction.settings import ExtractionSettings
+    """Extract a document into Neo4j through the compiled tools: only valid instances are written; the run is
+    recorded as a (:Run {job: 'extraction'})."""
+    from kgagents.agent.extraction.agent import ExtractionAgent
     from kgagents.tools.compiler import compile_ontology
     from kgagents.tools.export import export_turtle
     from kgagents.tools.feed import read_triples_file
 
+    if turtle is not None and not turtle.parent.is_dir():
+        raise KgAgentsError(f"--turtle: directory {turtle.parent} does not exist")
     catalogue = compile_ontology(ontology)
-    chat = None if triples is not None else _llm_or_none(no_llm)
+    given = read_triples_file(triples) if triples is not None else None
+    document = None
+    if given is None:
+        if (text is None) == (text_file is None):
+            raise KgAgentsError("give the document as --text TEXT or --text-file FILE (or --triples FILE to feed "
+                                "given triples through the tools)")
+        document = text if text is not None else text_file.read_text(encoding="utf-8")
+    chat = None if given is not None else _llm_or_none(no_llm)
+    if chat is None and given is None:
+        raise KgAgentsError("no_llm: without a chat model nothing is extracted from text; pass --triples FILE to feed "
+                            "given triples through the tools (the documented no-LLM mode)")
+    settings: dict[str, Any] = {"mode": "no_llm" if chat is None else "full", "feedback": not no_feedback,
+                                "ground_kg": ground_kg}
+    if max_repairs is not None:
+        settings["max_repairs"] = max_repairs
     with connected() as graph:
-        if chat is None:
-            if triples is None:
-                raise KgAgentsError("no-llm: without a chat model nothing is extracted from text; pass --triples FILE "
-                                    "to feed given triples through the tools (the documented no-LLM ablation)")
-            result = feed_document(graph, catalogue, read_triples_file(triples), abox=abox)
-            console.print(escape(f"[{NO_LLM_LABEL}] A-Box '{result.abox}': {len(result.accepted)} accepted, "
-                                 f"{len(result.rejected)} rejected, {result.created} instances created"))
-            for r in result.rejected:
-                console.print(escape(f"  rejected {tuple(r['triple'])}: {r['error_type']}: {r['message']}"))
-            written_abox = result.abox
-        else:
-            if (text is None) == (text_file is None):
-                raise KgAgentsError("give the document as --text TEXT or --text-file FILE")
-            document = text if text is not None else text_file.read_text(encoding="utf-8")
-            overrides: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
-            if max_steps is not None:
-                overrides["max_steps"] = max_steps
-            with console.status(escape(f"extracting with {chat.model_name}…")):
-                res = extract_document(graph, catalogue, document, ExtractionSettings(**overrides), chat, abox=abox)
-            console.print(escape(summary(res)))
-            console.print(escape(f"[{res.model}] A-Box '{res.abox}': {len(res.calls)} tool calls, {res.rejected} "
-                                 f"rejected, {len(res.created)} instances, {len(res.grounded)} grounded, "
-                                 f"{res.unparsed_replies} unusable replies in {res.seconds:.1f}s"))
-            written_abox = res.abox
+        agent = ExtractionAgent(graph, chat, settings, ontology=catalogue, abox=abox)
+        with console.status(escape(f"extracting with {agent.model_name}…")):
+            run = agent.run({"triples": given} if given is not None else {"text": document})
+        [doc] = run.output
+        for call in doc.calls:
+            result = call["result"]
+            console.print(escape(f"[{call['step']}] {call['tool']}({json.dumps(call['args'], ensure_ascii=False)}) -> "
+                                 f"{'ok' if result.get('ok') else result.get('error_type') + ': ' + str(result.get('message'))}"))
+        p = run.properties
+        console.print(escape(f"[{run.model}] run {run.run_id}, A-Box '{doc.abox}': {p['triples_written']} triples, "
+                             f"{p['instances']} instances, {p['tool_calls']} tool calls ({p['rejected_calls']} rejected, "
+                             f"{p['repairs']} repair turns), {p['grounded']} grounded, {run.llm.calls} LLM calls "
+                             f"in {run.seconds:.1f}s"))
         if turtle is not None:
-            turtle.write_text(export_turtle(graph, written_abox), encoding="utf-8")
+            turtle.write_text(export_turtle(graph, doc.abox), encoding="utf-8")
             console.print(f"A-Box written to {turtle}")
 
 
@@ -802,30 +806,35 @@ def bench_twa() -> None:
 @bench_app.command("text2kgbench")
 @friendly
 def bench_text2kgbench(
-    mode: str = typer.Option("llm", help="llm (extraction agent; falls back to no-llm without a model) | no-llm"),
-    sample: int = typer.Option(None, help="sentences per ontology (seeded random sample; default all)"),
+    mode: str = typer.Option("full", help="full (extraction agent; falls back to no_llm without a model) | no_llm"),
+    sample: int = typer.Option(None, min=1, help="sentences per ontology (seeded random sample; default all)"),
     seed: int = typer.Option(7),
     ontology: list[str] = typer.Option([], "--ontology", help="only these ontology ids, e.g. 1_university"),
-    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
-    max_steps: int = typer.Option(24, help="tool-call budget per sentence (llm mode)"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
+    max_repairs: int = typer.Option(None, min=0, help="repair turns per sentence (default 4)"),
     out: Path = _results_option(),
-    tools_per_step: int = typer.Option(60, help="tools shown to the model per plan step (llm mode)"),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
     from kgagents.eval import text2kgbench_runner
 
-    chat = _llm_or_none(mode == "no-llm")
-    mode = "llm" if chat is not None else "no-llm"
-    with connected() as graph, progress_bar(escape(f"text2kgbench [{mode}]"),
+    modes = {"full": "full", "llm": "full", "no_llm": "no_llm", "no-llm": "no_llm"}
+    if mode not in modes:
+        raise KgAgentsError(f"--mode must be full or no_llm, not {mode!r}")
+    mode = modes[mode]
+    chat = _llm_or_none(mode == "no_llm")
+    settings: dict[str, Any] = {"mode": "full" if chat is not None else "no_llm"}
+    if chat is not None:
+        settings["feedback"] = not no_feedback
+        if max_repairs is not None:
+            settings["max_repairs"] = max_repairs
+    with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
-        result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
-                                         ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
-                                         out=out, tools_per_step=tools_per_step,
-                                         on_ontology=lambda oid: advance(1))
+        result = text2kgbench_runner.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,
+                                         ontologies=ontology or None, out=out, on_ontology=lambda oid: advance(1))
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
                          f"conformance {g['onto_conf']:.3f}"))
-    if mode == "no-llm":
+    if result["mode"] == "no_llm":
         console.print(f"ground truth accepted by the tools: {result['ground_truth_acceptance']:.1%}; corruptions "
                       "rejected: " + ", ".join(f"{k} {v:.1%}" for k, v in result["corruption_rejection"].items()))
 

@@ -22,6 +22,7 @@ defaults (differences only where an abbreviation ends in a full stop).
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -85,6 +86,15 @@ def load_ontology_data(root: Path, onto_id: str) -> OntologyData:
     return OntologyData(onto_id, path, ontology, tuple(sentences))
 
 
+def sample_sentences(data: OntologyData, sample: int | None, seed: int) -> list[str]:
+    """All test sentence ids, or a seeded random sample of ``sample`` of them (in file order)."""
+    ids = [s.id for s in data.sentences]
+    if not sample or sample >= len(ids):
+        return ids
+    chosen = set(random.Random(f"{seed}:{data.id}").sample(ids, sample))
+    return [i for i in ids if i in chosen]
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """Records of a JSON-lines file; a bad line names file and line."""
     out = []
@@ -98,11 +108,15 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def published_baselines(root: Path) -> dict[str, dict[str, dict[str, float]]]:
-    """Model → ontology id (and ``global``) → metric → value, from ``baseline_metrics/``."""
+    """Model → ontology id (and ``global``) → metric → value, from ``baseline_metrics/``. The files are optional
+    (the benchmark's published LLM results, for reference): a model whose file is absent is left out."""
     out: dict[str, dict[str, dict[str, float]]] = {}
     for model in BASELINES:
+        path = root / "baseline_metrics" / f"{model}_avg_eval_results.jsonl"
+        if not path.is_file():
+            continue
         rows: dict[str, dict[str, float]] = {}
-        for record in read_jsonl(root / "baseline_metrics" / f"{model}_avg_eval_results.jsonl"):
+        for record in read_jsonl(path):
             key = record.get("onto") or record.get("id")
             rows[key] = {m: float(record[f"avg_{m}"]) for m in METRICS if f"avg_{m}" in record}
         out[model] = rows
