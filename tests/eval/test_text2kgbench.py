@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.eval.text2kgbench import (
+from kgagents.metrics.text2kgbench import (
     Sentence,
     load_ontology_data,
     normalise_triple,
@@ -20,6 +20,7 @@ from kgagents.eval.text2kgbench import (
     score_sentence,
     subject_object_hallucination,
 )
+from benchmarks.text2kgbench_report import write_report
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 
@@ -82,9 +83,10 @@ def test_real_files_and_published_baselines(root: Path) -> None:
 
 @pytest.mark.integration
 def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> None:
-    from kgagents.eval.text2kgbench_runner import run
+    from kgagents.jobs.text2kgbench import run
 
-    result = run(graph, settings={"mode": "no_llm"}, sample=3, seed=1, ontologies=["8_celestialbody"], out=tmp_path)
+    result = run(graph, settings={"mode": "no_llm"}, sample=3, seed=1, ontologies=["8_celestialbody"])
+    write_report(result, tmp_path)
     r = result["per_ontology"]["8_celestialbody"]
     assert result["label"] == "no_llm" and r["sentences"] == 3
     assert r["accepted"] + r["rejected"] == r["ground_truth_triples"] > 0
@@ -115,10 +117,11 @@ def test_published_baselines_are_optional(root: Path, tmp_path: Path) -> None:
 
 @pytest.mark.integration
 def test_bench_runs_without_the_baseline_files(graph: Graph, root: Path, tmp_path: Path) -> None:
-    from kgagents.eval.text2kgbench_runner import run
+    from kgagents.jobs.text2kgbench import run
 
     data = _copy_without_baselines(root, tmp_path / "data", "7_company")
-    result = run(graph, settings={"mode": "no_llm"}, sample=1, seed=1, root=data, out=tmp_path / "out")
+    result = run(graph, settings={"mode": "no_llm"}, sample=1, seed=1, root=data)
+    write_report(result, tmp_path / "out")
     assert result["baselines"] == {} and result["per_ontology"]["7_company"]["sentences"] == 1
     md = (tmp_path / "out" / "text2kgbench_no-llm.md").read_text()
     assert "No published baselines" in md and "Vicuna" not in md
@@ -126,8 +129,8 @@ def test_bench_runs_without_the_baseline_files(graph: Graph, root: Path, tmp_pat
 
 @pytest.mark.integration
 def test_full_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_path: Path) -> None:
-    from kgagents.eval.text2kgbench import sample_sentences
-    from kgagents.eval.text2kgbench_runner import run
+    from kgagents.metrics.text2kgbench import sample_sentences
+    from kgagents.jobs.text2kgbench import run
     from tests.scripted_chat import ScriptedChatModel
 
     data = load_ontology_data(root, "7_company")
@@ -135,8 +138,8 @@ def test_full_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_pat
     sentence = next(s for s in data.sentences if s.id == sentence_id)
     chat = ScriptedChatModel([json.dumps({"entities": [{"name": sentence.triples[0][0], "class": "Company"}]}),
                               "no idea"])
-    result = run(graph, chat=chat, settings={"feedback": False}, sample=1, seed=3, ontologies=["7_company"],
-                 out=tmp_path)
+    result = run(graph, chat=chat, settings={"feedback": False}, sample=1, seed=3, ontologies=["7_company"])
+    write_report(result, tmp_path)
     r = result["per_ontology"]["7_company"]
     assert result["label"] == "LLM (scripted), constraint feedback off" and r["sentences"] == 1
     assert (r["llm_calls"], r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (2, 1, 1, 0)

@@ -3,9 +3,11 @@
 Per document (a LangGraph loop over ``documents``; every field lives in the state, so the graph embeds as a
 subgraph and a checkpointer resumes it mid-corpus)::
 
-    begin → type_entities → state_facts → write_facts ⇄ repair → finish → begin … → END
-    begin → feed → finish                                  (mode 'no_llm')
+    start → begin → type_entities → state_facts → write_facts ⇄ repair → finish → begin … → done → END
+            begin → feed → finish                                  (mode 'no_llm')
 
+* ``start`` / ``done``: mark the run ``running`` / ``finished`` in the run store (so the graph records its run
+  when it is embedded in another app, too).
 * ``begin``: the document's A-Box, and the relations offered to the model (those sharing words with the text
   first, at most ``max_relations``).
 * ``type_entities``: the model names the text's entities with classes of the ontology; each becomes a
@@ -42,7 +44,7 @@ from kgagents.agent.extraction.grounding import ground_instances
 from kgagents.agent.extraction.repair import repair_step, repairable
 from kgagents.agent.extraction.settings import ExtractionSettings
 from kgagents.errors import ChatModelRequiredError, InputFileError
-from kgagents.eval.text2kgbench import METRICS, Sentence, score_sentence
+from kgagents.metrics.text2kgbench import METRICS, Sentence, score_sentence
 from kgagents.graph.connection import GraphLike
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
@@ -103,6 +105,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
 
     job = "extraction"
     settings_type = ExtractionSettings
+    state_type = ExtractionState
     metric = "f1"
     no_llm_label = "given triples fed through the tools; nothing extracted"
 
@@ -145,9 +148,11 @@ class ExtractionAgent(Agent[ExtractionSettings]):
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         return {**super().run_properties(inputs), "ontology": self.tbox.name, "abox": self.abox}
 
-    def recursion_limit(self, inputs: Mapping[str, Any]) -> int:
-        documents = len(inputs.get("documents") or [None])
-        return documents * (8 + 2 * self.settings.max_repairs) + 10
+    def recursion_limit(self, state: Mapping[str, Any]) -> int:
+        """LangGraph steps a run over the state's documents takes (with a margin). Embedding the compiled graph
+        elsewhere, pass LangGraph at least this for the prepared state."""
+        documents = len(state.get("documents") or [None])
+        return documents * (8 + 2 * self.settings.max_repairs) + 12
 
     # -- helpers --------------------------------------------------------------------------------------
     def runtime(self, abox: str) -> ToolRuntime:
@@ -187,6 +192,14 @@ class ExtractionAgent(Agent[ExtractionSettings]):
                                   max_tokens=max_tokens).text
 
     # -- nodes ----------------------------------------------------------------------------------------
+    def start(self, state: ExtractionState) -> ExtractionState:
+        self.start_run(state)
+        return {}
+
+    def done(self, state: ExtractionState) -> ExtractionState:
+        self.finish_run(state)
+        return {}
+
     def begin(self, state: ExtractionState) -> ExtractionState:
         if state["index"] >= len(state["documents"]):
             return {}
@@ -282,7 +295,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
     # -- routing --------------------------------------------------------------------------------------
     def after_begin(self, state: ExtractionState) -> str:
         if state["index"] >= len(state["documents"]):
-            return END
+            return "done"
         return "type_entities" if self.settings.uses_llm else "feed"
 
     def after_write(self, state: ExtractionState) -> str:
@@ -292,16 +305,19 @@ class ExtractionAgent(Agent[ExtractionSettings]):
 
     def build(self) -> StateGraph:
         g = StateGraph(ExtractionState)
-        for name in ("begin", "feed", "type_entities", "state_facts", "write_facts", "repair", "finish"):
+        for name in ("start", "begin", "feed", "type_entities", "state_facts", "write_facts", "repair", "finish",
+                     "done"):
             g.add_node(name, getattr(self, name))
-        g.add_edge(START, "begin")
-        g.add_conditional_edges("begin", self.after_begin, ["type_entities", "feed", END])
+        g.add_edge(START, "start")
+        g.add_edge("start", "begin")
+        g.add_conditional_edges("begin", self.after_begin, ["type_entities", "feed", "done"])
         g.add_edge("feed", "finish")
         g.add_edge("type_entities", "state_facts")
         g.add_edge("state_facts", "write_facts")
         g.add_conditional_edges("write_facts", self.after_write, ["repair", "finish"])
         g.add_edge("repair", "write_facts")
         g.add_edge("finish", "begin")
+        g.add_edge("done", END)
         return g
 
     # -- result ---------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 from kgagents.agent.base import RunResult
 from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent
-from kgagents.eval.text2kgbench import ABOX_PREFIX, OntologyData, Triple, score_ontology
+from kgagents.metrics.text2kgbench import ABOX_PREFIX, OntologyData, Triple, score_ontology
 from kgagents.graph.connection import Graph
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.feed import FeedOutcome, assert_triples

@@ -1,6 +1,7 @@
-"""``kgagents bench text2kgbench``: compile each DBpedia-WebNLG ontology, write through the tools, score.
+"""Text2KGBench (``kgagents bench text2kgbench``): compile each DBpedia-WebNLG ontology, write through the tools,
+score. The benchmark writes the results files (``benchmarks/text2kgbench_report.py``); this job runs and records.
 
-Two modes, each writing ``benchmarks/results/text2kgbench_<mode>.json`` and ``.md``:
+Two modes:
 
 * ``no_llm`` (no chat model): what the tools themselves enforce. Per test sentence the extraction agent feeds
   the ground-truth triples through the compiled tools into their own A-Box; what the graph then holds is scored
@@ -26,8 +27,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from kgagents.eval.provenance import command_line, git_commit, machine
-from kgagents.eval.text2kgbench import (
+from kgagents.metrics.text2kgbench import (
     ABOX_PREFIX,
     METRICS,
     global_means,
@@ -36,7 +36,7 @@ from kgagents.eval.text2kgbench import (
     published_baselines,
     sample_sentences,
 )
-from kgagents.eval.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
+from kgagents.jobs.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 from kgagents.paths import REPO_ROOT, data_dir
@@ -47,11 +47,11 @@ NO_LLM_MODEL = "none (no_llm: ground-truth triples fed through the tools)"
 
 
 def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = None, sample: int | None = None,
-        seed: int = 7, ontologies: list[str] | None = None, root: Path | None = None, out: Path | None = None,
+        seed: int = 7, ontologies: list[str] | None = None, root: Path | None = None,
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark on ``root`` (default: the shared DBpedia-WebNLG part) with the agent ``settings``
-    (``mode`` ``full`` needs ``chat``; ``no_llm`` feeds the ground truth), record the run and, when ``out`` is
-    given, write the results files there."""
+    (``mode`` ``full`` needs ``chat``; ``no_llm`` feeds the ground truth) and record the run; returns the
+    results the benchmark writes out."""
     settings = dict(settings or {})
     mode = settings.setdefault("mode", "full" if chat is not None else "no_llm")
     start = time.perf_counter()
@@ -68,7 +68,7 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
     store = RunStore(graph)
     model = chat_name(chat) if mode != "no_llm" else NO_LLM_MODEL
     properties = {"benchmark": BENCHMARK, "sample_per_ontology": sample, "seed": seed, "ontologies": ids,
-                  "abox_prefix": f"{ABOX_PREFIX}{mode}:", "command": command_line(),
+                  "abox_prefix": f"{ABOX_PREFIX}{mode}:",
                   **{k: v for k, v in settings.items() if k != "mode"}}
     per: dict[str, Any] = {}
     with store.running("extraction", model=model, mode=mode, properties=properties) as run_id:
@@ -87,10 +87,6 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
         result["run_id"] = run_id
         store.finish(run_id, scores=result["global"], metric="f1",
                      properties={"parts": [r["run_id"] for r in per.values()]})
-    if out is not None:
-        from kgagents.eval.text2kgbench_report import write_results
-
-        result["files"] = write_results(result, out)
     return result
 
 
@@ -109,8 +105,7 @@ def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, 
     summary: dict[str, Any] = {
         "benchmark": BENCHMARK, "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no_llm" else None,
-        "agent_settings": dict(settings), "command": command_line(), "git_commit": git_commit(),
-        "machine": machine(), "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
+        "agent_settings": dict(settings), "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
         "split": "test (sentences sampled from the ground truth of the test split; prompts and design chosen on "
                  "train sentences)",
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
