@@ -55,8 +55,8 @@ _EXPORTS: dict[str, str] = {
     "ExtractionSettings": "kgagents.agent.extraction.settings",
     "ExtractionState": "kgagents.agent.extraction.agent",
     "DocumentResult": "kgagents.agent.extraction.agent",
-    "extract_document": "kgagents.agent.extraction.jobs",
-    "feed_document": "kgagents.agent.extraction.jobs",
+    "extract_document": "kgagents.jobs.extraction",
+    "feed_document": "kgagents.jobs.extraction",
     # loaders (one transaction each, idempotent)
     "load_ontology": "kgagents.loaders.ontology",
     "load_alignment": "kgagents.loaders.alignment",
@@ -96,7 +96,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.agent.alignment.retrieval import retrieve
     from kgagents.agent.alignment.settings import RetrievalSettings
     from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent, ExtractionState
-    from kgagents.agent.extraction.jobs import extract_document, feed_document
     from kgagents.agent.extraction.settings import ExtractionSettings
     from kgagents.agent.kgqa.agent import ODAAgent, QAState
     from kgagents.agent.kgqa.results import KGQARun
@@ -109,6 +108,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.errors import KgAgentsError
     from kgagents.graph.connection import Graph, GraphLike, connect
     from kgagents.jobs.alignment import align, load_pair
+    from kgagents.jobs.extraction import extract_document, feed_document
     from kgagents.jobs.kgqa import run_questions
     from kgagents.jobs.matching import PairRun, match_pair
     from kgagents.llm.client import ChatModel, OpenAIChatModel, resolve_chat_model

@@ -24,6 +24,8 @@ def compile_cmd(
     from kgagents.tools.catalogue_view import catalogue_markdown, catalogue_table
     from kgagents.tools.compiler import compile_ontology
 
+    output_file(json_out, "--json")
+    output_file(markdown_out, "--markdown")
     catalogue = compile_ontology(ontology)
     console.print(catalogue_table(catalogue))
     if json_out is not None:
@@ -53,55 +55,57 @@ def extract_cmd(
 ) -> None:
     """Extract a document into Neo4j through the compiled tools: only valid instances are written; the run is
     recorded as a (:Run {job: 'extraction'})."""
-    import json
-
-    from kgagents.agent.extraction.agent import ExtractionAgent
+    from kgagents.jobs.extraction import extract
     from kgagents.tools.compiler import compile_ontology
     from kgagents.tools.export import export_turtle
     from kgagents.tools.feed import read_triples_file
 
     output_file(turtle, "--turtle")
     input_file(ontology, "--ontology")
-    catalogue = compile_ontology(ontology)
+    input_file(text_file, "--text-file")
     given = read_triples_file(input_file(triples, "--triples")) if triples is not None else None
-    document = None
-    if given is None:
-        if (text is None) == (text_file is None):
-            raise KgAgentsError("give the document as --text TEXT or --text-file FILE (or --triples FILE to feed "
-                                "given triples through the tools)")
-        document = text if text is not None else input_file(text_file, "--text-file").read_text(encoding="utf-8")
+    if given is None and (text is None) == (text_file is None):
+        raise KgAgentsError("give the document as --text TEXT or --text-file FILE (or --triples FILE to feed "
+                            "given triples through the tools)")
+    document = text if text is not None or text_file is None else text_file.read_text(encoding="utf-8")
+    catalogue = compile_ontology(ontology)
     chat = None if given is not None else chat_or_none(no_llm)
     if chat is None and given is None:
         raise KgAgentsError("no_llm: without a chat model nothing is extracted from text; pass --triples FILE to feed "
                             "given triples through the tools (the documented no-LLM mode)")
-    settings: dict[str, Any] = {"mode": "no_llm" if chat is None else "full", "feedback": not no_feedback,
-                                "ground_kg": ground_kg}
+    settings: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
     if max_repairs is not None:
         settings["max_repairs"] = max_repairs
     with connected() as graph:
-        agent = ExtractionAgent(graph, chat, settings, ontology=catalogue, abox=abox)
-        with console.status(escape(f"extracting with {agent.model_name}…")):
-            run = agent.run({"triples": given} if given is not None else {"text": document})
-        [doc] = run.output
-        for call in doc.calls:
-            result = call["result"]
-            outcome = "ok" if result.get("ok") else f"{result.get('error_type')}: {result.get('message')}"
-            console.print(escape(f"[{call['step']}] {call['tool']}({json.dumps(call['args'], ensure_ascii=False)}) "
-                                 f"-> {outcome}"))
-        p = run.properties
-        console.print(escape(f"[{run.model}] run {run.run_id}, A-Box '{doc.abox}': {p['triples_written']} triples, "
-                             f"{p['instances']} instances, {p['tool_calls']} tool calls ({p['rejected_calls']} "
-                             f"rejected, {p['repairs']} repair turns), {p['grounded']} grounded, {run.llm.calls} LLM "
-                             f"calls in {run.seconds:.1f}s"))
+        with console.status("extracting…"):
+            run = extract(graph, catalogue, text=None if given is not None else document, triples=given, chat=chat,
+                          settings=settings, abox=abox)
+        _render_extraction(run)
         if turtle is not None:
-            turtle.write_text(export_turtle(graph, doc.abox), encoding="utf-8")
+            turtle.write_text(export_turtle(graph, run.output[0].abox), encoding="utf-8")
             console.print(f"A-Box written to {turtle}")
+
+
+def _render_extraction(run: Any) -> None:
+    import json
+
+    [doc] = run.output
+    for call in doc.calls:
+        result = call["result"]
+        outcome = "ok" if result.get("ok") else f"{result.get('error_type')}: {result.get('message')}"
+        console.print(escape(f"[{call['step']}] {call['tool']}({json.dumps(call['args'], ensure_ascii=False)}) "
+                             f"-> {outcome}"))
+    p = run.properties
+    console.print(escape(f"[{run.model}] run {run.run_id}, A-Box '{doc.abox}': {p['triples_written']} triples, "
+                         f"{p['instances']} instances, {p['tool_calls']} tool calls ({p['rejected_calls']} rejected, "
+                         f"{p['repairs']} repair turns), {p['grounded']} grounded, {run.llm.calls} LLM calls in "
+                         f"{run.seconds:.1f}s"))
 
 
 @commands.command("serve-tools")
 def serve_tools_cmd(
     ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
-    http: int = typer.Option(None, "--http", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
+    http: int = typer.Option(None, "--http", min=1, max=65535, help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
     abox: str = typer.Option(None, help="A-Box the tools write (default: the ontology's name)"),
 ) -> None:
     """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout)."""

@@ -16,7 +16,7 @@ import rdflib
 from typer.testing import CliRunner
 
 from kgagents.agent.extraction.agent import ExtractionAgent
-from kgagents.agent.extraction.jobs import extract_document, feed_document
+from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph

@@ -11,7 +11,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from neo4j import GraphDatabase
 
-from kgagents.agent.extraction.jobs import extract_document, feed_document
+from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.config import Neo4jSettings
 from kgagents.errors import UnsupportedObjectError
 from kgagents.graph.connection import Graph
@@ -59,3 +59,13 @@ def test_a_uri_a_driver_and_a_langchain_model_work(graph: Graph, neo4j_settings:
     assert label_triples(graph, "by-driver") == [] and label_triples(graph, "by-langchain") == [
         ("AWH Engineering College", "academicStaffSize", "250")]
     assert run.llm.calls == 2 and RunStore(graph).get(run.run_id).get("llm_calls") == 2
+
+
+def test_the_extract_job_feeds_triples_and_needs_a_model_for_text(university) -> None:  # noqa: ANN001
+    from kgagents.errors import ChatModelRequiredError, InputFileError
+    from kgagents.jobs.extraction import extract
+
+    with pytest.raises(ChatModelRequiredError, match="nothing is extracted"):
+        extract("bolt://127.0.0.1:1", university, text=TEXT)
+    with pytest.raises(InputFileError, match="not both"):
+        extract("bolt://127.0.0.1:1", university, text=TEXT, triples=[("a", "country", "b")])
