@@ -14,11 +14,12 @@ def _f(x: float | None) -> str:
 
 
 def file_stem(result: dict[str, Any]) -> str:
+    split = "" if result.get("split", "test") == "test" else f"_{result['split']}"
     if result["mode"] == "no_llm":
-        return "text2kgbench_no-llm"
+        return f"text2kgbench_no-llm{split}"
     model = re.sub(r"[^A-Za-z0-9.-]+", "-", result["model"]).strip("-").lower()
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
-    return f"text2kgbench_llm_{model}{suffix}"
+    return f"text2kgbench_llm_{model}{suffix}{split}"
 
 
 def write_report(result: dict[str, Any], out: Path) -> list[str]:
@@ -31,7 +32,7 @@ def markdown(result: dict[str, Any]) -> str:
     m = result["machine"]
     lines = [f"# Text2KGBench DBpedia-WebNLG — {result['label']}", "",
              f"Command: `{result['command']}`  ", f"Commit: `{result['git_commit']}`  ",
-             f"Data: `{result['data']}` ({result['split']})  ", f"Model: {result['model']}  ",
+             f"Data: `{result['data']}`, split {result['split']} ({result['split_note']})  ", f"Model: {result['model']}  ",
              f"Wall time {result['wall_seconds']} s on {m['cores']} cores; load average at the end "
              f"{result['load_average_at_end']} (a machine shared with other jobs: timings are noisy).", ""]
     lines += _no_llm(result) if result["mode"] == "no_llm" else _llm(result)

@@ -47,7 +47,7 @@ NO_LLM_MODEL = "none (no_llm: ground-truth triples fed through the tools)"
 
 
 def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = None, sample: int | None = None,
-        seed: int = 7, ontologies: list[str] | None = None, root: Path | None = None,
+        seed: int = 7, ontologies: list[str] | None = None, root: Path | None = None, split: str = "test",
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark on ``root`` (default: the shared DBpedia-WebNLG part) with the agent ``settings``
     (``mode`` ``full`` needs ``chat``; ``no_llm`` feeds the ground truth) and record the run; returns the
@@ -57,18 +57,19 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
     start = time.perf_counter()
     root = root or data_dir("extraction", "text2kgbench", "dbpedia_webnlg")
     ids = ontologies or ontology_ids(root)
-    all_data = {oid: load_ontology_data(root, oid) for oid in ontology_ids(root)}
+    all_data = {oid: load_ontology_data(root, oid, split) for oid in ontology_ids(root)}
     unknown = sorted(set(ids) - set(all_data))
     if unknown:
         raise ValueError(f"unknown Text2KGBench ontology id(s) {', '.join(unknown)}; known: {', '.join(all_data)}")
     every_relation = {r for d in all_data.values() for r in d.relations}
     baselines = published_baselines(root)
     ensure_tool_schema(graph)
-    delete_aboxes(graph, f"{ABOX_PREFIX}{mode}:")
+    prefix = f"{ABOX_PREFIX}{mode}:" if split == "test" else f"{ABOX_PREFIX}{split}:{mode}:"
+    delete_aboxes(graph, prefix)
     store = RunStore(graph)
     model = chat_name(chat) if mode != "no_llm" else NO_LLM_MODEL
-    properties = {"benchmark": BENCHMARK, "sample_per_ontology": sample, "seed": seed, "ontologies": ids,
-                  "abox_prefix": f"{ABOX_PREFIX}{mode}:",
+    properties = {"benchmark": BENCHMARK, "split": split, "sample_per_ontology": sample, "seed": seed,
+                  "ontologies": ids, "abox_prefix": prefix,
                   **{k: v for k, v in settings.items() if k != "mode"}}
     per: dict[str, Any] = {}
     with store.running("extraction", model=model, mode=mode, properties=properties) as run_id:
@@ -77,13 +78,14 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
             sentence_ids = sample_sentences(data, sample, seed)
             if mode == "no_llm":
                 per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=sorted(every_relation - data.relations),
-                                                seed=seed, run_id=f"{run_id}:{oid}")
+                                                seed=seed, run_id=f"{run_id}:{oid}", abox_prefix=prefix)
             else:
                 per[oid] = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
-                                          run_id=f"{run_id}:{oid}")
+                                          run_id=f"{run_id}:{oid}", abox_prefix=prefix)
             if on_ontology is not None:
                 on_ontology(oid)
-        result = _summary(mode, model, settings, per, sample, seed, root, time.perf_counter() - start, baselines)
+        result = _summary(mode, model, settings, per, sample, seed, root, time.perf_counter() - start,
+                          baselines if split == "test" else {}, split)
         result["run_id"] = run_id
         store.finish(run_id, scores=result["global"], metric="f1",
                      properties={"parts": [r["run_id"] for r in per.values()]})
@@ -98,7 +100,7 @@ def chat_name(chat: Any) -> str:
 
 
 def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, Any], sample: int | None,
-             seed: int, root: Path, seconds: float, baselines: dict[str, Any]) -> dict[str, Any]:
+             seed: int, root: Path, seconds: float, baselines: dict[str, Any], split: str) -> dict[str, Any]:
     key = "scores_through_tools" if mode == "no_llm" else "scores"
     feedback = bool(settings.get("feedback", True))
     label = "no_llm" if mode == "no_llm" else f"LLM ({model}){'' if feedback else ', constraint feedback off'}"
@@ -106,8 +108,9 @@ def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, 
         "benchmark": BENCHMARK, "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no_llm" else None,
         "agent_settings": dict(settings), "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
-        "split": "test (sentences sampled from the ground truth of the test split; prompts and design chosen on "
-                 "train sentences)",
+        "split": split, "split_note": ("sentences sampled from the test split's ground truth; prompts and design "
+                                       "chosen on train sentences" if split == "test" else
+                                       "train sentences: for choosing prompts and design, not for reporting"),
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "per_ontology": per,
         "global": {k: round(v, 4) for k, v in global_means({o: r[key] for o, r in per.items()}).items()},

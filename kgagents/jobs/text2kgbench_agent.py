@@ -10,7 +10,7 @@ from typing import Any
 
 from kgagents.agent.base import RunResult
 from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent
-from kgagents.metrics.text2kgbench import ABOX_PREFIX, OntologyData, Triple, score_ontology
+from kgagents.metrics.text2kgbench import OntologyData, Triple, score_ontology
 from kgagents.graph.connection import Graph
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.feed import FeedOutcome, assert_triples
@@ -20,14 +20,14 @@ CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_
 
 
 def run_agent(graph: Graph, data: OntologyData, sentence_ids: list[str], *, chat: Any,
-              settings: Mapping[str, Any], run_id: str) -> tuple[ExtractionAgent, RunResult]:
+              settings: Mapping[str, Any], run_id: str, abox_prefix: str) -> tuple[ExtractionAgent, RunResult]:
     """The agent on the sampled sentences (with their ground truth: as ``expected`` always, and as the
     ``triples`` to feed in mode ``no_llm``)."""
     mode = settings.get("mode", "full")
     catalogue = compile_ontology(data.ontology_path)
-    agent = ExtractionAgent(graph, chat, settings, ontology=catalogue, abox=f"{ABOX_PREFIX}{mode}")
+    agent = ExtractionAgent(graph, chat, settings, ontology=catalogue, abox=abox_prefix.rstrip(":"))
     wanted = set(sentence_ids)
-    documents = [{"id": s.id, "text": s.text, "abox": f"{ABOX_PREFIX}{mode}:{s.id}", "expected": s.triples,
+    documents = [{"id": s.id, "text": s.text, "abox": f"{abox_prefix}{s.id}", "expected": s.triples,
                   **({"triples": s.triples} if mode == "no_llm" else {})}
                  for s in data.sentences if s.id in wanted]
     return agent, agent.run({"run_id": run_id, "documents": documents})
@@ -38,9 +38,10 @@ def _by_type(results: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, chat: Any,
-                   settings: Mapping[str, Any], run_id: str) -> dict[str, Any]:
+                   settings: Mapping[str, Any], run_id: str, abox_prefix: str) -> dict[str, Any]:
     """LLM mode: what the agent wrote for one ontology, scored."""
-    agent, run = run_agent(graph, data, sentence_ids, chat=chat, settings=settings, run_id=run_id)
+    agent, run = run_agent(graph, data, sentence_ids, chat=chat, settings=settings, run_id=run_id,
+                           abox_prefix=abox_prefix)
     documents: list[DocumentResult] = run.output
     calls = [c for d in documents for c in d.calls]
     n = max(1, len(documents))
@@ -84,10 +85,11 @@ def corrupt(triple: Triple, kind: str, catalogue: ToolCatalogue, foreign_relatio
 
 
 def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, foreign: list[str],
-                         seed: int, run_id: str) -> dict[str, Any]:
+                         seed: int, run_id: str, abox_prefix: str) -> dict[str, Any]:
     """No-LLM mode: the ground truth fed through the tools by the agent, then three corruptions of each of its
     triples fed about the same entities; what the graph holds is scored."""
-    agent, run = run_agent(graph, data, sentence_ids, chat=None, settings={"mode": "no_llm"}, run_id=run_id)
+    agent, run = run_agent(graph, data, sentence_ids, chat=None, settings={"mode": "no_llm"}, run_id=run_id,
+                           abox_prefix=abox_prefix)
     documents: list[DocumentResult] = run.output
     asserted = [c["result"] for d in documents for c in d.calls if c["step"] == "assert"]
     rejected = [(c["args"]["triple"], c["result"]) for d in documents for c in d.calls

@@ -71,11 +71,20 @@ def ontology_ids(root: Path) -> list[str]:
     return sorted(found, key=lambda s: int(s.split("_", 1)[0]))
 
 
-def load_ontology_data(root: Path, onto_id: str) -> OntologyData:
-    """The ontology JSON and the ground-truth sentences (``ground_truth/ont_<id>_ground_truth.jsonl``)."""
+#: where each split's sentences with their triples are: the test split's ground truth, or the train sentences
+SPLITS = {"test": ("ground_truth", "ground_truth"), "train": ("train", "train")}
+
+
+def load_ontology_data(root: Path, onto_id: str, split: str = "test") -> OntologyData:
+    """The ontology JSON and one split's sentences with their triples: ``test`` (the ground truth of the test
+    sentences, ``ground_truth/ont_<id>_ground_truth.jsonl``, what results report) or ``train``
+    (``train/ont_<id>_train.jsonl``, what prompts and design choices are tuned on)."""
+    if split not in SPLITS:
+        raise InputFileError(f"unknown Text2KGBench split {split!r}; use one of {', '.join(SPLITS)}")
     path = root / "ontologies" / f"{onto_id}_ontology.json"
     ontology = json.loads(path.read_text(encoding="utf-8"))
-    gt_path = root / "ground_truth" / f"ont_{onto_id}_ground_truth.jsonl"
+    folder, suffix = SPLITS[split]
+    gt_path = root / folder / f"ont_{onto_id}_{suffix}.jsonl"
     sentences = []
     for n, record in enumerate(read_jsonl(gt_path), start=1):
         try:
@@ -87,7 +96,7 @@ def load_ontology_data(root: Path, onto_id: str) -> OntologyData:
 
 
 def sample_sentences(data: OntologyData, sample: int | None, seed: int) -> list[str]:
-    """All test sentence ids, or a seeded random sample of ``sample`` of them (in file order)."""
+    """All sentence ids, or a seeded random sample of ``sample`` of them (in file order)."""
     ids = [s.id for s in data.sentences]
     if not sample or sample >= len(ids):
         return ids
