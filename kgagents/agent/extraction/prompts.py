@@ -93,12 +93,9 @@ def typing_schema(classes: Sequence[str], limit: int) -> dict[str, Any]:
 
 def parse_entities(text: str, classes: Sequence[str]) -> list[tuple[str, str]] | str:
     """``[(name, class)]`` from a step-1 reply (unknown classes dropped), or what is wrong with the reply."""
-    obj = _json(text)
-    if isinstance(obj, str):
-        return obj
-    items = obj.get("entities")
-    if not isinstance(items, list):
-        return 'the reply has no "entities" list'
+    items = _items(text, "entities")
+    if isinstance(items, str):
+        return items
     known = {c.casefold(): c for c in classes}
     out = []
     for item in items:
@@ -150,12 +147,9 @@ def _fact(item: Any) -> dict[str, str] | None:
 
 def parse_facts(text: str) -> list[dict[str, str]] | str:
     """The facts of a step-2 reply (incomplete ones dropped), or what is wrong with the reply."""
-    obj = _json(text)
-    if isinstance(obj, str):
-        return obj
-    items = obj.get("facts")
-    if not isinstance(items, list):
-        return 'the reply has no "facts" list'
+    items = _items(text, "facts")
+    if isinstance(items, str):
+        return items
     facts = [f for f in (_fact(i) for i in items) if f is not None]
     return [dict(t) for t in dict.fromkeys(tuple(sorted(f.items())) for f in facts)]
 
@@ -196,6 +190,15 @@ def parse_repair(text: str) -> dict[str, str] | None | str:
         return None
     fact = _fact(obj)
     return fact if fact is not None else 'the reply is neither a fact with subject, relation and object nor {"drop": true}'
+
+
+def _items(text: str, key: str) -> list[Any] | str:
+    """The list under ``key`` of a reply's JSON object, or what is wrong with the reply."""
+    obj = _json(text)
+    if isinstance(obj, str):
+        return obj
+    items = obj.get(key)
+    return items if isinstance(items, list) else f'the reply has no "{key}" list'
 
 
 def _json(text: str) -> dict[str, Any] | str:
