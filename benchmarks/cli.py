@@ -134,7 +134,8 @@ def bench_generate_kg(
 
 @app.command("engine")
 def bench_engine(
-    sizes: str = typer.Option("10000,100000", help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
+    sizes: str = typer.Option("10000,100000",
+                              help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
     single_queries: int = typer.Option(1000, help="single-client queries timed one by one"),
     directory: Path = typer.Option(None, help="JAPE pair for the real-vector rows (default: shared DBP15K ZH-EN)"),
     sources: int = typer.Option(None, help="only the first N test sources (default: all 10,500)"),
@@ -168,8 +169,8 @@ def bench_ea_agent(
 ) -> None:
     """EA-Agent on the test sources of a retrieval run: Hits@1/10, MRR (and without exact-name pairs) next to
     retrieval alone, tokens and seconds per entity, reflector rate, path length, fallbacks."""
-    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
     from benchmarks import ea_agent as ea_agent_runner
+    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
 
     chat = chat_or_none(mode == "no_llm")
     with connected() as graph:
