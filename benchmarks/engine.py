@@ -279,9 +279,10 @@ def scaling_section(graph: Graph, sizes: Sequence[int], *, single_queries: int =
         exact_top, np_seconds = timed_numpy(vectors[picks], vectors, keys, K, src_keys)
         exact = dict(zip(src_keys, exact_top, strict=True))
         few = src_keys[:single_queries]
-        run = single_client(lambda v, engine=engine, scope=scope: engine.search(
-            Vectors(v), scope, k=K + 1, vector_property=SYNTHETIC_PROPERTY, backend="single"),
-            vectors[picks[:single_queries]])
+        def search(v: np.ndarray, engine: CandidateEngine = engine, scope: Scope = scope) -> Any:
+            return engine.search(Vectors(v), scope, k=K + 1, vector_property=SYNTHETIC_PROPERTY, backend="single")
+
+        run = single_client(search, vectors[picks[:single_queries]])
         found = {s: [h for h in run["found"][str(i)] if h.key != s][:K] for i, s in enumerate(few)}
         backends = [_row("single", len(few), run["seconds"], np_seconds * len(few) / len(src_keys), found,
                          {s: exact[s] for s in few}, latency_ms=run["latency_ms"])]

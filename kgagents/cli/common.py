@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import typer
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
@@ -151,6 +151,10 @@ def output_file(path: Path | None, option: str, *, create_folder: bool = False) 
     return path
 
 
+@overload
+def input_file(path: Path, option: str) -> Path: ...
+@overload
+def input_file(path: None, option: str) -> None: ...
 def input_file(path: Path | None, option: str) -> Path | None:
     """Check that ``path`` is a readable file (not a folder), before anything is written."""
     if path is None:
