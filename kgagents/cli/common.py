@@ -62,7 +62,7 @@ def guarded(fn: F) -> F:
         except (KgAgentsError, ValidationError, OSError, ValueError, DriverError, Neo4jError) as exc:
             if os.environ.get("KGAGENTS_DEBUG") == "1":
                 raise
-            errors.print(f"[red]error:[/red] {escape(error_line(exc))}")
+            errors.print(f"[red]error:[/red] {escape(error_line(exc))}", soft_wrap=True)
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
