@@ -15,6 +15,7 @@ from kgagents.errors import KgAgentsError
 from kgagents.eval.reference import check_reference_in_graph
 from kgagents.eval.scorer import equivalence_pairs
 from kgagents.graph.connection import Graph
+from kgagents.llm.ledger import PurposeOutcomes
 from kgagents.loaders.alignment import Alignment, read_alignment, stored_alignment
 from kgagents.loaders.jape import gold_links
 from kgagents.progress import MATCHING_STAGES
@@ -62,7 +63,9 @@ def build_report(graph: Graph, run_id: str, reference: Path | None = None) -> Ru
     run = find_run(graph, run_id)
     job = str(run.get("job") or "unknown")
     read = READERS.get(job, _generic)
-    return read(graph, run, reference)
+    report = read(graph, run, reference)
+    report.outputs = [PurposeOutcomes(**row) for row in graph.run("report/llm_outcomes", run_id=run["id"])]
+    return report
 
 
 def _llm(graph: Graph, run: Mapping[str, Any]) -> list[dict[str, Any]]:
