@@ -5,7 +5,7 @@ one row per signal, with and without bootstrapping), and write ``<out>/ea_retrie
 
 Command::
 
-    kgagents bench ea-retrieval [JAPE directory]     (or: python -m kgagents.eval.ea_runner [directory])
+    kgagents bench ea-retrieval [JAPE directory]     (or: python -m benchmarks.ea_retrieval [directory])
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ from kgagents.agent.alignment.retrieval import (
     retrieve, set_run_scores, split_links,
 )
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.eval.ea import RankScores, non_trivial_links, rank_scores
+from kgagents.metrics.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.jobs.alignment import load_pair
-from kgagents.paths import RESULTS_DIR, data_dir
+from benchmarks import RESULTS_DIR
+from benchmarks.provenance import write_results
+from kgagents.paths import data_dir
 from kgagents.progress import SILENT, Stages
 
-COMMAND = "kgagents bench ea-retrieval {directory}  (or: python -m kgagents.eval.ea_runner {directory})"
 GRID = {"exact": (0.0, 0.15, 0.3, 0.5), "structure": (0.0, 0.3, 0.6, 1.0, 1.5), "attributes": (0.0, 0.1, 0.2, 0.4)}
 THRESHOLDS = (0.5, 0.65, 0.8)
 ROUNDS = (1, 2)
@@ -140,7 +141,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     headline = table["fused"][f"{settings.candidate_space}/all_links"]
     set_run_scores(graph, run.run_id, {f"test_{k}": v for k, v in headline.items()})
     result = {
-        "command": COMMAND.format(directory=directory), "dataset": dataset, "run_id": run.run_id,
+        "dataset": dataset, "run_id": run.run_id,
         "run_id_without_bootstrap": plain.run_id, "settings": settings.model_dump(),
         "tuned_on_train": tuned, "pseudo_seeds_per_round": run.pseudo_seeds,
         "test_links": len(links), "non_exact_links": len(hard),
@@ -154,9 +155,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
         "load_average": {"start": load_at_start, "end": [round(x, 2) for x in os.getloadavg()]},
     }
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / f"ea_retrieval_{dataset}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        (out / f"ea_retrieval_{dataset}.md").write_text(markdown(result), encoding="utf-8")
+        write_results(out, f"ea_retrieval_{dataset}", result, markdown)
     return result
 
 
