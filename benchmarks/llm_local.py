@@ -9,6 +9,7 @@ agents use, in several ways:
 * ``yes_no/constrained``: :func:`kgagents.llm.ask_yes_no` — ``{"answer": "yes"|"no", "reason": …}`` decoded
   under the JSON schema by llama-server;
 * ``yes_no/constrained-answer-only``: ``{"answer": "yes"|"no"}`` only (fewest tokens);
+* ``yes_no/constrained-reason-first``: ``{"reason": …, "answer": …}`` (the answer after a reason);
 * ``yes_no/unconstrained-json``: ask_yes_no's prompt with the schema *not* sent (the fallback path of an
   endpoint without JSON mode: the JSON is parsed from free text and repaired once);
 * ``pick_one/constrained`` and ``pick_one/unconstrained-json``: :func:`kgagents.llm.pick_one` with and
@@ -38,7 +39,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from kgagents.config import LLMSettings
 from kgagents.errors import StructuredOutputError
@@ -105,6 +106,11 @@ class AnswerOnly(BaseModel):
     answer: Literal["yes", "no"]
 
 
+class ReasonFirst(BaseModel):
+    reason: str = Field(max_length=200)
+    answer: Literal["yes", "no"]
+
+
 def _old_yes_no(chat: ChatModel, question: str, purpose: str) -> bool | None:
     ask: list[Message] = [{"role": "user", "content": f"{question}\n\n{OLD_YES_NO_INSTRUCTION}"}]
 
@@ -117,17 +123,20 @@ def _old_yes_no(chat: ChatModel, question: str, purpose: str) -> bool | None:
     return value if ok else None
 
 
-def _answer_only(chat: ChatModel, question: str, purpose: str) -> bool | None:
-    ask: list[Message] = [{"role": "user", "content": f'{question}\n\nReply with one JSON object: '
-                                                      '{"answer": "yes" or "no"}.'}]
+def _json_yes_no(schema: type[BaseModel], shape: str, max_tokens: int) -> Callable[[ChatModel, Any, str], Any]:
+    """Ask for ``shape`` under ``schema`` (decoded under it where the endpoint can); the answer or None."""
+    def ask_it(chat: ChatModel, question: str, purpose: str) -> bool | None:
+        ask: list[Message] = [{"role": "user", "content": f"{question}\n\nReply with one JSON object: {shape}."}]
 
-    def parse(text: str) -> tuple[Any, None] | tuple[None, str]:
-        parsed = parse_yes_no(text)
-        return (parsed[0], None) if parsed is not None else (None, "it was not a JSON answer.")
+        def parse(text: str) -> tuple[Any, None] | tuple[None, str]:
+            parsed = parse_yes_no(text)
+            return (parsed[0], None) if parsed is not None else (None, "it was not a JSON answer.")
 
-    ok, value, _ = ask_with_repair(chat, ask, parse, purpose=purpose, again='Reply with {"answer": "yes" or "no"}.',
-                                   json_schema=AnswerOnly.model_json_schema(), max_tokens=16)
-    return value if ok else None
+        ok, value, _ = ask_with_repair(chat, ask, parse, purpose=purpose, again=f"Reply with {shape}.",
+                                       json_schema=schema.model_json_schema(), max_tokens=max_tokens)
+        return value if ok else None
+
+    return ask_it
 
 
 def _yes_no(chat: ChatModel, question: str, purpose: str) -> bool | None:
@@ -141,7 +150,10 @@ def _yes_no(chat: ChatModel, question: str, purpose: str) -> bool | None:
 VARIANTS: list[tuple[str, str, bool, Callable[[ChatModel, Any, str], Any]]] = [
     ("yes_no/start-with-yes-or-no", "yes_no", False, _old_yes_no),
     ("yes_no/constrained", "yes_no", True, _yes_no),
-    ("yes_no/constrained-answer-only", "yes_no", True, _answer_only),
+    ("yes_no/constrained-answer-only", "yes_no", True,
+     _json_yes_no(AnswerOnly, '{"answer": "yes" or "no"}', 16)),
+    ("yes_no/constrained-reason-first", "yes_no", True,
+     _json_yes_no(ReasonFirst, '{"reason": "<one short sentence>", "answer": "yes" or "no"}', YES_NO_MAX_TOKENS)),
     ("yes_no/unconstrained-json", "yes_no", False, _yes_no),
     ("pick_one/constrained", "pick_one", True,
      lambda chat, item, purpose: pick_one(chat, item[0], item[1], purpose=purpose)),
