@@ -54,12 +54,21 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+def _worker_index() -> int:
+    """0 for a plain run; the pytest-xdist worker's number (gw0, gw1, …) when the tests run in parallel."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+
+
 @pytest.fixture(scope="session")
 def local_server_settings() -> LocalServerSettings:
-    """The test server instance (its own name, ports and memory; see the module docstring)."""
-    return LocalServerSettings(instance=os.environ.get("KGAGENTS_TEST_INSTANCE", "test"),
-                               bolt_port=int(os.environ.get("KGAGENTS_TEST_BOLT_PORT", "17687")),
-                               http_port=int(os.environ.get("KGAGENTS_TEST_HTTP_PORT", "17474")),
+    """The test server instance (its own name, ports and memory; see the module docstring). Parallel workers
+    (``pytest -n 2``) each get their own instance, its ports 1000 higher per worker."""
+    index = _worker_index()
+    instance = os.environ.get("KGAGENTS_TEST_INSTANCE", "test")
+    return LocalServerSettings(instance=f"{instance}-{index}" if index else instance,
+                               bolt_port=int(os.environ.get("KGAGENTS_TEST_BOLT_PORT", "17687")) + 1000 * index,
+                               http_port=int(os.environ.get("KGAGENTS_TEST_HTTP_PORT", "17474")) + 1000 * index,
                                heap=os.environ.get("KGAGENTS_TEST_HEAP", "2g"), pagecache="512m")
 
 
