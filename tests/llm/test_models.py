@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 
 from kgagents.errors import LLMUnavailableError
-from kgagents.llm.models import LOCAL_MODELS, LocalModel, ModelInstallError, assemble, is_installed, local_model, \
-    model_file
+from kgagents.llm.models import (
+    LOCAL_MODELS,
+    LocalModel,
+    ModelInstallError,
+    assemble,
+    is_installed,
+    local_model,
+    model_file,
+)
 
 
 def _wheel(folder: Path, name: str, piece: bytes, suffix: str = ".bin") -> Path:
