@@ -8,7 +8,9 @@ import socket
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from kgagents.cli import app
 from kgagents.config import LLMSettings
 from kgagents.errors import LLMUnavailableError
 from kgagents.llm import Ledger, ask_yes_no, map_on_slots, resolve_chat_model
@@ -41,6 +43,15 @@ def test_an_unknown_model_is_named_before_anything_is_fetched(tmp_path: Path) ->
     with pytest.raises(LLMUnavailableError, match="Unknown embedded model 'no-such-model'.*smollm2-135m"):
         server.start(model="no-such-model")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_status_and_an_unknown_model(tmp_path: Path) -> None:
+    env = {"KGAGENTS_LLM_LOCAL_PORT": str(_free_port()), "KGAGENTS_SERVER_HOME": str(tmp_path)}
+    status = CliRunner().invoke(app, ["llm", "status"], env=env)
+    assert status.exit_code == 0 and f"not running (port {env['KGAGENTS_LLM_LOCAL_PORT']})" in status.output
+    bad = CliRunner().invoke(app, ["llm", "start", "--model", "gpt-9"], env=env)
+    assert bad.exit_code == 1 and "Unknown embedded model 'gpt-9'" in bad.output and "Traceback" not in bad.output
+    assert list(tmp_path.iterdir()) == []  # nothing fetched or built for a name that is not in the catalogue
 
 
 def _installed_model() -> str:
