@@ -19,20 +19,15 @@ Parse rate (the reply followed the format) and accuracy are reported apart, with
 (a model that copies the first word of the prompt answers "yes" to everything), the ledger's per-purpose
 outcomes, tokens and seconds. Temperature 0.
 
-    .venv/bin/python benchmarks/llm_local.py [--models qwen2.5-coder-1.5b ...] [--threads N] [--port 8799]
-    .venv/bin/python benchmarks/llm_local.py --base-url http://127.0.0.1:8765/v1 --models NAME   # a running server
+    kgagents bench llm [--model qwen2.5-coder-1.5b --model smollm2-135m ...] [--threads N] [--port 8799]
+    kgagents bench llm --base-url http://127.0.0.1:8765/v1 --model NAME    # a server that already runs
 
-Writes benchmarks/results/llm_local.json (``--out`` to change).
+Writes benchmarks/results/llm_local.json (``--out`` DIR to change).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -41,14 +36,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from benchmarks.provenance import write_results
 from kgagents.config import LLMSettings
 from kgagents.errors import StructuredOutputError
 from kgagents.llm import ChatModel, Ledger, Message, OpenAIChatModel, ask_with_repair, ask_yes_no, pick_one
 from kgagents.llm.models import LOCAL_MODELS, model_file
 from kgagents.llm.structured import YES_NO_MAX_TOKENS, parse_yes_no
 from kgagents.servers.llama import LOCAL_MAX_TOKENS, LlamaServer, llm_home
-
-RESULTS = Path(__file__).resolve().parent / "results" / "llm_local.json"
 
 # (question, expected answer): 10 yes, 10 no.
 YES_NO: list[tuple[str, bool]] = [
@@ -224,14 +218,15 @@ def run_variant(base_url: str, model: str, variant: str, task: str, constrained:
     return summary
 
 
-def bench_model(name: str, args: argparse.Namespace) -> dict[str, Any]:
+def bench_model(name: str, *, threads: int | None, port: int, base_url: str | None,
+                on_variant: Callable[[str], None]) -> dict[str, Any]:
     server: LlamaServer | None = None
     start = time.perf_counter()
-    if args.base_url:
-        base_url, served = args.base_url, {"base_url": args.base_url}
+    if base_url:
+        served: dict[str, Any] = {"base_url": base_url}
     else:
-        server = LlamaServer(LLMSettings(base_url=None, local_port=args.port))
-        status = server.start(model=name, threads=args.threads, parallel=1)
+        server = LlamaServer(LLMSettings(base_url=None, local_port=port))
+        status = server.start(model=name, threads=threads, parallel=1)
         base_url = status.base_url
         served = {"threads": status.threads, "threads_chosen": status.threads_chosen, "slots": status.parallel,
                   "ctx_per_slot": status.ctx_per_slot, "load_at_start": status.load_at_start}
@@ -239,7 +234,7 @@ def bench_model(name: str, args: argparse.Namespace) -> dict[str, Any]:
     try:
         variants = []
         for variant, task, constrained, ask in VARIANTS:
-            print(f"   {variant}", flush=True)
+            on_variant(f"{name}: {variant}")
             variants.append(run_variant(base_url, name, variant, task, constrained, ask))
     finally:
         if server is not None:
@@ -251,45 +246,14 @@ def bench_model(name: str, args: argparse.Namespace) -> dict[str, Any]:
             "server": served, "startup_s": round(startup_s, 1), "variants": variants}
 
 
-def _commit() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="*", default=["qwen2.5-coder-1.5b"])
-    parser.add_argument("--threads", type=int, default=None, help="server threads (default: the free cores)")
-    parser.add_argument("--port", type=int, default=8799)
-    parser.add_argument("--base-url", default=None, help="use this running OpenAI-compatible server instead")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
+def run(models: list[str], *, out: Path, threads: int | None = None, port: int = 8799, base_url: str | None = None,
+        on_variant: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Every variant for every model; writes ``<out>/llm_local.json`` and returns the results."""
     started = time.time()
     load_start = os.getloadavg()
-    results = []
-    for name in args.models:
-        print(f"== {name}", flush=True)
-        result = bench_model(name, args)
-        for v in result["variants"]:
-            print(f"   {v['variant']}: accuracy {v['accuracy']:.2f}, parsed first {v['parse_rate_first_reply']:.2f}, "
-                  f"{v['seconds']} s", flush=True)
-        results.append(result)
-    report = {
-        "command": " ".join([".venv/bin/python", "benchmarks/llm_local.py", *sys.argv[1:]]),
-        "commit": _commit(),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_average_at_start": load_start,
-                    "load_average_at_end": os.getloadavg()},
-        "temperature": 0.0,
-        "wall_seconds": round(time.time() - started, 1),
-        "models": results,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(f"wrote {args.out}")
-
-
-if __name__ == "__main__":
-    main()
+    results = [bench_model(name, threads=threads, port=port, base_url=base_url, on_variant=on_variant)
+               for name in models]
+    report: dict[str, Any] = {"load_average_at_start": load_start, "temperature": 0.0,
+                              "wall_seconds": round(time.time() - started, 1), "models": results}
+    write_results(out, "llm_local", report)
+    return report

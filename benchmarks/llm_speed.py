@@ -12,32 +12,28 @@ benchmark sharing the cores), and read the server's own timings (``timings`` of 
 Each measure is the better of two tries. The 1-minute load average before each configuration (and the number
 of busy loops) is recorded with it: speed numbers mean something only with the load they were taken under.
 
-    .venv/bin/python benchmarks/llm_speed.py [--models qwen2.5-coder-1.5b qwen2.5-coder-0.5b] \
-        [--threads 1 2] [--slots 1 2] [--busy 0 1] [--port 8798]
+    kgagents bench llm-speed [--model qwen2.5-coder-1.5b --model qwen2.5-coder-0.5b] [--threads 1 --threads 2]
+        [--slots 1 --slots 2] [--busy 0 --busy 1] [--port 8798]
 
-Writes benchmarks/results/llm_speed.json (``--out`` to change).
+Writes benchmarks/results/llm_speed.json (``--out`` DIR to change).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from benchmarks.provenance import write_results
 from kgagents.config import LLMSettings
-from kgagents.llm.models import LOCAL_MODELS
 from kgagents.servers.llama import LlamaServer
-
-RESULTS = Path(__file__).resolve().parent / "results" / "llm_speed.json"
 
 CONTEXT = (
     "An ontology describes the concepts of a domain and the relations between them. In a conference ontology "
@@ -88,55 +84,33 @@ def _busy(n: int) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="*", default=["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"],
-                        choices=list(LOCAL_MODELS))
-    parser.add_argument("--threads", nargs="*", type=int, default=[1, 2])
-    parser.add_argument("--slots", nargs="*", type=int, default=[1, 2])
-    parser.add_argument("--busy", nargs="*", type=int, default=[0, 1],
-                        help="CPU-bound busy loops running during the measure (competing load)")
-    parser.add_argument("--port", type=int, default=8798)
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
+def run(models: list[str], threads: list[int], slots: list[int], busy: list[int], *, out: Path, port: int = 8798,
+        on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
+    """Every configuration; writes ``<out>/llm_speed.json`` and returns the results."""
     started = time.time()
     rows: list[dict[str, Any]] = []
-    for model in args.models:
-        for slots in args.slots:
-            for threads in args.threads:
-                server = LlamaServer(LLMSettings(base_url=None, local_port=args.port, local_ctx=2048))
-                status = server.start(model=model, threads=threads, parallel=slots)
+    for model in models:
+        for n_slots in slots:
+            for n_threads in threads:
+                server = LlamaServer(LLMSettings(base_url=None, local_port=port, local_ctx=2048))
+                status = server.start(model=model, threads=n_threads, parallel=n_slots)
                 try:
-                    for busy in args.busy:
-                        loops = _busy(busy)
+                    for n_busy in busy:
+                        loops = _busy(n_busy)
                         try:
                             time.sleep(2)
                             load = os.getloadavg()[0]
-                            tag = f"{model} t{threads} s{slots} b{busy}"
-                            print(f"== {tag} (load {load:.2f})", flush=True)
-                            row = {"model": model, "threads": threads, "slots": slots, "busy_loops": busy,
-                                   "load_average_1min": round(load, 2), **_measure(status.base_url, slots, tag)}
+                            tag = f"{model} t{n_threads} s{n_slots} b{n_busy}"
+                            row = {"model": model, "threads": n_threads, "slots": n_slots, "busy_loops": n_busy,
+                                   "load_average_1min": round(load, 2), **_measure(status.base_url, n_slots, tag)}
                         finally:
                             for p in loops:
                                 p.kill()
                                 p.wait()
-                        print(json.dumps(row), flush=True)
+                        on_row(row)
                         rows.append(row)
                 finally:
                     server.stop()
-    report = {
-        "command": " ".join([".venv/bin/python", "benchmarks/llm_speed.py", *sys.argv[1:]]),
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                 cwd=Path(__file__).parent).stdout.strip() or None,
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                    "load_average_at_end": os.getloadavg()},
-        "wall_seconds": round(time.time() - started, 1),
-        "rows": rows,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(f"wrote {args.out}")
-
-
-if __name__ == "__main__":
-    main()
+    report: dict[str, Any] = {"wall_seconds": round(time.time() - started, 1), "rows": rows}
+    write_results(out, "llm_speed", report)
+    return report
