@@ -283,6 +283,7 @@ MODELS_HELP = "embedded model(s): qwen2.5-coder-1.5b | qwen2.5-coder-0.5b | smol
 def bench_llm(
     model: list[str] = typer.Option(["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m"], help=MODELS_HELP),
     threads: int = typer.Option(None, min=1, help="server threads (default: the free cores)"),
+    slots: int = typer.Option(1, min=1, help="server slots: this many ways of asking run at once"),
     port: int = typer.Option(8799, help="port for the benchmark's own llama-server"),
     base_url: str = typer.Option(None, help="ask this running OpenAI-compatible server instead (one --model)"),
     out: Path = _results_option(),
@@ -291,7 +292,7 @@ def bench_llm(
     from benchmarks import llm_local
 
     output_file(out / "llm_local.json", "--out")
-    result = llm_local.run(model, out=out, threads=threads, port=port, base_url=base_url,
+    result = llm_local.run(model, out=out, threads=threads, slots=slots, port=port, base_url=base_url,
                            on_variant=lambda what: console.print(escape(what)))
     for m in result["models"]:
         for v in m["variants"]:

@@ -39,7 +39,16 @@ from pydantic import BaseModel, Field
 from benchmarks.provenance import write_results
 from kgagents.config import LLMSettings
 from kgagents.errors import StructuredOutputError
-from kgagents.llm import ChatModel, Ledger, Message, OpenAIChatModel, ask_with_repair, ask_yes_no, pick_one
+from kgagents.llm import (
+    ChatModel,
+    Ledger,
+    Message,
+    OpenAIChatModel,
+    ask_with_repair,
+    ask_yes_no,
+    map_on_slots,
+    pick_one,
+)
 from kgagents.llm.models import LOCAL_MODELS, model_file
 from kgagents.llm.structured import YES_NO_MAX_TOKENS, parse_yes_no
 from kgagents.servers.llama import LOCAL_MAX_TOKENS, LlamaServer, llm_home
@@ -101,7 +110,7 @@ class AnswerOnly(BaseModel):
 
 
 class ReasonFirst(BaseModel):
-    reason: str = Field(max_length=200)
+    reason: str = Field(max_length=120)
     answer: Literal["yes", "no"]
 
 
@@ -218,24 +227,30 @@ def run_variant(base_url: str, model: str, variant: str, task: str, constrained:
     return summary
 
 
-def bench_model(name: str, *, threads: int | None, port: int, base_url: str | None,
+def bench_model(name: str, *, threads: int | None, slots: int, port: int, base_url: str | None,
                 on_variant: Callable[[str], None]) -> dict[str, Any]:
+    """All variants for one model; with ``slots`` > 1 that many variants run at once (their ``seconds`` are
+    then wall time shared with the others)."""
     server: LlamaServer | None = None
     start = time.perf_counter()
     if base_url:
-        served: dict[str, Any] = {"base_url": base_url}
+        served: dict[str, Any] = {"base_url": base_url, "slots": slots}
     else:
-        server = LlamaServer(LLMSettings(base_url=None, local_port=port))
-        status = server.start(model=name, threads=threads, parallel=1)
+        server = LlamaServer(LLMSettings(base_url=None, local_port=port, local_ctx=2048))
+        status = server.start(model=name, threads=threads, parallel=slots)
         base_url = status.base_url
         served = {"threads": status.threads, "threads_chosen": status.threads_chosen, "slots": status.parallel,
                   "ctx_per_slot": status.ctx_per_slot, "load_at_start": status.load_at_start}
     startup_s = time.perf_counter() - start
+    url = base_url
+
+    def one(spec: tuple[str, str, bool, Callable[[ChatModel, Any, str], Any]]) -> dict[str, Any]:
+        variant, task, constrained, ask = spec
+        on_variant(f"{name}: {variant}")
+        return run_variant(url, name, variant, task, constrained, ask)
+
     try:
-        variants = []
-        for variant, task, constrained, ask in VARIANTS:
-            on_variant(f"{name}: {variant}")
-            variants.append(run_variant(base_url, name, variant, task, constrained, ask))
+        variants = map_on_slots(None, one, VARIANTS, workers=slots)
     finally:
         if server is not None:
             server.stop()
@@ -246,12 +261,12 @@ def bench_model(name: str, *, threads: int | None, port: int, base_url: str | No
             "server": served, "startup_s": round(startup_s, 1), "variants": variants}
 
 
-def run(models: list[str], *, out: Path, threads: int | None = None, port: int = 8799, base_url: str | None = None,
-        on_variant: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+def run(models: list[str], *, out: Path, threads: int | None = None, slots: int = 1, port: int = 8799,
+        base_url: str | None = None, on_variant: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Every variant for every model; writes ``<out>/llm_local.json`` and returns the results."""
     started = time.time()
     load_start = os.getloadavg()
-    results = [bench_model(name, threads=threads, port=port, base_url=base_url, on_variant=on_variant)
+    results = [bench_model(name, threads=threads, slots=slots, port=port, base_url=base_url, on_variant=on_variant)
                for name in models]
     report: dict[str, Any] = {"load_average_at_start": load_start, "temperature": 0.0,
                               "wall_seconds": round(time.time() - started, 1), "models": results}

@@ -124,7 +124,7 @@ class YesNo(BaseModel):
     """A yes/no verdict; the answer comes first so a reply cut by the token cap still carries it."""
 
     answer: Literal["yes", "no"]
-    reason: str = Field("", max_length=200)
+    reason: str = Field("", max_length=120)
 
 
 _YES_NO_SCHEMA = YesNo.model_json_schema()
