@@ -308,12 +308,13 @@ def bench_llm_speed(
     slots: list[int] = typer.Option([1, 2], help="server slots to try; repeatable"),
     busy: list[int] = typer.Option([0, 1], help="CPU-bound busy loops competing during the measure; repeatable"),
     port: int = typer.Option(8798, help="port for the benchmark's own llama-server"),
+    tries: int = typer.Option(2, min=1, help="tries per measure; the best counts"),
     out: Path = _results_option(),
 ) -> None:
     """Prompt and generation tokens/s of the embedded models by threads, slots and competing load."""
     from benchmarks import llm_speed
 
     output_file(out / "llm_speed.json", "--out")
-    result = llm_speed.run(model, threads, slots, busy, out=out, port=port,
+    result = llm_speed.run(model, threads, slots, busy, out=out, port=port, tries=tries,
                            on_row=lambda row: console.print(escape(str(row))))
     console.print("written: " + ", ".join(result["files"]))

@@ -154,7 +154,8 @@ def llm_speed(results: Path) -> str:
         lines.append(f"| {row['model']} | {row['threads']} | {row['slots']} | {row['busy_loops']} | "
                      f"{row['load_average_1min']:.1f} | {row['prompt_tokens_per_s']:.0f} | {per} "
                      f"({row['generation_tokens_per_s_total']:.1f}) |")
-    lines.append(f"\nServer timings of llama-server, best of two tries ({_source('llm_speed')}).")
+    lines.append(f"\nllama-server's own timings, best of {r['tries']} tr{'y' if r['tries'] == 1 else 'ies'}; "
+                 f"load average before each configuration in the table ({_source('llm_speed')}).")
     return "\n".join(lines)
 
 

@@ -9,7 +9,7 @@ benchmark sharing the cores), and read the server's own timings (``timings`` of 
 * with 2+ slots, as many generation requests at once: tokens/s per request and in total (wall clock);
 * the cached-prefix saving — the same long prompt again with another last line: prompt tokens evaluated.
 
-Each measure is the better of two tries. The 1-minute load average before each configuration (and the number
+Each measure is the best of ``tries`` (default two). The 1-minute load average before each configuration (and the number
 of busy loops) is recorded with it: speed numbers mean something only with the load they were taken under.
 
     kgagents bench llm-speed [--model qwen2.5-coder-1.5b --model qwen2.5-coder-0.5b] [--threads 1 --threads 2]
@@ -53,9 +53,9 @@ def _chat(base: str, content: str, max_tokens: int) -> dict[str, Any]:
     return body
 
 
-def _measure(base: str, slots: int, tag: str) -> dict[str, Any]:
+def _measure(base: str, slots: int, tag: str, tries: int) -> dict[str, Any]:
     prompt_tps, gen_tps, totals, cached = [], [], [], []
-    for attempt in range(2):
+    for attempt in range(tries):
         fresh = f"[{tag} {attempt}]\n{CONTEXT * 5}\nName one concept of this text."
         t = _chat(base, fresh, 1)["timings"]
         prompt_tps.append(t["prompt_per_second"])
@@ -71,7 +71,7 @@ def _measure(base: str, slots: int, tag: str) -> dict[str, Any]:
         wall = time.perf_counter() - start
         gen_tps.append([r["timings"]["predicted_per_second"] for r in replies])
         totals.append(sum(r["timings"]["predicted_n"] for r in replies) / wall)
-    best = max(range(2), key=lambda i: totals[i])
+    best = max(range(tries), key=lambda i: totals[i])
     return {
         "prompt_tokens_per_s": round(max(prompt_tps), 1),
         "generation_tokens_per_s_per_request": [round(x, 1) for x in gen_tps[best]],
@@ -85,7 +85,7 @@ def _busy(n: int) -> list[subprocess.Popen[bytes]]:
 
 
 def run(models: list[str], threads: list[int], slots: list[int], busy: list[int], *, out: Path, port: int = 8798,
-        on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
+        tries: int = 2, on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
     """Every configuration; writes ``<out>/llm_speed.json`` and returns the results."""
     started = time.time()
     rows: list[dict[str, Any]] = []
@@ -102,7 +102,7 @@ def run(models: list[str], threads: list[int], slots: list[int], busy: list[int]
                             load = os.getloadavg()[0]
                             tag = f"{model} t{n_threads} s{n_slots} b{n_busy}"
                             row = {"model": model, "threads": n_threads, "slots": n_slots, "busy_loops": n_busy,
-                                   "load_average_1min": round(load, 2), **_measure(status.base_url, n_slots, tag)}
+                                   "load_average_1min": round(load, 2), **_measure(status.base_url, n_slots, tag, tries)}
                         finally:
                             for p in loops:
                                 p.kill()
@@ -111,6 +111,6 @@ def run(models: list[str], threads: list[int], slots: list[int], busy: list[int]
                         rows.append(row)
                 finally:
                     server.stop()
-    report: dict[str, Any] = {"wall_seconds": round(time.time() - started, 1), "rows": rows}
+    report: dict[str, Any] = {"tries": tries, "wall_seconds": round(time.time() - started, 1), "rows": rows}
     write_results(out, "llm_speed", report)
     return report
