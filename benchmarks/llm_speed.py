@@ -9,8 +9,8 @@ benchmark sharing the cores), and read the server's own timings (``timings`` of 
 * with 2+ slots, as many generation requests at once: tokens/s per request and in total (wall clock);
 * the cached-prefix saving — the same long prompt again with another last line: prompt tokens evaluated.
 
-Each measure is the best of ``tries`` (default two). The 1-minute load average before each configuration (and the number
-of busy loops) is recorded with it: speed numbers mean something only with the load they were taken under.
+Each measure is the best of ``tries`` (default two). The 1-minute load average before each configuration (and the
+number of busy loops) is recorded with it: speed numbers mean something only with the load they were taken under.
 
     kgagents bench llm-speed [--model qwen2.5-coder-1.5b --model qwen2.5-coder-0.5b] [--threads 1 --threads 2]
         [--slots 1 --slots 2] [--busy 0 --busy 1] [--port 8798]
@@ -101,8 +101,9 @@ def run(models: list[str], threads: list[int], slots: list[int], busy: list[int]
                             time.sleep(2)
                             load = os.getloadavg()[0]
                             tag = f"{model} t{n_threads} s{n_slots} b{n_busy}"
+                            measured = _measure(status.base_url, n_slots, tag, tries)
                             row = {"model": model, "threads": n_threads, "slots": n_slots, "busy_loops": n_busy,
-                                   "load_average_1min": round(load, 2), **_measure(status.base_url, n_slots, tag, tries)}
+                                   "load_average_1min": round(load, 2), **measured}
                         finally:
                             for p in loops:
                                 p.kill()
