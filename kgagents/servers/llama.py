@@ -90,7 +90,7 @@ def ensure_server_binary(home: Path, smoke_model: Path, log: Callable[[str], Non
     if binary.is_file():
         return binary
     binary.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(binary.with_suffix(".lock")):
+    with file_lock(binary.parent / f"{binary.name}.lock"):
         if binary.is_file():
             return binary
         if shutil.which("cmake") is None or shutil.which("c++") is None:
@@ -112,8 +112,9 @@ def ensure_server_binary(home: Path, smoke_model: Path, log: Callable[[str], Non
         built = work / "out" / "bin" / "llama-server"
         log(f"checking the built server with {smoke_model.name}")
         smoke_test(built, smoke_model, work / "smoke.log")
-        shutil.copy2(built, binary.with_suffix(".partial"))
-        os.replace(binary.with_suffix(".partial"), binary)
+        partial = binary.parent / f"{binary.name}.partial"
+        shutil.copy2(built, partial)
+        os.replace(partial, binary)
         shutil.rmtree(work, ignore_errors=True)
     return binary
 
