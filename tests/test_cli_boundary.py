@@ -88,7 +88,7 @@ def test_a_failed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo
     with pytest.raises(RuntimeError), store.running("kgqa", run_id="died", mode="no_llm"):
         raise RuntimeError("out of memory")
     store.finish(store.start("matching", run_id="fine", mode="no_llm"), scores={"f1": 0.5}, metric="f1")
-    result = runner.invoke(app, ["stats"], env={"KGAGENTS_NEO4J_URI": neo4j_settings.uri,
+    result = runner.invoke(app, ["stats"], env={"KGAGENTS_NEO4J_URI": neo4j_settings.uri, "COLUMNS": "250",
                                                 "KGAGENTS_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()})
     text = " ".join(result.output.split())
     assert result.exit_code == 0, text
