@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
-from kgagents.cli.common import App, chat_or_none, connected, console, progress_bar
+from kgagents.cli.common import App, chat_or_none, connected, console, output_file, progress_bar
 from kgagents.cli.kgqa import _kgqa_chat, _print_kgqa_summary
 from kgagents.cli.matching import _match_settings
 from kgagents.errors import KgAgentsError
