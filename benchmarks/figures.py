@@ -137,9 +137,9 @@ def llm_local(results: Path) -> str:
             lines.append(f"| {m['model']} | {v['variant']} | {v['accuracy'] * 100:.0f} % | "
                          f"{v['parse_rate_first_reply'] * 100:.0f} % | {yes} | "
                          f"{v['prompt_tokens']:,} + {v['completion_tokens']:,} | {v['seconds']:.0f} |")
-    load_avg = r["machine"]["load_average_at_start"][0]
+    load_avg = r["load_average_at_start"][0]
     lines.append(f"\n{r['models'][0]['variants'][0]['n']} items per row, temperature 0, load average {load_avg:.1f} "
-                 f"at the start on {r['machine']['cpus']} cores ({_source('llm_local')}).")
+                 f"at the start on {r['machine']['cores']} cores ({_source('llm_local')}).")
     return "\n".join(lines)
 
 

@@ -6,10 +6,11 @@ agents use, in several ways:
 
 * ``yes_no/start-with-yes-or-no``: the old instruction ("Start your reply with the word yes or no, then give a
   short reason on the same line"), free text, lenient parsing, one repair — the defect of issue 20;
-* ``yes_no/constrained``: :func:`kgagents.llm.ask_yes_no` — ``{"answer": "yes"|"no", "reason": …}`` decoded
-  under the JSON schema by llama-server;
+* ``yes_no/constrained``: :func:`kgagents.llm.ask_yes_no` — ``{"reason": …, "answer": "yes"|"no"}`` decoded
+  under the JSON schema by llama-server (results files before commit "yes/no reason first" have the
+  answer-first form in this row and the reason-first form as ``constrained-reason-first``);
 * ``yes_no/constrained-answer-only``: ``{"answer": "yes"|"no"}`` only (fewest tokens);
-* ``yes_no/constrained-reason-first``: ``{"reason": …, "answer": …}`` (the answer after a reason);
+* ``yes_no/constrained-answer-first``: ``{"answer": …, "reason": …}`` (the answer before any reason);
 * ``yes_no/unconstrained-json``: ask_yes_no's prompt with the schema *not* sent (the fallback path of an
   endpoint without JSON mode: the JSON is parsed from free text and repaired once);
 * ``pick_one/constrained`` and ``pick_one/unconstrained-json``: :func:`kgagents.llm.pick_one` with and
@@ -109,9 +110,9 @@ class AnswerOnly(BaseModel):
     answer: Literal["yes", "no"]
 
 
-class ReasonFirst(BaseModel):
-    reason: str = Field(max_length=120)
+class AnswerFirst(BaseModel):
     answer: Literal["yes", "no"]
+    reason: str = Field(max_length=120)
 
 
 def _old_yes_no(chat: ChatModel, question: str, purpose: str) -> bool | None:
@@ -155,8 +156,8 @@ VARIANTS: list[tuple[str, str, bool, Callable[[ChatModel, Any, str], Any]]] = [
     ("yes_no/constrained", "yes_no", True, _yes_no),
     ("yes_no/constrained-answer-only", "yes_no", True,
      _json_yes_no(AnswerOnly, '{"answer": "yes" or "no"}', 16)),
-    ("yes_no/constrained-reason-first", "yes_no", True,
-     _json_yes_no(ReasonFirst, '{"reason": "<one short sentence>", "answer": "yes" or "no"}', YES_NO_MAX_TOKENS)),
+    ("yes_no/constrained-answer-first", "yes_no", True,
+     _json_yes_no(AnswerFirst, '{"answer": "yes" or "no", "reason": "<one short sentence>"}', YES_NO_MAX_TOKENS)),
     ("yes_no/unconstrained-json", "yes_no", False, _yes_no),
     ("pick_one/constrained", "pick_one", True,
      lambda chat, item, purpose: pick_one(chat, item[0], item[1], purpose=purpose)),

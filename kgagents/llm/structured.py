@@ -8,9 +8,8 @@ carries the answer; showing the model its own reply and what was wrong fixes mos
 failure is reported instead of looping, so one bad item never stalls a run. Every reply's fate (parsed or
 not) is recorded with :meth:`ChatModel.record_outcome`, so a ledger can report parse failures per purpose.
 
-Yes/no is asked as ``{"answer": "yes"|"no", "reason": ...}``: asked to *start* its reply with yes or no,
-Qwen2.5-Coder-1.5B copies the first word of the instruction (19 of 20 "Yes"); the constrained object
-scores like free text without the instruction (``benchmarks/llm_local.py``).
+Yes/no is asked as ``{"reason": ..., "answer": "yes"|"no"}``: asked to *start* its reply with yes or no — or
+made to write the answer first — Qwen2.5-Coder-1.5B says "yes" to everything (``benchmarks/llm_local.py``).
 """
 
 from __future__ import annotations
@@ -121,22 +120,27 @@ PICK_ONE_MAX_TOKENS = 32
 
 
 class YesNo(BaseModel):
-    """A yes/no verdict; the answer comes first so a reply cut by the token cap still carries it."""
+    """A yes/no verdict, the reason FIRST: decoding the answer before any reason, Qwen2.5-Coder-1.5B answered
+    "yes" to 20 of 20 easy questions; after a short reason it scored 15 of 20 (``benchmarks/llm_local.py``).
+    The reason is capped, so the answer always fits the reply cap."""
 
+    reason: str = Field(max_length=120)
     answer: Literal["yes", "no"]
-    reason: str = Field("", max_length=120)
 
 
 _YES_NO_SCHEMA = YesNo.model_json_schema()
-_YES_NO_INSTRUCTION = 'Reply with one JSON object: {"answer": "yes" or "no", "reason": "<one short sentence>"}.'
+_YES_NO_INSTRUCTION = 'Reply with one JSON object: {"reason": "<one short sentence>", "answer": "yes" or "no"}.'
 
 
 def parse_yes_no(text: str) -> tuple[bool, str] | None:
-    """``(answer, reason)`` from a :class:`YesNo` JSON object, or from a reply that starts with yes/no
-    (or true/false); else ``None``."""
-    verdict, _ = _validated(text, YesNo)
-    if verdict is not None:
-        return verdict.answer == "yes", verdict.reason
+    """``(answer, reason)`` from a JSON object whose ``answer`` is yes or no, or from a reply that starts with
+    yes/no (or true/false); else ``None``."""
+    try:
+        obj = extract_json(text)
+    except ValueError:
+        obj = {}
+    if obj.get("answer") in ("yes", "no"):
+        return obj["answer"] == "yes", str(obj.get("reason") or "")
     match = _YES_NO.match(text.strip())
     if match is None:
         return None
