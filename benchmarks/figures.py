@@ -113,13 +113,50 @@ def om_llm_pair(results: Path) -> str:
             f"{r['machine']['cores']} cores ({_source(stem)})")
 
 
+def _llm_variant(r: dict[str, Any], model: str, variant: str) -> dict[str, Any]:
+    m = next(m for m in r["models"] if m["model"] == model)
+    return next(v for v in m["variants"] if v["variant"] == variant)
+
+
 @figure("llm-local-yes-no")
 def llm_local_yes_no(results: Path) -> str:
+    """SmolLM2's yes/no accuracy with the free-text instruction the matching runs above used."""
+    v = _llm_variant(load(results, "llm_local"), "smollm2-135m", "yes_no/start-with-yes-or-no")
+    return f"{v['accuracy'] * 100:.0f} % accuracy on {v['n']} easy yes/no items with smollm2-135m"
+
+
+@figure("llm-local")
+def llm_local(results: Path) -> str:
+    """Per model and way of asking: accuracy, first replies in the format, yes share, tokens and seconds."""
     r = load(results, "llm_local")
-    model = next(m for m in r["models"] if m["model"] == r["chosen_default"])
-    yes_no = model["format_check"]["text"]["yes_no"]
-    return (f"{yes_no['accuracy'] * 100:.0f} % accuracy on {yes_no['n']} easy yes/no items with "
-            f"{model['model']}")
+    lines = ["| model | task / how asked | accuracy | first reply parsed | answered yes | tokens (prompt + reply) | "
+             "seconds |", "|---|---|---|---|---|---|---|"]
+    for m in r["models"]:
+        for v in m["variants"]:
+            yes = f"{v['yes_share'] * 100:.0f} %" if "yes_share" in v else "–"
+            lines.append(f"| {m['model']} | {v['variant']} | {v['accuracy'] * 100:.0f} % | "
+                         f"{v['parse_rate_first_reply'] * 100:.0f} % | {yes} | "
+                         f"{v['prompt_tokens']:,} + {v['completion_tokens']:,} | {v['seconds']:.0f} |")
+    load_avg = r["load_average_at_start"][0]
+    lines.append(f"\n{r['models'][0]['variants'][0]['n']} items per row, temperature 0, load average {load_avg:.1f} "
+                 f"at the start on {r['machine']['cores']} cores ({_source('llm_local')}).")
+    return "\n".join(lines)
+
+
+@figure("llm-speed")
+def llm_speed(results: Path) -> str:
+    """Prompt and generation tokens/s by model, threads, slots and competing busy loops."""
+    r = load(results, "llm_speed")
+    lines = ["| model | threads | slots | busy loops | load avg | prompt tok/s | generation tok/s per request "
+             "(total) |", "|---|---|---|---|---|---|---|"]
+    for row in r["rows"]:
+        per = " / ".join(f"{x:.1f}" for x in row["generation_tokens_per_s_per_request"])
+        lines.append(f"| {row['model']} | {row['threads']} | {row['slots']} | {row['busy_loops']} | "
+                     f"{row['load_average_1min']:.1f} | {row['prompt_tokens_per_s']:.0f} | {per} "
+                     f"({row['generation_tokens_per_s_total']:.1f}) |")
+    lines.append(f"\nllama-server's own timings, best of {r['tries']} tr{'y' if r['tries'] == 1 else 'ies'}; "
+                 f"load average before each configuration in the table ({_source('llm_speed')}).")
+    return "\n".join(lines)
 
 
 # -- entity alignment ---------------------------------------------------------------------------------------

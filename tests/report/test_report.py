@@ -113,6 +113,11 @@ def test_scripted_llm_run_has_llm_calls_per_stage(clean: Graph, shared_data: Pat
     assert by_stage["validate"].calls == sum(p.startswith("validate") for p in purposes) > 0
     assert sum(s.calls for s in report.stages) == len(purposes) == run.llm_calls
     assert by_stage["texts"].seconds is not None and by_stage["texts"].tokens > 0
+    outputs = {o.purpose: o for o in report.outputs}  # every validate reply parsed, none decoded under the schema
+    validate = outputs["validate"]
+    assert validate.calls == validate.schema_asked == validate.parsed == purposes.count("validate")
+    assert (validate.parse_failures, validate.constrained, validate.fallback_rate) == (0, 0, 1.0)
+    assert outputs["describe"].schema_asked == 0
 
 
 def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: Graph, fixtures: Path) -> None:
