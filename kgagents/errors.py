@@ -115,3 +115,7 @@ class ChatModelRequiredError(KgAgentsError, ValueError):
 
 class BulkImportError(KgAgentsError):
     """A bulk import (neo4j-admin database import) was refused or failed; the previous database is unchanged."""
+
+
+class AgentSettingsError(KgAgentsError, ValueError):
+    """An agent's settings are invalid (unknown field, wrong type, value out of range)."""
