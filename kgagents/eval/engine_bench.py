@@ -129,7 +129,8 @@ def single_client(search: Callable[[np.ndarray], dict[str, list[Hit]]], queries:
 def dbp15k_section(graph: Graph, directory: Path, *, single_queries: int, exact_sample: int = 200,
                    settings: EngineSettings | None = None, max_sources: int | None = None) -> dict[str, Any]:
     """The DBP15K ZH-EN name vectors: single-client, batched, bulk and exact against numpy."""
-    from kgagents.agent.alignment.retrieval import embed_names, pair_kgs, split_links
+    from kgagents.agent.alignment.embedding import embed_names
+    from kgagents.agent.alignment.retrieval import pair_kgs, split_links
     from kgagents.agent.alignment.settings import RetrievalSettings
     from kgagents.embeddings import get_embedder
     from kgagents.errors import KgAgentsError
@@ -147,7 +148,7 @@ def dbp15k_section(graph: Graph, directory: Path, *, single_queries: int, exact_
     vector_property = RetrievalSettings().vector_property
     engine = CandidateEngine(graph, settings)
     started = time.perf_counter()
-    embed_names(graph, get_embedder(), (kg1, kg2), RetrievalSettings(), engine=engine)
+    embed_names(graph, get_embedder(), (kg1, kg2), RetrievalSettings())
     out["embed_and_prepare_seconds"] = round(time.perf_counter() - started, 2)
     sources = sorted({s for s, _ in split_links(graph, dataset)})[:max_sources]
     src_keys, src = _vectors(graph, Scope.kg(kg1), vector_property)

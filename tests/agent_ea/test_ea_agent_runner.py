@@ -25,7 +25,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kgagents.agent.alignment.agent import EASettings
-from kgagents.agent.alignment.retrieval import Candidate, PairSignals, store_candidates
+from kgagents.agent.alignment.candidate_store import Candidate, store_candidates
+from kgagents.agent.alignment.signals import PairSignals
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.eval import ea_agent_runner
@@ -62,7 +63,7 @@ def pair(graph: Graph, fixtures: Path) -> Graph:
     load_jape_pair(graph, fixtures / "agent_ea" / DATASET)
     candidates = {FR + s: [Candidate(EN + t, rank, score, PairSignals(name=score))
                            for rank, (t, score) in enumerate(cands, 1)] for s, cands in CANDIDATES.items()}
-    store_candidates(graph, run_id=RETRIEVAL, kg1=KG1, kg2=KG2, candidates=candidates, props={"dataset": DATASET})
+    store_candidates(graph, run_id=RETRIEVAL, kg1=KG1, kg2=KG2, candidates=candidates)
     return graph
 
 

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kgagents.agent.alignment.agent import EAAgent, EASettings
-from kgagents.agent.alignment.retrieval import embed_names, retrieve, split_links
+from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.retrieval import retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cli import app
