@@ -18,7 +18,7 @@ import pytest
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.graph.server import LocalNeo4j
+from kgagents.servers.neo4j import LocalNeo4j
 from kgagents.paths import data_dir
 
 SHARED_DATA = data_dir()

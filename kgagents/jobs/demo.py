@@ -21,7 +21,6 @@ With no chat model every job runs its documented no-LLM ablation, and the model 
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -118,7 +117,7 @@ def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoS
 
 
 def extraction_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
-    from kgagents.eval import text2kgbench_runner
+    from kgagents.jobs import text2kgbench as text2kgbench_runner
 
     result = text2kgbench_runner.run(graph, mode="no-llm" if chat is None else "llm", chat=chat,
                                      sample=settings.extraction_sentences, seed=settings.seed,
@@ -143,28 +142,6 @@ def read_back(graph: Graph, job: JobRun) -> JobSummary:
     row = rows[0]
     return JobSummary(job.job, job.data, job.metric, row["score"], row["seconds"], job.run_id, row["model"],
                       job.show_query)
-
-
-def write_summary(summaries: Sequence[JobSummary], model: str, wall_seconds: float, out: Path) -> Path:
-    """``<out>/demo_<model slug>.json`` + ``.md``: the summary rows as read back from Neo4j, with the command,
-    commit, machine and wall time (what the README's demo figure is rendered from)."""
-    from kgagents.eval.provenance import file_slug, provenance
-
-    stem = f"demo_{'no-llm' if model.startswith('none') else file_slug(model)}"
-    result = {**provenance(), "model": model, "wall_seconds": round(wall_seconds, 1),
-              "jobs": [{"job": s.job, "data": s.data, "metric": s.metric, "score": s.score, "seconds": s.seconds,
-                        "run_id": s.run_id, "model": s.model, "show_query": s.show_query} for s in summaries]}
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{stem}.json"
-    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    lines = [f"# kgagents demo — model `{model}`", "", f"Command: `{result['command']}`", "",
-             "| job | data | score | seconds | model |", "|---|---|---|---|---|"]
-    lines += [f"| {j['job']} | {j['data']} | {j['metric']} {j['score']:.3f} | {j['seconds']:.1f} | {j['model']} |"
-              for j in result["jobs"]]
-    lines += ["", f"Wall {result['wall_seconds']} s (load average {result['machine']['load_average']}, "
-              f"{result['machine']['cores']} cores).", ""]
-    (out / f"{stem}.md").write_text("\n".join(lines), encoding="utf-8")
-    return path
 
 
 def run_demo(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings | None = None,

@@ -9,7 +9,9 @@ so a score is never read without it.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from kgagents.agent.kgqa.agent import ODAAgent
@@ -17,7 +19,7 @@ from kgagents.agent.kgqa.results import KGQARun, QuestionResult
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings.base import Embedder
 from kgagents.graph.connection import GraphLike, connect
-from kgagents.loaders.qa import Question
+from kgagents.loaders.qa import Question, read_questions
 
 
 def run_questions(graph: GraphLike, kg: str, questions: Sequence[Question], settings: KGQASettings | None = None,
@@ -32,3 +34,19 @@ def run_questions(graph: GraphLike, kg: str, questions: Sequence[Question], sett
     agent = ODAAgent(connect(graph), chat, settings, kg=kg)
     return agent.run(questions, run_id=run_id, workers=workers, embedder=embedder, dataset=dataset,
                      on_question=on_question)
+
+
+def seeded_sample(questions: Sequence[Question], n: int | None, seed: int) -> list[Question]:
+    """``random.Random(seed).sample`` of ``n`` questions in file order (all of them without ``n``)."""
+    if not n or n >= len(questions):
+        return list(questions)
+    return sorted(random.Random(seed).sample(list(questions), n), key=lambda q: q.id)
+
+
+def questions_for(paths: Sequence[Path], *, format: str | None = None, sample: int | None = None,
+                  seed: int = 7) -> list[Question]:
+    """Questions of one or more files for ``kgagents kgqa`` (a seeded sample of ``sample`` per file)."""
+    out: list[Question] = []
+    for path in paths:
+        out.extend(seeded_sample(read_questions(path, format=format), sample, seed))
+    return out

@@ -12,7 +12,7 @@ from typing import Any
 from kgagents.agent.matching.graph import MatchingAgent, new_run_id
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.base import Embedder
-from kgagents.eval.scorer import Scores, equivalence_pairs, score_pairs
+from kgagents.metrics.oaei import Scores, equivalence_pairs, score_pairs
 from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology

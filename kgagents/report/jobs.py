@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.errors import KgAgentsError
-from kgagents.eval.reference import check_reference_in_graph
-from kgagents.eval.scorer import equivalence_pairs
+from kgagents.loaders.reference import check_reference_in_graph
+from kgagents.metrics.oaei import equivalence_pairs
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment, read_alignment, stored_alignment
 from kgagents.loaders.jape import gold_links

@@ -29,7 +29,7 @@ from kgagents.agent.alignment.candidate_store import Candidate, store_candidates
 from kgagents.agent.alignment.signals import PairSignals
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
-from kgagents.eval import ea_agent_runner
+from benchmarks import ea_agent as ea_agent_runner
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import approx_tokens
 from kgagents.loaders.jape import load_jape_pair

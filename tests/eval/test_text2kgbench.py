@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.eval.text2kgbench import (
+from kgagents.metrics.text2kgbench import (
     Sentence,
     load_ontology_data,
     normalise_triple,
@@ -80,7 +80,7 @@ def test_real_files_and_published_baselines(root: Path) -> None:
 
 @pytest.mark.integration
 def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> None:
-    from kgagents.eval.text2kgbench_runner import run
+    from kgagents.jobs.text2kgbench import run
 
     result = run(graph, mode="no-llm", sample=3, seed=1, ontologies=["8_celestialbody"], out=tmp_path)
     r = result["per_ontology"]["8_celestialbody"]
@@ -97,7 +97,7 @@ def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> N
 
 @pytest.mark.integration
 def test_llm_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_path: Path) -> None:
-    from kgagents.eval.text2kgbench_runner import run, sample_sentences
+    from kgagents.jobs.text2kgbench import run, sample_sentences
     from tests.scripted_chat import ScriptedChatModel
 
     data = load_ontology_data(root, "7_company")

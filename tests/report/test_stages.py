@@ -8,7 +8,7 @@ import pytest
 
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from kgagents.eval import ea_runner
+from benchmarks import ea_retrieval as ea_runner
 from kgagents.jobs.matching import match_pair
 from kgagents.graph.connection import Graph
 from kgagents.loaders.ontology import load_ontology

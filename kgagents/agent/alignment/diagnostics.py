@@ -20,5 +20,5 @@ def attribute_overlap(graph: Graph, kg1: str, kg2: str) -> dict[str, float]:
 
 def entity_names(graph: Graph, kg: str) -> dict[str, str | None]:
     """Id → English name (translated ``name_en``, else ``name``) of every entity of ``kg``: what the name-bias
-    subset (:func:`kgagents.eval.ea.non_trivial_links`) compares."""
+    subset (:func:`kgagents.metrics.ea.non_trivial_links`) compares."""
     return {row["id"]: row["name"] for row in graph.run("alignment_ea/entity_names", kg=kg)}

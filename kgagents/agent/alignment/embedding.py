@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from kgagents.agent.alignment.names import name_key
+from kgagents.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings.base import Embedder, l2_normalise
 from kgagents.embeddings.index import WRITE_BATCH, EmbedStats, Scope, embed_nodes, text_sha

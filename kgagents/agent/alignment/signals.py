@@ -7,7 +7,7 @@ For every source entity the retriever proposes target entities of the other KG a
     multilingual encoder: :mod:`kgagents.agent.alignment.embedding`);
     the top ``name_top_n`` targets of ``w_name·name + w_multilingual·multilingual`` are proposed;
 (b) ``exact`` — 1 when any name the dataset gives the source (URI name, translation, labels in either language)
-    equals any name of the target after :func:`~kgagents.agent.alignment.names.name_key`;
+    equals any name of the target after :func:`~kgagents.names.name_key`;
 (c) ``structure`` — seed propagation over the relationships: for each neighbour n of s that a seed aligns to m,
     every neighbour t of m gains 1/ln(e + deg m) (hubs count less; counterparts with degree >
     ``structure_max_degree`` are skipped); the top ``structure_top_n`` targets are proposed. It enters the fused
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kgagents.agent.alignment.names import name_key
+from kgagents.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.graph.connection import Graph
 

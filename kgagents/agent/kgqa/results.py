@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from kgagents.eval.qa_scorer import contains_gold, hits_at_1
+from kgagents.metrics.qa import contains_gold, hits_at_1
 from kgagents.llm.ledger import CallRecord
 from kgagents.loaders.qa import Question
 

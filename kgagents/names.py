@@ -1,7 +1,7 @@
-"""Name normalisation shared by the exact-name retrieval signal and the name-bias subset of the EA benchmark.
+"""Name normalisation shared by the exact-name retrieval signal and the name-bias subset of the EA scorer.
 
-It lives with the agent (not in :mod:`kgagents.eval`) because retrieval uses it to decide; the benchmark only
-reuses it to find the links a name matcher gets for free.
+It sits below both (not in the agent, not in :mod:`kgagents.metrics`) so that neither layer imports the other:
+retrieval uses it to decide, the scorer to find the links a name matcher gets for free.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ few dozen), so a gold target missing from the list counts as rank ∞ (reciproca
 under-estimate of the untruncated MRR, never an over-estimate. A source without any list counts as a miss.
 
 Name bias: many DBP15K pairs share an identical (translated) name, which makes them trivial for any
-name matcher. :func:`~kgagents.agent.alignment.names.name_key` (the exact-name signal's normalisation) finds them.
+name matcher. :func:`~kgagents.names.name_key` (the exact-name signal's normalisation) finds them.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
-from kgagents.agent.alignment.names import name_key
+from kgagents.names import name_key
 
 
 class RankScores(BaseModel):

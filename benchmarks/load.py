@@ -5,7 +5,7 @@ Rows (each load runs in a fresh Python process, so its peak memory is its own):
 * DBP15K ZH-EN (the JAPE pair, 165,556 triples): transactional into an empty database, then the idempotent
   re-load, then bulk.
 * OAEI anatomy human / mouse ontologies, transactional (re-measured figures of the old one-off load benchmark).
-* A generated Wikidata-like KG (:mod:`kgagents.eval.generate_kg`; its shape is recorded) at each of ``sizes``
+* A generated Wikidata-like KG (:mod:`benchmarks.generate_kg`; its shape is recorded) at each of ``sizes``
   statements, both paths, and at ``big`` statements in bulk only (one transaction of millions of statements
   does not fit the server's heap; that is what the bulk path is for).
 
@@ -20,7 +20,6 @@ unless ``overwrite``. The machine may be shared: the load average is recorded be
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import shutil
@@ -33,11 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.config import LocalServerSettings, Neo4jSettings
-from kgagents.eval.generate_kg import generate_wikidata_nt
-from kgagents.eval.machine import machine_info, peak_rss_mib
+from benchmarks.generate_kg import generate_wikidata_nt
+from benchmarks.machine import machine_info, peak_rss_mib
+from benchmarks.provenance import write_results
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.graph.server import LocalNeo4j
+from kgagents.servers.neo4j import LocalNeo4j
 from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, wikidata_input
 from kgagents.paths import data_dir
 
@@ -160,14 +160,9 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | Non
     return report
 
 
-def write_results(report: dict[str, Any], command: str, out: Path, name: str = "engine_load") -> tuple[Path, Path]:
-    """``<out>/<name>.json`` and a markdown table of the rows, both recording the command."""
-    report = {"command": command, **report}
-    out.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = out / f"{name}.json", out / f"{name}.md"
-    json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    md_path.write_text(markdown(report), encoding="utf-8")
-    return json_path, md_path
+def write_report(report: dict[str, Any], out: Path, name: str = "engine_load") -> list[Path]:
+    """``<out>/<name>.json`` and a markdown table of the rows (provenance stamped by write_results)."""
+    return write_results(out, name, report, markdown)
 
 
 def _number(value: float | None) -> str:
@@ -202,7 +197,7 @@ def markdown(report: dict[str, Any]) -> str:
         if r["method"] == "bulk" and "error" not in r:
             lines.append(f"| {r['input']} | {r['parse_seconds']} | {r['files_seconds']} | {r['import_seconds']} | "
                          f"{r['restart_seconds']} | {r['schema_seconds']} |")
-    lines += ["", "Generated KGs (`kgagents.eval.generate_kg`, Wikidata truthy N-Triples; statements = `wdt:` lines):",
+    lines += ["", "Generated KGs (`benchmarks.generate_kg`, Wikidata truthy N-Triples; statements = `wdt:` lines):",
               "", "| statements | entities | relations | literal share | power-law skew | max out-degree | "
               "max in-degree | median degree | seed |", "|---|---|---|---|---|---|---|---|---|"]
     for g in report["generator"]:

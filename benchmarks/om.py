@@ -9,7 +9,6 @@ table (``kgagents bench om`` passes ``benchmarks/results``). Every result names 
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,9 +20,9 @@ from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.errors import InputFileError
-from kgagents.eval.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb
-from kgagents.eval.reference import check_reference_in_graph
-from kgagents.eval.scorer import macro_average, micro_average, score_non_trivial
+from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb, write_results
+from kgagents.loaders.reference import check_reference_in_graph
+from kgagents.metrics.oaei import macro_average, micro_average, score_non_trivial
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
@@ -96,7 +95,7 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
     }
     stem = "_".join(["om_conference", settings.mode, *([file_slug(model)] if not settings.no_llm else []),
                      *sorted(pairs or [])])
-    _save(out, stem, result, _conference_md(result))
+    _save(out, stem, result, _conference_md)
     return result
 
 
@@ -140,9 +139,9 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
         "identical_across_repeats": len({_pairs_digest(r.pairs) for r in repeats}) == 1,
         "anchors": {"Matcha (OAEI 2022)": 0.9407, "Agent-OM (gpt-4o)": 0.9211, "LogMap (OAEI 2022)": 0.8807},
     }
-    result["files"] = [f"om_anatomy_{settings.mode}.{ext}" for ext in ("json", "md", "rdf")]
-    _save(out, f"om_anatomy_{settings.mode}", result, _anatomy_md(result))
+    _save(out, f"om_anatomy_{settings.mode}", result, _anatomy_md)
     export_alignment(graph, run.run_id, source, target, out / f"om_anatomy_{settings.mode}.rdf")
+    result["files"].append(str(out / f"om_anatomy_{settings.mode}.rdf"))
     return result
 
 
@@ -151,10 +150,8 @@ def _pairs_digest(pairs: set[tuple[str, str]]) -> str:
     return hashlib.sha256("\n".join(f"{s}\t{t}" for s, t in sorted(pairs)).encode()).hexdigest()
 
 
-def _save(out: Path, stem: str, result: dict[str, Any], markdown: str) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    (out / f"{stem}.md").write_text(markdown, encoding="utf-8")
+def _save(out: Path, stem: str, result: dict[str, Any], markdown: Callable[[dict[str, Any]], str]) -> None:
+    write_results(out, stem, result, markdown)
 
 
 def _row(name: str, s: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from kgagents.eval.scorer import IGNORED_NAMESPACES
+from kgagents.metrics.oaei import IGNORED_NAMESPACES
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment
 

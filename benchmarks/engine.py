@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -36,9 +35,9 @@ from kgagents.candidates import CandidateEngine, EngineSettings, Hit, Ids, Vecto
 from kgagents.candidates.hnsw import fetch_size
 from kgagents.embeddings.index import Scope, render
 from kgagents.graph.connection import Graph, batched
-from kgagents.paths import RESULTS_DIR
+from benchmarks import RESULTS_DIR
+from benchmarks.provenance import write_results
 
-COMMAND = "kgagents bench engine --sizes {sizes} --single-queries {single_queries}"
 K = 10
 SYNTHETIC_LABEL = "SyntheticVector"
 SYNTHETIC_PROPERTY = "vec"
@@ -51,19 +50,10 @@ def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def machine(graph: Graph) -> dict[str, Any]:
-    """What the numbers ran on (the load average is recorded per section)."""
-    versions = {row["name"]: f"{row['version']} {row['edition']}" for row in graph.run("server/components")}
-    return {"cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-            "numpy": np.__version__, "neo4j": versions, "mem_total_gib": _mem_total_gib()}
-
-
-def _mem_total_gib() -> float | None:
-    try:
-        with open("/proc/meminfo", encoding="utf-8") as f:
-            return round(int(f.readline().split()[1]) / 2**20, 1)
-    except OSError:
-        return None
+def server_versions(graph: Graph) -> dict[str, str]:
+    """The Neo4j components the numbers ran on (the machine is stamped by write_results; the load average is
+    recorded per section)."""
+    return {row["name"]: f"{row['version']} {row['edition']}" for row in graph.run("server/components")}
 
 
 # -- the reference ----------------------------------------------------------------------------------
@@ -345,9 +335,7 @@ def benchmark(graph: Graph, *, sizes: Sequence[int], single_queries: int, direct
     """Run every section and write engine.json + engine.md; returns the JSON written."""
     settings = EngineSettings()
     result: dict[str, Any] = {
-        "command": COMMAND.format(sizes=",".join(map(str, sizes)), single_queries=single_queries)
-        + (f" --sources {max_sources}" if max_sources else ""),
-        "machine": machine(graph), "load_average_start": load_average(), "k": K,
+        "neo4j": server_versions(graph), "load_average_start": load_average(), "k": K,
         "engine_settings": settings.model_dump(),
         "note": "timings on a machine shared with other jobs unless the load average says otherwise",
     }
@@ -357,9 +345,7 @@ def benchmark(graph: Graph, *, sizes: Sequence[int], single_queries: int, direct
     result["auto"] = auto_rates(result["dbp15k_zh_en"], result["scaling"])
     result["end_to_end"] = end_to_end_section(out)
     result["load_average_end"] = load_average()
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "engine.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    (out / "engine.md").write_text(markdown(result), encoding="utf-8")
+    write_results(out, "engine", result, markdown)
     return result
 
 

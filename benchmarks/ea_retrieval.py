@@ -5,7 +5,7 @@ one row per signal and per component: bootstrapping, one-to-one assignment), and
 
 Command::
 
-    kgagents bench ea-retrieval [JAPE directory]     (or: python -m kgagents.eval.ea_runner [directory])
+    kgagents bench ea-retrieval [JAPE directory]     (or: python -m benchmarks.ea_retrieval [directory])
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ from kgagents.agent.alignment.fusion import SIGNALS, Weights
 from kgagents.agent.alignment.retrieval import collect_signals, final_ranking, pair_kgs, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, Signals
-from kgagents.eval.ea import RankScores, non_trivial_links, rank_scores
-from kgagents.eval.provenance import command_line, git_commit, machine
+from kgagents.metrics.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.jobs.alignment import load_pair
-from kgagents.paths import RESULTS_DIR, data_dir
+from benchmarks import RESULTS_DIR
+from benchmarks.provenance import write_results
+from kgagents.paths import data_dir
 from kgagents.progress import SILENT, Stages
 
 #: weights searched on the validation links (name weight fixed at 1); multilingual only when embedded
@@ -178,7 +179,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
             for subset, subset_links in (("all_links", links), ("non_exact", hard)):
                 table[label][f"{space}/{subset}"] = rank_scores(ranking, subset_links).model_dump()
     result = {
-        "command": command_line(), "commit": git_commit(), "machine": machine(), "dataset": dataset,
+        "dataset": dataset,
         "run_id": run.run_id, "run_id_without_bootstrap": plain.run_id, "settings": settings.model_dump(),
         "embedders": embed_models(loaded), "tuned_on_train": tuned, "pseudo_seeds_per_round": run.pseudo_seeds,
         "assigned": len(run.assignment), "headline": "fused + assignment",
@@ -193,9 +194,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
         "load_average": {"start": load_at_start, "end": [round(x, 2) for x in os.getloadavg()]},
     }
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / f"ea_retrieval_{dataset}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        (out / f"ea_retrieval_{dataset}.md").write_text(markdown(result), encoding="utf-8")
+        write_results(out, f"ea_retrieval_{dataset}", result, markdown)
     return result
 
 
@@ -206,7 +205,7 @@ def embed_models(loaded: Any) -> dict[str, str | None]:
 def markdown(result: dict[str, Any]) -> str:
     tuned = result["tuned_on_train"]
     lines = [f"# EA candidate retrieval — {result['dataset']}", "",
-             f"Command: `{result['command']}` (commit {result['commit']})", "",
+             f"Command: `{result['command']}` (commit {result['git_commit']})", "",
              f"{result['test_links']} test links ({result['non_exact_links']} without an exact-name pair); "
              f"targets ranked: test targets ({result['target_entities']['test']}) or all target entities "
              f"({result['target_entities']['all']}). Name embedders: {result['embedders']}. "

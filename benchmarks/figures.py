@@ -46,7 +46,7 @@ def render(readme: str, results: Path) -> str:
     def fill(match: re.Match[str]) -> str:
         name = match.group(2)
         if name not in FIGURES:
-            raise KgAgentsError(f"README marks a figure '{name}' that kgagents/eval/figures.py does not define")
+            raise KgAgentsError(f"README marks a figure '{name}' that benchmarks/figures.py does not define")
         content = FIGURES[name](results)
         block = "\n" in match.group(3)
         return match.group(1) + (f"\n{content}\n" if block else content) + match.group(4)

@@ -10,20 +10,19 @@ extraction itself needs a capable model and the paper's full text, which are not
 from __future__ import annotations
 
 import copy
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kgagents.eval.twa_scorer import load_ground_truth, records, score
+from benchmarks.provenance import command_line, write_results
+from kgagents.metrics.twa import load_ground_truth, records, score
 from kgagents.tools.catalogue_view import catalogue_markdown
 from kgagents.tools.compiler import compile_ontology
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "extraction" / "twa_mops"
 RESULTS = REPO / "benchmarks" / "results"
-COMMAND = "kgagents bench twa"
 Perturbation = Callable[[dict[str, Any]], None]
 
 
@@ -87,19 +86,14 @@ def run(data: Path = DATA, out: Path = RESULTS) -> dict[str, Any]:
     for path in sorted((data / "ontologies").iterdir()):
         catalogue = compile_ontology(path)
         target = out / f"twa_tool_catalogue_{path.stem}.md"
-        target.write_text(catalogue_markdown(catalogue, command=COMMAND, source=_shown(path)), encoding="utf-8")
+        target.write_text(catalogue_markdown(catalogue, command=command_line(), source=_shown(path)), encoding="utf-8")
         files.append(str(target))
         tools[path.name] = {"tools": len(catalogue), "classes": len(catalogue.tbox.classes),
                             "properties": len(catalogue.tbox.properties),
                             "groups": {g.value: len(t) for g, t in catalogue.by_group().items()}}
-    summary_path = out / "twa_tools.json"
-    summary_path.write_text(json.dumps({"command": COMMAND, "data": _shown(data), "ontologies": tools}, indent=2) + "\n",
-                            encoding="utf-8")
-    selftest = {"command": COMMAND, **scorer_selftest(next((data).glob("ground_truth_example_*")))}
-    json_path, md_path = out / "twa_scorer_selftest.json", out / "twa_scorer_selftest.md"
-    json_path.write_text(json.dumps(selftest, indent=2) + "\n", encoding="utf-8")
-    md_path.write_text(_markdown(selftest), encoding="utf-8")
-    files += [str(summary_path), str(json_path), str(md_path)]
+    files += [str(p) for p in write_results(out, "twa_tools", {"data": _shown(data), "ontologies": tools})]
+    selftest = scorer_selftest(next((data).glob("ground_truth_example_*")))
+    files += [str(p) for p in write_results(out, "twa_scorer_selftest", selftest, _markdown)]
     return {"tools": tools, "selftest": selftest, "files": files}
 
 

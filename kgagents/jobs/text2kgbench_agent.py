@@ -7,7 +7,7 @@ from typing import Any
 
 from kgagents.agent.extraction.agent import ExtractionAgent, summary
 from kgagents.agent.extraction.settings import ExtractionSettings
-from kgagents.eval.text2kgbench import ABOX_PREFIX, OntologyData, Triple, score_ontology
+from kgagents.metrics.text2kgbench import ABOX_PREFIX, OntologyData, Triple, score_ontology
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import ChatModel
 from kgagents.llm.ledger import Ledger

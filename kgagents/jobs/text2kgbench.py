@@ -27,7 +27,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from kgagents.eval.text2kgbench import (
+from kgagents.metrics.text2kgbench import (
     ABOX_PREFIX,
     METRICS,
     OntologyData,
@@ -49,19 +49,6 @@ from kgagents.tools.feed import FeedOutcome, assert_triples, create_entities
 from kgagents.tools.runtime import ToolRuntime, delete_aboxes, ensure_tool_schema
 
 CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
-
-
-def command_line(mode: str, sample: int | None, seed: int, ontologies: list[str] | None,
-                 agent: dict[str, Any] | None = None) -> str:
-    parts = ["kgagents bench text2kgbench", f"--mode {mode}"]
-    if sample:
-        parts.append(f"--sample {sample} --seed {seed}")
-    if agent is not None:
-        parts.append(f"--max-steps {agent['max_steps']} --tools-per-step {agent['tools_per_step']}")
-        if not agent["feedback"]:
-            parts.append("--no-feedback")
-    parts += [f"--ontology {o}" for o in ontologies or []]
-    return " ".join(parts)
 
 
 def sample_sentences(data: OntologyData, sample: int | None, seed: int) -> list[str]:
@@ -150,12 +137,11 @@ def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[st
 
 
 def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None, seed: int = 7,
-        ontologies: list[str] | None = None, root: Path | None = None, out: Path | None = None,
+        ontologies: list[str] | None = None, root: Path | None = None,
         feedback: bool = True, max_steps: int = 24, tools_per_step: int = 60,
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) on ``root`` (default: the shared DBpedia-WebNLG
-    part), record it as a ``(:Run {job: 'extraction'})`` node and, when ``out`` is given, write the results
-    files there."""
+    part) and record it as a ``(:Run {job: 'extraction'})`` node (the benchmark writes the results files)."""
     start, started_at = time.perf_counter(), datetime.now(timezone.utc).isoformat()
     root = root or data_dir("extraction", "text2kgbench", "dbpedia_webnlg")
     ensure_tool_schema(graph)
@@ -170,7 +156,7 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
         if mode == "no-llm":
             per[oid] = conformance_ontology(graph, data, sentence_ids, sorted(every_relation - data.relations), seed)
         else:
-            from kgagents.eval.text2kgbench_agent import agent_ontology
+            from kgagents.jobs.text2kgbench_agent import agent_ontology
 
             per[oid] = agent_ontology(graph, data, sentence_ids, chat, feedback=feedback, max_steps=max_steps,
                                       tools_per_step=tools_per_step)
@@ -179,10 +165,6 @@ def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None,
     agent = None if mode == "no-llm" else {"feedback": feedback, "max_steps": max_steps, "tools_per_step": tools_per_step}
     result = _summary(mode, chat, per, sample, seed, ontologies, root, time.perf_counter() - start, agent)
     result["run_id"] = _write_run(graph, result, started_at)
-    if out is not None:
-        from kgagents.eval.text2kgbench_report import write_results
-
-        result["files"] = write_results(result, out)
     return result
 
 
@@ -192,7 +174,7 @@ def _write_run(graph: Graph, result: dict[str, Any], started_at: str) -> str:
     run_id = new_run_id("extraction")
     props = as_properties({**result["global"], "sample_per_ontology": result["sample_per_ontology"],
                            "seed": result["seed"], "ontologies": sorted(result["per_ontology"]),
-                           "command": result["command"], "agent": result["agent_settings"]})
+                           "agent": result["agent_settings"]})
     graph.run("extraction/write_run", run_id=run_id, props=props, benchmark=result["benchmark"],
               mode=result["mode"], model=result["model"], label=result["label"],
               abox_prefix=f"{ABOX_PREFIX}{result['mode']}:", started_at=started_at)
@@ -208,7 +190,6 @@ def _summary(mode: str, chat: Any, per: dict[str, Any], sample: int | None, seed
     summary: dict[str, Any] = {
         "benchmark": "Text2KGBench DBpedia-WebNLG", "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no-llm" else None, "agent_settings": agent,
-        "command": command_line(mode, sample, seed, ontologies, agent),
         "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "per_ontology": per,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
+
+from benchmarks.provenance import write_results
 
 
 def _f(x: float | None) -> str:
@@ -20,14 +21,9 @@ def file_stem(result: dict[str, Any]) -> str:
     return f"text2kgbench_llm_{model}{suffix}"
 
 
-def write_results(result: dict[str, Any], out: Path) -> list[str]:
-    """Both files; returns their paths."""
-    out.mkdir(parents=True, exist_ok=True)
-    stem = file_stem(result)
-    json_path, md_path = out / f"{stem}.json", out / f"{stem}.md"
-    json_path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    md_path.write_text(markdown(result), encoding="utf-8")
-    return [str(json_path), str(md_path)]
+def write_report(result: dict[str, Any], out: Path) -> list[str]:
+    """Both files (provenance stamped by write_results); returns their paths."""
+    return [str(p) for p in write_results(out, file_stem(result), result, markdown)]
 
 
 def markdown(result: dict[str, Any]) -> str:

@@ -7,16 +7,18 @@ client and the Neo4j JVM that did most of the work.
 
 from __future__ import annotations
 
-import os
-import platform
+import json
 import re
 import resource
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks.machine import machine_info
 from kgagents.paths import REPO_ROOT
 
 
@@ -48,12 +50,6 @@ def git_commit() -> str | None:
     return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
-def machine() -> dict[str, Any]:
-    """Cores, Python, platform and the 1/5/15-minute load averages (timings on a busy machine are noisy)."""
-    return {"cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-            "load_average": [round(x, 2) for x in os.getloadavg()]}
-
-
 def python_peak_rss_mb() -> float:
     """Peak resident memory of this Python process so far."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -81,7 +77,7 @@ class Neo4jMemory:
     def of_configured_server(cls) -> Neo4jMemory:
         """The configured local instance's JVM, if the configured URI is its Bolt port."""
         from kgagents.config import Neo4jSettings
-        from kgagents.graph.server import LocalNeo4j
+        from kgagents.servers.neo4j import LocalNeo4j
 
         server = LocalNeo4j()
         local = Neo4jSettings().uri.rstrip("/") == server.bolt_uri
@@ -103,5 +99,25 @@ class Neo4jMemory:
 
 
 def provenance() -> dict[str, Any]:
-    """The fields every results file starts with."""
-    return {"command": command_line(), "git_commit": git_commit(), "machine": machine()}
+    """The fields every results file starts with: the command exactly as typed, the commit, the time, the machine
+    (with its load average now; timings on a busy machine are noisy) and this process's peak memory so far."""
+    return {"command": command_line(), "git_commit": git_commit(),
+            "written_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine_info(),
+            "python_peak_rss_mb": python_peak_rss_mb()}
+
+
+def write_results(out: Path, stem: str, result: dict[str, Any],
+                  markdown: Callable[[dict[str, Any]], str] | None = None) -> list[Path]:
+    """Write ``<out>/<stem>.json`` (and ``.md`` from ``markdown(result)``) with :func:`provenance` stamped over
+    whatever the runner put under the same keys, so no results file records a command other than the one typed.
+    Returns the paths written (also listed in ``result["files"]``)."""
+    result.update(provenance())
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{stem}.json"]
+    if markdown is not None:
+        paths.append(out / f"{stem}.md")
+    result["files"] = [str(p) for p in paths]
+    paths[0].write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    if markdown is not None:
+        paths[1].write_text(markdown(result), encoding="utf-8")
+    return paths

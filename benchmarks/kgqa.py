@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import random
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks.provenance import write_results
 from kgagents.agent.kgqa.readings import embed_triples, readings_record
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
@@ -35,7 +33,7 @@ from kgagents.embeddings.base import Embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.agent.kgqa.results import QuestionResult
-from kgagents.jobs.kgqa import run_questions
+from kgagents.jobs.kgqa import run_questions, seeded_sample
 from kgagents.loaders.kg_common import kg_stats
 from kgagents.loaders.qa import Question, read_questions
 from kgagents.loaders.qald_graph import load_qald_onehop
@@ -87,15 +85,6 @@ def result_stem(name: str, mode: str, model: str, sample: int | None) -> str:
     return "_".join(["kgqa", name, mode, *([f"sample{sample}"] if sample else []), slug(model)])
 
 
-def command_line(name: str, mode: str, sample: int | None, seed: int, workers: int) -> str:
-    cmd = f"kgagents bench kgqa {name} --mode {mode}"
-    if sample:
-        cmd += f" --sample {sample} --seed {seed}"
-    if workers != 1:
-        cmd += f" --workers {workers}"
-    return cmd
-
-
 def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
     """Load the dataset's KG unless it is there (loads are idempotent, but a re-load of MetaQA takes minutes)."""
     stats = kg_stats(graph, ds.kg)
@@ -108,13 +97,6 @@ def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
     else:
         result = load_triples(graph, kb, kg=ds.kg)
     return {"loaded_now": True, **result.model_dump()}
-
-
-def seeded_sample(questions: Sequence[Question], n: int | None, seed: int) -> list[Question]:
-    """``random.Random(seed).sample`` of ``n`` questions in file order (all of them without ``n``)."""
-    if not n or n >= len(questions):
-        return list(questions)
-    return sorted(random.Random(seed).sample(list(questions), n), key=lambda q: q.id)
 
 
 def benchmark_questions(ds: Dataset, sample: int | None, seed: int) -> tuple[list[Question], list[dict[str, Any]]]:
@@ -159,7 +141,6 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
                      + (f" (seeded sample of {sample} per question file, seed {seed})" if sample else ""),
         "label": "no-llm (offline baseline: observation ranking only, answer = best-scoring tail)"
                  if settings.mode == "no_llm" else f"ODA mode {settings.mode} with {run.model}",
-        "command": command_line(ds.name, settings.mode, sample, seed, workers),
         "dataset": ds.name, "kg": ds.kg, "mode": settings.mode, "model": run.model, "run_id": run.run_id,
         "sample_per_file": sample, "seed": seed if sample else None, "question_files": files,
         "settings": settings.model_dump(), **summary,
@@ -169,17 +150,11 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
                             "one_time_cost": readings_record(graph, ds.kg)},
         "wall_seconds": round(time.perf_counter() - started, 1),
         "load_average_before": load_before, "load_average_after": _loadavg(),
-        "machine": {"cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "anchors": ANCHORS.get(ds.name, {}),
         "timing_note": "measured on a machine shared with other jobs; see load averages",
     }
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        stem = result_stem(ds.name, settings.mode, run.model, sample)
-        (out / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        (out / f"{stem}.md").write_text(markdown(result), encoding="utf-8")
-        result["files"] = [str(out / f"{stem}.json"), str(out / f"{stem}.md")]
+        write_results(out, result_stem(ds.name, settings.mode, run.model, sample), result, markdown)
     return result
 
 
@@ -219,12 +194,3 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append("- anchors (published, other systems/models): "
                      + "; ".join(f"{k} {v}" for k, v in result["anchors"].items()))
     return "\n".join(lines) + "\n"
-
-
-def questions_for(paths: Sequence[Path], *, format: str | None = None, sample: int | None = None,
-                  seed: int = 7) -> list[Question]:
-    """Questions of one or more files for ``kgagents kgqa`` (a seeded sample of ``sample`` per file)."""
-    out: list[Question] = []
-    for path in paths:
-        out.extend(seeded_sample(read_questions(path, format=format), sample, seed))
-    return out

@@ -6,8 +6,8 @@ passes ``benchmarks/results``).
 Scoring protocol. Every evaluated source has one test gold target. The agent's ranking of a source is its final
 choice first, then the remaining retrieval candidates in retrieval order (so Hits@10 / MRR stay comparable with
 retrieval alone); a source without a decision has an empty ranking (a miss). Scores use
-:func:`kgagents.eval.ea.rank_scores`, on all evaluated links and on those without an exact-name pair
-(:func:`kgagents.eval.ea.non_trivial_links`). The retrieval-only scores of the same sources are reported next to
+:func:`kgagents.metrics.ea.rank_scores`, on all evaluated links and on those without an exact-name pair
+(:func:`kgagents.metrics.ea.non_trivial_links`). The retrieval-only scores of the same sources are reported next to
 them. Every per-entity number (tokens, seconds, path, fallbacks) is read back from the run's ``AlignTrace`` nodes
 and its ``LLMCall`` ledger in Neo4j, never recomputed from memory; the summary lands on the run's ``(:Run)`` node
 (``bench_*`` properties).
@@ -19,7 +19,6 @@ Command::
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections import defaultdict
@@ -27,12 +26,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.provenance import provenance, write_results
 from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.retrieval import entity_names, pair_kgs, split_links
 from kgagents.agent.alignment.tools import REFLECTOR
-from kgagents.eval.ea import non_trivial_links, rank_scores
+from kgagents.metrics.ea import non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
 from kgagents.jobs.alignment import align, bench_sources
 
 NO_LLM_LABEL = "no-LLM ablation: retrieval top-1"
@@ -50,15 +51,6 @@ def result_stem(dataset: str, mode: str, sample: int | None, model: str, tag: st
     parts = ["ea_agent", dataset, mode, *([f"sample{sample}"] if sample else []), model_slug,
              *([slug(tag)] if tag else [])]
     return "_".join(parts)
-
-
-def command_line(dataset: str, retrieval_run_id: str, mode: str, sample: int | None, seed: int,
-                 tag: str | None = None) -> str:
-    """The ``kgagents bench ea-agent`` invocation that reproduces a result (given the same model and database)."""
-    cmd = f"kgagents bench ea-agent {dataset} --retrieval-run {retrieval_run_id} --mode {mode}"
-    if sample:
-        cmd += f" --sample {sample} --seed {seed}"
-    return cmd + (f" --tag {tag}" if tag else "")
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -138,7 +130,7 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
                      + (f"random sample of {len(sources)} test sources (seed {seed})" if sample
                         else f"all {len(sources)} test sources"),
         "label": NO_LLM_LABEL if mode == "no_llm" else f"LLM agent ({model})",
-        "command": command_line(dataset, retrieval_run_id, mode, sample, seed, tag),
+        **provenance(),
         "dataset": dataset, "mode": mode, "model": model, "run_id": run.run_id,
         "retrieval_run_id": retrieval_run_id, "sample_size": len(sources) if sample else None,
         "seed": seed if sample else None, "settings": settings.model_dump(),
@@ -156,13 +148,9 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
                                              "aligner_fallback_rate")},
         **{f"bench_changed_{k}": v for k, v in scores["changed_vs_retrieval"].items()},
     }
-    graph.run("alignment_ea/agent_write_run", run_id=run.run_id, props=summary, started_at=None)
+    RunStore(graph).update(run.run_id, summary)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        stem = result_stem(dataset, mode, sample, model, tag)
-        (out / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        (out / f"{stem}.md").write_text(markdown(result), encoding="utf-8")
-        result["files"] = [str(out / f"{stem}.json"), str(out / f"{stem}.md")]
+        write_results(out, result_stem(dataset, mode, sample, model, tag), result, markdown)
     return result
 
 

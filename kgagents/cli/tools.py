@@ -1,0 +1,120 @@
+"""``kgagents compile``, ``extract`` and ``serve-tools``: ontology-to-tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from kgagents.cli.common import App, chat_or_none, connected, console, errors
+from kgagents.errors import KgAgentsError
+
+#: commands of the top level (kgagents/cli/__init__.py adds them)
+commands = App()
+
+@commands.command("compile")
+def compile_cmd(
+    ontology: Path = typer.Argument(..., help="T-Box: OWL (RDF/XML, Turtle, N-Triples) or a Text2KGBench ontology JSON"),
+    json_out: Path = typer.Option(None, "--json", help="also write the catalogue (names, groups, JSON schemas) here"),
+    markdown_out: Path = typer.Option(None, "--markdown", help="also write the catalogue as a markdown table here"),
+) -> None:
+    """Compile an ontology into typed tools and print the tool catalogue (no LLM, deterministic)."""
+    from kgagents.tools.catalogue_view import catalogue_markdown, catalogue_table
+    from kgagents.tools.compiler import compile_ontology
+
+    catalogue = compile_ontology(ontology)
+    console.print(catalogue_table(catalogue))
+    if json_out is not None:
+        import json
+
+        json_out.write_text(json.dumps(catalogue.as_json(), indent=2) + "\n", encoding="utf-8")
+        console.print(f"catalogue written to {json_out}")
+    if markdown_out is not None:
+        markdown_out.write_text(catalogue_markdown(catalogue, command=f"kgagents compile {ontology} --markdown "
+                                                   f"{markdown_out}"), encoding="utf-8")
+        console.print(f"catalogue written to {markdown_out}")
+
+
+@commands.command("extract")
+def extract_cmd(
+    ontology: Path = typer.Option(..., "--ontology", help="T-Box (OWL or Text2KGBench JSON) whose tools are used"),
+    text: str = typer.Option(None, "--text", help="the document text"),
+    text_file: Path = typer.Option(None, "--text-file", help="read the document from this file"),
+    triples: Path = typer.Option(None, "--triples", help="no-LLM path: feed these given triples through the tools "
+                                 "(TSV subject<TAB>relation<TAB>object, or JSON lines {sub, rel, obj})"),
+    abox: str = typer.Option(None, help="A-Box to write into (default: the ontology's name)"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="do not use a chat model"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
+    max_steps: int = typer.Option(None, help="model turns per document (default 24)"),
+    ground_kg: str = typer.Option(None, help="ground created instances in this loaded KG (owl:sameAs)"),
+    turtle: Path = typer.Option(None, help="write the resulting A-Box as Turtle here"),
+) -> None:
+    """Extract a document into Neo4j through the compiled tools: only valid instances are written."""
+    from kgagents.agent.extraction.agent import summary
+    from kgagents.agent.extraction.jobs import NO_LLM_LABEL, extract_document, feed_document
+    from kgagents.agent.extraction.settings import ExtractionSettings
+    from kgagents.tools.compiler import compile_ontology
+    from kgagents.tools.export import export_turtle
+    from kgagents.tools.feed import read_triples_file
+
+    catalogue = compile_ontology(ontology)
+    chat = None if triples is not None else chat_or_none(no_llm)
+    with connected() as graph:
+        if chat is None:
+            if triples is None:
+                raise KgAgentsError("no-llm: without a chat model nothing is extracted from text; pass --triples FILE "
+                                    "to feed given triples through the tools (the documented no-LLM ablation)")
+            result = feed_document(graph, catalogue, read_triples_file(triples), abox=abox)
+            console.print(escape(f"[{NO_LLM_LABEL}] A-Box '{result.abox}': {len(result.accepted)} accepted, "
+                                 f"{len(result.rejected)} rejected, {result.created} instances created"))
+            for r in result.rejected:
+                console.print(escape(f"  rejected {tuple(r['triple'])}: {r['error_type']}: {r['message']}"))
+            written_abox = result.abox
+        else:
+            if (text is None) == (text_file is None):
+                raise KgAgentsError("give the document as --text TEXT or --text-file FILE")
+            document = text if text is not None else text_file.read_text(encoding="utf-8")
+            overrides: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
+            if max_steps is not None:
+                overrides["max_steps"] = max_steps
+            with console.status(escape(f"extracting with {chat.model_name}…")):
+                res = extract_document(graph, catalogue, document, ExtractionSettings(**overrides), chat, abox=abox)
+            console.print(escape(summary(res)))
+            console.print(escape(f"[{res.model}] A-Box '{res.abox}': {len(res.calls)} tool calls, {res.rejected} "
+                                 f"rejected, {len(res.created)} instances, {len(res.grounded)} grounded, "
+                                 f"{res.unparsed_replies} unusable replies in {res.seconds:.1f}s"))
+            written_abox = res.abox
+        if turtle is not None:
+            turtle.write_text(export_turtle(graph, written_abox), encoding="utf-8")
+            console.print(f"A-Box written to {turtle}")
+
+
+@commands.command("serve-tools")
+def serve_tools_cmd(
+    ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
+    http: int = typer.Option(None, "--http", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
+    abox: str = typer.Option(None, help="A-Box the tools write (default: the ontology's name)"),
+) -> None:
+    """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout)."""
+    import anyio
+
+    from kgagents.graph.connection import Graph
+    from kgagents.tools.compiler import compile_ontology
+    from kgagents.tools.mcp_server import serve_http, serve_stdio
+    from kgagents.tools.runtime import ToolRuntime
+
+    try:
+        catalogue = compile_ontology(ontology)
+        with Graph() as graph:
+            runtime = ToolRuntime(graph, catalogue, abox=abox)
+            errors.print(escape(f"{len(catalogue)} tools for {catalogue.tbox.name}, A-Box '{runtime.abox}', "
+                                f"{'http://127.0.0.1:%d/mcp' % http if http else 'stdio'}"))
+            if http:
+                serve_http(runtime, http)
+            else:
+                anyio.run(serve_stdio, runtime)
+    except KgAgentsError as exc:
+        errors.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(1) from None
