@@ -85,7 +85,7 @@ def bench_ea_retrieval(directory: Path = typer.Argument(
     title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}")
     with connected() as graph, StageDisplay(console, title) as stages:
         result = ea_runner.benchmark(graph, directory, out, stages=stages)
-    fused = result["scores"]["fused"]["test/all_links"]
+    fused = result["scores"][result["headline"]]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
 
@@ -153,7 +153,7 @@ def bench_engine(
 def bench_ea_agent(
     dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
     retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
-    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
+    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | gated | no_llm"),
     sample: int = typer.Option(None, help="evaluate a random sample of this many test sources (seeded)"),
     seed: int = typer.Option(7),
     tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),

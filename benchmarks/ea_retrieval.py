@@ -17,6 +17,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, Signals
 from kgagents.metrics.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
 from kgagents.jobs.alignment import load_pair
 from benchmarks import RESULTS_DIR
 from benchmarks.provenance import write_results
@@ -41,6 +43,8 @@ GRID = {"multilingual": (0.0, 0.5, 1.0, 2.0, 4.0), "exact": (0.0, 0.15, 0.3, 0.5
         "structure": (0.0, 0.3, 0.6, 1.0, 1.5), "attributes": (0.0, 0.1, 0.2, 0.4)}
 SHARES = (0.5, 0.7, 0.85, 1.0)
 ROUNDS = (1, 2)
+#: the LLM gate sends a source to the model when retrieval's rank 1 is right less often than this above its margin
+GATE_PRECISION = 0.99
 ANCHORS = {
     "dbp15k_zh_en": {"UDCEA (no LLM, unsupervised; DBP15K ZH-EN)": {"hits_at_1": 0.966},
                      "EA-Agent TEA retriever (DBP15K ZH-EN)": {"hits_at_1": 0.845, "hits_at_10": 0.982},
@@ -118,12 +122,44 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
                 trials.append({"share": share, "rounds": rounds, "pseudo_seeds": pseudo[0],
                                "scores": evaluate(boot, weights, validation, allowed, True).model_dump()})
     chosen = max(trials, key=lambda t: (t["scores"]["hits_at_1"], t["scores"]["mrr"]))
+    boot = copy.deepcopy(signals)
+    bootstrap(collector, boot, sources=sources, seeds=seeds, weights=weights, allowed=allowed,
+              rounds=chosen["rounds"], share=chosen["share"])
+    gate = gate_on_validation(final_ranking(boot, weights, allowed, True)[2], validation)
     return {"weights": weights.__dict__, "share": chosen["share"], "rounds": chosen["rounds"],
             "validation_links": len(validation), "seed_links": len(seeds),
             "validation_hits_at_1_without_bootstrap": best[0],
             "scores_without_bootstrap_with_assignment": evaluate(signals, weights, validation, allowed,
                                                                  True).model_dump(),
-            "bootstrap_trials": trials, "grid": grid, "split_seed": seed}
+            "bootstrap_trials": trials, "grid": grid, "split_seed": seed, "gate": gate}
+
+
+def gate_on_validation(final: Mapping[str, Sequence[tuple[str, float]]], validation: list[tuple[str, str]],
+                       precision: float = GATE_PRECISION) -> dict[str, Any]:
+    """The LLM gate's margin, learned on the validation links: sources are sorted by retrieval margin (rank-1
+    score minus the best other score), and the gate is the smallest margin above which retrieval's rank 1 is
+    right for at least ``precision`` of them; below it the agent may ask the model."""
+    gold = dict(validation)
+    rows = []
+    for s, t in validation:
+        ranking = final.get(s, [])
+        if not ranking:
+            rows.append((float("-inf"), False))
+            continue
+        others = [score for _, score in ranking[1:]]
+        rows.append((ranking[0][1] - max(others) if others else float("inf"), ranking[0][0] == gold[s]))
+    rows.sort(key=lambda r: -r[0])
+    right, best = 0, 0
+    for k, (_, ok) in enumerate(rows, 1):
+        right += ok
+        if right / k >= precision:
+            best = k
+    margin = rows[best - 1][0] if best else float("inf")
+    below = rows[best:]
+    return {"margin": margin, "precision": precision, "validation_sources": len(rows),
+            "share_gated": len(below) / len(rows) if rows else 0.0,
+            "errors_gated": sum(1 for _, ok in below if not ok),
+            "errors_total": sum(1 for _, ok in rows if not ok)}
 
 
 def default_directory() -> Path:
@@ -156,6 +192,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
                      progress=stages.advance)
     stages.stage("retrieve with bootstrapping and assignment (source passes)")
     run = retrieve(graph, dataset=dataset, settings=settings, progress=stages.advance)
+    RunStore(graph).update(run.run_id, {"gate_margin": tuned["gate"]["margin"]})
     stages.stage("score signals and write results")
     links = split_links(graph, dataset)
     names = {kg: entity_names(graph, kg) for kg in (kg1, kg2)}
