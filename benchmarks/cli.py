@@ -78,13 +78,15 @@ def bench_readme(check: bool = typer.Option(False, "--check", help="only report 
 @app.command("ea-retrieval")
 def bench_ea_retrieval(directory: Path = typer.Argument(
         None, help="JAPE directory (default: shared DBP15K ZH-EN; also e.g. ../shared/data/ea/srprs_en_fr)"),
-        out: Path = _results_option()) -> None:
+        out: Path = _results_option(),
+        multilingual: bool = typer.Option(True, help="also compare every name with the multilingual encoder (e5 "
+                                          "extra); --no-multilingual: English names only")) -> None:
     """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
     from benchmarks import ea_retrieval as ea_runner
 
     title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}")
     with connected() as graph, StageDisplay(console, title) as stages:
-        result = ea_runner.benchmark(graph, directory, out, stages=stages)
+        result = ea_runner.benchmark(graph, directory, out, stages=stages, multilingual=multilingual)
     fused = result["scores"][result["headline"]]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")

