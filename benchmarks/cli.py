@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
-from kgagents.cli.common import App, chat_or_none, connected, console, progress_bar
+from kgagents.cli.common import App, chat_or_none, connected, console, output_file, progress_bar
 from kgagents.cli.kgqa import _kgqa_chat, _print_kgqa_summary
 from kgagents.cli.matching import _match_settings
 from kgagents.errors import KgAgentsError
@@ -155,8 +155,13 @@ def bench_engine(
 def bench_ea_agent(
     dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
     retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
+<<<<<<< HEAD
     mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | gated | no_llm"),
     sample: int = typer.Option(None, help="evaluate a random sample of this many test sources (seeded)"),
+=======
+    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
+    sample: int = typer.Option(None, min=1, help="evaluate a random sample of this many test sources (seeded)"),
+>>>>>>> main
     seed: int = typer.Option(7),
     tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),
     pairs: Path = typer.Option(None, help="also write the aligned pairs as TSV here"),
@@ -168,6 +173,8 @@ def bench_ea_agent(
     from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
     from benchmarks import ea_agent as ea_agent_runner
 
+    output_file(pairs, "--pairs")
+    output_file(trajectories, "--trajectories")
     chat = chat_or_none(mode == "no_llm")
     with connected() as graph:
         with console.status(escape(f"EA-Agent benchmark [{mode if chat else 'no_llm'}]…")):
@@ -201,7 +208,7 @@ def bench_twa() -> None:
 @app.command("text2kgbench")
 def bench_text2kgbench(
     mode: str = typer.Option("llm", help="llm (extraction agent; falls back to no-llm without a model) | no-llm"),
-    sample: int = typer.Option(None, help="sentences per ontology (seeded random sample; default all)"),
+    sample: int = typer.Option(None, min=1, help="sentences per ontology (seeded random sample; default all)"),
     seed: int = typer.Option(7),
     ontology: list[str] = typer.Option([], "--ontology", help="only these ontology ids, e.g. 1_university"),
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
@@ -236,9 +243,9 @@ def bench_kgqa(
     dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h | qald-onehop"),
     mode: str = typer.Option("no_llm", help="no_llm | full | no_observation | reflect_similarity | "
                              "reflect_random | reflect_generated"),
-    sample: int = typer.Option(None, help="a seeded random sample of this many questions per question file"),
+    sample: int = typer.Option(None, min=1, help="a seeded random sample of this many questions per question file"),
     seed: int = typer.Option(7),
-    workers: int = typer.Option(1, help="questions answered at once (offline baseline only)"),
+    workers: int = typer.Option(1, min=1, help="questions answered at once (offline baseline only)"),
     out: Path = _results_option(),
 ) -> None:
     """KGQA benchmark: loads and embeds the KG once, runs the dev questions, writes results JSON + markdown."""

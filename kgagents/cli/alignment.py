@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, chat_or_none, connected, console
+from kgagents.cli.common import App, chat_or_none, connected, console, output_file
 from kgagents.errors import KgAgentsError
 
 app = App(help="Entity alignment: export stored EA-Agent runs.")
@@ -20,7 +20,7 @@ def align_cmd(
     dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
     retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
     mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
-    sample: int = typer.Option(None, help="align a random sample of this many test sources (seeded)"),
+    sample: int = typer.Option(None, min=1, help="align a random sample of this many test sources (seeded)"),
     seed: int = typer.Option(7),
     pairs: Path = typer.Option(None, help="write the aligned pairs as TSV (source, target, score, path) here"),
     trajectories: Path = typer.Option(None, help="write (query, path, reward, rewritten path) JSONL here"),
@@ -30,6 +30,8 @@ def align_cmd(
     from kgagents.agent.alignment.export import write_pairs
     from kgagents.jobs.alignment import align
 
+    output_file(pairs, "--pairs")
+    output_file(trajectories, "--trajectories")
     chat = chat_or_none(mode == "no_llm")
     if chat is None:
         mode = "no_llm"
@@ -58,6 +60,8 @@ def ea_export(
 
     if pairs is None and trajectories is None:
         raise KgAgentsError("nothing to export: give --pairs FILE and/or --trajectories FILE")
+    output_file(pairs, "--pairs")
+    output_file(trajectories, "--trajectories")
     chat = chat_or_none(False) if llm_rewrite and trajectories is not None else None
     with connected() as graph:
         if pairs is not None:

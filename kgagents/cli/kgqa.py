@@ -98,9 +98,9 @@ def kgqa_cmd(
     mode: str = typer.Option("full", help="full | no_observation | reflect_similarity | reflect_random | "
                              "reflect_generated | no_llm"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline baseline: observation ranking only"),
-    sample: int = typer.Option(None, help="a seeded random sample of this many questions per file"),
+    sample: int = typer.Option(None, min=1, help="a seeded random sample of this many questions per file"),
     seed: int = typer.Option(7),
-    workers: int = typer.Option(1, help="questions answered at once (offline baseline only)"),
+    workers: int = typer.Option(1, min=1, help="questions answered at once (offline baseline only)"),
 ) -> None:
     """Run question files against whatever KG is loaded: Hits@1 next to coverage (how many questions have their
     topic entity and a gold answer inside the KG), so a score is never read without it."""

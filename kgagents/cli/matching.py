@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, checkpointer, chat_or_none, connected, console
+from kgagents.cli.common import App, checkpointer, chat_or_none, connected, console, input_file, output_file
 from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -46,6 +46,9 @@ def match_cmd(
     from kgagents.jobs.matching import match_pair
     from kgagents.loaders.alignment import read_alignment
 
+    output_file(out, "--out")
+    output_file(checkpoint, "--checkpoint")
+    expected = read_alignment(input_file(reference, "--reference")) if reference is not None else None
     chat = chat_or_none(no_llm)
     settings = _match_settings(chat is None, threshold, top_k, context)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
@@ -61,7 +64,8 @@ def match_cmd(
         if run.scores is not None:
             s = run.scores
             console.print(f"P={s.precision:.4f} R={s.recall:.4f} F1={s.f1:.4f} (tp={s.tp} fp={s.fp} fn={s.fn})")
-            for warning in check_reference_in_graph(graph, read_alignment(reference), names).warnings():
+            assert expected is not None
+            for warning in check_reference_in_graph(graph, expected, names).warnings():
                 console.print(f"[yellow]reference:[/yellow] {escape(warning)}")
         if out is not None:
             export_alignment(graph, run.run_id, names[0], names[1], out)

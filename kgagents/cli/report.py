@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, connected, console
+from kgagents.cli.common import App, connected, console, input_file, output_file
+from kgagents.errors import InputFileError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
 commands = App()
@@ -21,6 +22,10 @@ def report_cmd(
 ) -> None:
     """A stored run as a score histogram, precision/recall against threshold and a time/cost table per stage:
     printed here and drawn as a PNG."""
+    if out is not None and out.suffix.lower() != ".png":
+        raise InputFileError(f"--out {out}: the report is a PNG image; give a file name ending in .png.")
+    output_file(out, "--out")
+    input_file(reference, "--reference")
     from kgagents.report import build_report
     from kgagents.report.plot import write_png
     from kgagents.report.terminal import show

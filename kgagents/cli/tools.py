@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, chat_or_none, connected, console, errors
+from kgagents.cli.common import App, chat_or_none, connected, console, errors, input_file, output_file
 from kgagents.errors import KgAgentsError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -24,6 +24,8 @@ def compile_cmd(
     from kgagents.tools.catalogue_view import catalogue_markdown, catalogue_table
     from kgagents.tools.compiler import compile_ontology
 
+    output_file(json_out, "--json")
+    output_file(markdown_out, "--markdown")
     catalogue = compile_ontology(ontology)
     console.print(catalogue_table(catalogue))
     if json_out is not None:
@@ -59,6 +61,9 @@ def extract_cmd(
     from kgagents.tools.export import export_turtle
     from kgagents.tools.feed import read_triples_file
 
+    output_file(turtle, "--turtle")
+    input_file(text_file, "--text-file")
+    input_file(triples, "--triples")
     catalogue = compile_ontology(ontology)
     chat = None if triples is not None else chat_or_none(no_llm)
     with connected() as graph:
@@ -94,7 +99,7 @@ def extract_cmd(
 @commands.command("serve-tools")
 def serve_tools_cmd(
     ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
-    http: int = typer.Option(None, "--http", help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
+    http: int = typer.Option(None, "--http", min=1, max=65535, help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
     abox: str = typer.Option(None, help="A-Box the tools write (default: the ontology's name)"),
 ) -> None:
     """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout)."""

@@ -27,7 +27,7 @@ def test_scripted_run_killed_then_resumed_counts_every_request_of_both_processes
     second.invoke(None, config)
 
     made = len(first_chat.calls) + 1 + len(second_chat.calls)  # + the call that failed
-    run = conf.run_text("MATCH (r:Run {id: 'killed-run'}) RETURN r.llm_calls AS calls, r.failed_calls AS failed, "
+    run = conf.run_text("MATCH (r:Run {id: 'killed-run'}) RETURN r.llm_calls AS calls, r.llm_failed_calls AS failed, "
                         "COUNT { (r)-[:MADE_CALL]->() } AS entries, r.started_at < r.finished_at AS ordered")[0]
     assert (run["calls"], run["entries"], run["failed"]) == (made, made, 1)
     assert run["ordered"]

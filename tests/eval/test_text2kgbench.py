@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,10 +80,15 @@ def test_real_files_and_published_baselines(root: Path) -> None:
 
 
 @pytest.mark.integration
-def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> None:
+def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.text2kgbench_report import write_report
     from kgagents.jobs.text2kgbench import run
 
-    result = run(graph, mode="no-llm", sample=3, seed=1, ontologies=["8_celestialbody"], out=tmp_path)
+    typed = ["kgagents", "bench", "text2kgbench", "--mode", "no-llm", "--sample", "3", "--seed", "1",
+             "--ontology", "8_celestialbody"]
+    monkeypatch.setattr(sys, "argv", typed)  # the results file records the command exactly as typed
+    result = run(graph, mode="no-llm", sample=3, seed=1, ontologies=["8_celestialbody"])
+    write_report(result, tmp_path)
     r = result["per_ontology"]["8_celestialbody"]
     assert result["label"] == "no-llm" and r["sentences"] == 3
     assert r["accepted"] + r["rejected"] == r["ground_truth_triples"] > 0
@@ -91,7 +97,7 @@ def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> N
     assert outside["rejected"] == outside["fed"] > 0 and outside["rejected_by_type"] == {"unknown_tool": outside["fed"]}
     assert result["global"]["onto_conf"] == 1.0
     saved = json.loads((tmp_path / "text2kgbench_no-llm.json").read_text())
-    assert saved["command"].startswith("kgagents bench text2kgbench --mode no-llm --sample 3")
+    assert saved["command"] == " ".join(typed)
     assert "no-llm" in (tmp_path / "text2kgbench_no-llm.md").read_text()
 
 
@@ -105,9 +111,12 @@ def test_llm_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_path
     sentence = next(s for s in data.sentences if s.id == sentence_id)
     chat = ScriptedChatModel([json.dumps({"tool": "create_Company", "args": {"label": sentence.triples[0][0]}}),
                               json.dumps({"tool": "done"}), "no idea", json.dumps({"tool": "done"})])
-    result = run(graph, mode="llm", chat=chat, sample=1, seed=3, ontologies=["7_company"], out=tmp_path)
+    result = run(graph, mode="llm", chat=chat, sample=1, seed=3, ontologies=["7_company"])
     r = result["per_ontology"]["7_company"]
     assert result["label"] == "llm (scripted)" and r["sentences"] == 1 and r["llm_calls"] == 4
     assert (r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (1, 1, 0)
     assert r["scores"]["f1"] == 0.0 and r["examples"][0]["id"] == sentence_id
+    from benchmarks.text2kgbench_report import write_report
+
+    write_report(result, tmp_path)
     assert (tmp_path / "text2kgbench_llm_scripted.md").is_file()
