@@ -180,7 +180,7 @@ def ea_pseudo_seeds(results: Path) -> str:
 @figure("ea-bootstrap-gain")
 def ea_bootstrap_gain(results: Path) -> str:
     scores = load(results, "ea_retrieval_dbp15k_zh_en")["scores"]
-    plain, boot = scores["fused, no bootstrap"]["test/all_links"], scores["fused"]["test/all_links"]
+    plain, boot = scores["fused, no bootstrap + assignment"]["test/all_links"], scores["fused + assignment"]["test/all_links"]
     return (f"Hits@10 from {_f3(plain['hits_at_10'])} to {_f3(boot['hits_at_10'])}, and Hits@1 from "
             f"{_f3(plain['hits_at_1'])} to {_f3(boot['hits_at_1'])}")
 
