@@ -28,14 +28,14 @@ from typing import Any
 
 from benchmarks.provenance import provenance, write_results
 from kgagents.agent.alignment.agent import EASettings
-from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.diagnostics import entity_names
+from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.tools import REFLECTOR
-from kgagents.metrics.ea import non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 from kgagents.jobs.alignment import align, bench_sources
+from kgagents.metrics.ea import non_trivial_links, rank_scores
 
 NO_LLM_LABEL = "no-LLM ablation: retrieval top-1"
 ANCHORS = {"EA-Agent Hits@1 (paper, DBP15K ZH-EN)": 0.9667, "EA-Agent Hits@1 (paper, SRPRS EN-FR)": 0.990,

@@ -23,18 +23,18 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import RESULTS_DIR
+from benchmarks.provenance import write_results
 from kgagents.agent.alignment.bootstrap import bootstrap
 from kgagents.agent.alignment.diagnostics import attribute_overlap, entity_names
 from kgagents.agent.alignment.fusion import SIGNALS, Weights
-from kgagents.agent.alignment.retrieval import collect_signals, final_ranking, pair_kgs, retrieve, split_links
+from kgagents.agent.alignment.retrieval import collect_signals, final_ranking, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, Signals
-from kgagents.metrics.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 from kgagents.jobs.alignment import load_pair
-from benchmarks import RESULTS_DIR
-from benchmarks.provenance import write_results
+from kgagents.metrics.ea import RankScores, non_trivial_links, rank_scores
 from kgagents.paths import data_dir
 from kgagents.progress import SILENT, Stages
 
@@ -106,7 +106,7 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
     grid = {k: (v if k != "multilingual" or view.has_multilingual else (0.0,)) for k, v in GRID.items()}
     best: tuple[float, Weights] | None = None
     for values in itertools.product(*grid.values()):
-        weights = Weights(name=1.0, **dict(zip(grid, values)))
+        weights = Weights(name=1.0, **dict(zip(grid, values, strict=True)))
         hits = table.hits_at_1(weights)
         if best is None or hits > best[0]:
             best = (hits, weights)
@@ -141,7 +141,7 @@ def gate_on_validation(final: Mapping[str, Sequence[tuple[str, float]]], validat
     right for at least ``precision`` of them; below it the agent may ask the model."""
     gold = dict(validation)
     rows = []
-    for s, t in validation:
+    for s, _ in validation:
         ranking = final.get(s, [])
         if not ranking:
             rows.append((float("-inf"), False))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.alignment.agent import EASettings, EAAgent, EARunResult
+from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings
 from kgagents.agent.alignment.embedding import embed_names
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings

@@ -18,19 +18,19 @@ Londres → Paris (aligner names nothing twice: top-1 fallback), Paris → Londo
 from __future__ import annotations
 
 import json
-import sys
 import math
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from benchmarks import ea_agent as ea_agent_runner
 from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.candidate_store import Candidate, store_candidates
 from kgagents.agent.alignment.signals import PairSignals
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
-from benchmarks import ea_agent as ea_agent_runner
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import approx_tokens
 from kgagents.loaders.jape import load_jape_pair

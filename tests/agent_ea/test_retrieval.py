@@ -22,9 +22,9 @@ from kgagents.agent.alignment.retrieval import retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.local_minilm import LocalMiniLM
-from kgagents.metrics.ea import rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.loaders.jape import load_jape_pair
+from kgagents.metrics.ea import rank_scores
 
 DATASET = "jape_tiny_de_en"
 KG1, KG2 = f"{DATASET}:de", f"{DATASET}:en"

@@ -38,19 +38,32 @@ from typing import Any, Literal, TypedDict
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, Field
 
-from kgagents.agent.base import Agent, AgentSettings, RunResult
-from kgagents.graph.runs import new_run_id
-
 from kgagents.agent.alignment.planner import CLOSE_MARGIN, LLMPlanner, Plan, rule_plan
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.reward import reward, rewrite_path, write_trajectories
 from kgagents.agent.alignment.statistics import EntityStatistics, entity_statistics
 from kgagents.agent.alignment.tools import (
-    ALIGNER, ALL_TRIPLES_CAP, ATTRIBUTE_SELECTOR, REFLECTOR, RELATION_SELECTOR, SELECTORS, TOOLS,
-    AttributeTripleSelector, EntityAlignmentTool, EntityContext, GatedAligner, Reflector, RelationTripleSelector,
-    candidate_views, entity_contexts, ranked, relation_frequencies,
+    ALIGNER,
+    ALL_TRIPLES_CAP,
+    ATTRIBUTE_SELECTOR,
+    REFLECTOR,
+    RELATION_SELECTOR,
+    SELECTORS,
+    TOOLS,
+    AttributeTripleSelector,
+    EntityAlignmentTool,
+    EntityContext,
+    GatedAligner,
+    Reflector,
+    RelationTripleSelector,
+    candidate_views,
+    entity_contexts,
+    ranked,
+    relation_frequencies,
 )
+from kgagents.agent.base import Agent, AgentSettings, RunResult
 from kgagents.graph.connection import GraphLike
+from kgagents.graph.runs import new_run_id
 
 Mode = Literal["full", "rule_planner", "no_planning", "llm_only", "no_selectors", "gated", "no_llm"]
 NO_LLM_STEP = "retrieval_top1"

@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from kgagents.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings.base import Embedder, l2_normalise
 from kgagents.embeddings.index import WRITE_BATCH, EmbedStats, Scope, embed_nodes, text_sha
 from kgagents.graph.connection import Graph
+from kgagents.names import name_key
 
 Progress = Callable[[int], None]
 
@@ -86,7 +86,7 @@ def embed_name_variants(graph: Graph, embedder: Embedder, kg: str, vector_proper
         position = {t: i for i, t in enumerate(unique)}
         vectors = embedder.embed(unique)
         means = l2_normalise(np.stack([vectors[[position[t] for t in texts]].mean(axis=0) for _, texts, _ in batch]))
-        payload = [{"id": node, "vector": v.tolist(), "sha": sha} for (node, _, sha), v in zip(batch, means)]
+        payload = [{"id": node, "vector": v.tolist(), "sha": sha} for (node, _, sha), v in zip(batch, means, strict=True)]
         with graph.transaction() as tx:
             graph.write_rows(tx, "embeddings/write_vectors", payload,
                              vector_property=vector_property, sha_property=sha_property)

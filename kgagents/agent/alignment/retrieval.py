@@ -25,10 +25,10 @@ from kgagents.agent.alignment.fusion import Ranking, Weights, rank
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, Progress, SignalCollector, Signals
 from kgagents.errors import KgAgentsError
-from kgagents.metrics.ea import rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore, new_run_id
 from kgagents.loaders.jape import gold_links
+from kgagents.metrics.ea import rank_scores
 
 
 @dataclass

@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kgagents.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.graph.connection import Graph
+from kgagents.names import name_key
 
 Progress = Callable[[int], None]
 #: source rows per cosine block: a 1,024 × 19,572 float32 block per channel is 80 MB
@@ -216,7 +216,7 @@ class SignalCollector:
             missing = [t for t, p in targets.items() if "name" not in p.found_by]
             if missing:
                 english, multi = v.cosines(source, missing)
-                for t, e, m in zip(missing, english, multi):
+                for t, e, m in zip(missing, english, multi, strict=True):
                     targets[t].name, targets[t].multilingual = float(e), float(m)
             keys = v.keys1.get(source, set())
             a = v.attributes1.get(source, frozenset())
