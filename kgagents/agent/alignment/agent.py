@@ -253,7 +253,7 @@ class EAAgent(Agent[EASettings]):
         return {}
 
     # -- helpers -----------------------------------------------------------------------------------
-    def _queue(self, state: EAState) -> list[str]:
+    def _queue(self, state: Mapping[str, Any]) -> list[str]:
         """The input's sources, else every source the retrieval run stored candidates for."""
         if state.get("sources") is not None:
             return list(state["sources"])

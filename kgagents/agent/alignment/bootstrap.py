@@ -3,9 +3,9 @@
 After a ranking, the ``share`` of the pairs the global one-to-one assignment
 (:mod:`kgagents.agent.alignment.assignment`) makes with the highest fused scores become pseudo-seeds (a share, not a
 score threshold, so the setting means the same whatever the weights' scale), and the structure signal is
-recomputed with the train seeds plus these predictions. No gold link of the test split is read to do so; the pseudo-seeds are the
-retriever's own output, so their errors propagate (their number per round is recorded on the run). A source's own
-pseudo-seed never feeds its own structure (only neighbours' seeds count).
+recomputed with the train seeds plus these predictions. No gold link of the test split is read to do so; the
+pseudo-seeds are the retriever's own output, so their errors propagate (their number per round is recorded on the
+run). A source's own pseudo-seed never feeds its own structure (only neighbours' seeds count).
 """
 
 from __future__ import annotations

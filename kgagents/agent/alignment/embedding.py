@@ -86,7 +86,8 @@ def embed_name_variants(graph: Graph, embedder: Embedder, kg: str, vector_proper
         position = {t: i for i, t in enumerate(unique)}
         vectors = embedder.embed(unique)
         means = l2_normalise(np.stack([vectors[[position[t] for t in texts]].mean(axis=0) for _, texts, _ in batch]))
-        payload = [{"id": node, "vector": v.tolist(), "sha": sha} for (node, _, sha), v in zip(batch, means, strict=True)]
+        payload = [{"id": node, "vector": v.tolist(), "sha": sha}
+                   for (node, _, sha), v in zip(batch, means, strict=True)]
         with graph.transaction() as tx:
             graph.write_rows(tx, "embeddings/write_vectors", payload,
                              vector_property=vector_property, sha_property=sha_property)

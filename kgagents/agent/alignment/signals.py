@@ -31,6 +31,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ class PairSignals:
 Signals = dict[str, dict[str, PairSignals]]  # source id -> target id -> signals
 
 
-def _vectors(rows: Sequence[Mapping[str, object]], key: str, ids: Sequence[str]) -> np.ndarray:
+def _vectors(rows: Sequence[Mapping[str, Any]], key: str, ids: Sequence[str]) -> np.ndarray:
     """Unit vectors of ``ids`` in that order (zero rows where an entity has none: cosine 0 with everything)."""
     found = {r["id"]: r[key] for r in rows if r[key] is not None}
     dims = len(next(iter(found.values()))) if found else 1
