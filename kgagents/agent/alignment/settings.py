@@ -1,6 +1,6 @@
 """Candidate-retrieval hyper-parameters of the EA agent, with documented defaults.
 
-The defaults of the fusion weights and the bootstrap threshold/rounds are what the benchmark tuned on DBP15K
+The defaults of the fusion weights and the bootstrap share/rounds are what the benchmark tuned on DBP15K
 ZH-EN using TRAIN links only (``benchmarks.ea_retrieval.tune``: a third of the train links held out, the other
 two thirds as seeds; grid with name weight 1; best validation Hits@1), never test links. The benchmark re-tunes
 per dataset and stores the values used on the (:Run) node with every run, so a result can be reproduced.
@@ -44,7 +44,7 @@ class RetrievalSettings(BaseSettings):
         True, description="global one-to-one assignment over the candidate lists (stable matching): the assigned "
         "target becomes rank 1; the rest of the ranking is unchanged")
     bootstrap_rounds: int = Field(
-        2, ge=0, description="rounds in which confident mutual-best pairs become extra structural seeds")
+        2, ge=0, description="rounds in which confident assigned pairs become extra structural seeds")
     bootstrap_share: float = Field(
         0.7, gt=0.0, le=1.0,
         description="share of the one-to-one assigned pairs (highest fused scores first) that become pseudo-seeds")
