@@ -10,7 +10,6 @@ Command::
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 import os
@@ -30,7 +29,7 @@ from kgagents.agent.alignment.diagnostics import attribute_overlap, entity_names
 from kgagents.agent.alignment.fusion import SIGNALS, Weights
 from kgagents.agent.alignment.retrieval import collect_signals, final_ranking, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.alignment.signals import PairView, Signals
+from kgagents.agent.alignment.signals import PairView, Signals, copy_signals
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 from kgagents.jobs.alignment import load_pair
@@ -114,7 +113,7 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
     weights = best[1]
     trials = []
     for share in SHARES:
-        boot = copy.deepcopy(signals)
+        boot = copy_signals(signals)
         for rounds in range(1, max(ROUNDS) + 1):
             pseudo = bootstrap(collector, boot, sources=sources, seeds=seeds, weights=weights, allowed=allowed,
                                rounds=1, share=share)
@@ -122,7 +121,7 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
                 trials.append({"share": share, "rounds": rounds, "pseudo_seeds": pseudo[0],
                                "scores": evaluate(boot, weights, validation, allowed, True).model_dump()})
     chosen = max(trials, key=lambda t: (t["scores"]["hits_at_1"], t["scores"]["mrr"]))
-    boot = copy.deepcopy(signals)
+    boot = copy_signals(signals)
     bootstrap(collector, boot, sources=sources, seeds=seeds, weights=weights, allowed=allowed,
               rounds=chosen["rounds"], share=chosen["share"])
     gate = gate_on_validation(final_ranking(boot, weights, allowed, True)[2], validation)

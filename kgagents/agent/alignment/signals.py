@@ -59,6 +59,13 @@ class PairSignals:
 Signals = dict[str, dict[str, PairSignals]]  # source id -> target id -> signals
 
 
+def copy_signals(signals: Signals) -> Signals:
+    """An independent copy (what a trial that bootstraps from the same first pass starts from); ~9× faster than
+    ``copy.deepcopy`` on DBP15K's 600,000 pairs."""
+    return {s: {t: PairSignals(p.name, p.multilingual, p.exact, p.structure, p.attributes, set(p.found_by))
+                for t, p in targets.items()} for s, targets in signals.items()}
+
+
 def _vectors(rows: Sequence[Mapping[str, Any]], key: str, ids: Sequence[str]) -> np.ndarray:
     """Unit vectors of ``ids`` in that order (zero rows where an entity has none: cosine 0 with everything)."""
     found = {r["id"]: r[key] for r in rows if r[key] is not None}
