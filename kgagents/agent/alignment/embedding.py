@@ -19,11 +19,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-import numpy as np
-
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.embeddings.base import Embedder, l2_normalise
-from kgagents.embeddings.index import WRITE_BATCH, EmbedStats, Scope, embed_nodes, text_sha
+from kgagents.embeddings.base import Embedder
+from kgagents.embeddings.index import EmbedStats, Pending, Scope, embed_nodes, embed_pending
 from kgagents.graph.connection import Graph
 from kgagents.names import name_key
 
@@ -61,38 +59,10 @@ def distinct_names(names: Iterable[str | None]) -> list[str]:
 def embed_name_variants(graph: Graph, embedder: Embedder, kg: str, vector_property: str,
                         progress: Progress | None = None) -> EmbedStats:
     """Store on every entity of ``kg`` the normalised mean of the vectors of its distinct names (see the module
-    docstring); entities whose names and model are unchanged are skipped, a text shared by several entities of one
-    write batch is embedded once."""
+    docstring); entities whose names and model are unchanged are skipped."""
     started = time.perf_counter()
-    sha_property = f"{vector_property}_sha"
-    stats = EmbedStats()
-    todo: list[tuple[str, list[str], str]] = []
-    for row in graph.run("alignment_ea/entity_name_texts", kg=kg, vector_property=vector_property,
-                         sha_property=sha_property):
-        texts = distinct_names(row["names"])
-        if not texts:
-            stats.empty += 1
-            continue
-        sha = text_sha(embedder.name, "\x1f".join(texts))
-        if row["has_vector"] and row["sha"] == sha:
-            stats.unchanged += 1
-        else:
-            todo.append((row["node"], texts, sha))
-    if progress is not None and stats.total:
-        progress(stats.total)
-    for start in range(0, len(todo), WRITE_BATCH):
-        batch = todo[start:start + WRITE_BATCH]
-        unique = list(dict.fromkeys(t for _, texts, _ in batch for t in texts))
-        position = {t: i for i, t in enumerate(unique)}
-        vectors = embedder.embed(unique)
-        means = l2_normalise(np.stack([vectors[[position[t] for t in texts]].mean(axis=0) for _, texts, _ in batch]))
-        payload = [{"id": node, "vector": v.tolist(), "sha": sha}
-                   for (node, _, sha), v in zip(batch, means, strict=True)]
-        with graph.transaction() as tx:
-            graph.write_rows(tx, "embeddings/write_vectors", payload,
-                             vector_property=vector_property, sha_property=sha_property)
-        stats.embedded += len(batch)
-        if progress is not None:
-            progress(len(batch))
-    stats.seconds = time.perf_counter() - started
-    return stats
+    rows = graph.run("alignment_ea/entity_name_texts", kg=kg, vector_property=vector_property,
+                     sha_property=f"{vector_property}_sha")
+    pending = [Pending(row["node"], distinct_names(row["names"]), row["has_vector"], row["sha"]) for row in rows]
+    return embed_pending(graph, embedder, pending, vector_property=vector_property, progress=progress,
+                         started=started)
