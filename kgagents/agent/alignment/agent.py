@@ -87,6 +87,9 @@ class EASettings(AgentSettings):
         description="candidates (best retrieval scores) the aligner and reflector see and choose from; the "
         "rest stay in the ranking after the agent's choice")
     use_gold: bool = Field(True, description="read test gold links for the reward and Hits@1 (never for decisions)")
+    gated_triples: int = Field(
+        3, ge=0, description="mode 'gated': relation triples kept per entity for the aligner (5 blocks of 3 keep a "
+        "call near 500 tokens)")
     gate_margin: float | None = Field(
         None, description="mode 'gated': sources whose retrieval margin (rank-1 score minus the best other score) is "
         "at least this keep retrieval's rank 1 without any LLM call; None sends every source to the model. "
@@ -335,8 +338,10 @@ class EAAgent(Agent[EASettings]):
                     if not src.attributes:
                         empty.append(tool)
                 elif tool == RELATION_SELECTOR:
+                    s = self.settings
+                    limit = s.gated_triples if s.mode == "gated" else s.relation_limit
                     for ctx, kg in ((src, state["kg1"]), *((c, state["kg2"]) for c in cands)):
-                        selector_r = RelationTripleSelector(self._frequencies_of(kg), self.settings.relation_limit)
+                        selector_r = RelationTripleSelector(self._frequencies_of(kg), limit)
                         ctx.triples = selector_r.select(raw(ctx).triples)
                     if not src.triples:
                         empty.append(tool)
