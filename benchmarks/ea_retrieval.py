@@ -53,9 +53,9 @@ ANCHORS = {
 
 
 def evaluate(signals: Signals, weights: Weights, links: list[tuple[str, str]], allowed: set[str] | None,
-             assignment: bool) -> RankScores:
+             assignment: bool, csls_k: int = 0) -> RankScores:
     """Hits@1/10 and MRR of the fused ranking (with the one-to-one assignment's target first when asked)."""
-    final = final_ranking(signals, weights, allowed, assignment)[2]
+    final = final_ranking(signals, weights, allowed, assignment, csls_k)[2]
     return rank_scores({s: [t for t, _ in r] for s, r in final.items()}, links)
 
 
@@ -119,12 +119,13 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
                                rounds=1, share=share)
             if rounds in ROUNDS:
                 trials.append({"share": share, "rounds": rounds, "pseudo_seeds": pseudo[0],
-                               "scores": evaluate(boot, weights, validation, allowed, True).model_dump()})
+                               "scores": evaluate(boot, weights, validation, allowed, True,
+                                                  settings.csls_k).model_dump()})
     chosen = max(trials, key=lambda t: (t["scores"]["hits_at_1"], t["scores"]["mrr"]))
     boot = copy_signals(signals)
     bootstrap(collector, boot, sources=sources, seeds=seeds, weights=weights, allowed=allowed,
               rounds=chosen["rounds"], share=chosen["share"])
-    gate = gate_on_validation(final_ranking(boot, weights, allowed, True)[2], validation)
+    gate = gate_on_validation(final_ranking(boot, weights, allowed, True, settings.csls_k)[2], validation)
     return {"weights": weights.__dict__, "share": chosen["share"], "rounds": chosen["rounds"],
             "validation_links": len(validation), "seed_links": len(seeds),
             "validation_hits_at_1_without_bootstrap": best[0],
@@ -201,19 +202,21 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     hard = non_trivial_links(links, names[kg1], names[kg2])
     spaces = {"test": {t for _, t in links}, "all": None}
     fused = Weights.of(settings)
-    ablation: dict[str, tuple[Weights, Signals, bool]] = {
-        **{s: (Weights.only(s), run.signals, False) for s in SIGNALS},
-        "fused, no bootstrap": (fused, plain.signals, False),
-        "fused, no bootstrap + assignment": (fused, plain.signals, True),
-        "fused": (fused, run.signals, False),
-        "fused + assignment": (fused, run.signals, True),
-        **{f"fused + assignment - {s}": (fused.without(s), run.signals, True) for s in SIGNALS},
+    k = settings.csls_k
+    ablation: dict[str, tuple[Weights, Signals, bool, int]] = {
+        **{s: (Weights.only(s), run.signals, False, 0) for s in SIGNALS},
+        "fused, no bootstrap": (fused, plain.signals, False, 0),
+        "fused, no bootstrap + assignment": (fused, plain.signals, True, k),
+        "fused": (fused, run.signals, False, 0),
+        "fused + assignment, no CSLS": (fused, run.signals, True, 0),
+        "fused + assignment": (fused, run.signals, True, k),
+        **{f"fused + assignment - {s}": (fused.without(s), run.signals, True, k) for s in SIGNALS},
     }
     table = {}
-    for label, (weights, signals, assign) in ablation.items():
+    for label, (weights, signals, assign, csls_k) in ablation.items():
         table[label] = {}
         for space, allowed in spaces.items():
-            final = final_ranking(signals, weights, allowed, assign)[2]
+            final = final_ranking(signals, weights, allowed, assign, csls_k)[2]
             ranking = {s: [t for t, _ in r] for s, r in final.items()}
             for subset, subset_links in (("all_links", links), ("non_exact", hard)):
                 table[label][f"{space}/{subset}"] = rank_scores(ranking, subset_links).model_dump()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.agent.alignment.assignment import assigned_first, stable_assignment
+from kgagents.agent.alignment.assignment import assigned_first, csls, stable_assignment
 from kgagents.agent.alignment.bootstrap import pseudo_seeds
 from kgagents.agent.alignment.candidate_store import stored_candidates
 from kgagents.agent.alignment.embedding import embed_names
@@ -97,6 +97,16 @@ def test_assignment_resolves_conflicts_greedily_by_score() -> None:
     final = assigned_first(ranked, assignment)
     assert final["b"] == [("y", 0.7), ("x", 0.8)]  # the assigned target first, the rest kept for the agent
     assert final["c"] == [("y", 0.6)] and final["e"] == [("w", 0.95)]
+
+
+def test_csls_discounts_a_hub_target() -> None:
+    # x scores high with both sources (a hub); with k = 1: r_a = 0.9, r_b = 0.85, r_x = 0.9, r_y = 0.84
+    ranked = {"a": [("x", 0.9), ("y", 0.8)], "b": [("x", 0.85), ("y", 0.84)]}
+    out = csls(ranked, 1)
+    assert [t for t, _ in out["b"]] == ["y", "x"]  # b's hub candidate falls behind y: -0.01 > -0.05
+    assert out["a"][0][0] == "x" and out["a"][0][1] == pytest.approx(0.0)
+    assert out["b"][0][1] == pytest.approx(2 * 0.84 - 0.85 - 0.84)
+    assert stable_assignment(out) == {"a": "x", "b": "y"}
 
 
 def test_pseudo_seeds_are_the_best_scoring_share_of_the_assignment() -> None:

@@ -9,13 +9,33 @@ no source and target would both rather be matched to each other than to what the
 
 The ranked lists stay as they are for the agent; the assigned target only moves to the front of its source's list
 (:func:`assigned_first`). A source all of whose candidates went to better-scoring sources keeps its own order.
+
+Before assigning, scores may be rescaled by CSLS (cross-domain similarity local scaling, Conneau et al. 2018):
+``2·score − r_s − r_t``, where r_s is the mean of source s's ``k`` best scores and r_t the mean of the ``k`` best
+scores any source gives target t. A "hub" target that scores well with many sources is discounted, and a source whose
+candidates all score high is compared on their differences (:func:`csls`).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 Ranking = Mapping[str, Sequence[tuple[str, float]]]
+
+
+def csls(ranked: Ranking, k: int) -> dict[str, list[tuple[str, float]]]:
+    """``ranked`` with CSLS-rescaled scores (see the module docstring), each list re-sorted (ties by id)."""
+    by_target: dict[str, list[float]] = defaultdict(list)
+    for ranking in ranked.values():
+        for t, score in ranking:
+            by_target[t].append(score)
+    r_t = {t: sum(sorted(v, reverse=True)[:k]) / min(k, len(v)) for t, v in by_target.items()}
+    out = {}
+    for s, ranking in ranked.items():
+        r_s = sum(score for _, score in ranking[:k]) / min(k, len(ranking)) if ranking else 0.0
+        out[s] = sorted(((t, 2 * score - r_s - r_t[t]) for t, score in ranking), key=lambda x: (-x[1], x[0]))
+    return out
 
 
 def stable_assignment(ranked: Ranking) -> dict[str, str]:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kgagents.agent.alignment.assignment import assigned_first, stable_assignment
+from kgagents.agent.alignment.assignment import assigned_first, csls, stable_assignment
 from kgagents.agent.alignment.bootstrap import bootstrap
 from kgagents.agent.alignment.candidate_store import JOB, Candidate, store_candidates
 from kgagents.agent.alignment.fusion import Ranking, Weights, rank
@@ -79,10 +79,13 @@ def collect_signals(view: PairView, *, sources: Sequence[str], seeds: Mapping[st
     return signals, collector
 
 
-def final_ranking(signals: Signals, weights: Weights, allowed: set[str] | None,
-                  assignment: bool) -> tuple[Ranking, dict[str, str], Ranking]:
-    """(ranking by fused score, one-to-one assignment or {}, ranking with the assigned target first)."""
+def final_ranking(signals: Signals, weights: Weights, allowed: set[str] | None, assignment: bool,
+                  csls_k: int = 0) -> tuple[Ranking, dict[str, str], Ranking]:
+    """(ranking by fused score — CSLS-rescaled when ``csls_k`` and ``assignment`` —, one-to-one assignment or {},
+    ranking with the assigned target first)."""
     ranked = rank(signals, weights, allowed)
+    if assignment and csls_k:
+        ranked = csls(ranked, csls_k)
     assigned = stable_assignment(ranked) if assignment else {}
     return ranked, assigned, assigned_first(ranked, assigned)
 
@@ -119,7 +122,8 @@ def retrieve(graph: Graph, *, dataset: str, settings: RetrievalSettings | None =
                            rounds=settings.bootstrap_rounds, share=settings.bootstrap_share, progress=progress)
         timings["bootstrap"] = time.perf_counter() - boot_started
         assign_started = time.perf_counter()
-        ranked, assignment, final = final_ranking(signals, weights, allowed, settings.assignment)
+        ranked, assignment, final = final_ranking(signals, weights, allowed, settings.assignment,
+                                                   settings.csls_k)
         timings["assignment"] = time.perf_counter() - assign_started
         candidates = {s: [Candidate(t, i, score, signals[s][t], assignment.get(s) == t)
                           for i, (t, score) in enumerate(final[s][: settings.top_k], 1)] for s in final}

@@ -43,6 +43,10 @@ class RetrievalSettings(BaseSettings):
     assignment: bool = Field(
         True, description="global one-to-one assignment over the candidate lists (stable matching): the assigned "
         "target becomes rank 1; the rest of the ranking is unchanged")
+    csls_k: int = Field(
+        5, ge=0, description="with the assignment: rescale scores by CSLS over each source's and target's k best "
+        "before assigning (0: off). On DBP15K ZH-EN train links (a third held out) it moved validation Hits@1 after "
+        "2 bootstrap rounds from 0.956 to 0.963")
     bootstrap_rounds: int = Field(
         2, ge=0, description="rounds in which confident assigned pairs become extra structural seeds")
     bootstrap_share: float = Field(
