@@ -145,7 +145,7 @@ def ea_retrieval(results: Path) -> str:
     rows = ["| dataset | names | Hits@1 | Hits@1 without the 1:1 assignment | Hits@10 | MRR "
             "| without exact-name pairs: H@1 / H@10 | retrieval time (load average) |",
             "|---|---|---|---|---|---|---|---|"]
-    for (stem, title), (names, r) in ((d, run) for d in EA_DATASETS for run in ea_retrieval_runs(results, d[0])):
+    for title, (names, r) in ((t, run) for stem, t in EA_DATASETS for run in ea_retrieval_runs(results, stem)):
         head = r["scores"][r["headline"]]
         full, hard, plain = head["test/all_links"], head["test/non_exact"], r["scores"]["fused"]["test/all_links"]
         rows.append(f"| {title} | {names} | **{_f3(full['hits_at_1'])}** | {_f3(plain['hits_at_1'])} "
@@ -193,7 +193,8 @@ def ea_pseudo_seeds(results: Path) -> str:
 @figure("ea-bootstrap-gain")
 def ea_bootstrap_gain(results: Path) -> str:
     scores = ea_retrieval_runs(results, "dbp15k_zh_en")[0][1]["scores"]
-    plain, boot = scores["fused, no bootstrap + assignment"]["test/all_links"], scores["fused + assignment"]["test/all_links"]
+    plain = scores["fused, no bootstrap + assignment"]["test/all_links"]
+    boot = scores["fused + assignment"]["test/all_links"]
     return (f"Hits@10 from {_f3(plain['hits_at_10'])} to {_f3(boot['hits_at_10'])}, and Hits@1 from "
             f"{_f3(plain['hits_at_1'])} to {_f3(boot['hits_at_1'])}")
 
