@@ -78,14 +78,16 @@ def bench_readme(check: bool = typer.Option(False, "--check", help="only report 
 @app.command("ea-retrieval")
 def bench_ea_retrieval(directory: Path = typer.Argument(
         None, help="JAPE directory (default: shared DBP15K ZH-EN; also e.g. ../shared/data/ea/srprs_en_fr)"),
-        out: Path = _results_option()) -> None:
+        out: Path = _results_option(),
+        multilingual: bool = typer.Option(True, help="also compare every name with the multilingual encoder (e5 "
+                                          "extra); --no-multilingual: English names only")) -> None:
     """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
     from benchmarks import ea_retrieval as ea_runner
 
     title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}")
     with connected() as graph, StageDisplay(console, title) as stages:
-        result = ea_runner.benchmark(graph, directory, out, stages=stages)
-    fused = result["scores"]["fused"]["test/all_links"]
+        result = ea_runner.benchmark(graph, directory, out, stages=stages, multilingual=multilingual)
+    fused = result["scores"][result["headline"]]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
 
@@ -159,8 +161,8 @@ def bench_engine(
 def bench_ea_agent(
     dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
     retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
-    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
-    sample: int = typer.Option(None, help="evaluate a random sample of this many test sources (seeded)"),
+    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | gated | no_llm"),
+    sample: int = typer.Option(None, min=1, help="evaluate a random sample of this many test sources (seeded)"),
     seed: int = typer.Option(7),
     tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),
     pairs: Path = typer.Option(None, help="also write the aligned pairs as TSV here"),
