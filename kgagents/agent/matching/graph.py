@@ -309,23 +309,33 @@ class MatchingAgent(Agent[MatchSettings]):
         mutual = sorted((s, f.candidate) for s, f in forward.items()  # a stable validation order
                         if f.candidate in backward and backward[f.candidate].candidate == s)
         uris = sorted({u for pair in mutual for u in pair})
-        rows = self.graph.run("matching/structural_neighbours", uris=uris)
+        rows = self.graph.run("matching/structural_neighbours", uris=uris, domain_range=settings.domain_range)
         neighbours = {r["uri"]: set(r["neighbours"]) for r in rows}
-        added = []
+        added: list[dict[str, Any]] = []
         self._ledger_to(state)
-        for s, t in mutual:
-            support = [(x, y) for x in neighbours.get(s, ()) for y in neighbours.get(t, ()) if (x, y) in matched]
-            if not support:
-                continue
-            validated, reason = False, f"structural: {len(support)} matched neighbour pair(s)"
-            if settings.validator and self.llm is not None:
-                ok, why = self.llm.validate(self.entities(state, state["source"])[s],
-                                            self.entities(state, state["target"])[t], self._context(state))
-                if not ok:
+        rejected: set[tuple[str, str]] = set()
+        while True:  # a pair accepted in one round can support another in the next, until nothing changes
+            found = 0
+            for s, t in mutual:
+                if (s, t) in matched or (s, t) in rejected:
                     continue
-                validated, reason = True, f"{reason}; {why}"
-            added.append({"source": s, "target": t, "score": 0.0, "similarity": _similarity(forward[s]),
-                          "channels": ["structural"], "validated": validated, "reason": reason})
+                support = [(x, y) for x in neighbours.get(s, ()) for y in neighbours.get(t, ()) if (x, y) in matched]
+                if not support:
+                    continue
+                validated, reason = False, f"structural: {len(support)} matched neighbour pair(s)"
+                if settings.validator and self.llm is not None:
+                    ok, why = self.llm.validate(self.entities(state, state["source"])[s],
+                                                self.entities(state, state["target"])[t], self._context(state))
+                    if not ok:
+                        rejected.add((s, t))
+                        continue
+                    validated, reason = True, f"{reason}; {why}"
+                matched.add((s, t))
+                found += 1
+                added.append({"source": s, "target": t, "score": 0.0, "similarity": _similarity(forward[s]),
+                              "channels": ["structural"], "validated": validated, "reason": reason})
+            if not found or not settings.structural_rounds_until_stable:
+                break
         return {"matches": state["matches"] + added, "timings": self._timed(state, "propagate", started)}
 
     @classmethod

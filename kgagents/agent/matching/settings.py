@@ -36,6 +36,12 @@ class MatchSettings(BaseSettings, AgentSettings):
         "with an LLM they must also pass the validator",
     )
     structural_threshold: float = Field(0.80, ge=-1.0, le=1.0)
+    domain_range: bool = Field(
+        True, description="structural neighbours include a property's domain and range classes (and a class's "
+        "properties), so matched classes support their properties' pairs and the other way round")
+    structural_rounds_until_stable: bool = Field(
+        True, description="repeat the propagation while it adds pairs (a pair it accepts supports others); False: "
+        "one round")
     context: str | None = Field(
         None, description="domain context given to the LLM steps; None: derived from the two ontologies' own "
         "metadata (title, description, main concepts; see kgagents.agent.matching.context)")
