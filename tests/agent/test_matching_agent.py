@@ -159,3 +159,18 @@ def test_a_missing_reference_fails_before_matching_and_the_run_says_failed(conf:
     run = conf.run_text("MATCH (r:Run {id: 'bad-reference'}) RETURN r.status AS status, "
                         "COUNT { ()-[:MATCHES {run_id: 'bad-reference'}]->() } AS matches")[0]
     assert run == {"status": "failed", "matches": 0}
+
+
+def test_gated_mode_asks_the_validator_only_about_the_uncertain_band_once_per_pair(conf: Graph) -> None:
+    chat = ScriptedChatModel([_scripted_reply] * 500)
+    settings = MatchSettings(mode="gated", threshold=0.3, structural=False)
+    result = MatchingAgent(conf, chat, settings).run({"source": "confa", "target": "confb"})
+    assert chat.calls and all(c["purpose"].startswith("validate") for c in chat.calls)  # no LLM-written texts
+    asked = [tuple(re.findall(r"name: (\S+)", c["messages"][-1]["content"])[:2]) for c in chat.calls]
+    assert len(asked) == len({frozenset(p) for p in asked})  # each pair once, whichever direction asked first
+    retrieved = [m for m in result.output if not any(c.startswith("lexical:") for c in m["channels"])]
+    for m in retrieved:  # confident candidates unasked, the band only with the validator's yes
+        assert (m["similarity"] >= settings.accept_similarity) != m["validated"], m
+    pairs = {(m["source"], m["target"]) for m in result.output}
+    assert (A + "Reviewer", B + "Referee") in pairs and (A + "Person", B + "Human") not in pairs
+    assert result.llm.calls == len(chat.calls)
