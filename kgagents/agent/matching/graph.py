@@ -37,7 +37,7 @@ from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve
 from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
-from kgagents.agent.matching.lexical import every_best, lexical_tiers, one_to_one
+from kgagents.agent.matching.lexical import containment_matches, every_best, lexical_tiers, one_to_one
 from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import GATED, MatchSettings
 from kgagents.agent.matching.store import write_matches
@@ -347,9 +347,12 @@ class MatchingAgent(Agent[MatchSettings]):
     def propagate(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
         settings = self.settings
-        if not settings.structural:
-            return {"timings": self._timed(state, "propagate", started)}
         matched = {(m["source"], m["target"]) for m in state["matches"]}
+        verdicts = dict(state.get("verdicts", {}))
+        if not settings.structural:
+            contained = self._contained(state, matched, verdicts) if settings.containment else []
+            return {"matches": state["matches"] + contained, "verdicts": verdicts,
+                    "timings": self._timed(state, "propagate", started)}
         exclude = {s for s, _ in matched} | {t for _, t in matched}
         kinds = KINDS if settings.include_properties else ("Class",)
         best: list[dict[str, Fused]] = []
@@ -364,7 +367,6 @@ class MatchingAgent(Agent[MatchSettings]):
         rows = self.graph.run("matching/structural_neighbours", uris=uris, domain_range=settings.domain_range)
         neighbours = {r["uri"]: set(r["neighbours"]) for r in rows}
         added: list[dict[str, Any]] = []
-        verdicts = dict(state.get("verdicts", {}))
         self._ledger_to(state)
         rejected: set[tuple[str, str]] = set()
         while True:  # a pair accepted in one round can support another in the next, until nothing changes
@@ -388,8 +390,29 @@ class MatchingAgent(Agent[MatchSettings]):
                               "channels": ["structural"], "validated": validated, "reason": reason})
             if not found or not settings.structural_rounds_until_stable:
                 break
+        if settings.containment:
+            added += self._contained(state, matched, verdicts)
         return {"matches": state["matches"] + added, "verdicts": verdicts,
                 "timings": self._timed(state, "propagate", started)}
+
+    def _contained(self, state: MatchState, matched: set[tuple[str, str]],
+                   verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
+        """Among the entities still unmatched, 1:1 pairs whose word bags differ by at most one word (see
+        :func:`~kgagents.agent.matching.lexical.containment_matches`); the validator decides when there is one."""
+        taken = {s for s, _ in matched} | {t for _, t in matched}
+        sides = [[e.lexical() for uri, e in self.entities(state, o).items() if uri not in taken]
+                 for o in (state["source"], state["target"])]
+        added = []
+        for m in containment_matches(*sides):
+            validated, reason = False, "label/synonym words equal but for one"
+            if self.settings.validator and self.llm is not None:
+                ok, why = self._verdict(state, (m.source, m.target), verdicts)
+                if not ok:
+                    continue
+                validated, reason = True, f"{reason}; {why}"
+            added.append({"source": m.source, "target": m.target, "score": 0.0, "similarity": None,
+                          "channels": ["lexical:contained"], "validated": validated, "reason": reason})
+        return added
 
     @classmethod
     def _best(cls, fused: list[Fused]) -> Fused:

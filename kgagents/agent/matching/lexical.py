@@ -131,6 +131,36 @@ def one_to_one(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
     return sorted(matches, key=lambda m: (m.source, m.target))
 
 
+def _bags(entity: LexicalEntity) -> set[frozenset[str]]:
+    """The entity's label and synonym word bags (the ``bag`` key, as sets)."""
+    return {frozenset(key.split()) for text in (*entity.labels, *entity.synonyms) if (key := key_of(text, "bag"))}
+
+
+def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+    """Pairs whose label/synonym word bags are equal or differ by one extra word on one side ("Regular author" /
+    "Author", "vomer bone" / "Vomer"), kept only where the pair is the only such pair of both entities (1:1).
+    Meant for entities nothing else matched: a modifier often names the same concept in one ontology's usage."""
+    whole: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)  # (kind, bag) → targets
+    less_one: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)  # (kind, bag less one word) → targets
+    for t in targets:
+        for bag in _bags(t):
+            whole[(t.kind, bag)].add(t.uri)
+            for word in bag if len(bag) > 1 else ():
+                less_one[(t.kind, bag - {word})].add(t.uri)
+    found: dict[str, set[str]] = defaultdict(set)
+    for e in sources:
+        for bag in _bags(e):
+            found[e.uri] |= whole.get((e.kind, bag), set()) | less_one.get((e.kind, bag), set())
+            for word in bag if len(bag) > 1 else ():
+                found[e.uri] |= whole.get((e.kind, bag - {word}), set())
+    claims: dict[str, int] = defaultdict(int)
+    for uris in found.values():
+        for uri in uris:
+            claims[uri] += 1
+    return sorted((LexicalMatch(source, next(iter(ts)), "contained", len(KEYS) * 3) for source, ts in found.items()
+                   if len(ts) == 1 and claims[next(iter(ts))] == 1), key=lambda m: (m.source, m.target))
+
+
 def every_best(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
     """Every pair at its source's or its target's strictest tier (ties kept): the one-to-many counterpart of
     :func:`one_to_one`, for alignments where an entity has several correct counterparts."""

@@ -47,6 +47,9 @@ class MatchSettings(BaseSettings, AgentSettings):
     structural_rounds_until_stable: bool = Field(
         True, description="repeat the propagation while it adds pairs (a pair it accepts supports others); False: "
         "one round")
+    containment: bool = Field(
+        True, description="last, among entities nothing else matched: accept 1:1 pairs whose label/synonym word "
+        "bags are equal or differ by one extra word ('Regular author' / 'Author'); validated when there is an LLM")
     context: str | None = Field(
         None, description="domain context given to the LLM steps; None: derived from the two ontologies' own "
         "metadata (title, description, main concepts; see kgagents.agent.matching.context)")
