@@ -172,7 +172,7 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
         "repeats": [{"run_id": r.run_id, "seconds": round(r.seconds, 1), "pairs_sha256": _pairs_digest(r.pairs),
                      **r.scores.model_dump()} for r in repeats if r.scores is not None],
         "identical_across_repeats": len({_pairs_digest(r.pairs) for r in repeats}) == 1,
-        "ablation": ablation, "variant": variant,
+        "ablation": ablation, "variant": variant, "tuning": TUNING,
         "anchors": {"Matcha (OAEI 2022)": 0.9407, "Agent-OM (gpt-4o)": 0.9211, "LogMap (OAEI 2022)": 0.8807},
     }
     stem = "_".join(["om_anatomy", settings.mode, *([file_slug(model)] if settings.uses_llm else []),
