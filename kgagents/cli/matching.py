@@ -27,7 +27,9 @@ def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, co
         if not sep or not key:
             raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. one_to_one=false")
         overrides[key.strip()] = value.strip()
-    overrides.update({"mode": "no_llm" if no_llm else "full", "context": context})
+    overrides["context"] = context
+    if no_llm or "mode" not in overrides:  # --set mode=gated picks an LLM mode; without a model it is no_llm
+        overrides["mode"] = "no_llm" if no_llm else "full"
     if threshold is not None:
         overrides["threshold"] = threshold
     if top_k is not None:
