@@ -30,6 +30,8 @@ def bench_om(
     dataset: str = typer.Argument(..., help="conference | anatomy"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation"),
     pair: list[str] = typer.Option([], help="conference only: just these pairs (e.g. cmt-confof); repeatable"),
+    sample: int = typer.Option(None, min=1, help="conference only: this many pairs drawn at random (seeded)"),
+    seed: int = typer.Option(20, help="conference only: the seed of --sample"),
     repeat: int = typer.Option(1, min=1, help="anatomy only: match this many times (vector indexes rebuilt in "
                                "between) and record whether the pairs were identical"),
     set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE "
@@ -48,6 +50,7 @@ def bench_om(
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
+            pair = pair or (om_runner.sample_pairs(sample, seed) if sample else [])
             with progress_bar(escape(f"conference pairs [{settings.mode}]"), len(pair) or 21) as advance:
                 result = om_runner.conference(graph, settings, chat=chat, model=model, out=out, pairs=pair,
                                               on_pair=lambda run: advance(1), ablations=ablate, variant=variant)

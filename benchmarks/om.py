@@ -9,6 +9,7 @@ table (``kgagents bench om`` passes ``benchmarks/results``). Every result names 
 from __future__ import annotations
 
 import hashlib
+import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -111,6 +112,12 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
                      *sorted(pairs or []), *([file_slug(variant)] if variant else [])])
     _save(out, stem, result, _conference_md)
     return result
+
+
+def sample_pairs(n: int, seed: int, data: Path | None = None) -> list[str]:
+    """``n`` conference pairs drawn with ``random.Random(seed)`` from the sorted reference names."""
+    names = sorted(ref.stem for ref in ((data or data_dir("om", "conference")) / "reference").glob("*.rdf"))
+    return sorted(random.Random(seed).sample(names, min(n, len(names))))
 
 
 def _conference_runs(graph: Graph, settings: MatchSettings, references: list[Path], *, embedder: Any, chat: Any,
