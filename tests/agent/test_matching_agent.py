@@ -174,3 +174,16 @@ def test_gated_mode_asks_the_validator_only_about_the_uncertain_band_once_per_pa
     pairs = {(m["source"], m["target"]) for m in result.output}
     assert (A + "Reviewer", B + "Referee") in pairs and (A + "Person", B + "Human") not in pairs
     assert result.llm.calls == len(chat.calls)
+
+
+def test_one_to_many_output_keeps_the_one_to_one_pairs_and_marks_what_it_adds(conf: Graph) -> None:
+    one = MatchingAgent(conf, None, MatchSettings(mode="no_llm")).run({"source": "confa", "target": "confb"})
+    many = MatchingAgent(conf, None, MatchSettings(mode="no_llm", one_to_one=False, many_min_similarity=0.6)).run(
+        {"source": "confa", "target": "confb"})
+    single = {(m["source"], m["target"]) for m in one.output}
+    extra = [m for m in many.output if (m["source"], m["target"]) not in single]
+    assert single <= {(m["source"], m["target"]) for m in many.output}
+    assert extra and all("many" in m["channels"] for m in extra)
+    assert all(m["similarity"] >= 0.6 for m in extra if not m["channels"][0].startswith("lexical:"))
+    sources = [m["source"] for m in many.output]
+    assert len(sources) > len(set(sources)) or len({m["target"] for m in many.output}) < len(many.output)
