@@ -94,7 +94,8 @@ def om_anatomy_cost(results: Path) -> str:
     repeats = r.get("repeats", [])
     same = (f"{len(repeats)} runs (vector indexes rebuilt in between) found identical pairs"
             if r.get("identical_across_repeats") and len(repeats) > 1 else
-            "runs differed: " + ", ".join(f"{x['tp']} TP / {x['fp']} FP" for x in repeats))
+            ("one run: " if len(repeats) == 1 else "runs differed: ")
+            + ", ".join(f"{x['tp']} TP / {x['fp']} FP" for x in repeats))
     return (f"Anatomy no-LLM end to end (load, embed {r['cost']['entities']:,} entities, match, write): "
             f"{r['wall_seconds']:.0f} s wall at load average {r['machine']['load_average'][0]:.1f} on "
             f"{r['machine']['cores']} cores, peak RSS {r['peak_rss_mb_python']:.0f} MB Python and "
