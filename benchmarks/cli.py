@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
-from kgagents.cli.common import App, chat_or_none, connected, console, output_file, progress_bar
+from kgagents.cli.common import App, chat_or_none, connected, console, progress_bar
 from kgagents.cli.kgqa import _kgqa_chat, _print_kgqa_summary
 from kgagents.cli.matching import _match_settings
 from kgagents.errors import KgAgentsError
@@ -105,16 +105,21 @@ def bench_load(
     big: int = typer.Option(5_000_000, help="generated KG size loaded in bulk only (0: skip)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace a database that holds data"),
     work_dir: Path = typer.Option(None, help="where generated KGs are written (default: the system temp)"),
+    batched_sizes: str = typer.Option("1000000,10000000", help="generated KG sizes loaded in committed batches"),
+    only_batched: bool = typer.Option(False, "--only-batched", help="run only the batched rows (DBP15K and "
+                                                                    "--batched-sizes) → engine_load_batched.*"),
     out: Path = _results_option(),
 ) -> None:
-    """Transactional vs bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
+    """Transactional, batched and bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
 
     REPLACES the local server's database (bulk rows import offline)."""
     from benchmarks import load as load_bench
 
     report = load_bench.run(sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
-                            overwrite=overwrite, work_dir=work_dir, log=lambda msg: console.print(escape(msg)))
-    for path in load_bench.write_report(report, out):
+                            batched_sizes=tuple(int(x) for x in batched_sizes.split(",") if x),
+                            only_batched=only_batched, overwrite=overwrite, work_dir=work_dir,
+                            log=lambda msg: console.print(escape(msg)))
+    for path in load_bench.write_report(report, out, "engine_load_batched" if only_batched else "engine_load"):
         console.print(f"written {path}")
 
 
@@ -138,7 +143,8 @@ def bench_generate_kg(
 
 @app.command("engine")
 def bench_engine(
-    sizes: str = typer.Option("10000,100000", help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
+    sizes: str = typer.Option("10000,100000",
+                              help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
     single_queries: int = typer.Option(1000, help="single-client queries timed one by one"),
     directory: Path = typer.Option(None, help="JAPE pair for the real-vector rows (default: shared DBP15K ZH-EN)"),
     sources: int = typer.Option(None, help="only the first N test sources (default: all 10,500)"),
@@ -163,7 +169,7 @@ def bench_ea_agent(
     dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
     retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
     mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
-    sample: int = typer.Option(None, min=1, help="evaluate a random sample of this many test sources (seeded)"),
+    sample: int = typer.Option(None, help="evaluate a random sample of this many test sources (seeded)"),
     seed: int = typer.Option(7),
     tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),
     pairs: Path = typer.Option(None, help="also write the aligned pairs as TSV here"),
@@ -172,11 +178,9 @@ def bench_ea_agent(
 ) -> None:
     """EA-Agent on the test sources of a retrieval run: Hits@1/10, MRR (and without exact-name pairs) next to
     retrieval alone, tokens and seconds per entity, reflector rate, path length, fallbacks."""
-    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
     from benchmarks import ea_agent as ea_agent_runner
+    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
 
-    output_file(pairs, "--pairs")
-    output_file(trajectories, "--trajectories")
     chat = chat_or_none(mode == "no_llm")
     with connected() as graph:
         with console.status(escape(f"EA-Agent benchmark [{mode if chat else 'no_llm'}]…")):
@@ -209,35 +213,40 @@ def bench_twa() -> None:
 
 @app.command("text2kgbench")
 def bench_text2kgbench(
-    mode: str = typer.Option("llm", help="llm (extraction agent; falls back to no-llm without a model) | no-llm"),
+    mode: str = typer.Option("full", help="full (extraction agent; falls back to no_llm without a model) | no_llm"),
     sample: int = typer.Option(None, min=1, help="sentences per ontology (seeded random sample; default all)"),
     seed: int = typer.Option(7),
     ontology: list[str] = typer.Option([], "--ontology", help="only these ontology ids, e.g. 1_university"),
-    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
-    max_steps: int = typer.Option(24, help="tool-call budget per sentence (llm mode)"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
+    max_repairs: int = typer.Option(None, min=0, help="repair turns per sentence (default 4)"),
+    split: str = typer.Option("test", help="test (what results report) | train (for choosing prompts and design)"),
     out: Path = _results_option(),
-    tools_per_step: int = typer.Option(60, help="tools shown to the model per plan step (llm mode)"),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
-    from kgagents.jobs import text2kgbench as text2kgbench_runner
-
-    chat = chat_or_none(mode == "no-llm")
-    mode = "llm" if chat is not None else "no-llm"
-    with connected() as graph, progress_bar(escape(f"text2kgbench [{mode}]"),
-                                            len(ontology) or 19) as advance:
-        result = text2kgbench_runner.run(graph, mode=mode, chat=chat, sample=sample, seed=seed,
-                                         ontologies=ontology or None, feedback=not no_feedback, max_steps=max_steps,
-                                         tools_per_step=tools_per_step,
-                                         on_ontology=lambda oid: advance(1))
     from benchmarks.text2kgbench_report import write_report
+    from kgagents.jobs import text2kgbench
 
-    write_report(result, out)
+    modes = {"full": "full", "llm": "full", "no_llm": "no_llm", "no-llm": "no_llm"}
+    if mode not in modes:
+        raise KgAgentsError(f"--mode must be full or no_llm, not {mode!r}")
+    chat = chat_or_none(modes[mode] == "no_llm")
+    settings: dict[str, Any] = {"mode": "full" if chat is not None else "no_llm"}
+    if chat is not None:
+        settings["feedback"] = not no_feedback
+        if max_repairs is not None:
+            settings["max_repairs"] = max_repairs
+    with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
+                                            len(ontology) or 19) as advance:
+        result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,
+                                  ontologies=ontology or None, split=split, on_ontology=lambda oid: advance(1))
+    files = write_report(result, out)
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
                          f"conformance {g['onto_conf']:.3f}"))
-    if mode == "no-llm":
+    if result["mode"] == "no_llm":
         console.print(f"ground truth accepted by the tools: {result['ground_truth_acceptance']:.1%}; corruptions "
                       "rejected: " + ", ".join(f"{k} {v:.1%}" for k, v in result["corruption_rejection"].items()))
+    console.print("written: " + ", ".join(files))
 
 
 @app.command("kgqa")
@@ -245,9 +254,9 @@ def bench_kgqa(
     dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h | qald-onehop"),
     mode: str = typer.Option("no_llm", help="no_llm | full | no_observation | reflect_similarity | "
                              "reflect_random | reflect_generated"),
-    sample: int = typer.Option(None, min=1, help="a seeded random sample of this many questions per question file"),
+    sample: int = typer.Option(None, help="a seeded random sample of this many questions per question file"),
     seed: int = typer.Option(7),
-    workers: int = typer.Option(1, min=1, help="questions answered at once (offline baseline only)"),
+    workers: int = typer.Option(1, help="questions answered at once (offline baseline only)"),
     out: Path = _results_option(),
 ) -> None:
     """KGQA benchmark: loads and embeds the KG once, runs the dev questions, writes results JSON + markdown."""

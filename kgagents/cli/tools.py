@@ -44,56 +44,62 @@ def extract_cmd(
     ontology: Path = typer.Option(..., "--ontology", help="T-Box (OWL or Text2KGBench JSON) whose tools are used"),
     text: str = typer.Option(None, "--text", help="the document text"),
     text_file: Path = typer.Option(None, "--text-file", help="read the document from this file"),
-    triples: Path = typer.Option(None, "--triples", help="no-LLM path: feed these given triples through the tools "
+    triples: Path = typer.Option(None, "--triples", help="no-LLM mode: feed these given triples through the tools "
                                  "(TSV subject<TAB>relation<TAB>object, or JSON lines {sub, rel, obj})"),
     abox: str = typer.Option(None, help="A-Box to write into (default: the ontology's name)"),
     no_llm: bool = typer.Option(False, "--no-llm", help="do not use a chat model"),
-    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only ok/failed"),
-    max_steps: int = typer.Option(None, help="model turns per document (default 24)"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
+    max_repairs: int = typer.Option(None, min=0, help="repair turns per document (default 4)"),
     ground_kg: str = typer.Option(None, help="ground created instances in this loaded KG (owl:sameAs)"),
     turtle: Path = typer.Option(None, help="write the resulting A-Box as Turtle here"),
 ) -> None:
-    """Extract a document into Neo4j through the compiled tools: only valid instances are written."""
-    from kgagents.agent.extraction.agent import summary
-    from kgagents.agent.extraction.jobs import NO_LLM_LABEL, extract_document, feed_document
-    from kgagents.agent.extraction.settings import ExtractionSettings
+    """Extract a document into Neo4j through the compiled tools: only valid instances are written; the run is
+    recorded as a (:Run {job: 'extraction'})."""
+    from kgagents.jobs.extraction import extract
     from kgagents.tools.compiler import compile_ontology
     from kgagents.tools.export import export_turtle
     from kgagents.tools.feed import read_triples_file
 
     output_file(turtle, "--turtle")
+    input_file(ontology, "--ontology")
     input_file(text_file, "--text-file")
-    input_file(triples, "--triples")
+    given = read_triples_file(input_file(triples, "--triples")) if triples is not None else None
+    if given is None and (text is None) == (text_file is None):
+        raise KgAgentsError("give the document as --text TEXT or --text-file FILE (or --triples FILE to feed "
+                            "given triples through the tools)")
+    document = text if text is not None or text_file is None else text_file.read_text(encoding="utf-8")
     catalogue = compile_ontology(ontology)
-    chat = None if triples is not None else chat_or_none(no_llm)
+    chat = None if given is not None else chat_or_none(no_llm)
+    if chat is None and given is None:
+        raise KgAgentsError("no_llm: without a chat model nothing is extracted from text; pass --triples FILE to feed "
+                            "given triples through the tools (the documented no-LLM mode)")
+    settings: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
+    if max_repairs is not None:
+        settings["max_repairs"] = max_repairs
     with connected() as graph:
-        if chat is None:
-            if triples is None:
-                raise KgAgentsError("no-llm: without a chat model nothing is extracted from text; pass --triples FILE "
-                                    "to feed given triples through the tools (the documented no-LLM ablation)")
-            result = feed_document(graph, catalogue, read_triples_file(triples), abox=abox)
-            console.print(escape(f"[{NO_LLM_LABEL}] A-Box '{result.abox}': {len(result.accepted)} accepted, "
-                                 f"{len(result.rejected)} rejected, {result.created} instances created"))
-            for r in result.rejected:
-                console.print(escape(f"  rejected {tuple(r['triple'])}: {r['error_type']}: {r['message']}"))
-            written_abox = result.abox
-        else:
-            if (text is None) == (text_file is None):
-                raise KgAgentsError("give the document as --text TEXT or --text-file FILE")
-            document = text if text is not None else text_file.read_text(encoding="utf-8")
-            overrides: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
-            if max_steps is not None:
-                overrides["max_steps"] = max_steps
-            with console.status(escape(f"extracting with {chat.model_name}…")):
-                res = extract_document(graph, catalogue, document, ExtractionSettings(**overrides), chat, abox=abox)
-            console.print(escape(summary(res)))
-            console.print(escape(f"[{res.model}] A-Box '{res.abox}': {len(res.calls)} tool calls, {res.rejected} "
-                                 f"rejected, {len(res.created)} instances, {len(res.grounded)} grounded, "
-                                 f"{res.unparsed_replies} unusable replies in {res.seconds:.1f}s"))
-            written_abox = res.abox
+        with console.status("extracting…"):
+            run = extract(graph, catalogue, text=None if given is not None else document, triples=given, chat=chat,
+                          settings=settings, abox=abox)
+        _render_extraction(run)
         if turtle is not None:
-            turtle.write_text(export_turtle(graph, written_abox), encoding="utf-8")
+            turtle.write_text(export_turtle(graph, run.output[0].abox), encoding="utf-8")
             console.print(f"A-Box written to {turtle}")
+
+
+def _render_extraction(run: Any) -> None:
+    import json
+
+    [doc] = run.output
+    for call in doc.calls:
+        result = call["result"]
+        outcome = "ok" if result.get("ok") else f"{result.get('error_type')}: {result.get('message')}"
+        console.print(escape(f"[{call['step']}] {call['tool']}({json.dumps(call['args'], ensure_ascii=False)}) "
+                             f"-> {outcome}"))
+    p = run.properties
+    console.print(escape(f"[{run.model}] run {run.run_id}, A-Box '{doc.abox}': {p['triples_written']} triples, "
+                         f"{p['instances']} instances, {p['tool_calls']} tool calls ({p['rejected_calls']} rejected, "
+                         f"{p['repairs']} repair turns), {p['grounded']} grounded, {run.llm.calls} LLM calls in "
+                         f"{run.seconds:.1f}s"))
 
 
 @commands.command("serve-tools")

@@ -117,17 +117,21 @@ def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoS
 
 
 def extraction_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
-    from kgagents.jobs import text2kgbench as text2kgbench_runner
+    from kgagents.agent.extraction.agent import ExtractionAgent
+    from kgagents.metrics.text2kgbench import load_ontology_data, sample_sentences
 
-    result = text2kgbench_runner.run(graph, mode="no-llm" if chat is None else "llm", chat=chat,
-                                     sample=settings.extraction_sentences, seed=settings.seed,
-                                     ontologies=[settings.extraction_ontology],
-                                     root=data / "extraction" / "text2kgbench" / "dbpedia_webnlg")
-    sentences = result["per_ontology"][settings.extraction_ontology]["sentences"]
-    what = "ground truth fed through the tools" if chat is None else "extracted through the tools"
+    onto = load_ontology_data(data / "extraction" / "text2kgbench" / "dbpedia_webnlg", settings.extraction_ontology)
+    chosen = set(sample_sentences(onto, settings.extraction_sentences, settings.seed))
+    feed = chat is None  # no_llm: the ground truth goes through the tools; nothing is extracted
+    documents = [{"id": s.id, "text": s.text, "expected": s.triples, **({"triples": s.triples} if feed else {})}
+                 for s in onto.sentences if s.id in chosen]
+    agent = ExtractionAgent(graph, chat, {"mode": "no_llm" if feed else "full"}, ontology=onto.ontology_path,
+                            abox=f"demo:{onto.id}")
+    run = agent.run({"documents": documents})
+    what = "ground truth fed through the tools" if feed else "extracted through the tools"
     return JobRun("ontology-to-tools extraction",
-                  f"Text2KGBench {settings.extraction_ontology}, {sentences} seeded sentences ({what})",
-                  result["run_id"], "F1", "f1", "demo/show_extraction")
+                  f"Text2KGBench {onto.id}, {len(documents)} seeded sentences ({what})", run.run_id, "F1", "f1",
+                  "demo/show_extraction")
 
 
 JOBS: dict[str, Job] = {"matching": matching_job, "alignment": alignment_job, "kgqa": kgqa_job,

@@ -1,28 +1,28 @@
-"""``kgagents bench text2kgbench``: compile each DBpedia-WebNLG ontology, write through the tools, score.
+"""Text2KGBench (``kgagents bench text2kgbench``): compile each DBpedia-WebNLG ontology, write through the tools,
+score. The benchmark writes the results files (``benchmarks/text2kgbench_report.py``); this job runs and records.
 
-Two modes, each writing ``benchmarks/results/text2kgbench_<mode>.json`` and ``.md``:
+Two modes:
 
-* ``no-llm`` (no chat model): what the tools themselves enforce. Per test sentence the ground-truth
-  triples are fed through the compiled tools (:mod:`kgagents.tools.feed`) into their own A-Box; what
-  the graph then holds is scored with the benchmark's definitions (an upper bound for any agent that
-  can only write through the tools), rejections are counted by reason, and three synthetic
-  corruptions of each ground-truth triple — a relation from another of the 19 ontologies, subject and
-  object swapped, a relation of the same ontology with a different signature — are fed about the same
-  entities to count what the tools catch. The published Vicuna-13B / Alpaca-LoRA-13B figures are
-  LLM outputs and are shown for reference only; no-LLM rows are not extraction results.
-* ``llm`` (a chat model): the extraction agent reads each sampled test sentence and writes only
-  through the tools; the A-Box it leaves is scored against the ground truth.
+* ``no_llm`` (no chat model): what the tools themselves enforce. Per test sentence the extraction agent feeds
+  the ground-truth triples through the compiled tools into their own A-Box; what the graph then holds is scored
+  with the benchmark's definitions (an upper bound for any agent that can only write through the tools),
+  rejections are counted by reason, and three synthetic corruptions of each ground-truth triple — a relation
+  from another of the 19 ontologies, subject and object swapped, a relation of the same ontology with a
+  different signature — are fed about the same entities to count what the tools catch. The published
+  Vicuna-13B / Alpaca-LoRA-13B figures are LLM outputs, shown for reference only when the data directory has
+  them (``baseline_metrics/``); no-LLM rows are not extraction results.
+* ``full`` (a chat model): the extraction agent reads each sampled test sentence and writes only through the
+  tools; the A-Box it leaves is scored against the ground truth (``feedback`` off: the seed's ablation).
+
+Each ontology is one agent run (``<benchmark run>:<ontology>``); the benchmark itself is one more run with the
+global scores, both in the run store.
 """
 
 from __future__ import annotations
 
 import os
-import random
 import time
-from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -30,173 +30,93 @@ from typing import Any
 from kgagents.metrics.text2kgbench import (
     ABOX_PREFIX,
     METRICS,
-    OntologyData,
-    Sentence,
-    Triple,
     global_means,
     load_ontology_data,
     ontology_ids,
     published_baselines,
-    score_ontology,
+    sample_sentences,
 )
+from kgagents.jobs.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
 from kgagents.graph.connection import Graph
-from kgagents.graph.properties import as_properties
-from kgagents.graph.runs import new_run_id
+from kgagents.graph.runs import RunStore
 from kgagents.paths import REPO_ROOT, data_dir
-from kgagents.tools.compiler import ToolCatalogue, compile_ontology
-from kgagents.tools.export import label_triples
-from kgagents.tools.feed import FeedOutcome, assert_triples, create_entities
-from kgagents.tools.runtime import ToolRuntime, delete_aboxes, ensure_tool_schema
+from kgagents.tools.runtime import delete_aboxes, ensure_tool_schema
 
-CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
+BENCHMARK = "Text2KGBench DBpedia-WebNLG"
+NO_LLM_MODEL = "none (no_llm: ground-truth triples fed through the tools)"
 
 
-def sample_sentences(data: OntologyData, sample: int | None, seed: int) -> list[str]:
-    """All test sentence ids, or a seeded random sample of ``sample`` of them (in file order)."""
-    ids = [s.id for s in data.sentences]
-    if not sample or sample >= len(ids):
-        return ids
-    chosen = set(random.Random(f"{seed}:{data.id}").sample(ids, sample))
-    return [i for i in ids if i in chosen]
-
-
-# -- corruptions --------------------------------------------------------------------------------------------
-def corrupt(triple: Triple, kind: str, catalogue: ToolCatalogue, foreign_relations: list[str],
-            rng: random.Random) -> Triple | None:
-    """One synthetic error of ``kind`` about the same entities, or None when the kind does not apply."""
-    sub, rel, obj = triple
-    if kind == "relation_outside_ontology":
-        return (sub, rng.choice(foreign_relations), obj) if foreign_relations else None
-    if kind == "swapped_subject_object":
-        return (obj, rel, sub)
-    props = catalogue.tbox.properties.values()
-    own = next((p for p in props if p.name == rel), None)
-    if own is None:
-        return None
-    others = sorted(p.name for p in props if (p.domain, p.range, p.kind) != (own.domain, own.range, own.kind))
-    return (sub, rng.choice(others), obj) if others else None
-
-
-def _by_type(outcomes: list[FeedOutcome]) -> dict[str, int]:
-    return dict(Counter(o.result.error_type or "" for o in outcomes if not o.result.ok).most_common())
-
-
-# -- no-LLM: the conformance the tools enforce -----------------------------------------------------------------
-def _feed_sentence(graph: Graph, catalogue: ToolCatalogue, sentence: Sentence, foreign: list[str],
-                   seed: int) -> tuple[list[FeedOutcome], list[Triple], dict[str, list[FeedOutcome]]]:
-    """Ground truth, then its corruptions, into the sentence's own A-Box; the graph's triples in between."""
-    runtime = ToolRuntime(graph, catalogue, abox=f"{ABOX_PREFIX}no-llm:{sentence.id}", ensure_schema=False)
-    iris, _ = create_entities(runtime, sentence.triples)
-    outcomes = assert_triples(runtime, iris, sentence.triples)
-    held = label_triples(graph, runtime.abox)  # what the graph holds, before corruptions
-    rng = random.Random(f"{seed}:{sentence.id}")
-    corrupted: dict[str, list[FeedOutcome]] = {}
-    for kind in CORRUPTIONS:
-        fed = [c for t in sentence.triples
-               if (c := corrupt(t, kind, catalogue, foreign, rng)) is not None and c not in sentence.triples]
-        corrupted[kind] = assert_triples(runtime, iris, fed)
-    return outcomes, held, corrupted
-
-
-def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], foreign: list[str],
-                         seed: int, workers: int = 4) -> dict[str, Any]:
-    """Feed ground truth and its corruptions for one ontology; score what the graph holds.
-
-    Sentences run in a few threads (each call is its own transaction on its own A-Box, so they do not
-    interact); results are gathered in sentence order.
-    """
-    catalogue = compile_ontology(data.ontology_path)
-    wanted = set(sentence_ids)
-    sentences = [s for s in data.sentences if s.id in wanted]
-    system: dict[str, list[Triple]] = {}
-    gt_outcomes: list[FeedOutcome] = []
-    corrupted: dict[str, list[FeedOutcome]] = {k: [] for k in CORRUPTIONS}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        fed = pool.map(lambda s: _feed_sentence(graph, catalogue, s, foreign, seed), sentences)
-        for sentence, (outcomes, held, corruptions) in zip(sentences, fed):
-            gt_outcomes += outcomes
-            system[sentence.id] = held
-            for kind, items in corruptions.items():
-                corrupted[kind] += items
-    rejected = [o for o in gt_outcomes if not o.result.ok]
-    examples: dict[str, list[dict[str, Any]]] = {}
-    for o in rejected:
-        bucket = examples.setdefault(o.result.error_type or "", [])
-        if len(bucket) < 3:
-            bucket.append({"triple": list(o.triple), "message": o.result.message})
-    return {
-        "sentences": len(sentence_ids), "tools": len(catalogue),
-        "ground_truth_triples": len(gt_outcomes), "accepted": len(gt_outcomes) - len(rejected),
-        "rejected": len(rejected), "rejected_by_type": _by_type(gt_outcomes), "rejection_examples": examples,
-        "scores_through_tools": score_ontology(data, system, sentence_ids),
-        "scores_ground_truth_itself": score_ontology(data, {s.id: list(s.triples) for s in data.sentences},
-                                                     sentence_ids),
-        "corruptions": {k: {"fed": len(v), "rejected": sum(not o.result.ok for o in v),
-                            "rejected_by_type": _by_type(v)} for k, v in corrupted.items()},
-    }
-
-
-def run(graph: Graph, *, mode: str, chat: Any = None, sample: int | None = None, seed: int = 7,
-        ontologies: list[str] | None = None, root: Path | None = None,
-        feedback: bool = True, max_steps: int = 24, tools_per_step: int = 60,
+def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = None, sample: int | None = None,
+        seed: int = 7, ontologies: list[str] | None = None, root: Path | None = None, split: str = "test",
         on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run the benchmark in ``mode`` (``no-llm`` or ``llm``) on ``root`` (default: the shared DBpedia-WebNLG
-    part) and record it as a ``(:Run {job: 'extraction'})`` node (the benchmark writes the results files)."""
-    start, started_at = time.perf_counter(), datetime.now(timezone.utc).isoformat()
+    """Run the benchmark on ``root`` (default: the shared DBpedia-WebNLG part) with the agent ``settings``
+    (``mode`` ``full`` needs ``chat``; ``no_llm`` feeds the ground truth) and record the run; returns the
+    results the benchmark writes out."""
+    settings = dict(settings or {})
+    mode = settings.setdefault("mode", "full" if chat is not None else "no_llm")
+    start = time.perf_counter()
     root = root or data_dir("extraction", "text2kgbench", "dbpedia_webnlg")
-    ensure_tool_schema(graph)
-    delete_aboxes(graph, f"{ABOX_PREFIX}{mode}:")
     ids = ontologies or ontology_ids(root)
-    all_data = {oid: load_ontology_data(root, oid) for oid in ontology_ids(root)}
+    all_data = {oid: load_ontology_data(root, oid, split) for oid in ontology_ids(root)}
+    unknown = sorted(set(ids) - set(all_data))
+    if unknown:
+        raise ValueError(f"unknown Text2KGBench ontology id(s) {', '.join(unknown)}; known: {', '.join(all_data)}")
     every_relation = {r for d in all_data.values() for r in d.relations}
+    baselines = published_baselines(root)
+    ensure_tool_schema(graph)
+    prefix = f"{ABOX_PREFIX}{mode}:" if split == "test" else f"{ABOX_PREFIX}{split}:{mode}:"
+    delete_aboxes(graph, prefix)
+    store = RunStore(graph)
+    model = chat_name(chat) if mode != "no_llm" else NO_LLM_MODEL
+    properties = {"benchmark": BENCHMARK, "split": split, "sample_per_ontology": sample, "seed": seed,
+                  "ontologies": ids, "abox_prefix": prefix,
+                  **{k: v for k, v in settings.items() if k != "mode"}}
     per: dict[str, Any] = {}
-    for oid in ids:
-        data = all_data[oid]
-        sentence_ids = sample_sentences(data, sample, seed)
-        if mode == "no-llm":
-            per[oid] = conformance_ontology(graph, data, sentence_ids, sorted(every_relation - data.relations), seed)
-        else:
-            from kgagents.jobs.text2kgbench_agent import agent_ontology
-
-            per[oid] = agent_ontology(graph, data, sentence_ids, chat, feedback=feedback, max_steps=max_steps,
-                                      tools_per_step=tools_per_step)
-        if on_ontology is not None:
-            on_ontology(oid)
-    agent = None if mode == "no-llm" else {"feedback": feedback, "max_steps": max_steps, "tools_per_step": tools_per_step}
-    result = _summary(mode, chat, per, sample, seed, ontologies, root, time.perf_counter() - start, agent)
-    result["run_id"] = _write_run(graph, result, started_at)
+    with store.running("extraction", model=model, mode=mode, properties=properties) as run_id:
+        for oid in ids:
+            data = all_data[oid]
+            sentence_ids = sample_sentences(data, sample, seed)
+            if mode == "no_llm":
+                per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=sorted(every_relation - data.relations),
+                                                seed=seed, run_id=f"{run_id}:{oid}", abox_prefix=prefix)
+            else:
+                per[oid] = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
+                                          run_id=f"{run_id}:{oid}", abox_prefix=prefix)
+            if on_ontology is not None:
+                on_ontology(oid)
+        result = _summary(mode, model, settings, per, sample, seed, root, time.perf_counter() - start,
+                          baselines if split == "test" else {}, split)
+        result["run_id"] = run_id
+        store.finish(run_id, scores=result["global"], metric="f1",
+                     properties={"parts": [r["run_id"] for r in per.values()]})
     return result
 
 
-def _write_run(graph: Graph, result: dict[str, Any], started_at: str) -> str:
-    """The run's (:Run) node: global scores (``f1``, ``precision``, …), sample and agent settings as typed
-    properties, so Cypher users find extraction runs next to matching, alignment and KGQA runs."""
-    run_id = new_run_id("extraction")
-    props = as_properties({**result["global"], "sample_per_ontology": result["sample_per_ontology"],
-                           "seed": result["seed"], "ontologies": sorted(result["per_ontology"]),
-                           "agent": result["agent_settings"]})
-    graph.run("extraction/write_run", run_id=run_id, props=props, benchmark=result["benchmark"],
-              mode=result["mode"], model=result["model"], label=result["label"],
-              abox_prefix=f"{ABOX_PREFIX}{result['mode']}:", started_at=started_at)
-    return run_id
+def chat_name(chat: Any) -> str:
+    """The model's name for labels (a LangChain model or a kgagents ChatModel)."""
+    from kgagents.llm.langchain import as_chat_model
+
+    return as_chat_model(chat).model_name
 
 
-def _summary(mode: str, chat: Any, per: dict[str, Any], sample: int | None, seed: int,
-             ontologies: list[str] | None, root: Path, seconds: float, agent: dict[str, Any] | None) -> dict[str, Any]:
-    key = "scores_through_tools" if mode == "no-llm" else "scores"
-    model = chat.model_name if chat is not None else "none (no-LLM: ground-truth triples fed through the tools)"
-    feedback = agent is None or agent["feedback"]
-    label = "no-llm" if mode == "no-llm" else f"llm ({model}){'' if feedback else ', constraint feedback off'}"
+def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, Any], sample: int | None,
+             seed: int, root: Path, seconds: float, baselines: dict[str, Any], split: str) -> dict[str, Any]:
+    key = "scores_through_tools" if mode == "no_llm" else "scores"
+    feedback = bool(settings.get("feedback", True))
+    label = "no_llm" if mode == "no_llm" else f"LLM ({model}){'' if feedback else ', constraint feedback off'}"
     summary: dict[str, Any] = {
-        "benchmark": "Text2KGBench DBpedia-WebNLG", "mode": mode, "label": label, "model": model,
-        "constraint_feedback": feedback if mode != "no-llm" else None, "agent_settings": agent,
-        "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
+        "benchmark": BENCHMARK, "mode": mode, "label": label, "model": model,
+        "constraint_feedback": feedback if mode != "no_llm" else None,
+        "agent_settings": dict(settings), "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
+        "split": split, "split_note": ("sentences sampled from the test split's ground truth; prompts and design "
+                                       "chosen on train sentences" if split == "test" else
+                                       "train sentences: for choosing prompts and design, not for reporting"),
         "wall_seconds": round(seconds, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "per_ontology": per,
         "global": {k: round(v, 4) for k, v in global_means({o: r[key] for o, r in per.items()}).items()},
-        "baselines": published_baselines(root),
+        "baselines": baselines,
     }
-    if mode == "no-llm":
+    if mode == "no_llm":
         summary["global_ground_truth_itself"] = {
             k: round(v, 4) for k, v in global_means({o: r["scores_ground_truth_itself"] for o, r in per.items()}).items()}
         total = sum(r["ground_truth_triples"] for r in per.values())

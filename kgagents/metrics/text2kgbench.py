@@ -22,6 +22,7 @@ defaults (differences only where an abbreviation ends in a full stop).
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -70,11 +71,20 @@ def ontology_ids(root: Path) -> list[str]:
     return sorted(found, key=lambda s: int(s.split("_", 1)[0]))
 
 
-def load_ontology_data(root: Path, onto_id: str) -> OntologyData:
-    """The ontology JSON and the ground-truth sentences (``ground_truth/ont_<id>_ground_truth.jsonl``)."""
+#: where each split's sentences with their triples are: the test split's ground truth, or the train sentences
+SPLITS = {"test": ("ground_truth", "ground_truth"), "train": ("train", "train")}
+
+
+def load_ontology_data(root: Path, onto_id: str, split: str = "test") -> OntologyData:
+    """The ontology JSON and one split's sentences with their triples: ``test`` (the ground truth of the test
+    sentences, ``ground_truth/ont_<id>_ground_truth.jsonl``, what results report) or ``train``
+    (``train/ont_<id>_train.jsonl``, what prompts and design choices are tuned on)."""
+    if split not in SPLITS:
+        raise InputFileError(f"unknown Text2KGBench split {split!r}; use one of {', '.join(SPLITS)}")
     path = root / "ontologies" / f"{onto_id}_ontology.json"
     ontology = json.loads(path.read_text(encoding="utf-8"))
-    gt_path = root / "ground_truth" / f"ont_{onto_id}_ground_truth.jsonl"
+    folder, suffix = SPLITS[split]
+    gt_path = root / folder / f"ont_{onto_id}_{suffix}.jsonl"
     sentences = []
     for n, record in enumerate(read_jsonl(gt_path), start=1):
         try:
@@ -83,6 +93,15 @@ def load_ontology_data(root: Path, onto_id: str) -> OntologyData:
         except (KeyError, TypeError) as exc:
             raise InputFileError(f"{gt_path}:{n}: ground-truth record lacks {exc}") from exc
     return OntologyData(onto_id, path, ontology, tuple(sentences))
+
+
+def sample_sentences(data: OntologyData, sample: int | None, seed: int) -> list[str]:
+    """All sentence ids, or a seeded random sample of ``sample`` of them (in file order)."""
+    ids = [s.id for s in data.sentences]
+    if not sample or sample >= len(ids):
+        return ids
+    chosen = set(random.Random(f"{seed}:{data.id}").sample(ids, sample))
+    return [i for i in ids if i in chosen]
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -98,11 +117,15 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def published_baselines(root: Path) -> dict[str, dict[str, dict[str, float]]]:
-    """Model → ontology id (and ``global``) → metric → value, from ``baseline_metrics/``."""
+    """Model → ontology id (and ``global``) → metric → value, from ``baseline_metrics/``. The files are optional
+    (the benchmark's published LLM results, for reference): a model whose file is absent is left out."""
     out: dict[str, dict[str, dict[str, float]]] = {}
     for model in BASELINES:
+        path = root / "baseline_metrics" / f"{model}_avg_eval_results.jsonl"
+        if not path.is_file():
+            continue
         rows: dict[str, dict[str, float]] = {}
-        for record in read_jsonl(root / "baseline_metrics" / f"{model}_avg_eval_results.jsonl"):
+        for record in read_jsonl(path):
             key = record.get("onto") or record.get("id")
             rows[key] = {m: float(record[f"avg_{m}"]) for m in METRICS if f"avg_{m}" in record}
         out[model] = rows

@@ -132,7 +132,7 @@ def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: G
     agent = build_report(graph, "ea-agent-report")
     assert agent.job == "ea-agent" and {(p.source, p.target) for p in agent.predictions} == top1
     assert agent.origins() == ["path retrieval_top1"]
-    assert agent.curve()[-1].precision == pytest.approx(result.hits_at_1)
+    assert agent.curve()[-1].precision == pytest.approx(result.output.hits_at_1)
 
 
 def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:
