@@ -184,9 +184,10 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
     }
     stem = "_".join(["om_anatomy", settings.mode, *([file_slug(model)] if settings.uses_llm else []),
                      *([file_slug(variant)] if variant else [])])
-    _save(out, stem, result, _anatomy_md)
+    out.mkdir(parents=True, exist_ok=True)
     export_alignment(graph, run.run_id, source, target, out / f"{stem}.rdf")
-    result["files"].append(str(out / f"{stem}.rdf"))
+    result["alignment_file"] = f"{stem}.rdf"  # the run's alignment, in the OAEI format
+    _save(out, stem, result, _anatomy_md)
     return result
 
 
