@@ -30,26 +30,35 @@ def bench_om(
     dataset: str = typer.Argument(..., help="conference | anatomy"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation"),
     pair: list[str] = typer.Option([], help="conference only: just these pairs (e.g. cmt-confof); repeatable"),
+    sample: int = typer.Option(None, min=1, help="conference only: this many pairs drawn at random (seeded)"),
+    seed: int = typer.Option(20, help="conference only: the seed of --sample"),
     repeat: int = typer.Option(1, min=1, help="anatomy only: match this many times (vector indexes rebuilt in "
                                "between) and record whether the pairs were identical"),
+    set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE "
+                                   "(e.g. one_to_one=false); the results file is named after the changes; "
+                                   "repeatable"),
+    ablate: list[str] = typer.Option([], help="a boolean matching setting to switch off in an extra run of the "
+                                     "same pairs (an ablation row); repeatable"),
     out: Path = _results_option(),
 ) -> None:
     """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/ (or --out)."""
     from benchmarks import om as om_runner
 
     chat = chat_or_none(no_llm)
-    settings = _match_settings(chat is None, None, None, None)
+    settings = _match_settings(chat is None, None, None, None, changes=set_)
+    variant = "_".join(sorted(set_)) or None
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
+            pair = pair or (om_runner.sample_pairs(sample, seed) if sample else [])
             with progress_bar(escape(f"conference pairs [{settings.mode}]"), len(pair) or 21) as advance:
                 result = om_runner.conference(graph, settings, chat=chat, model=model, out=out, pairs=pair,
-                                              on_pair=lambda run: advance(1))
+                                              on_pair=lambda run: advance(1), ablations=ablate, variant=variant)
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
             with StageDisplay(console, escape(f"anatomy [{settings.mode}]")) as stages:
                 result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, stages=stages,
-                                           repeat=repeat)
+                                           repeat=repeat, ablations=ablate, variant=variant)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:

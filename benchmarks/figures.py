@@ -68,9 +68,12 @@ def _source(stem: str) -> str:
 
 
 # -- ontology matching ------------------------------------------------------------------------------------
+OM_ANATOMY, OM_CONFERENCE = "om_anatomy_no_llm", "om_conference_no_llm"
+
+
 @figure("om-table")
 def om_table(results: Path) -> str:
-    anatomy, conference = load(results, "om_anatomy_no-llm"), load(results, "om_conference_no-llm")
+    anatomy, conference = load(results, OM_ANATOMY), load(results, OM_CONFERENCE)
     a, nt, c = anatomy["scores"], anatomy["non_trivial"], conference["macro"]
     a_anchors = ", ".join(f"{k.split(' (')[0]} {v}" if "gpt" not in k else f"{k} {v}"
                           for k, v in anatomy["anchors"].items())
@@ -87,15 +90,75 @@ def om_table(results: Path) -> str:
 
 @figure("om-anatomy-cost")
 def om_anatomy_cost(results: Path) -> str:
-    r = load(results, "om_anatomy_no-llm")
+    r = load(results, OM_ANATOMY)
     repeats = r.get("repeats", [])
     same = (f"{len(repeats)} runs (vector indexes rebuilt in between) found identical pairs"
             if r.get("identical_across_repeats") and len(repeats) > 1 else
-            "runs differed: " + ", ".join(f"{x['tp']} TP / {x['fp']} FP" for x in repeats))
+            ("one run: " if len(repeats) == 1 else "runs differed: ")
+            + ", ".join(f"{x['tp']} TP / {x['fp']} FP" for x in repeats))
     return (f"Anatomy no-LLM end to end (load, embed {r['cost']['entities']:,} entities, match, write): "
             f"{r['wall_seconds']:.0f} s wall at load average {r['machine']['load_average'][0]:.1f} on "
             f"{r['machine']['cores']} cores, peak RSS {r['peak_rss_mb_python']:.0f} MB Python and "
-            f"{r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM; {same} ({_source('om_anatomy_no-llm')}).")
+            f"{r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM; {same} ({_source(OM_ANATOMY)}).")
+
+
+@figure("om-ablation")
+def om_ablation(results: Path) -> str:
+    """One row per component switched off (the ``--ablate`` runs), next to the full no-LLM matcher."""
+    anatomy, conference = load(results, OM_ANATOMY), load(results, OM_CONFERENCE)
+    rows = {a["without"]: [_f3(a["scores"]["f1"]), "–"] for a in anatomy.get("ablation", [])}
+    for a in conference.get("ablation", []):
+        rows.setdefault(a["without"], ["–", "–"])[1] = _f3(a["macro"]["f1"])
+    return "\n".join([
+        "| no-LLM matcher | anatomy F1 | conference macro F1 |", "|---|---|---|",
+        f"| all components | {_f3(anatomy['scores']['f1'])} | {_f3(conference['macro']['f1'])} |",
+        *(f"| without `{name}` | {a} | {c} |" for name, (a, c) in rows.items()),
+    ])
+
+
+@figure("om-one-to-many")
+def om_one_to_many(results: Path) -> str:
+    """The one-to-many output next to the 1:1 default, on the same data."""
+    parts = []
+    for label, stem, one_to_one, key in (("anatomy", OM_ANATOMY + "_one-to-one-false", OM_ANATOMY, "scores"),
+                                         ("conference (macro)", OM_CONFERENCE + "_one-to-one-false", OM_CONFERENCE,
+                                          "macro")):
+        many, single = load(results, stem), load(results, one_to_one)
+        m, o = many[key], single[key]
+        parts.append(f"{label}: P {_f3(m['precision'])} R {_f3(m['recall'])} F1 {_f3(m['f1'])} with "
+                     f"{m['system_size']:,} pairs (1:1: P {_f3(o['precision'])} R {_f3(o['recall'])} F1 "
+                     f"{_f3(o['f1'])}, {o['system_size']:,} pairs; {_source(stem)})")
+    return "; ".join(parts)
+
+
+@figure("om-gated-llm")
+def om_gated_llm(results: Path) -> str:
+    """Gated LLM mode on seeded conference pairs, next to the no-LLM run of the same pairs."""
+    found = sorted(results.glob("om_conference_gated_*_mode-gated.json"))
+    if len(found) != 1:
+        raise KgAgentsError(f"README figure om-gated-llm needs exactly one om_conference_gated_*_mode-gated.json in "
+                            f"{results}, found {len(found)}: run `kgagents bench om conference --set mode=gated "
+                            "--sample 5 --seed 20`")
+    r = load(results, found[0].stem)
+    offline = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
+    rows = [f"| {p['pair']} | {_f3(offline[p['pair']]['f1'])} | {_f3(p['f1'])} | {p['llm_calls']} | "
+            f"{p['seconds'] / 60:.1f} |" for p in r["pairs"]]
+    no_llm_macro = sum(offline[p["pair"]]["f1"] for p in r["pairs"]) / len(r["pairs"])
+    cost = r["cost"]
+    return "\n".join([
+        f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
+        f"{_seed(r['command'])} ({_source(found[0].stem)}; load average {r['machine']['load_average'][0]:.1f}, "
+        f"shared model server):", "",
+        "| pair | no-LLM F1 | gated LLM F1 | LLM calls | minutes |", "|---|---|---|---|---|", *rows,
+        f"| **macro** | {_f3(no_llm_macro)} | {_f3(r['macro']['f1'])} | {cost['llm_calls']} "
+        f"({cost['fraction_of_agent_om_calls'] * 100:.1f} % of Agent-OM's (k+1)(Ns+Nt) = "
+        f"{cost['agent_om_cost_model_calls']:,}) | {sum(p['seconds'] for p in r['pairs']) / 60:.1f} |",
+    ])
+
+
+def _seed(command: str) -> str:
+    match = re.search(r"--seed (\d+)", command)
+    return match.group(1) if match else "20 (the default)"
 
 
 @figure("om-llm-pair")
