@@ -1,0 +1,147 @@
+"""The path memory: answered questions teach the agent which relation paths their kind of question takes.
+
+A labelled question ("what movies did [X] act in", answers {A, B, C}) is reduced by weak supervision
+(:mod:`supervision`) to the relation path(s) leading from its topic entity to its answers; each becomes one
+``(:PathExample)`` node with the question's vector — the question with its topic masked as ``X``, so the vector
+says what is asked, not about whom — in the vector index ``path_example_embedding``::
+
+    (:PathExample {kg, id, question_key, question, masked, topic, path: ['starred_actors^-1'], weight, f1,
+                   answers, source, split, learned_at, vector})
+
+A new question looks up its nearest examples; each votes for its path with its similarity × weight (examples
+below ``memory_min_similarity`` do not vote), and a path's *prior* is its share of the votes. The prior joins
+the path's score in the observation (and forces its prefixes to be expanded), and is shown to the LLM.
+
+Nothing from a test split may enter the memory: :func:`refuse_test_split` runs before anything is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kgagents.agent.kgqa.paths import PathKey
+from kgagents.cypher import cypher
+from kgagents.embeddings.index import ensure_vector_index
+from kgagents.errors import KgAgentsError
+from kgagents.graph.connection import Graph
+
+INDEX = "path_example_embedding"
+#: candidates asked of the vector index per wanted example (the index holds every KG's examples)
+SEARCH_FACTOR = 5
+#: split names that mark held-out records (never learned from)
+TEST_SPLITS = frozenset({"test"})
+
+
+class TestSplitError(KgAgentsError):
+    """A file given to ``learn`` holds records of a test split."""
+
+    __test__ = False  # not a pytest class
+
+
+@dataclass(frozen=True)
+class Example:
+    """One learned (question, path) pair, ready to write."""
+
+    question_key: str
+    question: str
+    masked: str
+    topic: str
+    path: PathKey
+    weight: float
+    f1: float
+    answers: int
+    source: str
+    split: str | None
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(f"{self.question_key}\x1f{json.dumps(list(self.path))}".encode()).hexdigest()[:24]
+
+
+@dataclass
+class Prior:
+    """A question's memory lookup: the vote share of each path, and the examples that voted."""
+
+    shares: dict[PathKey, float] = field(default_factory=dict)
+    neighbours: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def best(self) -> tuple[PathKey, float] | None:
+        return max(self.shares.items(), key=lambda kv: (kv[1], -len(kv[0]))) if self.shares else None
+
+    def as_state(self) -> list[dict[str, Any]]:
+        return [{"path": list(k), "share": round(v, 4)} for k, v in
+                sorted(self.shares.items(), key=lambda kv: -kv[1])]
+
+
+def question_key(kg: str, question: str, topic: str) -> str:
+    """One learned question's identity: the same question about the same topic is learned once."""
+    return hashlib.sha256(f"{kg}\x1f{question}\x1f{topic}".encode()).hexdigest()[:24]
+
+
+def refuse_test_split(records: Sequence[tuple[str, str | None]], source: str) -> None:
+    """Raise :class:`TestSplitError` if any record (id, split) is marked as a test split."""
+    bad = [rid for rid, split in records if split is not None and split.lower() in TEST_SPLITS]
+    if bad:
+        raise TestSplitError(
+            f"{source}: {len(bad)} record(s) are marked as a test split (first: {bad[0]}); the path memory learns "
+            "from training / development questions only. Remove them (or learn from the training part only); "
+            "nothing was written.")
+
+
+class PathMemory:
+    """The path examples of one KG in Neo4j."""
+
+    def __init__(self, graph: Graph, kg: str) -> None:
+        self.graph = graph
+        self.kg = kg
+
+    def ensure_index(self, dimensions: int) -> None:
+        self.graph.run_script("kgqa/memory_constraints")
+        ensure_vector_index(self.graph, name=INDEX, label="PathExample", property="vector", dimensions=dimensions)
+
+    def count(self) -> int:
+        """Path examples this KG has (0 when none were ever learned)."""
+        return int(self.graph.run("kgqa/memory_count", kg=self.kg)[0]["examples"])
+
+    def write(self, examples: Sequence[Example], vectors: np.ndarray) -> int:
+        """Write ``examples`` (with the vectors of their masked questions) in one transaction; a question learned
+        before has its old examples replaced."""
+        if not examples:
+            return 0
+        self.ensure_index(int(vectors.shape[1]))
+        rows = [{"id": x.id, "vector": [float(v) for v in vec],
+                 "props": {"question_key": x.question_key, "question": x.question, "masked": x.masked,
+                           "topic": x.topic, "path": list(x.path), "weight": x.weight, "f1": round(x.f1, 4),
+                           "answers": x.answers, "source": x.source, "split": x.split}}
+                for x, vec in zip(examples, vectors)]
+        with self.graph.transaction() as tx:
+            tx.run(cypher("kgqa/memory_forget"), kg=self.kg,
+                   keys=sorted({x.question_key for x in examples})).consume()
+            self.graph.write_rows(tx, "kgqa/memory_write", rows, batch_size=500, kg=self.kg)
+        return len(rows)
+
+    def prior(self, vector: np.ndarray, *, k: int, min_similarity: float) -> Prior:
+        """The vote of the ``k`` nearest examples for ``vector`` (a masked question's vector)."""
+        rows = self.graph.run("kgqa/memory_nearest", index=INDEX, kg=self.kg, k=k, search=k * SEARCH_FACTOR,
+                              vector=[float(x) for x in vector])
+        return vote(rows, min_similarity=min_similarity)
+
+
+def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float) -> Prior:
+    """Each neighbour votes similarity × weight for its path; the prior is each path's share of the votes."""
+    votes: dict[PathKey, float] = {}
+    for row in rows:
+        if row["similarity"] >= min_similarity:
+            key = tuple(row["path"])
+            votes[key] = votes.get(key, 0.0) + row["similarity"] * row["weight"]
+    total = sum(votes.values())
+    shares = {k: v / total for k, v in votes.items()} if total > 0 else {}
+    return Prior(shares, [{"question": r["question"], "path": list(r["path"]), "similarity": round(r["similarity"], 4)}
+                          for r in rows[:5]])
