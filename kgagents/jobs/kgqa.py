@@ -129,9 +129,9 @@ def learn(graph: GraphLike, kg: str, questions: Sequence[Question], *, source: s
             return "no_path"
         key = question_key(kg, q.question, topics[0])
         text = masked(q.question, topics)
-        return [Example(question_key=key, question=q.question, masked=text, topic=topics[0], path=p,
+        return [Example(question_key=key, question=q.question, masked=text, topic=topics[0], path=p, reentry=r,
                         weight=1.0 / len(best.paths), f1=best.f1, answers=len(q.answers), source=source,
-                        split=split_of(q)) for p in best.paths]
+                        split=split_of(q)) for p, r in best.paths]
 
     examples: list[Example] = []
     agree = 0

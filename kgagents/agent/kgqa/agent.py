@@ -155,18 +155,19 @@ class ODAAgent(Agent[KGQASettings]):
     def _vector(self, text: str) -> np.ndarray:
         return self.scorer.vectors([text])[0]
 
-    def _prior(self, vector: np.ndarray) -> Prior:
+    def _prior(self, vector: np.ndarray, text: str) -> Prior:
         if not self.memory_examples():
             return Prior()
         s = self.settings
-        return self.memory.prior(vector, k=s.memory_k, min_similarity=s.memory_min_similarity)
+        return self.memory.prior(vector, text, k=s.memory_k, pool=s.memory_pool, lexical=s.memory_lexical,
+                                 min_similarity=s.memory_min_similarity, temperature=s.memory_temperature)
 
     def _context(self, masked_question: str, entity: str) -> float:
         """Linking context: with a memory, how close the masked question comes to a learned one; without, how
         well the entity's own relations fit it."""
         vector = self._vector(masked_question)
         if self.memory_examples():
-            rows = self._prior(vector).neighbours
+            rows = self._prior(vector, masked_question).neighbours
             return float(rows[0]["similarity"]) if rows else 0.0
         observed = self.observer.observe(vector, [entity], depth=1).paths
         return max((p.similarity for p in observed), default=0.0)
@@ -228,7 +229,7 @@ class ODAAgent(Agent[KGQASettings]):
         text = text or masked(question, [labels.get(t, t) for t in topics])
         vector = np.asarray(state["question_vector"], dtype=np.float32) if state.get("question_vector") \
             else self._vector(text)
-        prior = self._prior(vector)
+        prior = self._prior(vector, text)
         out.update({"topics": topics, "labels": labels, "masked": text, "question_vector": vector.tolist(),
                     "prior": prior.as_state(), "neighbours": prior.neighbours})
         return out
@@ -238,8 +239,9 @@ class ODAAgent(Agent[KGQASettings]):
             if self.settings.mode == "no_observation" or not state["topics"]:
                 return {"observation": [], "confidence": 0.0}
             prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
+            reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
             obs: Observation = self.observer.observe(np.asarray(state["question_vector"], dtype=np.float32),
-                                                     state["topics"], prior)
+                                                     state["topics"], prior, reentry=reentry)
             return {"observation": [p.as_dict() for p in obs.paths], "confidence": confidence(obs.paths),
                     "observe_seconds": [*state.get("observe_seconds", []), round(obs.seconds, 4)]}
         merged = _merge(paths(state.get("observation", [])), paths(state.get("memory", [])))
@@ -332,7 +334,8 @@ class ODAAgent(Agent[KGQASettings]):
         if path.complete and path.size <= len(path.ends):
             return [{"id": e, "name": n, "support": s}
                     for e, n, s in zip(path.ends, path.end_names, path.supports)][:cap]
-        return follow(self.graph, self.kg, path.topic, path.path, list(dict.fromkeys([*topics, path.topic])), cap)
+        exclude = [t for t in dict.fromkeys([*topics, path.topic]) if not (path.reentry and t == path.topic)]
+        return follow(self.graph, self.kg, path.topic, path.path, exclude, cap)
 
     # -- a run over many questions (the contract's template method calls these) -------------------------
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:

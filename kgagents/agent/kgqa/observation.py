@@ -4,8 +4,9 @@ From each topic entity, level by level up to D: one ``kgqa/expand_paths`` query 
 chosen for expansion and returns, per path, the relations leaving its end set with the entities they reach
 (relation-level aggregation in Cypher: one row per relation and direction, never one per triple). Each new path
 is scored (:mod:`scoring`); the best N of the level join the observation and the best P % (at least
-``min_expand``) are expanded to the next level, together with every prefix of a path the memory votes for, so a
-remembered path is always observed however its prefixes score. An end set larger than ``max_frontier`` is
+``min_expand``) are expanded to the next level, together with every prefix of a path the memory votes for (over
+the relations that continue it), so a remembered path is always observed however its prefixes score. When the
+memory is sure of a path (``memory_focus``), only the remembered prefixes are expanded beyond the first level. An end set larger than ``max_frontier`` is
 observed but not expanded (a genre's thousands of films), and topic entities never re-enter a path.
 """
 
@@ -15,7 +16,7 @@ import json
 import math
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,17 +66,34 @@ class PathObserver:
         self.names = names or RelationNames(graph, kg)
 
     def observe(self, question: np.ndarray, topics: Sequence[str], prior: Mapping[PathKey, float] | None = None,
-                *, depth: int | None = None) -> Observation:
-        """Observe from each topic in turn (the others are excluded from its paths); paths best first."""
+                *, reentry: Set[PathKey] = frozenset(), depth: int | None = None) -> Observation:
+        """Observe from each topic in turn (the others are excluded from its paths); paths best first.
+        ``prior``: the memory's share per path; ``reentry``: remembered paths the topic may walk back into."""
         started = time.perf_counter()
         result = Observation()
         prior = prior or {}
         for topic in dict.fromkeys(topics):
-            result.paths.extend(self._observe_one(question, topic, list(dict.fromkeys(topics)), prior, result,
-                                                  depth or self.settings.depth))
+            result.paths.extend(self._observe_one(question, topic, list(dict.fromkeys(topics)), prior, reentry,
+                                                  result, depth or self.settings.depth))
+        self._renormalise(result.paths)
         result.paths.sort(key=lambda p: (-p.score, p.length, p.path))
         result.seconds = time.perf_counter() - started
         return result
+
+    def _renormalise(self, observed: list[ObservedPath]) -> None:
+        """The memory's shares over the remembered paths that exist from these topics (a share voted for a path
+        that leads nowhere here goes to the ones that do), and the scores with them."""
+        shares: dict[PathKey, float] = {}
+        for p in observed:
+            if p.prior > 0 and p.size > 0:
+                shares[p.key] = p.prior
+        total = sum(shares.values())
+        if total <= 0:
+            return
+        for p in observed:
+            if p.prior > 0:
+                p.prior = round(shares.get(p.key, 0.0) / total, 4)
+                p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
 
     def _expand(self, question: np.ndarray, frontiers: list[dict[str, Any]], exclude: list[str],
                 result: Observation) -> list[dict[str, Any]]:
@@ -86,11 +104,16 @@ class PathObserver:
                               vector=[float(x) for x in question])
 
     def _observe_one(self, question: np.ndarray, topic: str, exclude: list[str], prior: Mapping[PathKey, float],
-                     result: Observation, depth: int) -> list[ObservedPath]:
+                     reentry: Set[PathKey], result: Observation, depth: int) -> list[ObservedPath]:
         s = self.settings
         names = self.names.get()
-        forced = {key[:i] for key in prior for i in range(1, len(key))}
-        frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic]}]
+        # prefix of a remembered path → the relationship types that continue it
+        forced: dict[PathKey, set[str]] = {}
+        for key in prior:
+            for i in range(1, len(key)):
+                forced.setdefault(key[:i], set()).add(split_step(key[i])[0])
+        focused = max(prior.values(), default=0.0) >= s.memory_focus
+        frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": None}]
         observed: list[ObservedPath] = []
         for level in range(1, depth + 1):
             rows = self._expand(question, frontiers, exclude, result)
@@ -110,13 +133,65 @@ class PathObserver:
             if level == depth:
                 break
             expandable = [p for p in level_paths if p.complete]
-            wanted = max(s.min_expand, math.ceil(s.top_percent * len(level_paths)))
-            chosen = {p.key for p in expandable[:wanted]} | {p.key for p in expandable if p.key in forced}
-            frontiers = [{"key": json.dumps(list(k)), "ids": full_ends[k]} for k in chosen]
+            wanted = 0 if focused else max(s.min_expand, math.ceil(s.top_percent * len(level_paths)))
+            chosen = {p.key: None for p in expandable[:wanted]}
+            chosen.update({p.key: sorted(forced[p.key]) for p in expandable if p.key in forced and p.key not in chosen})
+            frontiers = [{"key": json.dumps(list(k)), "ids": full_ends[k], "relations": types}
+                         for k, types in chosen.items()]
             result.expanded += len(frontiers)
             if not frontiers:
                 break
+        by_key = {p.key: p for p in observed}
+        for key, share in prior.items():
+            if share > 0 and (key not in by_key or key in reentry):
+                remembered = self._remembered(question, topic, key, exclude, share, names, key in reentry, by_key)
+                if remembered is not None:
+                    observed = [p for p in observed if p.key != key] + [remembered]
         return observed
+
+    def _remembered(self, question: np.ndarray, topic: str, key: PathKey, exclude: Sequence[str], share: float,
+                    names: Mapping[str, str], reentry: bool,
+                    observed: Mapping[PathKey, ObservedPath]) -> ObservedPath | None:
+        """A remembered path the level-wise observation did not give as learned, followed directly when it can
+        exist: the empty path (the topic itself); a path learned with ``reentry`` (the topic allowed back in); a
+        path below a prefix too large to expand; or a path whose last step leads back to the topic only ("the
+        child of X's mother" when X has no siblings: X is its end). None when it leads nowhere from this topic."""
+        s = self.settings
+        allowed = [x for x in exclude if x != topic]
+        if not key:
+            ends = [{"id": topic, "name": self._name(topic), "support": 1}]
+        elif reentry or self._below_incomplete(key, observed):
+            ends = follow(self.graph, self.kg, topic, key, allowed if reentry else exclude, s.max_frontier)
+        elif len(key) > 1 and key[:-1] in observed:
+            parent = observed[key[:-1]]
+            relation, forward = split_step(key[-1])
+            back = self.graph.run("kgqa/follow_path", kg=self.kg, ids=parent.ends, relation=relation,
+                                  forward=forward, exclude=allowed)
+            ends = [{"id": topic, "name": self._name(topic), "support": 1}] \
+                if [r["id"] for r in back] == [topic] else []
+        else:
+            ends = []
+        if not ends:
+            return None
+        text = path_text(key, names)
+        similarity = float(self.scorer.similarities(question, [text])[0]) if text else 0.0
+        row = {"size": len(ends), "ends": [e["id"] for e in ends], "names": [e["name"] for e in ends[: s.ends_kept]],
+               "supports": [e["support"] for e in ends], "type_score": None}
+        path = self._path(topic, key, text, row, similarity, share, names)
+        path.reentry = reentry
+        return path
+
+    @staticmethod
+    def _below_incomplete(key: PathKey, observed: Mapping[PathKey, ObservedPath]) -> bool:
+        """Whether the longest observed prefix of ``key`` was too large to expand (so ``key`` may exist)."""
+        for i in range(len(key) - 1, 0, -1):
+            if key[:i] in observed:
+                return not observed[key[:i]].complete
+        return False
+
+    def _name(self, entity: str) -> str:
+        rows = self.graph.run("kgqa/entity_names", kg=self.kg, ids=[entity])
+        return rows[0]["name"] if rows else entity
 
     def extend(self, question: np.ndarray, observed: Sequence[ObservedPath], topics: Sequence[str],
                prior: Mapping[PathKey, float] | None = None) -> list[ObservedPath]:
@@ -130,7 +205,7 @@ class PathObserver:
             exclude = list(dict.fromkeys([*topics, p.topic]))
             ends = p.ends if p.complete and p.size <= len(p.ends) else \
                 [e["id"] for e in follow(self.graph, self.kg, p.topic, p.path, exclude, s.max_frontier)]
-            rows = self._expand(question, [{"key": "[]", "ids": ends}], exclude, result)
+            rows = self._expand(question, [{"key": "[]", "ids": ends, "relations": None}], exclude, result)
             keys = [p.key + (step(r["relation"], r["forward"]),) for r in rows]
             texts = [path_text(k, names) for k in keys]
             for row, key, text, sim in zip(rows, keys, texts, self.scorer.similarities(question, texts)):

@@ -5,11 +5,12 @@ A labelled question ("what movies did [X] act in", answers {A, B, C}) is reduced
 ``(:PathExample)`` node with the question's vector — the question with its topic masked as ``X``, so the vector
 says what is asked, not about whom — in the vector index ``path_example_embedding``::
 
-    (:PathExample {kg, id, question_key, question, masked, topic, path: ['starred_actors^-1'], weight, f1,
-                   answers, source, split, learned_at, vector})
+    (:PathExample {kg, id, question_key, question, masked, topic, path: ['starred_actors^-1'], reentry, weight,
+                   f1, answers, source, split, learned_at, vector})
 
-A new question looks up its nearest examples; each votes for its path with its similarity × weight (examples
-below ``memory_min_similarity`` do not vote), and a path's *prior* is its share of the votes. The prior joins
+``reentry`` says the topic may walk back into the path (learned, see :mod:`supervision`). A new question looks up
+its nearest examples; each votes for its path (:func:`vote`; examples below ``memory_min_similarity`` do not
+vote), and a path's *prior* is its share of the votes. The prior joins
 the path's score in the observation (and forces its prefixes to be expanded), and is shown to the LLM.
 
 Nothing from a test split may enter the memory: :func:`refuse_test_split` runs before anything is written.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +55,7 @@ class Example:
     masked: str
     topic: str
     path: PathKey
+    reentry: bool
     weight: float
     f1: float
     answers: int
@@ -61,7 +64,8 @@ class Example:
 
     @property
     def id(self) -> str:
-        return hashlib.sha256(f"{self.question_key}\x1f{json.dumps(list(self.path))}".encode()).hexdigest()[:24]
+        return hashlib.sha256(f"{self.question_key}\x1f{json.dumps([list(self.path), self.reentry])}".encode()
+                              ).hexdigest()[:24]
 
 
 @dataclass
@@ -69,6 +73,7 @@ class Prior:
     """A question's memory lookup: the vote share of each path, and the examples that voted."""
 
     shares: dict[PathKey, float] = field(default_factory=dict)
+    reentry: set[PathKey] = field(default_factory=set)
     neighbours: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -76,7 +81,7 @@ class Prior:
         return max(self.shares.items(), key=lambda kv: (kv[1], -len(kv[0]))) if self.shares else None
 
     def as_state(self) -> list[dict[str, Any]]:
-        return [{"path": list(k), "share": round(v, 4)} for k, v in
+        return [{"path": list(k), "share": round(v, 4), "reentry": k in self.reentry} for k, v in
                 sorted(self.shares.items(), key=lambda kv: -kv[1])]
 
 
@@ -118,7 +123,7 @@ class PathMemory:
         self.ensure_index(int(vectors.shape[1]))
         rows = [{"id": x.id, "vector": [float(v) for v in vec],
                  "props": {"question_key": x.question_key, "question": x.question, "masked": x.masked,
-                           "topic": x.topic, "path": list(x.path), "weight": x.weight, "f1": round(x.f1, 4),
+                           "topic": x.topic, "path": list(x.path), "reentry": x.reentry, "weight": x.weight, "f1": round(x.f1, 4),
                            "answers": x.answers, "source": x.source, "split": x.split}}
                 for x, vec in zip(examples, vectors)]
         with self.graph.transaction() as tx:
@@ -127,21 +132,50 @@ class PathMemory:
             self.graph.write_rows(tx, "kgqa/memory_write", rows, batch_size=500, kg=self.kg)
         return len(rows)
 
-    def prior(self, vector: np.ndarray, *, k: int, min_similarity: float) -> Prior:
-        """The vote of the ``k`` nearest examples for ``vector`` (a masked question's vector)."""
-        rows = self.graph.run("kgqa/memory_nearest", index=INDEX, kg=self.kg, k=k, search=k * SEARCH_FACTOR,
+    def prior(self, vector: np.ndarray, text: str, *, k: int, pool: int, lexical: float, min_similarity: float,
+              temperature: float) -> Prior:
+        """The vote of the ``k`` learned questions nearest to a masked question (``text``, its ``vector``): the
+        ``pool`` examples nearest by vector, re-ranked by :func:`similarity`; every path a question was learned
+        with votes (a question whose answers several paths reach exactly votes for each with a share)."""
+        rows = self.graph.run("kgqa/memory_nearest", index=INDEX, kg=self.kg, k=pool, search=pool * SEARCH_FACTOR,
                               vector=[float(x) for x in vector])
-        return vote(rows, min_similarity=min_similarity)
+        ranked = sorted(({**r, "similarity": similarity(r["similarity"], text, r["masked"], lexical)} for r in rows),
+                        key=lambda r: (-r["similarity"], r["id"]))
+        questions = list(dict.fromkeys(r["question_key"] for r in ranked))[:k]
+        return vote([r for r in ranked if r["question_key"] in questions], min_similarity=min_similarity,
+                    temperature=temperature)
 
 
-def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float) -> Prior:
-    """Each neighbour votes similarity × weight for its path; the prior is each path's share of the votes."""
+def bigrams(text: str) -> set[tuple[str, str]]:
+    """Word bigrams of a text, with its start and end (lower case)."""
+    words = ["<s>", *text.lower().split(), "</s>"]
+    return set(zip(words, words[1:]))
+
+
+def similarity(cosine: float, text: str, other: str, lexical: float) -> float:
+    """How alike two masked questions are: their vectors' cosine, mixed with the overlap (Dice) of their word
+    bigrams at weight ``lexical``. Why both: sentence vectors barely see word order, so "the job of X's parents'
+    children" and "the job of parents of X's children" look alike to them; their bigrams do not."""
+    a, b = bigrams(text), bigrams(other)
+    dice = 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
+    return (1 - lexical) * cosine + lexical * dice
+
+
+def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float, temperature: float) -> Prior:
+    """Each neighbour votes for its path with weight × exp((similarity − best similarity) / temperature), so the
+    closest examples dominate and a crowd of looser ones cannot outvote them; the prior is each path's share."""
     votes: dict[PathKey, float] = {}
-    for row in rows:
-        if row["similarity"] >= min_similarity:
-            key = tuple(row["path"])
-            votes[key] = votes.get(key, 0.0) + row["similarity"] * row["weight"]
+    reentering: dict[PathKey, float] = {}
+    kept = [r for r in rows if r["similarity"] >= min_similarity]
+    top = max((r["similarity"] for r in kept), default=0.0)
+    for row in kept:
+        key = tuple(row["path"])
+        weight = row["weight"] * math.exp((row["similarity"] - top) / temperature)
+        votes[key] = votes.get(key, 0.0) + weight
+        if row.get("reentry"):
+            reentering[key] = reentering.get(key, 0.0) + weight
     total = sum(votes.values())
     shares = {k: v / total for k, v in votes.items()} if total > 0 else {}
-    return Prior(shares, [{"question": r["question"], "path": list(r["path"]), "similarity": round(r["similarity"], 4)}
-                          for r in rows[:5]])
+    neighbours = [{"question": r["question"], "path": list(r["path"]), "similarity": round(r["similarity"], 4)}
+                  for r in rows[:5]]
+    return Prior(shares, {k for k, v in reentering.items() if v > votes[k] / 2}, neighbours)

@@ -53,6 +53,8 @@ def path_text(path: PathKey, names: Mapping[str, str]) -> str:
 
 def path_display(path: PathKey, names: Mapping[str, str]) -> str:
     """The path as people and the LLM read it: ``starred actors (inverse) → directed by``."""
+    if not path:
+        return "(the topic itself)"
     parts = []
     for s in path:
         relation, forward = split_step(s)
@@ -82,6 +84,7 @@ class ObservedPath:
     type_score: float = 0.0
     prior: float = 0.0
     complete: bool = True
+    reentry: bool = False
 
     @property
     def key(self) -> PathKey:

@@ -47,8 +47,16 @@ class KGQASettings(AgentSettings):
     prior_weight: float = Field(1.0, ge=0.0, description="weight of the path memory's vote in a path's score")
     memory: bool = Field(True, description="use the path memory (learned examples) when the KG has any")
     memory_k: int = Field(10, ge=1, description="nearest path examples that vote for a question's path")
+    memory_pool: int = Field(50, ge=1, description="examples nearest by vector that are re-ranked with word order")
+    memory_lexical: float = Field(0.5, ge=0.0, le=1.0, description="weight of word-bigram overlap in the "
+                                  "similarity of two questions (the rest: their vectors' cosine)")
     memory_min_similarity: float = Field(0.5, ge=-1.0, le=1.0,
                                          description="examples less similar to the question than this do not vote")
+    memory_temperature: float = Field(0.05, gt=0.0, description="how sharply closer examples outvote looser ones "
+                                      "(vote weight exp((similarity − best) / temperature))")
+    memory_focus: float = Field(0.5, ge=0.0, description="when the memory gives one path at least this share, "
+                                "the observation walks only the remembered paths beyond the first level (set above 1 "
+                                "to always explore)")
     confident: float = Field(0.5, ge=0.0, description="LLM gate: a best path whose score leads the next different "
                              "answer's by at least this margin is answered without the model")
     answer_cap: int = Field(1000, ge=1, description="largest answer set returned (ranked by support)")

@@ -2,17 +2,22 @@
 
 Nobody labels paths; a labelled question only says *which entities* answer it. The path is recovered from the KG:
 every relation path of length ≤ D from the topic is a candidate, and the path whose end set best matches the
-answers (F1 between end set and answer set) is the question's path. Among equally good paths the shortest win
-(a longer path that reaches the same set is a detour: an actor's films are also the films written by the writers
-of their films, when each was written by one of them), and the search stops at the first level that reaches the
-answers exactly. Paths still tied keep an equal share of the weight (a director who writes their own films makes
-"films by the same director" and "films by the same writer" indistinguishable for that question; other questions
-of the same kind outvote the detour in the memory). A best F1 under ``min_f1`` teaches nothing.
+answers (F1 between end set and answer set) is the question's path. Every equally good path is kept, each with an
+equal share of the weight: a detour that reaches the same set for one question (an actor's films are also the
+films written by the writers of their films, when each wrote one) rarely does for the next question of its kind,
+while the path the question means is among the best for all of them — the memory's vote sorts it out. A best F1
+under ``min_f1`` teaches nothing.
+
+Whether the topic may re-enter a path is learned too. By default it may not (MetaQA's "films that share directors
+with X" are the *other* films); each question is also searched with re-entry allowed (PathQuestion's "X's
+spouse's spouse's nationality" walks back through X), and a path that matches the answers better that way is
+learned with ``reentry``. When the answer is the topic itself ("the child of X's parent" when X is an only
+child), the empty path — the topic itself — is a candidate like any other.
 
 Search, every step in Cypher (``kgqa/expand_paths``): levels 1 … D−1 are walked completely (an end set larger
 than ``max_frontier`` is not walked further), and the last level is goal-directed: the answers' own relations
-(one query from the answers) say which last step could reach them from which prefix, and only those prefixes
-are expanded. So a 3-hop question costs three queries whatever the hubs on the way.
+(one query from the answers) say which relations could reach them from which prefix, and only those prefixes are
+expanded, over only those relations. The re-entry search runs only when no path matches the answers exactly.
 """
 
 from __future__ import annotations
@@ -26,13 +31,15 @@ from kgagents.graph.connection import Graph
 
 #: F1 within this of the best counts as a tie
 TIE = 1e-9
+#: a learned path and whether the topic may re-enter it
+Learned = tuple[PathKey, bool]
 
 
 @dataclass
 class Supervision:
     """The best paths found for one question (empty when none reaches its answers well enough)."""
 
-    paths: list[PathKey] = field(default_factory=list)
+    paths: list[Learned] = field(default_factory=list)
     f1: float = 0.0
     candidates: int = 0
 
@@ -52,44 +59,59 @@ def _expand(graph: Graph, kg: str, frontiers: list[dict[str, object]], exclude: 
                      vector=None)
 
 
-def supervise(graph: Graph, kg: str, topic: str, gold: Iterable[str], *, depth: int, max_frontier: int,
-              min_f1: float, exclude: Iterable[str] = ()) -> Supervision:
-    """The relation paths from ``topic`` whose end sets best match ``gold`` (KG ids); see the module docstring."""
-    gold = set(gold) - {topic}
-    excluded = sorted({topic, *exclude})
-    if not gold:
-        return Supervision()
+def _search(graph: Graph, kg: str, topic: str, gold: set[str], excluded: list[str], *, depth: int,
+            max_frontier: int) -> dict[PathKey, float]:
+    """F1 of every path from ``topic`` (levels 1 … D−1 complete, the last goal-directed) that reaches ``gold``."""
     scored: dict[PathKey, float] = {}
-    frontiers: list[dict[str, object]] = [{"key": "[]", "ids": [topic]}]
-    last_steps: dict[str, set[str]] | None = None
+    frontiers: list[dict[str, object]] = [{"key": "[]", "ids": [topic], "relations": None}]
     for level in range(1, depth + 1):
         if level == depth and depth > 1:
-            # goal-directed last level: which step reaches a gold answer from which prefix's end set
-            if last_steps is None:
-                back = _expand(graph, kg, [{"key": "gold", "ids": sorted(gold)}], excluded, max_frontier)
-                last_steps = {step(r["relation"], not r["forward"]): set(r["ends"]) for r in back}
-            frontiers = [f for f in frontiers
-                         if any(set(f["ids"]) & sources for sources in last_steps.values())]  # type: ignore[arg-type]
+            # goal-directed last level: only prefixes whose end set meets a gold answer's neighbours
+            back = _expand(graph, kg, [{"key": "gold", "ids": sorted(gold), "relations": None}], excluded,
+                           max_frontier)
+            reaching = [(r["relation"], set(r["ends"])) for r in back]
+            narrowed = []
+            for f in frontiers:
+                types = sorted({t for t, sources in reaching if sources.intersection(f["ids"])})  # type: ignore
+                if types:
+                    narrowed.append({**f, "relations": types})
+            frontiers = narrowed
             if not frontiers:
                 break
-        rows = _expand(graph, kg, frontiers, excluded, max_frontier)
         next_frontiers = []
-        for row in rows:
+        for row in _expand(graph, kg, frontiers, excluded, max_frontier):
             key = tuple(json.loads(row["key"])) + (step(row["relation"], row["forward"]),)
-            ends = set(row["ends"])
-            score = f1(ends, row["size"], gold)
+            score = f1(set(row["ends"]), row["size"], gold)
             if score > 0:
                 scored[key] = score
             if level < depth and row["size"] <= len(row["ends"]):
-                next_frontiers.append({"key": json.dumps(list(key)), "ids": row["ends"]})
+                next_frontiers.append({"key": json.dumps(list(key)), "ids": row["ends"], "relations": None})
         frontiers = next_frontiers
-        if not frontiers or (scored and max(scored.values()) >= 1.0 - TIE):
+        if not frontiers:
             break
+    return scored
+
+
+def supervise(graph: Graph, kg: str, topic: str, gold: Iterable[str], *, depth: int, max_frontier: int,
+              min_f1: float, exclude: Iterable[str] = ()) -> Supervision:
+    """The relation paths from ``topic`` whose end sets best match ``gold`` (KG ids); see the module docstring."""
+    gold = set(gold)
+    if not gold:
+        return Supervision()
+    others = sorted(set(exclude) - {topic})
+    scored: dict[Learned, float] = {}
+    if topic in gold:
+        scored[((), False)] = f1({topic}, 1, gold)
+    for key, value in _search(graph, kg, topic, gold, sorted({topic, *others}), depth=depth,
+                              max_frontier=max_frontier).items():
+        scored[(key, False)] = value
+    if max(scored.values(), default=0.0) < 1.0 - TIE:  # re-entry can only do better than an inexact match
+        for key, value in _search(graph, kg, topic, gold, others, depth=depth, max_frontier=max_frontier).items():
+            if value > scored.get((key, False), 0.0) + TIE:
+                scored[(key, True)] = value
     if not scored:
         return Supervision()
     best = max(scored.values())
     if best < min_f1:
         return Supervision(f1=best, candidates=len(scored))
-    tied = [k for k, v in scored.items() if best - v <= TIE]
-    shortest = min(len(k) for k in tied)
-    return Supervision(sorted(k for k in tied if len(k) == shortest), best, len(scored))
+    return Supervision(sorted(k for k, v in scored.items() if best - v <= TIE), best, len(scored))

@@ -1,4 +1,5 @@
-// Path observation, one level: for each frontier (the end set of a path, under its key), the relations leaving it,
+// Path observation, one level: for each frontier (the end set of a path, under its key, optionally only over the
+// relationship types in its `relations`), the relations leaving it,
 // grouped by (relationship type, direction), with the entities they reach ranked by support (how many frontier
 // entities reach each one). This is the relation-level aggregation: a hub's 4,000 has_genre triples are one row.
 // Topic entities ($exclude) never re-enter a path. Per group: the size, the ids and supports of the best $cap ends
@@ -8,7 +9,7 @@
 UNWIND $frontiers AS f
 UNWIND f.ids AS id
 MATCH (e:Entity {kg: $kg, id: id})-[r]-(o)
-WHERE r.rel IS NOT NULL AND o.kg = $kg AND NOT o.id IN $exclude
+WHERE r.rel IS NOT NULL AND o.kg = $kg AND NOT o.id IN $exclude AND (f.relations IS NULL OR type(r) IN f.relations)
 WITH f.key AS key, type(r) AS relation, startNode(r) = e AS forward, o, count(*) AS support
 ORDER BY support DESC, o.id
 WITH key, relation, forward, collect(o) AS nodes, collect(support) AS supports
