@@ -29,7 +29,7 @@ demo: neo4j
 test: install
 	$(BIN)/pytest -q
 
-# replaces the local server's database (bulk rows import offline); see kgagents/eval/load_bench.py
+# replaces the local server's database (bulk rows import offline); see benchmarks/load.py
 bench-load: neo4j
 	$(BIN)/kgagents bench load --overwrite
 

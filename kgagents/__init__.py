@@ -45,6 +45,18 @@ _EXPORTS: dict[str, str] = {
     "QAState": "kgagents.agent.kgqa.agent",
     "KGQARun": "kgagents.agent.kgqa.results",
     "run_questions": "kgagents.jobs.kgqa",
+    # ontology-to-tools: the compiled tools and the extraction agent that writes only through them
+    "compile_ontology": "kgagents.tools.compiler",
+    "ToolCatalogue": "kgagents.tools.compiler",
+    "ToolRuntime": "kgagents.tools.runtime",
+    "ToolResult": "kgagents.tools.runtime",
+    "export_turtle": "kgagents.tools.export",
+    "ExtractionAgent": "kgagents.agent.extraction.agent",
+    "ExtractionSettings": "kgagents.agent.extraction.settings",
+    "ExtractionState": "kgagents.agent.extraction.agent",
+    "DocumentResult": "kgagents.agent.extraction.agent",
+    "extract_document": "kgagents.jobs.extraction",
+    "feed_document": "kgagents.jobs.extraction",
     # loaders (one transaction each, idempotent)
     "load_ontology": "kgagents.loaders.ontology",
     "load_alignment": "kgagents.loaders.alignment",
@@ -83,6 +95,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings, EAState
     from kgagents.agent.alignment.retrieval import retrieve
     from kgagents.agent.alignment.settings import RetrievalSettings
+    from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent, ExtractionState
+    from kgagents.agent.extraction.settings import ExtractionSettings
     from kgagents.agent.kgqa.agent import ODAAgent, QAState
     from kgagents.agent.kgqa.results import KGQARun
     from kgagents.agent.kgqa.settings import KGQASettings
@@ -94,6 +108,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.errors import KgAgentsError
     from kgagents.graph.connection import Graph, GraphLike, connect
     from kgagents.jobs.alignment import align, load_pair
+    from kgagents.jobs.extraction import extract_document, feed_document
     from kgagents.jobs.kgqa import run_questions
     from kgagents.jobs.matching import PairRun, match_pair
     from kgagents.llm.client import ChatModel, OpenAIChatModel, resolve_chat_model
@@ -103,3 +118,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.loaders.ontology import load_ontology
     from kgagents.loaders.triples import load_triples
     from kgagents.loaders.wikidata import load_wikidata_nt
+    from kgagents.tools.compiler import ToolCatalogue, compile_ontology
+    from kgagents.tools.export import export_turtle
+    from kgagents.tools.runtime import ToolResult, ToolRuntime

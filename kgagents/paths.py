@@ -11,11 +11,8 @@ from pathlib import Path
 
 from kgagents.config import DataSettings
 
-#: The source checkout (the package is installed editable, so this is where ``docker/`` and ``benchmarks/`` are).
+#: The source checkout (the package is installed editable, so this is where ``docker/`` is).
 REPO_ROOT = Path(__file__).resolve().parents[1]
-#: Where the ``kgagents bench`` commands write their results files by default (library calls write only
-#: where they are told to).
-RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
 
 
 def data_dir(*parts: str) -> Path:

@@ -1,5 +1,9 @@
 """Test session fixtures: a real Neo4j server, started for the session, never a mock.
 
+Two tiers: a test that uses the server (through any of the fixtures in :data:`SERVER_FIXTURES`) is marked
+``integration`` here, automatically; every other test is the unit tier, which needs no server and runs in under a
+minute (``pytest -m "not integration"``). Tests of the shared benchmark data skip, not fail, when it is absent.
+
 The test server is its own instance (ports 17687/17474, data under the kgagents cache in
 ``instances/test``) so running the tests never touches the user's database; KGAGENTS_TEST_INSTANCE,
 KGAGENTS_TEST_BOLT_PORT, KGAGENTS_TEST_HTTP_PORT and KGAGENTS_TEST_HEAP run several side by side. Set
@@ -18,18 +22,30 @@ import pytest
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.graph.server import LocalNeo4j
 from kgagents.paths import data_dir
+from kgagents.servers.neo4j import LocalNeo4j
 
 SHARED_DATA = data_dir()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+#: fixtures that start or reach the test server: a test using one is in the integration tier
+SERVER_FIXTURES = frozenset({"graph", "neo4j_settings", "local_server", "local_server_settings"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses the server ``integration`` (so ``-m "not integration"`` is the unit tier)."""
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The real benchmark data next to the project root (../shared/data)."""
+    """The real benchmark data next to the project root (../shared/data, or KGAGENTS_DATA_DIR); the test skips
+    when it is not there."""
     if not SHARED_DATA.is_dir():
-        pytest.fail(f"shared benchmark data not found at {SHARED_DATA}")
+        pytest.skip(f"shared benchmark data not found at {SHARED_DATA} (set KGAGENTS_DATA_DIR)")
     return SHARED_DATA
 
 
@@ -38,12 +54,21 @@ def fixtures() -> Path:
     return FIXTURES
 
 
+def _worker_index() -> int:
+    """0 for a plain run; the pytest-xdist worker's number (gw0, gw1, …) when the tests run in parallel."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+
+
 @pytest.fixture(scope="session")
 def local_server_settings() -> LocalServerSettings:
-    """The test server instance (its own name, ports and memory; see the module docstring)."""
-    return LocalServerSettings(instance=os.environ.get("KGAGENTS_TEST_INSTANCE", "test"),
-                               bolt_port=int(os.environ.get("KGAGENTS_TEST_BOLT_PORT", "17687")),
-                               http_port=int(os.environ.get("KGAGENTS_TEST_HTTP_PORT", "17474")),
+    """The test server instance (its own name, ports and memory; see the module docstring). Parallel workers
+    (``pytest -n 2``) each get their own instance, its ports 1000 higher per worker."""
+    index = _worker_index()
+    instance = os.environ.get("KGAGENTS_TEST_INSTANCE", "test")
+    return LocalServerSettings(instance=f"{instance}-{index}" if index else instance,
+                               bolt_port=int(os.environ.get("KGAGENTS_TEST_BOLT_PORT", "17687")) + 1000 * index,
+                               http_port=int(os.environ.get("KGAGENTS_TEST_HTTP_PORT", "17474")) + 1000 * index,
                                heap=os.environ.get("KGAGENTS_TEST_HEAP", "2g"), pagecache="512m")
 
 

@@ -13,7 +13,7 @@ four, and a Neo4j user finds every run as the same ``(:Run)`` node. Modelled on 
 * ``build()`` → the uncompiled ``StateGraph`` (embed it as a subgraph); ``compile(checkpointer=None)`` → runnable.
   All run state lives in the graph state (never on ``self``), so a checkpointer can resume any agent.
 * ``run(inputs, *, checkpointer=None, thread_id=None) -> RunResult``: the template method. It starts the run in
-  the run store (``running``), resumes from the checkpoint when the thread has one, calls :meth:`Agent.execute`,
+  the run store (``running``), resumes from the checkpoint when the thread has one, calls :meth:`Agent.run_graph`,
   scores the final state with :meth:`Agent.result`, and marks the run ``finished`` with the scores — or
   ``failed`` with the error.
 """
@@ -98,10 +98,13 @@ class Agent(ABC, Generic[SettingsT]):
     job: ClassVar[str]
     #: the agent's settings model
     settings_type: ClassVar[type[AgentSettings]]
+    #: the graph's state schema (a TypedDict): a parent graph that embeds the agent shares its keys
+    state_type: ClassVar[type]
     #: name of the headline score in :attr:`RunResult.scores`
     metric: ClassVar[str | None] = None
 
-    def __init__(self, graph: GraphLike, chat: Any = None, settings: SettingsT | Mapping[str, Any] | None = None) -> None:
+    def __init__(self, graph: GraphLike, chat: Any = None,
+                 settings: SettingsT | Mapping[str, Any] | None = None) -> None:
         self.graph = connect(graph)
         self.settings: SettingsT = self._validate(settings)
         if self.settings.uses_llm and chat is None:
@@ -142,8 +145,9 @@ class Agent(ABC, Generic[SettingsT]):
     def compile(self, checkpointer: Any = None) -> Any:
         return self.build().compile(checkpointer=checkpointer)
 
-    def recursion_limit(self, inputs: Mapping[str, Any]) -> int:
-        """LangGraph steps one :meth:`execute` may take (agents with loops raise it)."""
+    def recursion_limit(self, state: Mapping[str, Any]) -> int:
+        """LangGraph steps one :meth:`run_graph` may take for this (prepared or resumed) state; agents with loops
+        raise it."""
         return 100
 
     # -- a run ----------------------------------------------------------------------------------------
@@ -154,34 +158,49 @@ class Agent(ABC, Generic[SettingsT]):
         inputs = dict(inputs)
         run_id = inputs.get("run_id") or new_run_id(self.job)
         app = self.compile(checkpointer)
-        config: dict[str, Any] = {"recursion_limit": self.recursion_limit(inputs)}
-        resume = False
+        config: dict[str, Any] = {}
+        resumed: dict[str, Any] | None = None
         if checkpointer is not None:
             config["configurable"] = {"thread_id": thread_id or run_id}
             snapshot = app.get_state(config)
             if snapshot.next:  # unfinished work on this thread: resume it, under the run it started
-                resume, run_id = True, snapshot.values.get("run_id", run_id)
+                resumed = dict(snapshot.values)
+                run_id = resumed.get("run_id", run_id)
         inputs["run_id"] = run_id
         started = time.perf_counter()
         with self.runs.running(self.job, run_id=run_id, model=self.model_name, mode=self.settings.mode,
-                               properties=self.run_properties(inputs)):
-            if self.chat is not None:
-                self.ledger.attach(self.graph, run_id)
-            final = self.execute(app, None if resume else self.prepare(inputs), config)
-            result = self.result(final)
-            result.seconds = time.perf_counter() - started
-            if self.chat is not None:
-                totals = self.ledger.flush(self.graph, run_id)
-                result.llm = LLMUsage(calls=totals.calls, failed=totals.failed, prompt_tokens=totals.prompt_tokens,
-                                      completion_tokens=totals.completion_tokens, seconds=totals.seconds)
-            self.runs.finish(run_id, scores=result.scores, metric=result.metric, properties=result.properties)
+                               properties=self.run_properties(inputs if resumed is None else resumed)):
+            state = self.prepare(inputs) if resumed is None else None
+            config["recursion_limit"] = self.recursion_limit(state if state is not None else resumed or {})
+            final = self.run_graph(app, state, config)
+            result = self.finish_run(final)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    # -- what the graph's first and last nodes call (so an embedded graph records its run too) ---------
+    def start_run(self, state: Mapping[str, Any]) -> None:
+        """Mark the state's run ``running`` and tie the ledger to it (idempotent: :meth:`run` starts it too)."""
+        run_id = state["run_id"]
+        self.runs.start(self.job, run_id=run_id, model=self.model_name, mode=self.settings.mode,
+                        properties=self.run_properties(state))
+        if self.chat is not None:
+            self.ledger.attach(self.graph, run_id)
+
+    def finish_run(self, state: Mapping[str, Any]) -> RunResult:
+        """Score the final state (:meth:`result`), write the ledger's totals and mark the run ``finished``."""
+        result = self.result(state)
+        if self.chat is not None:
+            totals = self.ledger.flush(self.graph, result.run_id)
+            result.llm = LLMUsage(calls=totals.calls, failed=totals.failed, prompt_tokens=totals.prompt_tokens,
+                                  completion_tokens=totals.completion_tokens, seconds=totals.seconds)
+        self.runs.finish(result.run_id, scores=result.scores, metric=result.metric, properties=result.properties)
         return result
 
     def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The graph's input state for ``inputs`` (validated; default: as given)."""
         return inputs
 
-    def execute(self, app: Any, state: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
+    def run_graph(self, app: Any, state: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
         """Run the compiled graph to its end and return the final state (``state`` None: resume). Agents whose
         graph handles one item of many (a question) override this to run it per item."""
         return dict(app.invoke(state, config))

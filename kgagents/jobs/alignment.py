@@ -90,5 +90,8 @@ def align(graph: GraphLike, chat: Any, *, dataset: str, retrieval_run_id: str, s
     if sources is None and sample is not None:
         sources = bench_sources(graph, dataset, retrieval_run_id, sample, seed)
     agent = EAAgent(graph, chat if settings.mode != "no_llm" else None, settings, trajectories_path=trajectories_path)
-    result = agent.run(dataset=dataset, retrieval_run_id=retrieval_run_id, sources=sources, run_id=run_id)
-    return AlignRun(result, list(sources) if sources is not None else [], agent.model_name, settings)
+    inputs: dict[str, Any] = {"dataset": dataset, "retrieval_run_id": retrieval_run_id, "run_id": run_id}
+    if sources is not None:
+        inputs["sources"] = list(sources)
+    result = agent.run(inputs)
+    return AlignRun(result.output, list(sources) if sources is not None else [], agent.model_name, settings)

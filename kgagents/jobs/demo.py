@@ -21,7 +21,6 @@ With no chat model every job runs its documented no-LLM ablation, and the model 
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -90,7 +89,7 @@ Job = Callable[[Graph, Any, Path, Path, DemoSettings], JobRun]
 def matching_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
     conference = data / "om" / "conference"
     names = [ensure_loaded(graph, conference / "ontologies" / f"{o}.owl") for o in ("cmt", "confof")]
-    run = match_pair(graph, names[0], names[1], MatchSettings(no_llm=chat is None), chat=chat,
+    run = match_pair(graph, names[0], names[1], MatchSettings(mode="no_llm" if chat is None else "full"), chat=chat,
                      reference=conference / "reference" / "cmt-confof.rdf")
     return JobRun("ontology matching", "OAEI conference cmt–confOf", run.run_id, "F1", "f1", "demo/show_matching")
 
@@ -118,17 +117,21 @@ def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoS
 
 
 def extraction_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
-    from kgagents.eval import text2kgbench_runner
+    from kgagents.agent.extraction.agent import ExtractionAgent
+    from kgagents.metrics.text2kgbench import load_ontology_data, sample_sentences
 
-    result = text2kgbench_runner.run(graph, mode="no-llm" if chat is None else "llm", chat=chat,
-                                     sample=settings.extraction_sentences, seed=settings.seed,
-                                     ontologies=[settings.extraction_ontology],
-                                     root=data / "extraction" / "text2kgbench" / "dbpedia_webnlg")
-    sentences = result["per_ontology"][settings.extraction_ontology]["sentences"]
-    what = "ground truth fed through the tools" if chat is None else "extracted through the tools"
+    onto = load_ontology_data(data / "extraction" / "text2kgbench" / "dbpedia_webnlg", settings.extraction_ontology)
+    chosen = set(sample_sentences(onto, settings.extraction_sentences, settings.seed))
+    feed = chat is None  # no_llm: the ground truth goes through the tools; nothing is extracted
+    documents = [{"id": s.id, "text": s.text, "expected": s.triples, **({"triples": s.triples} if feed else {})}
+                 for s in onto.sentences if s.id in chosen]
+    agent = ExtractionAgent(graph, chat, {"mode": "no_llm" if feed else "full"}, ontology=onto.ontology_path,
+                            abox=f"demo:{onto.id}")
+    run = agent.run({"documents": documents})
+    what = "ground truth fed through the tools" if feed else "extracted through the tools"
     return JobRun("ontology-to-tools extraction",
-                  f"Text2KGBench {settings.extraction_ontology}, {sentences} seeded sentences ({what})",
-                  result["run_id"], "F1", "f1", "demo/show_extraction")
+                  f"Text2KGBench {onto.id}, {len(documents)} seeded sentences ({what})", run.run_id, "F1", "f1",
+                  "demo/show_extraction")
 
 
 JOBS: dict[str, Job] = {"matching": matching_job, "alignment": alignment_job, "kgqa": kgqa_job,
@@ -143,28 +146,6 @@ def read_back(graph: Graph, job: JobRun) -> JobSummary:
     row = rows[0]
     return JobSummary(job.job, job.data, job.metric, row["score"], row["seconds"], job.run_id, row["model"],
                       job.show_query)
-
-
-def write_summary(summaries: Sequence[JobSummary], model: str, wall_seconds: float, out: Path) -> Path:
-    """``<out>/demo_<model slug>.json`` + ``.md``: the summary rows as read back from Neo4j, with the command,
-    commit, machine and wall time (what the README's demo figure is rendered from)."""
-    from kgagents.eval.provenance import file_slug, provenance
-
-    stem = f"demo_{'no-llm' if model.startswith('none') else file_slug(model)}"
-    result = {**provenance(), "model": model, "wall_seconds": round(wall_seconds, 1),
-              "jobs": [{"job": s.job, "data": s.data, "metric": s.metric, "score": s.score, "seconds": s.seconds,
-                        "run_id": s.run_id, "model": s.model, "show_query": s.show_query} for s in summaries]}
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{stem}.json"
-    path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    lines = [f"# kgagents demo — model `{model}`", "", f"Command: `{result['command']}`", "",
-             "| job | data | score | seconds | model |", "|---|---|---|---|---|"]
-    lines += [f"| {j['job']} | {j['data']} | {j['metric']} {j['score']:.3f} | {j['seconds']:.1f} | {j['model']} |"
-              for j in result["jobs"]]
-    lines += ["", f"Wall {result['wall_seconds']} s (load average {result['machine']['load_average']}, "
-              f"{result['machine']['cores']} cores).", ""]
-    (out / f"{stem}.md").write_text("\n".join(lines), encoding="utf-8")
-    return path
 
 
 def run_demo(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings | None = None,

@@ -169,11 +169,10 @@ def _gold_ids(graph: Graph, kg: str, question: Question) -> set[str]:
 
 # -- choosing questions --------------------------------------------------------------------------------------
 def seeded_sample(questions: Sequence[Question], n: int | None, seed: int) -> list[Question]:
-    """``random.Random(seed).sample`` of ``n`` questions, in file order (all of them without ``n``)."""
+    """``random.Random(seed).sample`` of ``n`` questions in id order (all of them without ``n``)."""
     if not n or n >= len(questions):
         return list(questions)
-    chosen = set(id(q) for q in random.Random(seed).sample(list(questions), n))
-    return [q for q in questions if id(q) in chosen]
+    return sorted(random.Random(seed).sample(list(questions), n), key=lambda q: q.id)
 
 
 def split(questions: Sequence[Question], ratios: Mapping[str, float], seed: int) -> dict[str, list[Question]]:

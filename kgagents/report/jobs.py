@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.errors import KgAgentsError
-from kgagents.eval.reference import check_reference_in_graph
-from kgagents.eval.scorer import equivalence_pairs
+from kgagents.loaders.reference import check_reference_in_graph
+from kgagents.metrics.oaei import equivalence_pairs
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment, read_alignment, stored_alignment
 from kgagents.loaders.jape import gold_links
@@ -62,7 +62,14 @@ def build_report(graph: Graph, run_id: str, reference: Path | None = None) -> Ru
     run = find_run(graph, run_id)
     job = str(run.get("job") or "unknown")
     read = READERS.get(job, _generic)
-    return read(graph, run, reference)
+    report = read(graph, run, reference)
+    status = run.get("status")
+    if status == "failed":
+        report.notes.insert(0, f"this run FAILED: {run.get('error') or 'no error recorded'}")
+    elif status == "running":
+        report.notes.insert(0, "this run did not finish (status running): it is still running, or its process was "
+                               "killed; its numbers are partial")
+    return report
 
 
 def _llm(graph: Graph, run: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -70,7 +77,7 @@ def _llm(graph: Graph, run: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _mode(run: Mapping[str, Any]) -> str:
-    return f"[{run.get('mode', '?')}, model: {run.get('model') or 'none'}]"
+    return f"[{run.get('status', 'status unknown')}, {run.get('mode', '?')}, model: {run.get('model') or 'none'}]"
 
 
 def _generic(graph: Graph, run: dict[str, Any], reference: Path | None) -> RunReport:

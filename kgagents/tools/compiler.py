@@ -2,8 +2,9 @@
 
 Deterministic (no LLM): the same ontology always gives the same tools, names and schemas. Per class
 ``create_<Class>(label)`` and ``check_existing_<Class>(label)``; per property ``add_<property>`` taking an
-instance IRI (object property), a literal value (datatype property) or a number and a unit (a property
-whose range is an OM-2 quantity); one ``validate(instance_iri)``; and read-only graph tools
+instance IRI (object property), a literal value (datatype property), either (a property whose range is left
+open) or a number and a unit (a property whose range is an OM-2 quantity); tools are named after the terms'
+names (an OWL local name, a Text2KGBench label) while bound to their IRIs; one ``validate(instance_iri)``; and read-only graph tools
 (``search_by_label``, ``neighbours``). Each tool has a pydantic argument model (so its JSON schema is the
 model's) and a description built from the ontology: labels and ``rdfs:comment`` as guidance, the axioms
 (domain, range, datatype, cardinality, allowed values, units) stated as rules the runtime enforces.
@@ -47,6 +48,7 @@ class ToolKind(str, Enum):
     CHECK_EXISTING = "check_existing"
     ADD_RELATION = "add_relation"
     ADD_VALUE = "add_value"
+    ADD_ANY = "add_any"
     ADD_QUANTITY = "add_quantity"
     VALIDATE = "validate"
     SEARCH = "search_by_label"
@@ -119,7 +121,7 @@ class ToolCatalogue:
                  "input_schema": t.input_schema, "target": t.target} for t in self.tools.values()]
 
 
-_ADD_KINDS = (ToolKind.ADD_RELATION, ToolKind.ADD_VALUE, ToolKind.ADD_QUANTITY)
+_ADD_KINDS = (ToolKind.ADD_RELATION, ToolKind.ADD_VALUE, ToolKind.ADD_ANY, ToolKind.ADD_QUANTITY)
 
 
 def compile_tbox(tbox: TBox, describe: Callable[[ToolSpec], str] | None = None) -> ToolCatalogue:
@@ -159,15 +161,22 @@ def _sanitise(text: str) -> str:
 
 
 def _unique_names(terms: dict[str, Any]) -> dict[str, str]:
-    """IRI → tool-name stem: the local name, prefixed with its namespace's last segment if two IRIs share it."""
+    """IRI → tool-name stem: the term's name; when two terms share it, prefixed with their namespace's last
+    segment, or (terms of one namespace, e.g. two relations with one label) suffixed with their IRI's id."""
     groups: dict[str, list[str]] = defaultdict(list)
-    for iri in terms:
-        groups[_sanitise(local_name(iri))].append(iri)
+    for iri, term in terms.items():
+        groups[_sanitise(term.name)].append(iri)
     out: dict[str, str] = {}
     for stem, iris in groups.items():
+        namespaces = {iri[: len(iri) - len(local_name(iri))].rstrip("#/") for iri in iris}
         for iri in iris:
             namespace = iri[: len(iri) - len(local_name(iri))].rstrip("#/")
-            out[iri] = stem if len(iris) == 1 else f"{_sanitise(local_name(namespace))}_{stem}"
+            if len(iris) == 1:
+                out[iri] = stem
+            elif len(namespaces) == len(iris):
+                out[iri] = f"{_sanitise(local_name(namespace))}_{stem}"
+            else:
+                out[iri] = f"{stem}_{_sanitise(local_name(iri))}"
     return out
 
 
@@ -192,6 +201,8 @@ def _property_rules(tbox: TBox, prop: PropertyDef) -> str:
     rules = [f"subject: {_names(tbox, prop.domain)}" if prop.domain else "subject: any instance"]
     if prop.kind is PropertyKind.OBJECT:
         rules.append(f"object: {_names(tbox, prop.range)}" if prop.range else "object: any instance")
+    elif prop.kind is PropertyKind.ANY:
+        rules.append("object: any instance or literal")
     else:
         rules.append(f"value: {' or '.join('xsd:' + local_name(r) for r in prop.range) or 'any literal'}")
     if prop.allowed_values:
@@ -256,6 +267,14 @@ def _add_tool(tbox: TBox, prop: PropertyDef, stem: str, class_names: dict[str, s
             description=f"{head}{_guidance(prop.comment)}",
             args=_model(name, subject_iri=_SUBJECT,
                         object_iri=(str, Field(min_length=1, description="IRI of the object instance"))),
+        )
+    if prop.kind is PropertyKind.ANY:
+        return ToolSpec(
+            name=name, kind=ToolKind.ADD_ANY, group=ToolGroup.RELATE, target=prop.iri,
+            description=f"{head}{_guidance(prop.comment)}",
+            args=_model(name, subject_iri=_SUBJECT,
+                        object=(str, Field(min_length=1, description="IRI of an existing instance, or a literal "
+                                                                     "value"))),
         )
     value_type: Any = Literal[prop.allowed_values] if prop.allowed_values else str  # type: ignore[valid-type]
     return ToolSpec(

@@ -5,7 +5,8 @@ accept, and why the others are rejected. Triples carry no types, so entities are
 relations they take part in (the domain of a relation they are the subject of, the range of one
 they are the object of) and created first — the extraction plan's order — with one instance per
 (entity, class); then every assertion goes through its ``add_<relation>`` tool, whose checks
-(unknown relation, domain, range, datatype, cardinality, units) decide. ``assertions`` may differ from
+(unknown relation, domain, range, datatype, cardinality, units) decide. The object of a relation whose range
+is open is an entity when the triples type it, else a literal. ``assertions`` may differ from
 the triples the entities were typed from: that is how the benchmark feeds corrupted statements about
 correctly created entities.
 """
@@ -97,7 +98,7 @@ def _iri_for(iris: dict[tuple[str, str], str], entity: str, wanted: tuple[str, .
 _QUANTITY = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
 
 
-def _quantity(text: str) -> dict[str, object]:
+def parse_quantity(text: str) -> dict[str, object]:
     """``"120 °C"`` → value and unit arguments (the tool rejects what does not parse or is not an allowed unit)."""
     match = _QUANTITY.match(text)
     return {"value": float(match.group(1)), "unit": match.group(2)} if match else {"value": text, "unit": ""}
@@ -117,9 +118,11 @@ def assert_triples(runtime: ToolRuntime, iris: dict[tuple[str, str], str],
             tool = spec.name
             args: dict[str, object] = {"subject_iri": _iri_for(iris, sub, prop.domain)}
             if spec.kind is ToolKind.ADD_QUANTITY:
-                args.update(_quantity(obj))
+                args.update(parse_quantity(obj))
             elif prop.kind is PropertyKind.OBJECT:
                 args["object_iri"] = _iri_for(iris, obj, prop.range)
+            elif prop.kind is PropertyKind.ANY:
+                args["object"] = _iri_for(iris, obj, ())
             else:
                 args["value"] = obj
             result = runtime.call(tool, args)

@@ -22,13 +22,14 @@ from neo4j.exceptions import ConstraintError
 from pydantic import BaseModel, ValidationError
 
 from kgagents.cypher import cypher
-from kgagents.graph.connection import Graph
+from kgagents.errors import UnsupportedObjectError
+from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.loaders.rdf_terms import XSD, local_name
 from kgagents.tools import om2_units as om
 from kgagents.tools.compiler import ToolCatalogue, ToolKind, ToolSpec
 from kgagents.tools.datatypes import check_literal, describe_datatype, normalise_label
 from kgagents.tools.settings import ToolSettings
-from kgagents.tools.tbox import PropertyDef, TBox
+from kgagents.tools.tbox import PropertyDef, PropertyKind, TBox
 
 
 class ToolResult(BaseModel):
@@ -72,20 +73,25 @@ def ensure_tool_schema(graph: Graph) -> None:
 class ToolRuntime:
     """Runs the tools of one catalogue on one A-Box (a named set of instances in the graph)."""
 
-    def __init__(self, graph: Graph, catalogue: ToolCatalogue, *, abox: str | None = None,
+    def __init__(self, graph: GraphLike, catalogue: ToolCatalogue, *, abox: str | None = None,
                  settings: ToolSettings | None = None, ensure_schema: bool = True) -> None:
-        """``ensure_schema=False`` skips creating the constraints (a caller making many runtimes did it once)."""
-        self.graph = graph
+        """``graph`` is a :class:`Graph`, a ``neo4j.Driver`` or a URI. ``ensure_schema=False`` skips creating the
+        constraints (a caller making many runtimes did it once)."""
+        if not isinstance(catalogue, ToolCatalogue):
+            raise UnsupportedObjectError(f"ToolRuntime needs a ToolCatalogue (kgagents.compile_ontology(path)), not a "
+                                         f"{type(catalogue).__name__}.")
+        self.graph = connect(graph)
         self.catalogue = catalogue
         self.tbox: TBox = catalogue.tbox
         self.abox = abox or self.tbox.name
         self.settings = settings or ToolSettings()
         self.base = f"{self.settings.base_iri.rstrip('/')}/{quote(self.abox, safe='')}/"
         if ensure_schema:
-            ensure_tool_schema(graph)
+            ensure_tool_schema(self.graph)
         self._handlers: dict[ToolKind, Callable[[Transaction, ToolSpec, Any], ToolResult]] = {
             ToolKind.CREATE: self._create, ToolKind.CHECK_EXISTING: self._check_existing,
             ToolKind.ADD_RELATION: self._add_relation, ToolKind.ADD_VALUE: self._add_value,
+            ToolKind.ADD_ANY: self._add_any,
             ToolKind.ADD_QUANTITY: self._add_quantity, ToolKind.VALIDATE: self._validate,
             ToolKind.SEARCH: self._search, ToolKind.NEIGHBOURS: self._neighbours,
         }
@@ -215,13 +221,16 @@ class ToolRuntime:
         subject = self._subject(tx, prop, args.subject_iri, args.object_iri)
         if isinstance(subject, ToolResult):
             return subject
-        cls, current, obj_cls = subject
+        return self._relate(tx, prop, args.subject_iri, args.object_iri, *subject)
+
+    def _relate(self, tx: Transaction, prop: PropertyDef, subject_iri: str, object_iri: str, cls: str,
+                current: list[str], obj_cls: str | None) -> ToolResult:
         ranges = self._class_names(prop.range)
         if obj_cls is None:
             hint = (f"create it with {self.catalogue.for_class(ToolKind.CREATE, prop.range[0]).name}(label)"
                     if prop.range else "create it with a create_ tool")
             return _fail("unknown_instance", "object_iri",
-                         f"object_iri must be the IRI of an existing instance; {args.object_iri!r} is not one "
+                         f"object_iri must be the IRI of an existing instance; {object_iri!r} is not one "
                          f"({hint} and pass the IRI it returns).", ranges)
         local = self.tbox.local_range(cls, prop.iri)
         for allowed in (prop.range, local):
@@ -230,25 +239,39 @@ class ToolRuntime:
                              f"{prop.label} of a {self.tbox.label_of(cls)} must be of class "
                              f"{' or '.join(self._class_names(allowed))}, but the object is of class "
                              f"{self.tbox.label_of(obj_cls)}.", self._class_names(allowed))
-        problem = self._cardinality(cls, prop, current, args.object_iri)
+        problem = self._cardinality(cls, prop, current, object_iri)
         if problem is not None:
             return problem
-        tx.run(cypher("tools/add_relation"), abox=self.abox, subject=args.subject_iri, object=args.object_iri,
+        tx.run(cypher("tools/add_relation"), abox=self.abox, subject=subject_iri, object=object_iri,
                property=prop.iri, name=prop.name).consume()
-        return ToolResult(ok=True, iri=args.subject_iri, validated=True, created=args.object_iri not in current)
+        return ToolResult(ok=True, iri=subject_iri, validated=True, created=object_iri not in current)
 
     def _add_value(self, tx: Transaction, spec: ToolSpec, args: Any) -> ToolResult:
         prop = self.tbox.properties[spec.target or ""]
         subject = self._subject(tx, prop, args.subject_iri)
         if isinstance(subject, ToolResult):
             return subject
-        cls, current, _ = subject
-        datatypes = prop.range or (XSD + "string",)
-        checked = [(dt, v) for dt in datatypes if (v := check_literal(dt, str(args.value))) is not None]
+        return self._assert_value(tx, prop, args.subject_iri, str(args.value), subject[0], subject[1])
+
+    def _add_any(self, tx: Transaction, spec: ToolSpec, args: Any) -> ToolResult:
+        """A property whose range is open: an instance of this A-Box when ``object`` is one's IRI, else a literal."""
+        prop = self.tbox.properties[spec.target or ""]
+        subject = self._subject(tx, prop, args.subject_iri, args.object)
+        if isinstance(subject, ToolResult):
+            return subject
+        cls, current, obj_cls = subject
+        if obj_cls is not None:
+            return self._relate(tx, prop, args.subject_iri, args.object, cls, current, obj_cls)
+        return self._assert_value(tx, prop, args.subject_iri, args.object, cls, current)
+
+    def _assert_value(self, tx: Transaction, prop: PropertyDef, subject_iri: str, raw: str, cls: str,
+                      current: list[str]) -> ToolResult:
+        datatypes = prop.range if prop.kind is PropertyKind.DATATYPE and prop.range else (XSD + "string",)
+        checked = [(dt, v) for dt in datatypes if (v := check_literal(dt, raw)) is not None]
         if not checked:
             return _fail("datatype_violation", "value",
                          f"{prop.label} takes {' or '.join(describe_datatype(d) for d in datatypes)}; "
-                         f"{str(args.value)!r} is not one.")
+                         f"{raw!r} is not one.")
         datatype, value = checked[0]
         if prop.allowed_values and value not in prop.allowed_values:
             return _fail("not_allowed_value", "value", f"{prop.label} must be one of the allowed values.",
@@ -256,9 +279,9 @@ class ToolRuntime:
         problem = self._cardinality(cls, prop, current, value)
         if problem is not None:
             return problem
-        tx.run(cypher("tools/add_value"), abox=self.abox, subject=args.subject_iri, datatype=datatype, value=value,
+        tx.run(cypher("tools/add_value"), abox=self.abox, subject=subject_iri, datatype=datatype, value=value,
                property=prop.iri, name=prop.name).consume()
-        return ToolResult(ok=True, iri=args.subject_iri, validated=True, created=value not in current)
+        return ToolResult(ok=True, iri=subject_iri, validated=True, created=value not in current)
 
     def _add_quantity(self, tx: Transaction, spec: ToolSpec, args: Any) -> ToolResult:
         prop = self.tbox.properties[spec.target or ""]

@@ -21,10 +21,12 @@ XSD_STRING = XSD + "string"
 
 
 class PropertyKind(str, Enum):
-    """Whether a property links two instances or an instance and a literal value."""
+    """Whether a property links two instances, an instance and a literal value, or either (``ANY``: a property
+    whose range the ontology leaves open, e.g. an empty ``range`` in a Text2KGBench ontology JSON)."""
 
     OBJECT = "object"
     DATATYPE = "datatype"
+    ANY = "any"
 
 
 @dataclass(frozen=True)

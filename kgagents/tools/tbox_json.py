@@ -1,11 +1,15 @@
 """Read a Text2KGBench ontology JSON (``concepts`` + ``relations`` with domain/range) into a :class:`TBox`.
 
-The format names classes by ``qid`` and relations by ``pid``/``label``; a range that is one of the
-format's primitive names (``string``, ``number``, ``date``/``Date``, ``Year``) makes a datatype
-property with the matching XSD datatype; any other range names a class (added as undeclared when the
-file's ``concepts`` omit it, as several DBpedia-WebNLG files do); an empty range leaves the property
-unconstrained. IRIs follow the namespaces of the benchmark's own OWL files (``…/<id>/concepts#X``,
-``…/<id>/relations#p``), so the JSON and the TTL of one ontology compile to the same tools.
+The format keys concepts by ``qid`` and relations by ``pid`` — Wikidata ids such as ``Q5`` / ``P57`` in the
+Wikidata-TekGen part, the DBpedia names themselves in DBpedia-WebNLG — and gives each a ``label``, which is what
+sentences, ground truth and users say. So terms are *named* by their label (tools ``create_human``,
+``add_director``; spaces as ``_``) and *identified* by their id (the IRI ends in the qid / pid). A relation's
+``domain`` / ``range`` names a concept by qid (or, failing that, by label). A range that is one of the format's
+primitive names (``string``, ``number``, ``date``/``Date``, ``Year``) makes a datatype property with the matching
+XSD datatype; an empty range allows any value — a literal or an instance of any class
+(:attr:`PropertyKind.ANY`); any other range names a class (added as undeclared when ``concepts`` omits it, as
+several DBpedia-WebNLG files do). IRIs follow the namespaces of the benchmark's own OWL files
+(``…/<id>/concepts#X``, ``…/<id>/relations#p``), so the JSON and the TTL of one ontology compile alike.
 """
 
 from __future__ import annotations
@@ -22,6 +26,12 @@ BASE = "https://cenguix.github.io/Text2KGBench/"
 PRIMITIVES = {"string": XSD + "string", "number": XSD + "decimal", "date": XSD + "date", "year": XSD + "gYear"}
 
 
+def term_name(label: str) -> str:
+    """The name a label gives a class or relation: the label with whitespace runs as ``_`` (how the
+    benchmark's ground truth and scorer write relations)."""
+    return "_".join(label.split())
+
+
 def read_json_tbox(path: str | Path, name: str | None = None) -> TBox:
     """Parse a Text2KGBench ontology file; errors name the file and the offending field."""
     path = Path(path)
@@ -36,29 +46,45 @@ def read_json_tbox(path: str | Path, name: str | None = None) -> TBox:
     onto_id = _text(data, "id", path, "") or path.stem
     concepts_ns, relations_ns = f"{BASE}{onto_id}/concepts#", f"{BASE}{onto_id}/relations#"
     classes: dict[str, ClassDef] = {}
+    by_label: dict[str, str] = {}
     for i, concept in enumerate(_list(data, "concepts", path)):
         qid = _text(concept, "qid", path, f"concepts[{i}]")
-        classes[concepts_ns + qid] = ClassDef(iri=concepts_ns + qid, name=qid,
-                                              label=concept.get("label") or qid)
+        label = str(concept.get("label") or "").strip() or qid
+        iri = concepts_ns + _iri_part(qid)
+        classes[iri] = ClassDef(iri=iri, name=term_name(label), label=label)
+        by_label.setdefault(label.casefold(), iri)
+
+    def concept(ref: str) -> str:
+        """The IRI a domain / range reference names: a qid, else a concept's label, else a new undeclared class."""
+        iri = concepts_ns + _iri_part(ref)
+        if iri in classes:
+            return iri
+        if ref.casefold() in by_label:
+            return by_label[ref.casefold()]
+        classes[iri] = ClassDef(iri=iri, name=term_name(ref), label=ref, declared=False)
+        return iri
+
     properties: dict[str, PropertyDef] = {}
     for i, rel in enumerate(_list(data, "relations", path)):
         where = f"relations[{i}]"
         label = _text(rel, "label", path, where)
-        pid = (rel.get("pid") or label).replace(" ", "_")
-        domain = (rel.get("domain") or "").strip()
-        range_ = (rel.get("range") or "").strip()
+        pid = str(rel.get("pid") or "").strip() or label
+        domain = str(rel.get("domain") or "").strip()
+        range_ = str(rel.get("range") or "").strip()
         datatype = PRIMITIVES.get(range_.lower())
-        for cls in (domain, "" if datatype else range_):
-            if cls and concepts_ns + cls not in classes:
-                classes[concepts_ns + cls] = ClassDef(iri=concepts_ns + cls, name=cls, label=cls, declared=False)
-        properties[relations_ns + pid] = PropertyDef(
-            iri=relations_ns + pid, name=pid, label=label.replace(" ", "_"),
-            kind=PropertyKind.DATATYPE if datatype else PropertyKind.OBJECT,
-            domain=(concepts_ns + domain,) if domain else (),
-            range=(datatype,) if datatype else ((concepts_ns + range_,) if range_ else ()),
+        kind = PropertyKind.DATATYPE if datatype else PropertyKind.OBJECT if range_ else PropertyKind.ANY
+        iri = relations_ns + _iri_part(pid)
+        properties[iri] = PropertyDef(
+            iri=iri, name=term_name(label), label=label, kind=kind,
+            domain=(concept(domain),) if domain else (),
+            range=(datatype,) if datatype else ((concept(range_),) if range_ else ()),
         )
     return TBox(name=name or onto_id, source=path, iri=f"{BASE}{onto_id}", classes=classes, properties=properties,
                 comment=data.get("title"))
+
+
+def _iri_part(text: str) -> str:
+    return "_".join(text.split())
 
 
 def _list(data: dict[str, Any], key: str, path: Path) -> list[dict[str, Any]]:

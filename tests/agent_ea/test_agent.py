@@ -46,12 +46,11 @@ def test_no_llm_mode_equals_retrieval_top1(retrieved: tuple[Graph, RetrievalRun]
     graph, run = retrieved
     with pytest.raises(ValueError, match="needs a chat model"):
         EAAgent(graph, None, EASettings(mode="full"))
-    result = EAAgent(graph, None, EASettings(mode="no_llm", batch_size=2)).run(
-        dataset=DATASET, retrieval_run_id=run.run_id, run_id="ea-offline")
+    result = EAAgent(graph, None, EASettings(mode="no_llm", batch_size=2)).run({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-offline"})
     rows = _alignments(graph, "ea-offline")
     assert {s: r["target"] for s, r in rows.items()} == {s: c[0].target for s, c in run.candidates.items()}
     assert all(r["path"] == ["retrieval_top1"] and r["tokens"] == 0 for r in rows.values())
-    assert (result.sources, result.hits_at_1) == (3, 1.0)
+    assert (result.output.sources, result.output.hits_at_1) == (3, 1.0)
     props = graph.run("alignment_ea/run", run_id="ea-offline")[0]["run"]
     assert props["job"] == "ea-agent" and props["mode"] == "no_llm"
 
@@ -68,14 +67,14 @@ def test_embedded_run_with_a_checkpointer_scores_like_run_scripted(retrieved: tu
     parent.add_edge("align", END)
     app = parent.compile(checkpointer=MemorySaver())
     out = app.invoke({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-embedded"},
-                     {"configurable": {"thread_id": "t"}, "recursion_limit": agent.recursion_limit(3)})
+                     {"configurable": {"thread_id": "t"}, "recursion_limit": agent.steps_for(3)})
     assert out["done"] == 3 and app.get_state({"configurable": {"thread_id": "t"}}).next == ()
     stored = graph.run("alignment_ea/run", run_id="ea-embedded")[0]["run"]
-    direct = agent.run(dataset=DATASET, retrieval_run_id=run.run_id, run_id="ea-direct")
+    direct = agent.run({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-direct"})
     # every top-1 is gold in this fixture (module docstring), so both score 1.0 — never None
-    assert stored["hits_at_1"] == direct.hits_at_1 == 1.0
-    assert stored["mean_reward"] == pytest.approx(direct.mean_reward) and stored["model"] == "fake-list-chat-model"
-    assert stored["calls"] == 3
+    assert stored["hits_at_1"] == direct.output.hits_at_1 == 1.0
+    assert stored["mean_reward"] == pytest.approx(direct.output.mean_reward) and stored["model"] == "fake-list-chat-model"
+    assert stored["llm_calls"] == 3
 
 
 def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], tmp_path: Path) -> None:
@@ -92,7 +91,7 @@ def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], t
     out = tmp_path / "trajectories.jsonl"
     # close_margin 0: the rule fallback never adds a reflector, so the script's length is known
     agent = EAAgent(graph, chat, EASettings(mode="full", close_margin=0.0), trajectories_path=out)
-    result = agent.run(dataset=DATASET, retrieval_run_id=run.run_id, run_id="ea-full")
+    result = agent.run({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-full"})
     assert chat.remaining == 0
 
     rows = _alignments(graph, "ea-full")
@@ -111,10 +110,10 @@ def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], t
     assert "Source: Germany\n -> hauptstadt: Berlin" in germany_prompt
     assert "retrieval score" in germany_prompt and "http" not in germany_prompt
 
-    assert (result.aligner_fallbacks, result.plan_fallbacks) == (1, 1)
-    assert result.hits_at_1 == pytest.approx(2 / 3)
+    assert (result.output.aligner_fallbacks, result.output.plan_fallbacks) == (1, 1)
+    assert result.output.hits_at_1 == pytest.approx(2 / 3)
     props = graph.run("alignment_ea/run", run_id="ea-full")[0]["run"]
-    assert props["job"] == "ea-agent" and props["calls"] == 8
+    assert props["job"] == "ea-agent" and props["llm_calls"] == 8
 
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(lines) == 3 and all(set(x) == {"query", "path", "reward", "rewritten_path"} for x in lines)
@@ -122,8 +121,7 @@ def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], t
     assert cafe["rewritten_path"] == ["aligner", "reflector"]  # the reflector changed the answer: kept
 
     # re-running the run id replaces its decisions
-    EAAgent(graph, None, EASettings(mode="no_llm")).run(dataset=DATASET, retrieval_run_id=run.run_id,
-                                                           run_id="ea-full", sources=[CAFE])
+    EAAgent(graph, None, EASettings(mode="no_llm")).run({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-full", "sources": [CAFE]})
     again = _alignments(graph, "ea-full")
     assert list(again) == [CAFE] and again[CAFE]["target"] == EN + "Cafe_Einstein"
 
@@ -136,8 +134,7 @@ def test_ablation_modes_scripted(retrieved: tuple[Graph, RetrievalRun], mode: st
     per_source = {"no_planning": 2, "llm_only": 1, "no_selectors": 2, "rule_planner": 1}[mode]
     plans = ["1. relation_selector\n2. aligner\n3. reflector"] * 3 if mode == "no_selectors" else []
     chat = ScriptedChatModel(plans + ["1"] * (3 * per_source))
-    EAAgent(graph, chat, EASettings(mode=mode, close_margin=0.0)).run(
-        dataset=DATASET, retrieval_run_id=run.run_id, run_id=f"ea-{mode}")
+    EAAgent(graph, chat, EASettings(mode=mode, close_margin=0.0)).run({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": f"ea-{mode}"})
     assert chat.remaining == 0
     rows = _alignments(graph, f"ea-{mode}")
     assert {s: r["target"] for s, r in rows.items()} == {s: c[0].target for s, c in run.candidates.items()}

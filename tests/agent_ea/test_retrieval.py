@@ -20,7 +20,7 @@ from kgagents.agent.alignment.retrieval import (
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.local_minilm import LocalMiniLM
-from kgagents.eval.ea import rank_scores
+from kgagents.metrics.ea import rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.loaders.jape import load_jape_pair
 

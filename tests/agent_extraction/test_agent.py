@@ -1,8 +1,9 @@
 """The extraction agent's control flow with the scripted chat model (no real LLM), on the real Neo4j.
 
-The scripted replies stand in for a model's tool choices; what is checked is the agent's plan, the
-handle mapping, the repair loop on structured feedback, the feedback ablation, the budget, and that
-only valid instances reach the graph. Nothing here measures extraction quality.
+The scripted replies stand in for a model's answers; what is checked is the three steps (entities, facts,
+repairs), the handle mapping, the concrete repair step built from the tools' structured feedback, the feedback
+ablation, the budget, the run record, and that only valid instances reach the graph. Nothing here measures
+extraction quality.
 """
 
 from __future__ import annotations
@@ -14,25 +15,34 @@ import pytest
 import rdflib
 from typer.testing import CliRunner
 
-from kgagents.agent.extraction.jobs import extract_document, feed_document
-from kgagents.agent.extraction.settings import ExtractionSettings
+from kgagents.agent.extraction.agent import ExtractionAgent
+from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
-from tests.scripted_chat import ScriptedChatModel
+from kgagents.graph.runs import RunStore
 from kgagents.loaders.triples import load_triples
 from kgagents.tools.compiler import compile_ontology
 from kgagents.tools.export import export_turtle, label_triples
+from tests.scripted_chat import ScriptedChatModel
 
 pytestmark = pytest.mark.integration
 TEXT = "The AWH Engineering College is located in Kuttikkattoor, India and it has 250 academic staff."
 
 
-def call(tool: str, **args: object) -> str:
-    return json.dumps({"tool": tool, "args": args})
+def entities(*pairs: tuple[str, str]) -> str:
+    return json.dumps({"entities": [{"name": n, "class": c} for n, c in pairs]})
 
 
-DONE = json.dumps({"tool": "done"})
+def facts(*triples: tuple[str, str, str]) -> str:
+    return json.dumps({"facts": [{"subject": s, "relation": r, "object": o} for s, r, o in triples]})
+
+
+def fact(subject: str, relation: str, obj: str, **classes: str) -> str:
+    return json.dumps({"subject": subject, "relation": relation, "object": obj, **classes})
+
+
+DROP = json.dumps({"drop": True})
 
 
 @pytest.fixture(scope="module")
@@ -41,93 +51,127 @@ def university(shared_data: Path):  # noqa: ANN201
                             / "1_university_ontology.json")
 
 
-def test_scripted_plan_entities_then_relations_with_handles(graph: Graph, university) -> None:  # noqa: ANN001
+def test_entities_then_facts_with_handles(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([
-        call("create_University", label="AWH Engineering College"),
-        call("create_Country", label="India"),
-        call("create_City", label="Kuttikkattoor"),
-        DONE,
-        call("add_country", subject_iri="E1", object_iri="E2"),
-        call("add_city", subject_iri="E1", object_iri="E3"),
-        call("add_academicStaffSize", subject_iri="E1", value="250"),
-        DONE,
+        entities(("AWH Engineering College", "University"), ("India", "Country"), ("Kuttikkattoor", "City")),
+        facts(("E1", "country", "E2"), ("E1", "city", "E3"), ("E1", "academicStaffSize", "250")),
     ])
-    result = extract_document(graph, university, TEXT, None, chat, abox="doc1")
-    assert chat.remaining == 0 and result.rejected == 0 and not result.budget_exhausted
-    assert [c.step for c in result.calls] == ["entities"] * 3 + ["attributes and relations"] * 3
-    assert label_triples(graph, "doc1") == [("AWH Engineering College", "academicStaffSize", "250"),
-                                           ("AWH Engineering College", "city", "Kuttikkattoor"),
-                                           ("AWH Engineering College", "country", "India")]
-    assert [v["ok"] for v in result.validation] == [True, True, True]
-    first_prompt = chat.calls[0]["messages"][0]["content"]
-    assert TEXT in first_prompt and "create_University(label)" in first_prompt and "add_country" not in first_prompt
-    assert "create_University" in chat.calls[0]["json_schema"]["properties"]["tool"]["enum"]
-    second_step_prompt = chat.calls[4]["messages"][0]["content"]
-    assert 'E1 = University "AWH Engineering College"' in second_step_prompt
-    assert "add_country(subject_iri, object_iri): subject: University; object: Country" \
-        in second_step_prompt
+    run = extract_document(graph, university, TEXT, chat=chat, abox="doc1")
+    [doc] = run.output
+    assert chat.remaining == 0 and not doc.rejected and doc.repairs == 0
+    assert [c["step"] for c in doc.calls] == ["entities"] * 3 + ["facts"] * 3
+    assert doc.triples == label_triples(graph, "doc1") == [
+        ("AWH Engineering College", "academicStaffSize", "250"), ("AWH Engineering College", "city", "Kuttikkattoor"),
+        ("AWH Engineering College", "country", "India")]
+    assert [v["ok"] for v in doc.validation] == [True, True, True]
+    typing_prompt, facts_prompt = (c["messages"][0]["content"] for c in chat.calls)
+    assert TEXT in typing_prompt and "- city: University -> City" in typing_prompt
+    assert "- academicStaffSize: University -> number" in typing_prompt
+    assert "University" in chat.calls[0]["json_schema"]["properties"]["entities"]["items"]["properties"]["class"]["enum"]
+    assert "E1 = AWH Engineering College (University)" in facts_prompt
+    assert "country" in chat.calls[1]["json_schema"]["properties"]["facts"]["items"]["properties"]["relation"]["enum"]
+    # every prompt of a document starts with the same block (the server's prompt cache reuses it)
+    block = typing_prompt.split("\n\nStep 1")[0]
+    assert facts_prompt.startswith(block)
 
 
-def test_scripted_repair_after_structured_feedback(graph: Graph, university) -> None:  # noqa: ANN001
+def test_the_run_is_recorded_with_its_ledger(graph: Graph, university) -> None:  # noqa: ANN001
+    chat = ScriptedChatModel([entities(("AWH Engineering College", "University")),
+                              facts(("E1", "academicStaffSize", "250"))], model="scripted-model")
+    run = extract_document(graph, university, TEXT, chat=chat, abox="ledger")
+    stored = RunStore(graph).get(run.run_id)
+    assert stored is not None and stored.job == "extraction" and stored.status.value == "finished"
+    assert stored.model == "scripted-model" and stored.mode == "full"
+    assert stored.get("triples_written") == 1 and stored.get("ontology") == "ont_1_university"
+    assert run.llm.calls == 2 and stored.get("llm_calls") == 2
+
+
+def test_objects_are_typed_by_the_relation_signature(graph: Graph, university) -> None:  # noqa: ANN001
+    chat = ScriptedChatModel([entities(("AWH Engineering College", "University")),
+                              facts(("E1", "state", "Kerala"), ("AWH Engineering College", "country", "India"))])
+    [doc] = extract_document(graph, university, TEXT, chat=chat, abox="typed").output
+    assert [(e["label"], e["class_label"]) for e in doc.entities] == [
+        ("AWH Engineering College", "University"), ("Kerala", "State"), ("India", "Country")]
+    assert ("AWH Engineering College", "state", "Kerala") in doc.triples
+
+
+def test_a_refused_fact_is_repaired_from_one_concrete_step(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([
-        call("create_University", label="AWH Engineering College"), DONE,
-        call("add_academicStaffSize", subject_iri="E1", value="250 academic staff"),
-        call("add_academicStaffSize", subject_iri="E1", value="250"), DONE,
+        entities(("AWH Engineering College", "University"), ("Kerala", "City")),
+        facts(("E1", "state", "E2"), ("E1", "established", "June 5, 2001")),
+        fact("E1", "state", "E2", object_class="State"),
+        fact("E1", "established", "2001-06-05"),
     ])
-    result = extract_document(graph, university, TEXT, None, chat, abox="doc2")
-    assert [c.result.get("error_type") for c in result.calls] == [None, "datatype_violation", None]
-    repair_prompt = chat.calls[3]["messages"][0]["content"]
-    assert "datatype_violation" in repair_prompt and "xsd:decimal" in repair_prompt
-    assert label_triples(graph, "doc2") == [("AWH Engineering College", "academicStaffSize", "250")]
+    [doc] = extract_document(graph, university, TEXT, chat=chat, abox="repair").output
+    assert [c["result"].get("error_type") for c in doc.calls if c["step"] == "facts"] == [
+        "range_violation", "datatype_violation"]
+    range_prompt, date_prompt = (c["messages"][0]["content"] for c in chat.calls[2:])
+    assert "range_violation: state of a University must be of class State" in range_prompt
+    assert 'Repair: send {"subject": "E2"' not in range_prompt
+    assert '"object_class": "State"' in range_prompt and "use a relation that fits" in range_prompt
+    assert "city" in range_prompt.split("use a relation that fits")[1]
+    assert 'Repair: send {"subject": "E1", "relation": "established", "object": "2001-06-05"}' in date_prompt
+    assert doc.repairs == 2 and set(doc.triples) == {("AWH Engineering College", "established", "2001-06-05"),
+                                                    ("AWH Engineering College", "state", "Kerala")}
+    assert {(e["label"], e["class_label"]) for e in doc.entities} >= {("Kerala", "City"), ("Kerala", "State")}
 
 
-def test_scripted_feedback_off_shows_only_failure(graph: Graph, university) -> None:  # noqa: ANN001
+def test_feedback_off_shows_only_that_a_fact_was_refused(graph: Graph, university) -> None:  # noqa: ANN001
+    chat = ScriptedChatModel([entities(("AWH", "University")), facts(("E1", "established", "in 2001")), DROP])
+    run = extract_document(graph, university, TEXT, chat=chat, settings={"feedback": False}, abox="nofeedback")
+    [doc] = run.output
+    assert doc.rejected[0]["result"]["error_type"] == "datatype_violation"  # the run still records why
+    prompt = chat.calls[2]["messages"][0]["content"]
+    assert "rejected your fact {subject: E1, relation: established, object: in 2001}." in prompt
+    assert "datatype_violation" not in prompt and "Repair:" not in prompt
+    assert doc.triples == [] and doc.repairs == 1
+
+
+def test_violations_never_reach_the_graph_and_the_budget_holds(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([
-        call("create_University", label="AWH"), DONE,
-        call("add_academicStaffSize", subject_iri="E1", value="many"), DONE,
+        entities(("India", "Country"), ("AWH", "University")),
+        facts(("E1", "country", "E2"), ("E2", "founder", "E1"), ("E2", "established", "soon")),
+        "I think the college is in India.",  # unusable repair reply
+        fact("E1", "country", "E2"),  # the same refused fact again
     ])
-    result = extract_document(graph, university, TEXT, ExtractionSettings(feedback=False), chat, abox="doc3")
-    assert result.calls[1].result["error_type"] == "datatype_violation"  # the run still records why
-    prompt = chat.calls[3]["messages"][0]["content"]
-    assert 'Result of your last call: {"ok": false}' in prompt and "datatype_violation" not in prompt
+    run = extract_document(graph, university, TEXT, chat=chat, settings={"max_repairs": 2}, abox="bad")
+    [doc] = run.output
+    assert [c["result"].get("error_type") for c in doc.calls if c["step"] == "facts"] == [
+        "domain_violation", "range_violation", "datatype_violation"]
+    assert chat.remaining == 0 and doc.repairs == 2 and doc.unparsed_replies == 1
+    assert label_triples(graph, "bad") == []
 
 
-def test_scripted_violations_never_reach_the_graph(graph: Graph, university) -> None:  # noqa: ANN001
-    chat = ScriptedChatModel([
-        call("create_Country", label="India"), call("create_University", label="AWH"), DONE,
-        call("add_country", subject_iri="E1", object_iri="E2"),  # a Country cannot have a country
-        call("add_founder", subject_iri="E2", object_iri="E1"),  # founder must be a Person
-        call("add_country", subject_iri="E2", object_iri="India"),  # not an IRI
-        "I think the college is in India.",
-        DONE,
-    ])
-    result = extract_document(graph, university, TEXT, None, chat, abox="doc4")
-    assert [c.result.get("error_type") for c in result.calls[2:]] == [
-        "domain_violation", "range_violation", "unknown_instance"]
-    assert result.unparsed_replies == 1
-    assert label_triples(graph, "doc4") == []
+def test_an_unusable_reply_writes_nothing_and_is_counted(graph: Graph, university) -> None:  # noqa: ANN001
+    chat = ScriptedChatModel(["no JSON here", json.dumps({"facts": "none"})])
+    [doc] = extract_document(graph, university, TEXT, chat=chat, abox="unusable").output
+    assert doc.unparsed_replies == 2 and doc.calls == [] and doc.triples == []
 
 
-def test_scripted_budget_and_repeated_calls(graph: Graph, university) -> None:  # noqa: ANN001
-    looping = ScriptedChatModel([call("create_Country", label=f"C{i}") for i in range(10)])
-    result = extract_document(graph, university, TEXT, ExtractionSettings(max_steps=4), looping, abox="doc5")
-    assert result.budget_exhausted and len(result.calls) == 4 and looping.remaining == 6
-    stuck = ScriptedChatModel([call("create_Country", label="India")] * 3 + [call("add_country", subject_iri="x",
-                                                                                 object_iri="y")] * 3)
-    result = extract_document(graph, university, TEXT, ExtractionSettings(max_repeats=2), stuck, abox="doc6")
-    assert len(result.calls) == 6 and not result.budget_exhausted  # each step ends after two repeats
+def test_several_documents_each_in_its_own_abox_and_scored(graph: Graph, university) -> None:  # noqa: ANN001
+    chat = ScriptedChatModel([entities(("AWH", "University")), facts(("E1", "academicStaffSize", "250")),
+                              entities(("MIT", "University")), facts(("E1", "country", "United States"))])
+    agent = ExtractionAgent(graph, chat, ontology=university, abox="corpus")
+    run = agent.run({"documents": [
+        {"id": "a", "text": "AWH has 250 academic staff.", "expected": [("AWH", "academicStaffSize", "250")]},
+        {"id": "b", "text": "MIT is in the United States.", "expected": [("MIT", "country", "United_States"),
+                                                                        ("MIT", "city", "Cambridge")]}]})
+    assert [d.abox for d in run.output] == ["corpus:a", "corpus:b"]
+    assert run.output[0].scores["f1"] == 1.0 and run.output[1].scores["precision"] == 1.0
+    assert run.output[1].scores["recall"] == 0.5
+    assert run.metric == "f1" and run.score == pytest.approx((1.0 + 2 / 3) / 2)
+    assert RunStore(graph).get(run.run_id).score == pytest.approx(run.score)
 
 
-def test_scripted_grounding_adds_owl_same_as(graph: Graph, shared_data: Path, fixtures: Path) -> None:
+def test_grounding_adds_owl_same_as(graph: Graph, shared_data: Path, fixtures: Path) -> None:
     load_triples(graph, fixtures / "kg" / "triples_small.txt", kg="movies")
     film = compile_ontology(shared_data / "extraction" / "text2kgbench" / "dbpedia_webnlg" / "ontologies"
                             / "19_film_ontology.json")
-    chat = ScriptedChatModel([call("create_Film", label="Kismet"), call("create_Person", label="William Dieterle"),
-                              call("create_Person", label="Nobody Known"), DONE,
-                              call("add_director", subject_iri="E1", object_iri="E2"), DONE])
-    settings = ExtractionSettings(ground_kg="movies")
-    result = extract_document(graph, film, "Kismet was directed by William Dieterle.", settings, chat, abox="doc7")
-    assert sorted((g["label"], g["id"], g["score"]) for g in result.grounded) == [
+    chat = ScriptedChatModel([entities(("Kismet", "Film"), ("William Dieterle", "Person"), ("Nobody Known", "Person")),
+                              facts(("E1", "director", "E2"))])
+    run = extract_document(graph, film, "Kismet was directed by William Dieterle.", chat=chat,
+                           settings={"ground_kg": "movies"}, abox="doc7")
+    assert sorted((g["label"], g["id"], g["score"]) for g in run.output[0].grounded) == [
         ("Kismet", "Kismet", 1.0), ("William Dieterle", "William Dieterle", 1.0)]
     turtle = rdflib.Graph().parse(data=export_turtle(graph, "doc7"), format="turtle")
     same = {str(o) for o in turtle.objects(None, rdflib.OWL.sameAs)}
@@ -135,17 +179,19 @@ def test_scripted_grounding_adds_owl_same_as(graph: Graph, shared_data: Path, fi
 
 
 def test_no_llm_feed_document_reports_accepted_and_rejected(graph: Graph, university) -> None:  # noqa: ANN001
-    result = feed_document(graph, university, [("AWH_Engineering_College", "academicStaffSize", "250"),
-                                               ("AWH_Engineering_College", "established", "2001"),
-                                               ("AWH_Engineering_College", "colour", "blue")], abox="feed")
-    assert result.label.startswith("no-llm")
-    assert result.accepted == [("AWH_Engineering_College", "academicStaffSize", "250")]
-    assert [(r["triple"][1], r["error_type"]) for r in result.rejected] == [
+    run = feed_document(graph, university, [("AWH_Engineering_College", "academicStaffSize", "250"),
+                                            ("AWH_Engineering_College", "established", "2001"),
+                                            ("AWH_Engineering_College", "colour", "blue")], abox="feed")
+    [doc] = run.output
+    assert run.mode == "no_llm" and run.model.startswith("none (no_llm")
+    assert doc.triples == [("AWH_Engineering_College", "academicStaffSize", "250")]
+    assert [(c["args"]["triple"][1], c["result"]["error_type"]) for c in doc.rejected] == [
         ("established", "datatype_violation"), ("colour", "unknown_tool")]
+    assert RunStore(graph).get(run.run_id).mode == "no_llm"
 
 
-def test_cli_extract_without_llm(graph: Graph, neo4j_settings: Neo4jSettings, shared_data: Path,
-                                 tmp_path: Path) -> None:
+def test_cli_extract_without_llm_writes_a_run(graph: Graph, neo4j_settings: Neo4jSettings, shared_data: Path,
+                                              tmp_path: Path) -> None:
     onto = shared_data / "extraction" / "text2kgbench" / "dbpedia_webnlg" / "ontologies" / "1_university_ontology.json"
     env = {"KGAGENTS_NEO4J_URI": neo4j_settings.uri,
            "KGAGENTS_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()}
@@ -159,9 +205,15 @@ def test_cli_extract_without_llm(graph: Graph, neo4j_settings: Neo4jSettings, sh
                               "--turtle", str(out)], env=env)
     assert fed.exit_code == 0, fed.output
     flat = " ".join(fed.output.split())
-    assert "1 accepted, 1 rejected" in flat and "datatype_violation" in flat
+    assert "1 triples" in flat and "1 rejected" in flat and "datatype_violation" in flat
     assert len(rdflib.Graph().parse(out, format="turtle")) > 0
+    [run] = RunStore(graph).latest(job="extraction")
+    assert run.status.value == "finished" and run.mode == "no_llm" and run.get("triples_written") == 1
     bad = tmp_path / "bad.tsv"
     bad.write_text("AWH\tcountry\n")
     failed = runner.invoke(app, ["extract", "--ontology", str(onto), "--triples", str(bad)], env=env)
     assert failed.exit_code == 1 and "bad.tsv:1" in failed.output
+    nowhere = runner.invoke(app, ["extract", "--ontology", str(onto), "--triples", str(triples), "--turtle",
+                                  str(tmp_path / "missing" / "x.ttl")], env=env)
+    assert nowhere.exit_code == 1 and "does not exist" in " ".join(nowhere.output.split())
+    assert len(RunStore(graph).latest(job="extraction")) == 1  # checked before the first write

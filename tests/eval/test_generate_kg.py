@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kgagents.eval.generate_kg import generate_wikidata_nt
+from benchmarks.generate_kg import generate_wikidata_nt
 from kgagents.loaders.wikidata import parse_wikidata_nt
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgagents.eval.qa_scorer import contains_gold, first_item, hits_at_1, normalise
+from kgagents.metrics.qa import contains_gold, first_item, hits_at_1, normalise
 from kgagents.loaders.qa import EntityRef
 
 GOLD = [EntityRef(id="Once Were Warriors", name="Once Were Warriors"), EntityRef(name="River Queen"),

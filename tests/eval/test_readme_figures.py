@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from kgagents.errors import KgAgentsError
-from kgagents.eval.figures import FIGURES, marked, render
-from kgagents.paths import REPO_ROOT, RESULTS_DIR as RESULTS
+from benchmarks.figures import FIGURES, marked, render
+from benchmarks import RESULTS_DIR as RESULTS
+from kgagents.paths import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.eval import (
+from kgagents.metrics.oaei import (
     Scores,
     is_trivial,
     macro_average,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from kgagents.eval.text2kgbench import (
+from kgagents.metrics.text2kgbench import (
     Sentence,
     load_ontology_data,
     normalise_triple,
@@ -19,7 +20,9 @@ from kgagents.eval.text2kgbench import (
     score_sentence,
     subject_object_hallucination,
 )
+from benchmarks.text2kgbench_report import write_report
 from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
 
 SENT = Sentence("s1", "The AWH Engineering College is located in Kerala and has 250 academic staff.",
                 (("AWH_Engineering_College", "state", "Kerala"), ("AWH_Engineering_College", "academicStaffSize", "250")))
@@ -80,34 +83,66 @@ def test_real_files_and_published_baselines(root: Path) -> None:
 
 @pytest.mark.integration
 def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> None:
-    from kgagents.eval.text2kgbench_runner import run
+    from kgagents.jobs.text2kgbench import run
 
-    result = run(graph, mode="no-llm", sample=3, seed=1, ontologies=["8_celestialbody"], out=tmp_path)
+    result = run(graph, settings={"mode": "no_llm"}, sample=3, seed=1, ontologies=["8_celestialbody"])
+    write_report(result, tmp_path)
     r = result["per_ontology"]["8_celestialbody"]
-    assert result["label"] == "no-llm" and r["sentences"] == 3
+    assert result["label"] == "no_llm" and r["sentences"] == 3
     assert r["accepted"] + r["rejected"] == r["ground_truth_triples"] > 0
     assert set(r["rejected_by_type"]) <= {"datatype_violation"}
     outside = r["corruptions"]["relation_outside_ontology"]
     assert outside["rejected"] == outside["fed"] > 0 and outside["rejected_by_type"] == {"unknown_tool": outside["fed"]}
     assert result["global"]["onto_conf"] == 1.0
     saved = json.loads((tmp_path / "text2kgbench_no-llm.json").read_text())
-    assert saved["command"].startswith("kgagents bench text2kgbench --mode no-llm --sample 3")
-    assert "no-llm" in (tmp_path / "text2kgbench_no-llm.md").read_text()
+    assert saved["git_commit"] and saved["machine"]["cores"] and saved["baselines"]["Vicuna-13B"]
+    assert "Vicuna-13B F1 / conf." in (tmp_path / "text2kgbench_no-llm.md").read_text()
+    # the benchmark run and the ontology's agent run, both in the run store
+    bench, part = RunStore(graph).get(result["run_id"]), RunStore(graph).get(r["run_id"])
+    assert bench.status.value == part.status.value == "finished" and bench.mode == part.mode == "no_llm"
+    assert bench.score == result["global"]["f1"] and bench.get("parts") == [r["run_id"]]
+    assert part.score == pytest.approx(r["scores_through_tools"]["f1"])
+
+
+def _copy_without_baselines(root: Path, target: Path, onto_id: str) -> Path:
+    for sub, name in (("ontologies", f"{onto_id}_ontology.json"), ("ground_truth", f"ont_{onto_id}_ground_truth.jsonl")):
+        (target / sub).mkdir(parents=True, exist_ok=True)
+        shutil.copy(root / sub / name, target / sub / name)
+    return target
+
+
+def test_published_baselines_are_optional(root: Path, tmp_path: Path) -> None:
+    assert published_baselines(_copy_without_baselines(root, tmp_path, "7_company")) == {}
 
 
 @pytest.mark.integration
-def test_llm_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_path: Path) -> None:
-    from kgagents.eval.text2kgbench_runner import run, sample_sentences
+def test_bench_runs_without_the_baseline_files(graph: Graph, root: Path, tmp_path: Path) -> None:
+    from kgagents.jobs.text2kgbench import run
+
+    data = _copy_without_baselines(root, tmp_path / "data", "7_company")
+    result = run(graph, settings={"mode": "no_llm"}, sample=1, seed=1, root=data)
+    write_report(result, tmp_path / "out")
+    assert result["baselines"] == {} and result["per_ontology"]["7_company"]["sentences"] == 1
+    md = (tmp_path / "out" / "text2kgbench_no-llm.md").read_text()
+    assert "No published baselines" in md and "Vicuna" not in md
+
+
+@pytest.mark.integration
+def test_full_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_path: Path) -> None:
+    from kgagents.metrics.text2kgbench import sample_sentences
+    from kgagents.jobs.text2kgbench import run
     from tests.scripted_chat import ScriptedChatModel
 
     data = load_ontology_data(root, "7_company")
     [sentence_id] = sample_sentences(data, 1, 3)
     sentence = next(s for s in data.sentences if s.id == sentence_id)
-    chat = ScriptedChatModel([json.dumps({"tool": "create_Company", "args": {"label": sentence.triples[0][0]}}),
-                              json.dumps({"tool": "done"}), "no idea", json.dumps({"tool": "done"})])
-    result = run(graph, mode="llm", chat=chat, sample=1, seed=3, ontologies=["7_company"], out=tmp_path)
+    chat = ScriptedChatModel([json.dumps({"entities": [{"name": sentence.triples[0][0], "class": "Company"}]}),
+                              "no idea"])
+    result = run(graph, chat=chat, settings={"feedback": False}, sample=1, seed=3, ontologies=["7_company"])
+    write_report(result, tmp_path)
     r = result["per_ontology"]["7_company"]
-    assert result["label"] == "llm (scripted)" and r["sentences"] == 1 and r["llm_calls"] == 4
-    assert (r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (1, 1, 0)
+    assert result["label"] == "LLM (scripted), constraint feedback off" and r["sentences"] == 1
+    assert (r["llm_calls"], r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (2, 1, 1, 0)
     assert r["scores"]["f1"] == 0.0 and r["examples"][0]["id"] == sentence_id
-    assert (tmp_path / "text2kgbench_llm_scripted.md").is_file()
+    assert (tmp_path / "text2kgbench_llm_scripted_no-feedback.md").is_file()
+    assert RunStore(graph).get(r["run_id"]).get("llm_calls") == 2

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kgagents.eval.twa_scorer import _max_assignment, fingerprint, load_ground_truth, records, score, slots
+from kgagents.metrics.twa import _max_assignment, fingerprint, load_ground_truth, records, score, slots
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.errors import Neo4jAuthError, Neo4jUnavailableError
 from kgagents.graph.connection import Graph
-from kgagents.graph.server import LocalNeo4j, pinned_versions
+from kgagents.servers.neo4j import LocalNeo4j, pinned_versions
 
 
 def test_server_is_neo4j_526_with_gds(graph: Graph) -> None:

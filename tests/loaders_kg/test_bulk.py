@@ -13,7 +13,7 @@ from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.errors import BulkImportError, ParseError
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.graph.server import LocalNeo4j
+from kgagents.servers.neo4j import LocalNeo4j
 from kgagents.loaders.bulk import (BulkInput, bulk_load, check_target, jape_input, managed_server, triples_input,
                                    wikidata_input)
 from kgagents.loaders.import_files import ImportFilesWriter

@@ -18,7 +18,7 @@ from kgagents.config import Neo4jSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.jobs.matching import ensure_loaded, match_pair
-from kgagents.eval.scorer import equivalence_pairs, score_pairs
+from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 from kgagents.graph.connection import Graph
 from tests.scripted_chat import ScriptedChatModel
 from kgagents.loaders.alignment import load_alignment, read_alignment
@@ -44,7 +44,7 @@ def _cmt_confof(graph: Graph, shared_data: Path, **settings: object):
     onto = shared_data / "om" / "conference" / "ontologies"
     names = [ensure_loaded(graph, onto / f) for f in ("cmt.owl", "confof.owl")]
     reference = shared_data / "om" / "conference" / "reference" / "cmt-confof.rdf"
-    return names, reference, MatchSettings(no_llm=True, **settings)
+    return names, reference, MatchSettings(mode="no_llm", **settings)
 
 
 def test_matching_report_curve_ends_at_the_runs_own_scores(clean: Graph, shared_data: Path, tmp_path: Path) -> None:
@@ -128,12 +128,11 @@ def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: G
     assert last.true_positives == len(top1 & set(split_links(graph, dataset)))
     assert [s.stage for s in report.stages] == ["retrieval"]
     # the EA-Agent (offline: retrieval top-1) over the same run: its SAME_AS links, by tool path
-    result = EAAgent(graph, None, EASettings(mode="no_llm")).run(dataset=dataset, retrieval_run_id=run.run_id,
-                                                                 run_id="ea-agent-report")
+    result = EAAgent(graph, None, EASettings(mode="no_llm")).run({"dataset": dataset, "retrieval_run_id": run.run_id, "run_id": "ea-agent-report"})
     agent = build_report(graph, "ea-agent-report")
     assert agent.job == "ea-agent" and {(p.source, p.target) for p in agent.predictions} == top1
     assert agent.origins() == ["path retrieval_top1"]
-    assert agent.curve()[-1].precision == pytest.approx(result.hits_at_1)
+    assert agent.curve()[-1].precision == pytest.approx(result.output.hits_at_1)
 
 
 def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:

@@ -203,3 +203,18 @@ def test_feeding_given_triples_with_quantities(graph: Graph, ontosyn) -> None:  
     assert [o.result.error_type for o in report.rejected] == ["invalid_unit"]
     # one instance per (entity, class needed): the domain of each relation (first member of a union), then ranges
     assert [o.tool for o in report.creations] == ["create_HeatChill", "create_Add", "create_Vessel"]
+
+
+def test_an_open_range_takes_an_instance_or_a_literal(graph: Graph, tmp_path: Path) -> None:
+    path = tmp_path / "space_ontology.json"
+    path.write_text('{"id": "space", "concepts": [{"qid": "Q40218", "label": "spacecraft"}, {"qid": "Q5", "label": '
+                    '"human"}], "relations": [{"pid": "P622", "label": "docking date", "domain": "Q40218", '
+                    '"range": ""}]}')
+    rt = ToolRuntime(graph, compile_ontology(path), abox="open")
+    craft = rt.call("create_spacecraft", {"label": "Soyuz TMA-1"}).iri
+    person = rt.call("create_human", {"label": "Yuri Lonchakov"}).iri
+    assert rt.call("add_docking_date", {"subject_iri": craft, "object": "2002-11-01"}).ok
+    assert rt.call("add_docking_date", {"subject_iri": craft, "object": person}).ok
+    assert rt.call("add_docking_date", {"subject_iri": person, "object": "x"}).error_type == "domain_violation"
+    assert label_triples(graph, "open") == [("Soyuz TMA-1", "docking_date", "2002-11-01"),
+                                            ("Soyuz TMA-1", "docking_date", "Yuri Lonchakov")]

@@ -56,6 +56,43 @@ def test_text2kgbench_json_and_ttl_compile_to_the_same_tool_names(webnlg: Path) 
     assert from_json["add_country"].kind is ToolKind.ADD_RELATION
 
 
+WIKIDATA_STYLE = {
+    "title": "Space Ontology", "id": "ont_7_space",
+    "concepts": [{"qid": "Q5", "label": "human"}, {"qid": "Q40218", "label": "spacecraft"},
+                 {"qid": "Q5916", "label": "spaceflight"}, {"qid": "Q82794", "label": "geographic region"}],
+    "relations": [
+        {"pid": "P450", "label": "astronaut mission", "domain": "Q5", "range": "Q5916"},
+        {"pid": "P622", "label": "spacecraft docking/undocking date", "domain": "Q40218", "range": ""},
+        {"pid": "P1158", "label": "location of landing", "domain": "spacecraft", "range": "Q82794"},
+        {"pid": "P2", "label": "crew", "domain": "Q5916", "range": "Q5"},
+        {"pid": "P3", "label": "crew", "domain": "Q40218", "range": "Q5"},
+    ],
+}
+
+
+def test_text2kgbench_ids_and_labels_name_tools_by_label_and_keep_ids(tmp_path: Path) -> None:
+    path = tmp_path / "7_space_ontology.json"
+    path.write_text(json.dumps(WIKIDATA_STYLE))
+    catalogue = compile_ontology(path)
+    base = "https://cenguix.github.io/Text2KGBench/ont_7_space/"
+    mission = catalogue["add_astronaut_mission"]
+    assert mission.kind is ToolKind.ADD_RELATION and mission.target == base + "relations#P450"
+    prop = catalogue.tbox.properties[base + "relations#P450"]
+    assert (prop.name, prop.label) == ("astronaut_mission", "astronaut mission")
+    assert prop.domain == (base + "concepts#Q5",) and prop.range == (base + "concepts#Q5916",)
+    assert "create_human" in catalogue and catalogue["create_human"].target == base + "concepts#Q5"
+    assert "create_geographic_region" in catalogue
+    # a domain may name its concept by label too; an empty range allows an instance or a literal
+    assert catalogue.tbox.properties[base + "relations#P1158"].domain == (base + "concepts#Q40218",)
+    docking = catalogue["add_spacecraft_docking_undocking_date"]
+    assert docking.kind is ToolKind.ADD_ANY and set(docking.input_schema["properties"]) == {"subject_iri", "object"}
+    assert "object: any instance or literal" in docking.description
+    assert catalogue.tbox.properties[docking.target or ""].kind is PropertyKind.ANY
+    # two relations with one label: both kept, told apart by their ids
+    assert {"add_crew_P2", "add_crew_P3"} <= set(catalogue.tools)
+    assert not any(name.startswith(("add_P", "create_Q")) for name in catalogue.tools)
+
+
 def test_catalogue_groups_schemas_and_descriptions(twa: Path) -> None:
     catalogue = compile_ontology(twa / "ontosyn-ogm.ttl")
     groups = catalogue.by_group()

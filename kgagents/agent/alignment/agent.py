@@ -16,7 +16,8 @@
   fallback, query, rewritten_path})-[:TRACE_OF]->(s)``, so an interrupted run keeps what it decided and its
   trajectories can be exported later (:mod:`kgagents.agent.alignment.export`). Tokens and seconds of a source
   include its planner call.
-* ``write``: the ``(:Run {job: 'ea-agent'})`` node, the LLM ledger and the trajectory JSONL.
+* ``write``: the trajectory JSONL, then the run is scored and marked finished (the ``(:Run {job: 'ea-agent'})`` node
+  is written by the run store: ``start`` marks it running, ``write`` finished, :meth:`EAAgent.run` failed on error).
 
 Gold links feed only the reward (γ_μ, c) and the run's Hits@1, never a decision; the nodes read them from Neo4j
 (once per dataset), so a run embedded in another graph or resumed from a checkpoint scores like :meth:`EAAgent.run`.
@@ -30,14 +31,15 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
-from datetime import datetime, timezone
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, Field
+
+from kgagents.agent.base import Agent, AgentSettings, RunResult
+from kgagents.graph.runs import new_run_id
 
 from kgagents.agent.alignment.planner import CLOSE_MARGIN, LLMPlanner, Plan, rule_plan
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
@@ -48,15 +50,10 @@ from kgagents.agent.alignment.tools import (
     AttributeTripleSelector, EntityAlignmentTool, EntityContext, Reflector, RelationTripleSelector,
     candidate_views, entity_contexts, ranked, relation_frequencies,
 )
-from kgagents.cypher import cypher
-from kgagents.errors import ChatModelRequiredError
-from kgagents.graph.connection import GraphLike, connect
-from kgagents.llm.langchain import as_chat_model
-from kgagents.llm.ledger import Ledger
+from kgagents.graph.connection import GraphLike
 
 Mode = Literal["full", "rule_planner", "no_planning", "llm_only", "no_selectors", "no_llm"]
 NO_LLM_STEP = "retrieval_top1"
-NO_LLM_MODEL = "none (no-LLM: retrieval top-1)"
 #: Default number of candidates shown to the LLM tools (best retrieval scores first). The EA-Agent paper's own
 #: number was not found in the sources reachable here. Halving the issue's top-10 halves the aligner/reflector
 #: prompts; on DBP15K ZH-EN (retrieval run of 2026-11-23, Hits@10 0.910) the gold target sits in ranks 6-10 for
@@ -64,7 +61,7 @@ NO_LLM_MODEL = "none (no-LLM: retrieval top-1)"
 PROMPT_CANDIDATES = 5
 
 
-class EASettings(BaseModel):
+class EASettings(AgentSettings):
     """What one EA-Agent run depends on (stored on its (:Run) node)."""
 
     mode: Mode = "full"
@@ -98,11 +95,10 @@ class EAState(TypedDict, total=False):
     results: list[dict[str, Any]]
     trajectories: list[dict[str, Any]]
     done: int
-    started_at: str  # ISO 8601 (UTC) of the run's first step; kept across a resume
 
 
 class EARunResult(BaseModel):
-    """Summary of one run (the same numbers land on its (:Run) node)."""
+    """The EA-Agent's output in :attr:`RunResult.output` (the same numbers land on its (:Run) node)."""
 
     run_id: str
     mode: Mode
@@ -115,33 +111,26 @@ class EARunResult(BaseModel):
     trajectories: int
 
 
-def new_run_id() -> str:
-    return f"ea-agent-{uuid.uuid4().hex[:12]}"
+class EAAgent(Agent[EASettings]):
+    """The EA-Agent graph over one Neo4j database and (except in ``no_llm`` mode) one chat model.
 
+    ``run({"dataset", "retrieval_run_id"[, "sources"][, "run_id"]})`` aligns the sources (default: every source of
+    the retrieval run) and returns a :class:`~kgagents.agent.base.RunResult` whose ``output`` is an
+    :class:`EARunResult`."""
 
-class EAAgent:
-    """Builds the EA-Agent graph over one Neo4j database and (except in ``no_llm`` mode) one chat model."""
+    job = "ea-agent"
+    settings_type = EASettings
+    state_type = EAState
+    metric = "hits_at_1"
+    no_llm_label = "retrieval top-1"
 
-    def __init__(self, graph: GraphLike, chat: Any = None, settings: EASettings | None = None, *,
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: EASettings | Mapping[str, Any] | None = None, *,
                  trajectories_path: Path | str | None = None) -> None:
-        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
-        :func:`~kgagents.llm.as_chat_model` accepts (LangChain ``BaseChatModel`` or a kgagents ``ChatModel``),
-        required unless ``settings.mode == 'no_llm'``; ``trajectories_path``: write the run's trajectories
-        (JSONL) there at the end."""
-        self.graph = connect(graph)
-        self.settings = settings or EASettings()
-        if self.settings.mode != "no_llm" and chat is None:
-            raise ChatModelRequiredError(f"mode '{self.settings.mode}' needs a chat model (chat=...); use "
-                                         "EASettings(mode='no_llm') to run offline")
-        self.ledger = Ledger()
-        self.chat = self.ledger.wrap(as_chat_model(chat)) if self.settings.mode != "no_llm" else None
+        """``trajectories_path``: write the run's trajectories (JSONL) there at the end."""
+        super().__init__(graph, chat, settings)
         self.trajectories_path = Path(trajectories_path) if trajectories_path else None
         self._frequencies: dict[str, dict[str, int]] = {}
         self._gold: dict[str, dict[str, str]] = {}
-
-    @property
-    def model_name(self) -> str:
-        return self.chat.model_name if self.chat is not None else NO_LLM_MODEL
 
     # -- public ------------------------------------------------------------------------------------
     def build(self) -> StateGraph:
@@ -160,37 +149,33 @@ class EAAgent:
         g.add_edge("write", END)
         return g
 
-    def compile(self, checkpointer: Any = None) -> Any:
-        """The runnable graph. Each batch of ``settings.batch_size`` sources takes 5 steps: pass LangGraph a
-        ``recursion_limit`` of at least :meth:`recursion_limit` for the run's number of sources."""
-        return self.build().compile(checkpointer=checkpointer)
+    def recursion_limit(self, state: Mapping[str, Any]) -> int:
+        """Each batch of ``settings.batch_size`` sources takes 5 steps (with a margin). Embedding the compiled graph
+        elsewhere, pass LangGraph at least ``agent.steps_for(number of sources)``."""
+        return self.steps_for(len(state.get("sources") or state.get("queue") or []))
 
-    def recursion_limit(self, sources: int) -> int:
+    def steps_for(self, sources: int) -> int:
         """LangGraph steps a run over ``sources`` source entities needs (with a margin)."""
         return 10 + 6 * (sources // self.settings.batch_size + 1)
 
-    def run(self, *, dataset: str, retrieval_run_id: str, sources: Sequence[str] | None = None,
-            run_id: str | None = None, checkpointer: Any = None) -> EARunResult:
-        """Align ``sources`` (default: every source of the retrieval run) and store the decisions."""
-        inputs: EAState = {"dataset": dataset, "retrieval_run_id": retrieval_run_id,
-                           "run_id": run_id or new_run_id(), **({"sources": list(sources)} if sources is not None else {})}
-        queue = self._queue(inputs)
-        config: dict[str, Any] = {"recursion_limit": self.recursion_limit(len(queue))}
-        if checkpointer is not None:
-            config["configurable"] = {"thread_id": inputs["run_id"]}
-        final = self.compile(checkpointer).invoke({**inputs, "sources": queue}, config)
-        return self._summary(final)
+    def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """The input with its sources resolved (default: every source the retrieval run stored)."""
+        return {**inputs, "sources": self._queue(inputs)}
+
+    def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().run_properties(inputs), "dataset": inputs.get("dataset"),
+                "retrieval_run_id": inputs.get("retrieval_run_id")}
 
     # -- nodes -------------------------------------------------------------------------------------
     def start(self, state: EAState) -> dict[str, Any]:
         kg1, kg2 = pair_kgs(self.graph, state["dataset"])
-        run_id = state.get("run_id") or new_run_id()
+        run_id = state.get("run_id") or new_run_id(self.job)
+        self.start_run({**state, "run_id": run_id})
         self.graph.run("alignment_ea/agent_delete_alignments", kg1=kg1, run_id=run_id)
-        return {"run_id": run_id, "kg1": kg1, "kg2": kg2, "queue": self._queue(state), "trajectories": [], "done": 0,
-                "started_at": state.get("started_at") or datetime.now(timezone.utc).isoformat()}
+        return {"run_id": run_id, "kg1": kg1, "kg2": kg2, "queue": self._queue(state), "trajectories": [], "done": 0}
 
     def select(self, state: EAState) -> dict[str, Any]:
-        self.ledger.run_id = state["run_id"]
+        self.ledger.run_id = state["run_id"]  # a resumed process: its calls belong to the run
         n = self.settings.batch_size
         return {"batch": state["queue"][:n], "queue": state["queue"][n:]}
 
@@ -245,18 +230,9 @@ class EAAgent:
         return {"trajectories": trajectories, "done": state.get("done", 0) + len(results), "results": []}
 
     def write(self, state: EAState) -> dict[str, Any]:
-        summary = self._summary(state)
-        if self.chat is not None:
-            self.ledger.flush(self.graph, state["run_id"])
         if self.trajectories_path is not None:
             write_trajectories(self.trajectories_path, state["trajectories"])
-        props = {**summary.model_dump(exclude={"run_id"}), **self.settings.model_dump(), "dataset": state["dataset"],
-                 "kg1": state["kg1"], "kg2": state["kg2"], "retrieval_run_id": state["retrieval_run_id"],
-                 "model": self.model_name}
-        props = {k: v for k, v in props.items() if v is not None}
-        with self.graph.transaction() as tx:
-            tx.run(cypher("alignment_ea/agent_write_run"), run_id=state["run_id"], props=props,
-                   started_at=state.get("started_at")).consume()
+        self.finish_run(state)
         return {}
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -364,11 +340,11 @@ class EAAgent:
             "query": stats.model_dump(),
         }
 
-    def _summary(self, state: Mapping[str, Any]) -> EARunResult:
+    def result(self, state: Mapping[str, Any]) -> RunResult:
         traj = state.get("trajectories", [])
         gold = self._gold_of(state["dataset"])
         golds = [(t["final"], gold[t["source"]]) for t in traj if t["source"] in gold]
-        return EARunResult(
+        output = EARunResult(
             run_id=state["run_id"], mode=self.settings.mode, sources=len(traj),
             aligned=sum(1 for t in traj if t["final"] is not None),
             hits_at_1=(sum(f == g for f, g in golds) / len(golds)) if golds else None,
@@ -377,3 +353,7 @@ class EAAgent:
             mean_reward=(sum(t["reward"] for t in traj) / len(traj)) if traj else 0.0,
             trajectories=len(traj) if self.trajectories_path is not None else 0,
         )
+        counts = output.model_dump(exclude={"run_id", "mode", "hits_at_1"})
+        return self.new_result(state, scores={"hits_at_1": output.hits_at_1}, output=output,
+                               properties={**counts, "dataset": state["dataset"], "kg1": state.get("kg1"),
+                                           "kg2": state.get("kg2"), "retrieval_run_id": state["retrieval_run_id"]})

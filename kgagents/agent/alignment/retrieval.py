@@ -8,7 +8,7 @@ entities from the other KG and scores each with:
     top ``name_top_n`` from the candidate engine (:class:`kgagents.candidates.CandidateEngine`: the target KG's
     own vector index, or GDS KNN, whichever ``auto`` measured faster for the workload);
 (b) ``exact`` — 1 when any name the dataset gives the source (URI name, translation, labels in either
-    language) equals any name of the target after :func:`kgagents.agent.alignment.names.name_key`: the keys are
+    language) equals any name of the target after :func:`kgagents.names.name_key`: the keys are
     written to the graph at embedding time (:func:`write_name_keys`) and joined there (:mod:`kgagents.candidates.keys`);
 (c) ``structure`` — seed propagation over the relationships (``alignment_ea/structure``): for each
     neighbour n of s that a seed aligns to m, every neighbour t of m gains 1/ln(e + deg m) (hubs count
@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgagents.agent.alignment.names import name_key
+from kgagents.names import name_key
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.candidates import CandidateEngine, Ids
 from kgagents.candidates.requests import run_parallel
@@ -320,7 +320,7 @@ def attribute_overlap(graph: Graph, kg1: str, kg2: str) -> dict[str, float]:
 
 def entity_names(graph: Graph, kg: str) -> dict[str, str | None]:
     """Id → English name (translated ``name_en``, else ``name``) of every entity of ``kg``: what the name-bias
-    subset (:func:`kgagents.eval.ea.non_trivial_links`) compares."""
+    subset (:func:`kgagents.metrics.ea.non_trivial_links`) compares."""
     return {row["id"]: row["name"] for row in graph.run("alignment_ea/entity_names", kg=kg)}
 
 

@@ -1,7 +1,7 @@
 """Candidate-retrieval hyper-parameters of the EA agent, with documented defaults.
 
 The defaults of the fusion weights and the bootstrap threshold/rounds are what the benchmark tuned on DBP15K
-ZH-EN using TRAIN links only (``kgagents.eval.ea_runner.tune``: a third of the train links held out, the other
+ZH-EN using TRAIN links only (``benchmarks.ea_retrieval.tune``: a third of the train links held out, the other
 two thirds as seeds; grid with name weight 1; best validation Hits@1), never test links. The benchmark re-tunes
 per dataset and stores the values used on the (:Run) node with every run, so a result can be reproduced.
 """

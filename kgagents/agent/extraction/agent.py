@@ -1,204 +1,337 @@
-"""The constrained extraction agent: a LangGraph ReAct loop whose only actions are compiled ontology tools.
+"""The constrained extraction agent: documents in, an A-Box written only through the ontology's compiled tools.
 
-    plan → act ⇄ execute (per plan step, until the model says done or the budget is spent) → validate → ground
+Per document (a LangGraph loop over ``documents``; every field lives in the state, so the graph embeds as a
+subgraph and a checkpointer resumes it mid-corpus)::
 
-* ``plan``: the seed's iteration plan (:data:`~kgagents.agent.extraction.prompts.PLAN`) — entities first,
-  then attributes and relations — with, per step, the tools offered (those whose names share words
-  with the document first, at most ``tools_per_step``).
-* ``act``: the model picks one tool and its arguments, seeing the document, the step, the tools, what
-  it created (as handles ``E1``…) and the result of its last call.
-* ``execute``: :meth:`ToolRuntime.call` — one transaction, every axiom checked. A violation comes back as
-  structured feedback (error type, field, message, allowed values) for the next ``act`` to repair; with
-  ``feedback`` off (the seed's ablation) the model only learns that the call failed. Nothing invalid is
-  written either way.
-* ``validate``: the ``validate`` tool on every instance created (missing required properties are
-  reported in the result, not repaired).
-* ``ground``: optional lexical grounding of created instances in a reference KG (``owl:sameAs``).
+    start → begin → type_entities → state_facts → write_facts ⇄ repair → finish → begin … → done → END
+            begin → feed → finish                                  (mode 'no_llm')
 
-The agent never writes to Neo4j except through the runtime.
+* ``start`` / ``done``: mark the run ``running`` / ``finished`` in the run store (so the graph records its run
+  when it is embedded in another app, too).
+* ``begin``: the document's A-Box, and the relations offered to the model (those sharing words with the text
+  first, at most ``max_relations``).
+* ``type_entities``: the model names the text's entities with classes of the ontology; each becomes a
+  ``create_<Class>`` call.
+* ``state_facts``: the model states facts with the offered relations, shown as compact signatures.
+* ``write_facts``: each fact through its ``add_`` tool (:mod:`~kgagents.agent.extraction.facts`): one
+  transaction, every axiom checked; a refusal comes back as structured feedback.
+* ``repair``: one refused fact per turn, with the tool's error and one concrete repair step
+  (:mod:`~kgagents.agent.extraction.repair`) — or, with ``feedback`` off (the seed's ablation), only the news
+  that it was refused. At most ``max_repairs`` turns per document.
+* ``feed`` (``no_llm``): nothing is extracted; the document's given ``triples`` go through the same tools.
+* ``finish``: ``validate`` on every instance, optional grounding in a reference KG (``owl:sameAs``), and the
+  triples the A-Box now holds.
+
+The agent never writes to Neo4j except through the tool runtime. Documents that carry ``expected`` triples are
+scored with Text2KGBench's definitions (the run's ``f1``, ``precision``, ``recall``, ``onto_conf``, …).
 """
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from statistics import fmean
 from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
-from kgagents.agent.extraction.prompts import (
-    DONE, PLAN, REPLY_MAX_TOKENS, act_messages, observation, offered_tools, parse_action, reply_schema,
-)
+from kgagents.agent.base import Agent, RunResult
+from kgagents.agent.extraction import prompts as p
+from kgagents.agent.extraction.facts import Call, Entity, FactWriter
+from kgagents.agent.extraction.grounding import ground_instances
+from kgagents.agent.extraction.repair import repair_step, repairable
 from kgagents.agent.extraction.settings import ExtractionSettings
-from kgagents.llm.client import ChatModel
-from kgagents.tools.compiler import ToolKind
-from kgagents.tools.runtime import ToolRuntime
+from kgagents.errors import ChatModelRequiredError, InputFileError
+from kgagents.metrics.text2kgbench import METRICS, Sentence, score_sentence
+from kgagents.graph.connection import GraphLike
+from kgagents.tools.compiler import ToolCatalogue, compile_ontology
+from kgagents.tools.export import label_triples
+from kgagents.tools.feed import feed_triples
+from kgagents.tools.runtime import ToolRuntime, ensure_tool_schema
+from kgagents.tools.settings import ToolSettings
+from kgagents.tools.tbox import PropertyDef
+
+Triple = tuple[str, str, str]
 
 
-class ToolCall(BaseModel):
-    """One action: what the model asked for and what the tool answered."""
+class DocumentResult(BaseModel):
+    """What the agent did with one document (the A-Box itself is in Neo4j)."""
 
-    step: str
-    tool: str
-    args: dict[str, Any]
-    result: dict[str, Any]
-
-
-class ExtractionResult(BaseModel):
-    """What one document's extraction did (the A-Box itself is in Neo4j)."""
-
+    id: str
     abox: str
-    model: str
-    feedback: bool
-    calls: list[ToolCall]
-    unparsed_replies: int
-    created: list[dict[str, str]]
+    triples: list[Triple]
+    calls: list[dict[str, Any]]
+    entities: list[dict[str, str]]
     validation: list[dict[str, Any]]
     grounded: list[dict[str, Any]]
-    budget_exhausted: bool
-    seconds: float
+    repairs: int
+    unparsed_replies: int
+    scores: dict[str, float] | None = None
 
     @property
-    def rejected(self) -> int:
-        return sum(not c.result.get("ok") for c in self.calls)
+    def rejected(self) -> list[dict[str, Any]]:
+        """The calls the tools refused (each with its structured feedback)."""
+        return [c for c in self.calls if not c["result"].get("ok")]
 
 
-class ExtractState(TypedDict, total=False):
-    step: int
-    calls: list[dict[str, Any]]
-    created: list[dict[str, str]]  # handle, iri, class, label
-    last: str | None
-    pending: dict[str, Any] | None  # the parsed action waiting for execute
+class ExtractionState(TypedDict, total=False):
+    run_id: str
+    documents: list[dict[str, Any]]  # id, text, abox, triples (no_llm), expected (scoring)
+    index: int  # the document being extracted
+    relations: list[str]  # IRIs of the relations offered for this document
+    entities: list[Entity]
+    facts: list[dict[str, str]]  # facts waiting for write_facts
+    rejected: list[dict[str, Any]]  # refused facts waiting for a repair turn: {fact, result}
+    calls: list[Call]
+    repairs: int
     unparsed: int
-    repeats: int
-    exhausted: bool
-    validation: list[dict[str, Any]]
-    grounded: list[dict[str, Any]]
+    results: list[dict[str, Any]]  # DocumentResult of each finished document
 
 
-class ExtractionAgent:
-    """Extract one document into ``runtime``'s A-Box with ``chat``."""
+def _words(text: str) -> set[str]:
+    """Lower-case 5-letter stems of a text or a camelCase name (``hasTargetTemperature`` → has, targe, tempe)."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) > 3}
 
-    def __init__(self, runtime: ToolRuntime, chat: ChatModel, settings: ExtractionSettings | None = None,
-                 ground: Callable[[ToolRuntime], list[dict[str, Any]]] | None = None) -> None:
-        self.runtime = runtime
-        self.chat = chat
-        self.settings = settings or ExtractionSettings()
-        self.ground_fn = ground
-        self.document = ""
-        self.offers: list[list[Any]] = []
+
+class ExtractionAgent(Agent[ExtractionSettings]):
+    """Extract documents into an A-Box of ``ontology`` (an OWL / Text2KGBench JSON file or a compiled catalogue).
+
+    ``run({"text": ...})`` extracts one document into A-Box ``abox`` (default: the ontology's name);
+    ``run({"documents": [{"id", "text", "abox"?, "triples"?, "expected"?}, ...]})`` extracts several, each into
+    its own A-Box (``<abox>:<id>`` unless it names one)."""
+
+    job = "extraction"
+    settings_type = ExtractionSettings
+    state_type = ExtractionState
+    metric = "f1"
+    no_llm_label = "given triples fed through the tools; nothing extracted"
+
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: ExtractionSettings | Mapping[str, Any] | None = None,
+                 *, ontology: str | Path | ToolCatalogue, abox: str | None = None,
+                 tool_settings: ToolSettings | None = None) -> None:
+        super().__init__(graph, chat, settings)
+        self.catalogue = ontology if isinstance(ontology, ToolCatalogue) else compile_ontology(ontology)
+        self.tbox = self.catalogue.tbox
+        self.abox = abox or self.tbox.name
+        self.tool_settings = tool_settings
+        self._runtimes: dict[str, ToolRuntime] = {}
+        self._schema_ready = False
+
+    # -- inputs ---------------------------------------------------------------------------------------
+    def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        if "documents" in inputs:
+            raw = list(inputs["documents"])
+        elif "text" in inputs or "triples" in inputs:
+            raw = [{k: inputs[k] for k in ("text", "triples", "expected", "id", "abox") if k in inputs}]
+        else:
+            raise InputFileError("extraction input needs 'text' (one document) or 'documents' (a list of them)")
+        documents = [self._document(d, i, len(raw)) for i, d in enumerate(raw, start=1)]
+        if not self.settings.uses_llm and any(d.get("triples") is None for d in documents):
+            raise ChatModelRequiredError(
+                "mode 'no_llm' extracts nothing from text: give each document 'triples' (subject, relation, object) "
+                "to feed through the tools, or pass a chat model to extract them")
+        return {"run_id": inputs["run_id"], "documents": documents, "index": 0, "results": []}
+
+    def _document(self, doc: Any, number: int, count: int) -> dict[str, Any]:
+        doc = {"text": doc} if isinstance(doc, str) else dict(doc)
+        doc_id = str(doc.get("id") or number)
+        out: dict[str, Any] = {"id": doc_id, "text": " ".join(str(doc.get("text") or "").split()),
+                               "abox": doc.get("abox") or (self.abox if count == 1 else f"{self.abox}:{doc_id}")}
+        for key in ("triples", "expected"):
+            if doc.get(key) is not None:
+                out[key] = [list(map(str, t)) for t in doc[key]]
+        return out
+
+    def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().run_properties(inputs), "ontology": self.tbox.name, "abox": self.abox}
+
+    def recursion_limit(self, state: Mapping[str, Any]) -> int:
+        """LangGraph steps a run over the state's documents takes (with a margin). Embedding the compiled graph
+        elsewhere, pass LangGraph at least this for the prepared state."""
+        documents = len(state.get("documents") or [None])
+        return documents * (8 + 2 * self.settings.max_repairs) + 12
+
+    # -- helpers --------------------------------------------------------------------------------------
+    def runtime(self, abox: str) -> ToolRuntime:
+        """The tool runtime of one A-Box (the constraints are created once per agent)."""
+        if not self._schema_ready:
+            ensure_tool_schema(self.graph)
+            self._schema_ready = True
+        if abox not in self._runtimes:
+            self._runtimes[abox] = ToolRuntime(self.graph, self.catalogue, abox=abox, settings=self.tool_settings,
+                                               ensure_schema=False)
+        return self._runtimes[abox]
+
+    def _doc(self, state: ExtractionState) -> dict[str, Any]:
+        return state["documents"][state["index"]]
+
+    def _writer(self, state: ExtractionState) -> FactWriter:
+        return FactWriter(self.runtime(self._doc(state)["abox"]), state.get("entities", []))
+
+    def _relations(self, state: ExtractionState) -> list[PropertyDef]:
+        return [self.tbox.properties[iri] for iri in state["relations"]]
+
+    def _block(self, state: ExtractionState) -> str:
+        return p.preamble(self.tbox, self._relations(state), self._doc(state)["text"])
+
+    def offered(self, text: str) -> list[str]:
+        """Relations to show for ``text``: those sharing word stems with it first, then file order."""
+        words = _words(text)
+        props = list(self.tbox.properties.values())
+        ranked = sorted(range(len(props)), key=lambda i: (-len(_words(props[i].label) & words), i))
+        keep = sorted(ranked[: self.settings.max_relations])
+        return [props[i].iri for i in keep]
+
+    def _ask(self, state: ExtractionState, messages: list[dict[str, str]], purpose: str, schema: dict[str, Any],
+             max_tokens: int) -> str:
+        assert self.chat is not None
+        return self.chat.complete(messages, purpose=f"extract:{purpose}", json_schema=schema,
+                                  max_tokens=max_tokens).text
 
     # -- nodes ----------------------------------------------------------------------------------------
-    def plan(self, state: ExtractState) -> ExtractState:
-        self.offers = [offered_tools(self.runtime.catalogue, step, self.document, self.settings.tools_per_step)
-                       for step in PLAN]
-        return {"step": 0, "calls": [], "created": [], "last": None, "pending": None, "unparsed": 0, "repeats": 0,
-                "exhausted": False}
+    def start(self, state: ExtractionState) -> ExtractionState:
+        self.start_run(state)
+        return {}
 
-    def act(self, state: ExtractState) -> ExtractState:
-        step = state["step"]
-        created = [(c["handle"], c["class"], c["label"]) for c in state["created"]]
-        tools = self.offers[step]
-        messages = act_messages(self.document, PLAN[step], step + 1, len(PLAN), tools, created, state["last"])
-        reply = self.chat.complete(messages, purpose=f"extract:{PLAN[step].name}", json_schema=reply_schema(tools),
-                                   max_tokens=REPLY_MAX_TOKENS).text
-        parsed = parse_action(reply)
-        if isinstance(parsed, str):
-            return {"pending": None, "unparsed": state["unparsed"] + 1,
-                    "last": f"your reply could not be used: {parsed}. Reply with one JSON object."}
-        tool, args = parsed
-        if tool == DONE:
-            return {"pending": None, "step": step + 1, "last": None, "repeats": 0}
-        return {"pending": {"tool": tool, "args": args}}
+    def done(self, state: ExtractionState) -> ExtractionState:
+        self.finish_run(state)
+        return {}
 
-    def execute(self, state: ExtractState) -> ExtractState:
-        action = state["pending"] or {}
-        handles = {c["handle"]: c["iri"] for c in state["created"]}
-        args = {k: handles.get(v, v) if isinstance(v, str) and k.endswith("_iri") else v
-                for k, v in action["args"].items()}
-        result = self.runtime.call(action["tool"], args).as_dict()
-        calls = [*state["calls"], {"step": PLAN[state["step"]].name, "tool": action["tool"], "args": args,
-                                   "result": result}]
-        created = list(state["created"])
-        spec = self.runtime.catalogue.tools.get(action["tool"])
-        if result.get("ok") and spec is not None and spec.kind is ToolKind.CREATE:
-            known = next((c for c in created if c["iri"] == result["iri"]), None)
-            if known is None:
-                known = {"handle": f"E{len(created) + 1}", "iri": result["iri"],
-                         "class": self.runtime.tbox.label_of(spec.target or ""), "label": str(args.get("label"))}
-                created.append(known)
-            result = {**result, "handle": known["handle"]}
-        previous = state["calls"][-1] if state["calls"] else None
-        repeats = state["repeats"] + 1 if previous and (previous["tool"], previous["args"]) == (action["tool"], args) \
-            else 0
-        return {"calls": calls, "created": created, "pending": None, "repeats": repeats,
-                "last": observation(result, self.settings.feedback)}
+    def begin(self, state: ExtractionState) -> ExtractionState:
+        if state["index"] >= len(state["documents"]):
+            return {}
+        return {"relations": self.offered(self._doc(state)["text"]), "entities": [], "facts": [], "rejected": [],
+                "calls": [], "repairs": 0, "unparsed": 0}
 
-    def validate(self, state: ExtractState) -> ExtractState:
-        reports = [{"iri": c["iri"], "label": c["label"], **self.runtime.call("validate", {"instance_iri": c["iri"]})
-                    .as_dict()} for c in state["created"]]
-        return {"validation": reports}
+    def feed(self, state: ExtractionState) -> ExtractionState:
+        doc = self._doc(state)
+        runtime = self.runtime(doc["abox"])
+        report = feed_triples(runtime, [tuple(t) for t in doc["triples"]])
+        entities: list[Entity] = []
+        for o in report.creations:
+            if o.result.ok and o.result.iri and not any(e["iri"] == o.result.iri for e in entities):
+                cls = runtime.catalogue[o.tool].target or ""
+                entities.append({"handle": f"E{len(entities) + 1}", "iri": o.result.iri, "class": cls,
+                                 "class_label": runtime.tbox.label_of(cls), "label": o.triple[0]})
+        calls = [{"step": step, "tool": o.tool, "args": {"triple": list(o.triple)}, "result": o.result.as_dict()}
+                 for step, outcomes in (("create", report.creations), ("assert", report.outcomes)) for o in outcomes]
+        return {"entities": entities, "calls": calls}
 
-    def ground(self, state: ExtractState) -> ExtractState:
-        return {"grounded": self.ground_fn(self.runtime) if self.ground_fn is not None else []}
+    def type_entities(self, state: ExtractionState) -> ExtractionState:
+        classes = p.class_names(self.tbox)
+        reply = self._ask(state, p.typing_messages(self._block(state)), "entities",
+                          p.typing_schema(classes, self.settings.max_entities), p.TYPE_MAX_TOKENS)
+        typed = p.parse_entities(reply, classes)
+        if isinstance(typed, str):
+            return {"unparsed": state["unparsed"] + 1}
+        writer = self._writer(state)
+        for name, cls in typed[: self.settings.max_entities]:
+            iri = writer.class_iri(cls)
+            if iri is not None:
+                writer.create(name, iri, "entities")
+        return {"entities": writer.entities, "calls": [*state["calls"], *writer.calls]}
+
+    def state_facts(self, state: ExtractionState) -> ExtractionState:
+        relations = [r.label for r in self._relations(state)]
+        reply = self._ask(state, p.facts_messages(self._block(state), state["entities"]), "facts",
+                          p.facts_schema(relations, self.settings.max_facts), p.FACTS_MAX_TOKENS)
+        facts = p.parse_facts(reply)
+        if isinstance(facts, str):
+            return {"unparsed": state["unparsed"] + 1}
+        return {"facts": facts[: self.settings.max_facts]}
+
+    def write_facts(self, state: ExtractionState) -> ExtractionState:
+        writer = self._writer(state)
+        rejected = list(state["rejected"])
+        for fact in state["facts"]:
+            result = writer.assert_fact(fact, "facts" if not state["repairs"] else "repair")
+            if repairable(result):
+                rejected.append({"fact": fact, "result": result})
+        return {"facts": [], "rejected": rejected, "entities": writer.entities,
+                "calls": [*state["calls"], *writer.calls]}
+
+    def repair(self, state: ExtractionState) -> ExtractionState:
+        item, rest = state["rejected"][0], state["rejected"][1:]
+        writer = self._writer(state)
+        problem, step = repair_step(writer, item["fact"], item["result"]) if self.settings.feedback else (None, None)
+        relations = [r.label for r in self._relations(state)]
+        messages = p.repair_messages(self._block(state), state["entities"], item["fact"], problem, step)
+        reply = self._ask(state, messages, "repair", p.repair_schema(relations, p.class_names(self.tbox)),
+                          p.REPAIR_MAX_TOKENS)
+        fact = p.parse_repair(reply)
+        update: ExtractionState = {"rejected": rest, "repairs": state["repairs"] + 1}
+        if isinstance(fact, str):
+            update["unparsed"] = state["unparsed"] + 1
+        elif fact is not None and fact != item["fact"]:
+            update["facts"] = [fact]
+        return update
+
+    def finish(self, state: ExtractionState) -> ExtractionState:
+        doc = self._doc(state)
+        runtime = self.runtime(doc["abox"])
+        validation = [{"iri": e["iri"], "label": e["label"],
+                       **runtime.call("validate", {"instance_iri": e["iri"]}).as_dict()} for e in state["entities"]]
+        grounded = (ground_instances(runtime, self.settings.ground_kg, self.settings.ground_min_score)
+                    if self.settings.ground_kg else [])
+        triples = label_triples(self.graph, doc["abox"])
+        result = DocumentResult(id=doc["id"], abox=doc["abox"], triples=triples, calls=state["calls"],
+                                entities=state["entities"], validation=validation, grounded=grounded,
+                                repairs=state["repairs"], unparsed_replies=state["unparsed"],
+                                scores=self._score(doc, triples))
+        return {"results": [*state["results"], result.model_dump(mode="json")], "index": state["index"] + 1}
+
+    def _score(self, doc: Mapping[str, Any], triples: Sequence[Triple]) -> dict[str, float] | None:
+        """Text2KGBench's per-sentence metrics when the document carries its expected triples."""
+        if doc.get("expected") is None:
+            return None
+        sentence = Sentence(doc["id"], doc["text"], tuple(tuple(t) for t in doc["expected"]))  # type: ignore[misc]
+        relations = {prop.name for prop in self.tbox.properties.values()}
+        concepts = [c.label for c in self.tbox.classes.values() if c.declared]
+        return score_sentence(sentence, triples, relations, concepts)
 
     # -- routing --------------------------------------------------------------------------------------
-    def _turns(self, state: ExtractState) -> int:
-        return len(state["calls"]) + state["unparsed"]
+    def after_begin(self, state: ExtractionState) -> str:
+        if state["index"] >= len(state["documents"]):
+            return "done"
+        return "type_entities" if self.settings.uses_llm else "feed"
 
-    def after_act(self, state: ExtractState) -> str:
-        if state["step"] >= len(PLAN):
-            return "validate"
-        if state.get("pending"):
-            return "execute"
-        return "act" if self._turns(state) < self.settings.max_steps else "exhausted"
+    def after_write(self, state: ExtractionState) -> str:
+        if state["rejected"] and state["repairs"] < self.settings.max_repairs:
+            return "repair"
+        return "finish"
 
-    def after_execute(self, state: ExtractState) -> str:
-        if self._turns(state) >= self.settings.max_steps:
-            return "exhausted"
-        if state["repeats"] >= self.settings.max_repeats:  # the same call again and again: this step is stuck
-            return "next_step"
-        return "act"
-
-    def exhausted(self, state: ExtractState) -> ExtractState:
-        return {"exhausted": True}
-
-    def next_step(self, state: ExtractState) -> ExtractState:
-        return {"step": state["step"] + 1, "repeats": 0, "last": None}
-
-    def after_next_step(self, state: ExtractState) -> str:
-        return "validate" if state["step"] >= len(PLAN) else "act"
-
-    def build(self) -> Any:
-        g = StateGraph(ExtractState)
-        for name in ("plan", "act", "execute", "validate", "ground", "exhausted", "next_step"):
+    def build(self) -> StateGraph:
+        g = StateGraph(ExtractionState)
+        for name in ("start", "begin", "feed", "type_entities", "state_facts", "write_facts", "repair", "finish",
+                     "done"):
             g.add_node(name, getattr(self, name))
-        g.add_edge(START, "plan")
-        g.add_edge("plan", "act")
-        g.add_conditional_edges("act", self.after_act, ["execute", "act", "validate", "exhausted"])
-        g.add_conditional_edges("execute", self.after_execute, ["act", "next_step", "exhausted"])
-        g.add_conditional_edges("next_step", self.after_next_step, ["act", "validate"])
-        g.add_edge("exhausted", "validate")
-        g.add_edge("validate", "ground")
-        g.add_edge("ground", END)
-        return g.compile()
+        g.add_edge(START, "start")
+        g.add_edge("start", "begin")
+        g.add_conditional_edges("begin", self.after_begin, ["type_entities", "feed", "done"])
+        g.add_edge("feed", "finish")
+        g.add_edge("type_entities", "state_facts")
+        g.add_edge("state_facts", "write_facts")
+        g.add_conditional_edges("write_facts", self.after_write, ["repair", "finish"])
+        g.add_edge("repair", "write_facts")
+        g.add_edge("finish", "begin")
+        g.add_edge("done", END)
+        return g
 
-    def run(self, document: str) -> ExtractionResult:
-        """Extract ``document``; every write went through the tools."""
-        start = time.perf_counter()
-        self.document = " ".join(document.split())
-        state = self.build().invoke({}, {"recursion_limit": 4 * self.settings.max_steps + 20})
-        return ExtractionResult(
-            abox=self.runtime.abox, model=self.chat.model_name, feedback=self.settings.feedback,
-            calls=[ToolCall(**c) for c in state["calls"]], unparsed_replies=state["unparsed"],
-            created=state["created"], validation=state.get("validation", []), grounded=state.get("grounded", []),
-            budget_exhausted=state.get("exhausted", False), seconds=time.perf_counter() - start,
-        )
-
-
-def summary(result: ExtractionResult) -> str:
-    """One line per call, for logs and the CLI."""
-    return "\n".join(f"[{c.step}] {c.tool}({json.dumps(c.args, ensure_ascii=False)}) -> "
-                     f"{'ok' if c.result.get('ok') else c.result.get('error_type')}" for c in result.calls)
+    # -- result ---------------------------------------------------------------------------------------
+    def result(self, state: Mapping[str, Any]) -> RunResult:
+        documents = [DocumentResult.model_validate(r) for r in state.get("results", [])]
+        scored = [d.scores for d in documents if d.scores is not None]
+        scores = {m: fmean(s[m] for s in scored) for m in METRICS} if scored else {}
+        calls = [c for d in documents for c in d.calls]
+        properties = {
+            "documents": len(documents), "tool_calls": len(calls),
+            "rejected_calls": sum(not c["result"].get("ok") for c in calls),
+            "repairs": sum(d.repairs for d in documents), "unparsed_replies": sum(d.unparsed_replies for d in documents),
+            "instances": sum(len(d.entities) for d in documents),
+            "triples_written": sum(len(d.triples) for d in documents),
+            "grounded": sum(len(d.grounded) for d in documents),
+        }
+        return self.new_result(state, scores=scores, properties=properties, output=documents)

@@ -1,110 +1,208 @@
-"""What the extraction agent shows the model each turn, and how it reads the reply.
+"""What the extraction agent asks the model, in three small structured steps, and how it reads the replies.
 
-The model never sees Cypher or writes to the graph: it picks one compiled tool and its arguments.
-Instances it created are shown as short handles (``E1``, ``E2``) that it may use instead of IRIs —
-tiny models cannot copy 60-character IRIs reliably — and the agent maps them back before calling
-the tool. The reply is one JSON object, ``{"tool": name, "args": {...}}`` or ``{"tool": "done"}``; the
-JSON-schema hint lists the offered tool names, so a grammar-constrained server can only name those.
+1. **type entities**: the entities the text names, each with a class of the ontology;
+2. **state facts**: ``(subject, relation, object)`` facts with relations of the ontology, shown compactly as
+   signatures (``city: University -> City``, ``established: University -> date YYYY-MM-DD``);
+3. **repair**: one rejected fact at a time, with (feedback on) the tool's structured error and one concrete
+   repair step derived from it, or (feedback off, the seed's ablation) only the news that it was rejected.
+
+Every prompt starts with the same block — the task, the ontology's classes and relations, then the text — so a
+server's prompt cache reuses it across the steps of a document and (up to the text) across documents of one
+ontology; only the last paragraph differs. Each reply is one JSON object whose JSON schema is sent with the
+request (constrained decoding where the server supports it: class and relation names are enums, so a model
+cannot name a term the ontology lacks); replies are parsed and checked here all the same. Entities are shown as
+short handles (``E1``) that the model may use instead of repeating names.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgagents.llm.client import Message
 from kgagents.llm.structured import extract_json
-from kgagents.tools.compiler import ToolCatalogue, ToolGroup, ToolSpec
+from kgagents.loaders.rdf_terms import XSD, local_name
+from kgagents.tools.tbox import PropertyDef, PropertyKind, TBox
 
-DONE = "done"
-REPLY_MAX_TOKENS = 160
+TYPE_MAX_TOKENS = 320
+FACTS_MAX_TOKENS = 480
+REPAIR_MAX_TOKENS = 120
 
-
-@dataclass(frozen=True)
-class PlanStep:
-    """One step of the seed's iteration plan and the tool groups it offers."""
-
-    name: str
-    instruction: str
-    groups: tuple[ToolGroup, ...]
-
-
-PLAN: tuple[PlanStep, ...] = (
-    PlanStep("entities", "Create every entity the text mentions, each with the create tool of its class.",
-             (ToolGroup.CREATE,)),
-    PlanStep("attributes and relations",
-             "Add the facts the text states: relations between the entities you created, attribute values and "
-             "quantities. Use the E-numbers of created entities as subject_iri / object_iri (create a missing "
-             "entity first).",
-             (ToolGroup.RELATE, ToolGroup.ATTRIBUTE, ToolGroup.QUANTITY, ToolGroup.CREATE)),
-)
+#: how a datatype is written in a signature and which form values must take
+_VALUE_FORMS = {"date": "date YYYY-MM-DD", "gYear": "year YYYY", "gYearMonth": "YYYY-MM", "decimal": "number",
+                "double": "number", "float": "number", "integer": "integer", "int": "integer",
+                "nonNegativeInteger": "integer", "positiveInteger": "integer", "boolean": "true/false",
+                "string": "text", "dateTime": "YYYY-MM-DDThh:mm:ss"}
 
 
-def _words(text: str) -> set[str]:
-    """Lower-case word stems of a text or a camelCase name (``hasTargetTemperature`` → has, target, temperature)."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) > 3}
+def value_form(datatype: str) -> str:
+    """``date YYYY-MM-DD`` for xsd:date: how a value of ``datatype`` is written (other datatypes: their name)."""
+    name = datatype[len(XSD):] if datatype.startswith(XSD) else local_name(datatype)
+    return _VALUE_FORMS.get(name, name)
 
 
-def offered_tools(catalogue: ToolCatalogue, step: PlanStep, document: str, limit: int) -> list[ToolSpec]:
-    """The step's tools, at most ``limit``: those whose class / property words occur in the document first
-    (5-letter prefixes), then the rest, each group in catalogue order. Deterministic."""
-    doc = _words(document)
-    tools = [t for t in catalogue.tools.values() if t.group in step.groups]
-    def overlap(t: ToolSpec) -> int:
-        return len(_words(t.name.split("_", 1)[-1]) & doc)
-    ranked = sorted(tools, key=lambda t: (-overlap(t), step.groups.index(t.group)))
-    return ranked[:limit]
+def signature(tbox: TBox, prop: PropertyDef) -> str:
+    """``city: University -> City``; an open domain or range is ``any``, a datatype range its value form."""
+    domain = " | ".join(tbox.label_of(c) for c in prop.domain) or "any"
+    if prop.kind is PropertyKind.DATATYPE:
+        target = " | ".join(value_form(d) for d in prop.range) or "text"
+    elif prop.kind is PropertyKind.ANY:
+        target = "any entity or value"
+    else:
+        target = " | ".join(tbox.label_of(c) for c in prop.range) or "any entity"
+    return f"{prop.label}: {domain} -> {target}"
 
 
-def _tool_line(tool: ToolSpec) -> str:
-    rule = tool.description.split("(", 1)[1].split(")", 1)[0] if tool.group is not ToolGroup.CREATE else ""
-    return f"- {tool.signature()}" + (f": {rule}" if rule else "")
+def class_names(tbox: TBox) -> list[str]:
+    """The classes an entity may be typed with (declared or referenced), by label, in file order."""
+    return list(dict.fromkeys(c.label for c in tbox.classes.values()))
 
 
-def act_messages(document: str, step: PlanStep, step_number: int, steps: int, tools: Sequence[ToolSpec],
-                 created: Sequence[tuple[str, str, str]], last: str | None) -> list[Message]:
-    """The one user turn for the next action (small models follow a single user turn best)."""
-    made = "\n".join(f"{h} = {cls} \"{label}\"" for h, cls, label in created) or "(nothing yet)"
-    parts = [
-        "You build a knowledge graph from a text, only by calling tools.",
-        f"Text: \"{document}\"",
-        f"Step {step_number} of {steps}: {step.instruction}",
-        "Tools:\n" + "\n".join(_tool_line(t) for t in tools),
-        f"Created so far:\n{made}",
-    ]
-    if last:
-        parts.append(f"Result of your last call: {last}")
-    parts.append('Reply with one JSON object: {"tool": "<tool name>", "args": {...}} to call a tool, or '
-                 '{"tool": "done"} when this step is finished.')
-    return [{"role": "user", "content": "\n\n".join(parts)}]
+def preamble(tbox: TBox, relations: Sequence[PropertyDef], text: str) -> str:
+    """The block every prompt of a document starts with (see the module docstring)."""
+    return "\n".join([
+        "You build a knowledge graph from a text, using only the classes and relations of an ontology.",
+        "Classes: " + ", ".join(class_names(tbox)),
+        "Relations (subject class -> object):",
+        *(f"- {signature(tbox, p)}" for p in relations),
+        "",
+        f"Text: \"{text}\"",
+    ])
 
 
-def reply_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
-    return {"type": "object", "properties": {"tool": {"type": "string", "enum": [*(t.name for t in tools), DONE]},
-                                             "args": {"type": "object"}}, "required": ["tool"]}
+def _user(block: str, task: str) -> list[Message]:
+    return [{"role": "user", "content": f"{block}\n\n{task}"}]
 
 
-def parse_action(text: str) -> tuple[str, dict[str, Any]] | str:
-    """``(tool, args)`` from a reply (also ``{"name", "arguments"}``), or what is wrong with it."""
+# -- step 1: entities ------------------------------------------------------------------------------------
+def typing_messages(block: str) -> list[Message]:
+    return _user(block, (
+        "Step 1: list every entity the text names (people, places, organisations, works, things), each with the "
+        "class from the list that fits it best. Copy each name exactly as the text writes it. Numbers, dates and "
+        "other values are not entities.\n"
+        'Reply with JSON: {"entities": [{"name": "...", "class": "..."}]}'))
+
+
+def typing_schema(classes: Sequence[str], limit: int) -> dict[str, Any]:
+    item = {"type": "object", "properties": {"name": {"type": "string", "minLength": 1},
+                                             "class": {"type": "string", "enum": list(classes)}},
+            "required": ["name", "class"]}
+    return {"type": "object", "properties": {"entities": {"type": "array", "items": item, "maxItems": limit}},
+            "required": ["entities"]}
+
+
+def parse_entities(text: str, classes: Sequence[str]) -> list[tuple[str, str]] | str:
+    """``[(name, class)]`` from a step-1 reply (unknown classes dropped), or what is wrong with the reply."""
+    items = _items(text, "entities")
+    if isinstance(items, str):
+        return items
+    known = {c.casefold(): c for c in classes}
+    out = []
+    for item in items:
+        if isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"].strip():
+            cls = known.get(str(item.get("class", "")).strip().casefold())
+            if cls is not None:
+                out.append((" ".join(item["name"].split()), cls))
+    return list(dict.fromkeys(out))
+
+
+# -- step 2: facts ---------------------------------------------------------------------------------------
+def entity_lines(entities: Sequence[Mapping[str, str]]) -> str:
+    return "\n".join(f"{e['handle']} = {e['label']} ({e['class_label']})" for e in entities) or "(none)"
+
+
+def facts_messages(block: str, entities: Sequence[Mapping[str, str]]) -> list[Message]:
+    return _user(block, (
+        f"Entities:\n{entity_lines(entities)}\n\n"
+        "Step 2: write every fact the text states as subject, relation, object, with a relation from the list "
+        "whose classes fit. Subject and object: an entity's E-number, or a value written in the relation's form "
+        "(a date as YYYY-MM-DD, a number as digits).\n"
+        'Reply with JSON: {"facts": [{"subject": "E1", "relation": "...", "object": "..."}]}'))
+
+
+def _fact_schema(relations: Sequence[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"subject": {"type": "string", "minLength": 1},
+                                             "relation": {"type": "string", "enum": list(relations)},
+                                             "object": {"type": "string", "minLength": 1}},
+            "required": ["subject", "relation", "object"]}
+
+
+def facts_schema(relations: Sequence[str], limit: int) -> dict[str, Any]:
+    return {"type": "object", "properties": {"facts": {"type": "array", "items": _fact_schema(relations),
+                                                       "maxItems": limit}},
+            "required": ["facts"]}
+
+
+def _fact(item: Any) -> dict[str, str] | None:
+    if not isinstance(item, Mapping):
+        return None
+    fact = {k: " ".join(str(item.get(k, "")).split()) for k in ("subject", "relation", "object")}
+    if not all(fact.values()):
+        return None
+    for key in ("subject_class", "object_class"):
+        if isinstance(item.get(key), str) and item[key].strip():
+            fact[key] = item[key].strip()
+    return fact
+
+
+def parse_facts(text: str) -> list[dict[str, str]] | str:
+    """The facts of a step-2 reply (incomplete ones dropped), or what is wrong with the reply."""
+    items = _items(text, "facts")
+    if isinstance(items, str):
+        return items
+    facts = [f for f in (_fact(i) for i in items) if f is not None]
+    return [dict(t) for t in dict.fromkeys(tuple(sorted(f.items())) for f in facts)]
+
+
+# -- step 3: repair --------------------------------------------------------------------------------------
+def show_fact(fact: Mapping[str, str]) -> str:
+    return f"{{subject: {fact['subject']}, relation: {fact['relation']}, object: {fact['object']}}}"
+
+
+def repair_messages(block: str, entities: Sequence[Mapping[str, str]], fact: Mapping[str, str],
+                    problem: str | None, step: str | None) -> list[Message]:
+    """One rejected fact: with feedback, the tool's error (``problem``) and one concrete repair ``step``;
+    without (the ablation), only that it was rejected."""
+    lines = [f"Entities:\n{entity_lines(entities)}", "",
+             f"Step 3: the tools rejected your fact {show_fact(fact)}"
+             + (f": {problem}" if problem else ".")]
+    if step:
+        lines.append(f"Repair: {step}")
+    lines.append('Reply with JSON: the repaired fact {"subject": "...", "relation": "...", "object": "..."}, or '
+                 '{"drop": true} if the text does not state it.')
+    return _user(block, "\n".join(lines))
+
+
+def repair_schema(relations: Sequence[str], classes: Sequence[str]) -> dict[str, Any]:
+    fact = _fact_schema(relations)
+    fact["properties"] |= {"subject_class": {"type": "string", "enum": list(classes)},
+                           "object_class": {"type": "string", "enum": list(classes)}}
+    drop = {"type": "object", "properties": {"drop": {"type": "boolean"}}, "required": ["drop"]}
+    return {"anyOf": [fact, drop]}
+
+
+def parse_repair(text: str) -> dict[str, str] | None | str:
+    """The repaired fact, None (dropped), or what is wrong with the reply."""
+    obj = _json(text)
+    if isinstance(obj, str):
+        return obj
+    if obj.get("drop") is True:
+        return None
+    fact = _fact(obj)
+    return fact if fact is not None else 'the reply is neither a fact with subject, relation and object nor {"drop": true}'
+
+
+def _items(text: str, key: str) -> list[Any] | str:
+    """The list under ``key`` of a reply's JSON object, or what is wrong with the reply."""
+    obj = _json(text)
+    if isinstance(obj, str):
+        return obj
+    items = obj.get(key)
+    return items if isinstance(items, list) else f'the reply has no "{key}" list'
+
+
+def _json(text: str) -> dict[str, Any] | str:
     try:
-        obj = extract_json(text)
+        return extract_json(text)
     except ValueError:
         return "the reply contains no JSON object"
-    tool = obj.get("tool") or obj.get("name") or (DONE if obj.get("done") else None)
-    args = obj.get("args", obj.get("arguments", {}))
-    if not isinstance(tool, str) or not tool.strip():
-        return 'the JSON object has no "tool"'
-    if not isinstance(args, dict):
-        return '"args" must be a JSON object'
-    return tool.strip(), args
-
-
-def observation(result: dict[str, Any], feedback: bool) -> str:
-    """What the model sees of a tool result: all of it, or (feedback off, the ablation) only ok / failed."""
-    if feedback or result.get("ok"):
-        return json.dumps(result, ensure_ascii=False)
-    return json.dumps({"ok": False})

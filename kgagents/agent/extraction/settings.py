@@ -1,19 +1,27 @@
-"""Settings of the extraction agent (environment prefix ``KGAGENTS_EXTRACT_``)."""
+"""Settings of the extraction agent."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kgagents.agent.base import AgentSettings
 
 
-class ExtractionSettings(BaseSettings):
-    """Budget, the feedback ablation switch, and grounding."""
+class ExtractionSettings(AgentSettings):
+    """The feedback ablation switch, the model's budget per document, and grounding.
 
-    model_config = SettingsConfigDict(env_prefix="KGAGENTS_EXTRACT_", env_file=".env", extra="ignore")
+    ``mode='no_llm'`` extracts nothing: given ``(subject, relation, object)`` triples are fed through the same
+    tools (entities typed by the relations they take part in), which shows what the ontology accepts and why it
+    refuses the rest — the documented offline mode."""
 
-    max_steps: int = Field(24, ge=1, description="model turns per document (tool calls plus unusable replies)")
-    max_repeats: int = Field(2, ge=1, description="the same call repeated this often ends the plan step")
-    tools_per_step: int = Field(60, ge=1, description="tools shown per plan step (most document words first)")
-    feedback: bool = Field(True, description="show the model the tools' structured feedback (off: ok/failed only)")
+    mode: Literal["full", "no_llm"] = "full"
+    feedback: bool = Field(True, description="show the model the tools' structured feedback and one concrete repair "
+                                             "step (off: the seed's ablation, only 'rejected')")
+    max_entities: int = Field(16, ge=1, description="entities the model may list per document")
+    max_facts: int = Field(16, ge=1, description="facts the model may state per document")
+    max_repairs: int = Field(4, ge=0, description="repair turns per document (one rejected fact each)")
+    max_relations: int = Field(80, ge=1, description="relations shown (those sharing words with the text first)")
     ground_kg: str | None = Field(None, description="reference KG (loaded :Entity nodes) to ground instances in")
     ground_min_score: float = Field(0.9, ge=0, le=1, description="lowest label similarity that grounds")

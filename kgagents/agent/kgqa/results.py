@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kgagents.eval.qa_scorer import contains_gold, hits_at_1, set_scores
+from kgagents.metrics.qa import contains_gold, hits_at_1, set_scores
 from kgagents.llm.ledger import CallRecord
 from kgagents.loaders.qa import Question
 

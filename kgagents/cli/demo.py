@@ -1,0 +1,70 @@
+"""``kgagents demo``: every job on a small real slice, read back from Neo4j."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from kgagents.cli.common import App, chat_or_none, connected, console, progress_bar
+from kgagents.errors import KgAgentsError
+
+#: commands of the top level (kgagents/cli/__init__.py adds them)
+commands = App()
+
+@commands.command("demo")
+def demo(
+    data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
+    job: list[str] = typer.Option([], "--job",
+                                  help="run only these jobs (matching, alignment, kgqa, extraction); default all"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
+) -> None:
+    """Every job on a small real slice (matching, alignment, KGQA, extraction), scored; the summary is read back
+    from Neo4j."""
+    import tempfile
+
+    from kgagents.config import LocalServerSettings, Neo4jSettings
+    from kgagents.jobs.demo import JOBS, run_demo
+    from kgagents.paths import data_dir
+
+    unknown = sorted(set(job) - set(JOBS))
+    if unknown:
+        raise KgAgentsError(f"unknown demo job(s) {', '.join(unknown)}: choose from {', '.join(JOBS)}")
+    chat = chat_or_none(no_llm)
+    model = chat.model_name if chat is not None else "none (no-LLM ablation)"
+    console.print(escape(f"[demo] chat model: {model}"))
+    names = job or list(JOBS)
+    with connected() as graph, tempfile.TemporaryDirectory(prefix="kgagents-demo-") as workdir, \
+            progress_bar("demo jobs", len(names)) as advance:
+        begun: list[str] = []
+
+        def on_job(name: str) -> None:
+            if begun:
+                advance(1)
+            begun.append(name)
+            console.print(f"[bold]{name}[/bold] …")
+
+        summaries = run_demo(graph, chat, data or data_dir(), Path(workdir), jobs=names, on_job=on_job)
+        advance(1)
+    table = Table(title="kgagents demo (every value read back from the run's (:Run) node in Neo4j)")
+    for column in ("job", "data", "score", "seconds", "model", "run id"):
+        table.add_column(column)
+    for s in summaries:
+        score = f"{s.metric} {s.score:.3f}" if s.score is not None else f"{s.metric} n/a"
+        table.add_row(s.job, s.data, score, f"{s.seconds:.1f}" if s.seconds is not None else "n/a",
+                      s.model or "?", s.run_id)
+    console.print(table)
+    console.print("[bold]See each job's results with provenance in Cypher[/bold] (Neo4j Browser: run the :param line, "
+                  "then the query):")
+    for s in summaries:
+        console.print(f"\n// {s.job}\n:param run => '{s.run_id}'", markup=False, highlight=False)
+        console.print(s.cypher, markup=False, highlight=False)
+    uri = Neo4jSettings().uri
+    local = LocalServerSettings()
+    if uri == f"bolt://127.0.0.1:{local.bolt_port}":
+        console.print(f"Browse the graph: http://127.0.0.1:{local.http_port}/browser/ (connect to {uri})")
+    else:
+        console.print(f"Browse the graph with your own Neo4j tools at {uri}")
+

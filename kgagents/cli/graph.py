@@ -1,0 +1,75 @@
+"""``kgagents embed`` and ``kgagents stats``: vectors for what is loaded, and what the graph holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from kgagents.cli.common import App, connected, console, progress_bar
+from kgagents.errors import KgAgentsError
+
+#: commands of the top level (kgagents/cli/__init__.py adds them)
+commands = App()
+
+@commands.command("embed")
+def embed_cmd(
+    ontology: list[str] = typer.Option([], "--ontology", "-o", help="ontology name(s) to embed"),
+    kg: list[str] = typer.Option([], "--kg", help="KG name(s) to embed"),
+    triples: bool = typer.Option(False, "--triples", help="for --kg: embed every triple's two readings "
+                                 "(KGQA observation) instead of entity names"),
+) -> None:
+    """Embed entity names (label, else local name) into a vector index; unchanged texts are skipped."""
+    from kgagents.embeddings import get_embedder
+    from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
+
+    if not ontology and not kg:
+        raise KgAgentsError("name at least one --ontology or --kg to embed")
+    embedder = get_embedder()
+    if triples:
+        _embed_triple_readings(embedder, kg)
+        if not ontology:
+            return
+        kg = []
+    jobs = [(Scope.ontology(o), "Resource", "resource_embedding") for o in ontology]
+    jobs += [(Scope.kg(k), "Entity", "entity_embedding") for k in kg]
+    with connected() as graph:
+        for scope, label, index in jobs:
+            ensure_vector_index(graph, name=index, label=label, property="embedding", dimensions=embedder.dimensions)
+            with progress_bar(f"embedding {scope.value} with {embedder.name}") as advance:
+                stats = embed_nodes(graph, embedder, scope=scope, text_properties=[("label", "name")],
+                                    vector_property="embedding", progress=advance)
+            console.print(f"{scope.value}: {stats.embedded} embedded, {stats.unchanged} unchanged, "
+                          f"{stats.empty} without text ({stats.seconds:.1f}s); index '{index}'")
+
+
+def _embed_triple_readings(embedder: Any, kgs: list[str]) -> None:
+    from kgagents.agent.kgqa.readings import embed_triples
+
+    with connected() as graph:
+        for name in kgs:
+            with progress_bar(f"embedding triple readings of {name} with {embedder.name}") as advance:
+                stats = embed_triples(graph, embedder, name, progress=advance)
+            console.print(f"{name}: {stats.triples} triples, {stats.readings_written} readings written "
+                          f"({stats.texts} distinct texts embedded), {stats.unchanged} unchanged, "
+                          f"{stats.seconds:.1f}s")
+
+
+@commands.command("stats")
+def stats_cmd() -> None:
+    """What is in the graph: ontologies, KGs, loads, vector indexes, runs."""
+    with connected() as graph:
+        for title, query in (("ontologies", "stats/ontologies"), ("knowledge graphs", "stats/kgs"),
+                             ("vector indexes", "stats/vector_indexes"), ("runs", "stats/runs")):
+            rows = graph.run(query)
+            table = Table(title=title)
+            if not rows:
+                console.print(f"[dim]{title}: none[/dim]")
+                continue
+            for column in rows[0]:  # ids in full (never cut to "om-2026…"): they are what other commands take
+                table.add_column(column, no_wrap=column in ("run", "ontology", "kg", "name"),
+                                 min_width=max(len(str(row[column])) for row in rows) if column == "run" else None)
+            for row in rows:
+                table.add_row(*[str(v) for v in row.values()])
+            console.print(table)

@@ -1,0 +1,121 @@
+"""Text2KGBench through the extraction agent: one agent run per ontology, each sampled test sentence one
+document in its own A-Box, scored by the agent with the benchmark's definitions."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from kgagents.agent.base import RunResult
+from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent
+from kgagents.metrics.text2kgbench import OntologyData, Triple, score_ontology
+from kgagents.graph.connection import Graph
+from kgagents.tools.compiler import ToolCatalogue, compile_ontology
+from kgagents.tools.feed import FeedOutcome, assert_triples
+
+EXAMPLES = 2  # sentences per ontology whose tool calls are kept in the results file
+CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
+
+
+def run_agent(graph: Graph, data: OntologyData, sentence_ids: list[str], *, chat: Any,
+              settings: Mapping[str, Any], run_id: str, abox_prefix: str) -> tuple[ExtractionAgent, RunResult]:
+    """The agent on the sampled sentences (with their ground truth: as ``expected`` always, and as the
+    ``triples`` to feed in mode ``no_llm``)."""
+    mode = settings.get("mode", "full")
+    catalogue = compile_ontology(data.ontology_path)
+    agent = ExtractionAgent(graph, chat, settings, ontology=catalogue, abox=abox_prefix.rstrip(":"))
+    wanted = set(sentence_ids)
+    documents = [{"id": s.id, "text": s.text, "abox": f"{abox_prefix}{s.id}", "expected": s.triples,
+                  **({"triples": s.triples} if mode == "no_llm" else {})}
+                 for s in data.sentences if s.id in wanted]
+    return agent, agent.run({"run_id": run_id, "documents": documents})
+
+
+def _by_type(results: list[dict[str, Any]]) -> dict[str, int]:
+    return dict(Counter(r.get("error_type") or "" for r in results if not r.get("ok")).most_common())
+
+
+def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, chat: Any,
+                   settings: Mapping[str, Any], run_id: str, abox_prefix: str) -> dict[str, Any]:
+    """LLM mode: what the agent wrote for one ontology, scored."""
+    agent, run = run_agent(graph, data, sentence_ids, chat=chat, settings=settings, run_id=run_id,
+                           abox_prefix=abox_prefix)
+    documents: list[DocumentResult] = run.output
+    calls = [c for d in documents for c in d.calls]
+    n = max(1, len(documents))
+    return {
+        "run_id": run.run_id, "sentences": len(documents), "tools": len(agent.catalogue),
+        "tool_calls": len(calls), "rejected_calls": sum(not c["result"].get("ok") for c in calls),
+        "rejected_by_type": _by_type([c["result"] for c in calls]),
+        "repairs": run.properties["repairs"], "unparsed_replies": run.properties["unparsed_replies"],
+        "triples_written": run.properties["triples_written"], "llm_calls": run.llm.calls,
+        "tokens_per_sentence": round((run.llm.prompt_tokens + run.llm.completion_tokens) / n),
+        "seconds_per_sentence": round(run.seconds / n, 1),
+        "scores": score_ontology(data, {d.id: d.triples for d in documents}, sentence_ids),
+        "examples": [{"id": d.id, "sentence": next(s.text for s in data.sentences if s.id == d.id),
+                      "calls": [_call_line(c) for c in d.calls], "written": [list(t) for t in d.triples],
+                      "ground_truth": [list(t) for t in next(s.triples for s in data.sentences if s.id == d.id)]}
+                     for d in documents[:EXAMPLES]],
+    }
+
+
+def _call_line(call: Mapping[str, Any]) -> str:
+    result = call["result"]
+    args = ", ".join(f"{k}={v!r}" for k, v in call["args"].items())
+    return f"[{call['step']}] {call['tool']}({args}) -> {'ok' if result.get('ok') else result.get('error_type')}"
+
+
+# -- no-LLM: the conformance the tools enforce ---------------------------------------------------------------
+def corrupt(triple: Triple, kind: str, catalogue: ToolCatalogue, foreign_relations: list[str],
+            rng: random.Random) -> Triple | None:
+    """One synthetic error of ``kind`` about the same entities, or None when the kind does not apply."""
+    sub, rel, obj = triple
+    if kind == "relation_outside_ontology":
+        return (sub, rng.choice(foreign_relations), obj) if foreign_relations else None
+    if kind == "swapped_subject_object":
+        return (obj, rel, sub)
+    props = catalogue.tbox.properties.values()
+    own = next((p for p in props if p.name == rel), None)
+    if own is None:
+        return None
+    others = sorted(p.name for p in props if (p.domain, p.range, p.kind) != (own.domain, own.range, own.kind))
+    return (sub, rng.choice(others), obj) if others else None
+
+
+def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, foreign: list[str],
+                         seed: int, run_id: str, abox_prefix: str) -> dict[str, Any]:
+    """No-LLM mode: the ground truth fed through the tools by the agent, then three corruptions of each of its
+    triples fed about the same entities; what the graph holds is scored."""
+    agent, run = run_agent(graph, data, sentence_ids, chat=None, settings={"mode": "no_llm"}, run_id=run_id,
+                           abox_prefix=abox_prefix)
+    documents: list[DocumentResult] = run.output
+    asserted = [c["result"] for d in documents for c in d.calls if c["step"] == "assert"]
+    rejected = [(c["args"]["triple"], c["result"]) for d in documents for c in d.calls
+                if c["step"] == "assert" and not c["result"].get("ok")]
+    corrupted: dict[str, list[FeedOutcome]] = {k: [] for k in CORRUPTIONS}
+    for doc in documents:
+        truth = [tuple(t) for t in next(s.triples for s in data.sentences if s.id == doc.id)]
+        iris = {(e["label"], e["class"]): e["iri"] for e in doc.entities}
+        rng = random.Random(f"{seed}:{doc.id}")
+        for kind in CORRUPTIONS:
+            fed = [c for t in truth if (c := corrupt(t, kind, agent.catalogue, foreign, rng)) is not None
+                   and c not in truth]
+            corrupted[kind] += assert_triples(agent.runtime(doc.abox), iris, fed)
+    examples: dict[str, list[dict[str, Any]]] = {}
+    for triple, result in rejected:
+        bucket = examples.setdefault(result.get("error_type") or "", [])
+        if len(bucket) < 3:
+            bucket.append({"triple": list(triple), "message": result.get("message")})
+    return {
+        "run_id": run.run_id, "sentences": len(documents), "tools": len(agent.catalogue),
+        "ground_truth_triples": len(asserted), "accepted": len(asserted) - len(rejected), "rejected": len(rejected),
+        "rejected_by_type": _by_type(asserted), "rejection_examples": examples,
+        "scores_through_tools": score_ontology(data, {d.id: d.triples for d in documents}, sentence_ids),
+        "scores_ground_truth_itself": score_ontology(data, {s.id: list(s.triples) for s in data.sentences},
+                                                     sentence_ids),
+        "corruptions": {k: {"fed": len(v), "rejected": sum(not o.result.ok for o in v),
+                            "rejected_by_type": _by_type([o.result.as_dict() for o in v])}
+                        for k, v in corrupted.items()},
+    }

@@ -1,0 +1,77 @@
+"""What a reference alignment holds that a score does not show: cells the scorer leaves out, one-to-many cells,
+and entities that are in neither ontology (a reference for other versions of the ontologies, or a typo).
+
+A score against a reference whose entities are missing from the graph is silently low; a reference with many
+``<``/``>`` cells or one-to-many cells cannot be met by a 1:1 equivalence matcher. Both deserve a line of their
+own next to the score (``kgagents match --reference``, the benchmark files, ``kgagents report``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from kgagents.metrics.oaei import IGNORED_NAMESPACES
+from kgagents.graph.connection import Graph
+from kgagents.loaders.alignment import Alignment
+
+MAX_LISTED = 5
+
+
+class ReferenceCheck(BaseModel):
+    """Counts over the cells of one reference alignment."""
+
+    cells: int
+    equivalence_cells: int
+    not_equivalence: int  # '<', '>', '%' cells: not scored
+    one_to_many: int  # distinct '=' pairs sharing an entity with another '=' pair
+    unknown_entities: list[str]  # URIs named by the reference that neither ontology declares
+
+    def summary(self) -> dict[str, Any]:
+        """The counts, and the first few unknown entities, for a results file."""
+        return {**self.model_dump(exclude={"unknown_entities"}), "unknown_entities": len(self.unknown_entities),
+                "unknown_examples": self.unknown_entities[:MAX_LISTED]}
+
+    def warnings(self) -> list[str]:
+        """One line per finding, empty when there is nothing to say."""
+        lines = []
+        if self.unknown_entities:
+            shown = ", ".join(self.unknown_entities[:MAX_LISTED])
+            extra = len(self.unknown_entities) - MAX_LISTED
+            more = f" and {extra} more" if extra > 0 else ""
+            lines.append(f"{len(self.unknown_entities)} entities of the reference are in neither ontology "
+                         f"({shown}{more}): the reference may be for other versions of the ontologies; "
+                         "those cells can never be found")
+        if self.not_equivalence:
+            lines.append(f"{self.not_equivalence} of {self.cells} reference cells are not '=' (not scored)")
+        if self.one_to_many:
+            lines.append(f"{self.one_to_many} of {self.equivalence_cells} '=' reference pairs are one-to-many "
+                         "(a 1:1 matcher finds at most one of each group)")
+        return lines
+
+
+def check_reference(alignment: Alignment, known: Iterable[str]) -> ReferenceCheck:
+    """Count the cells of ``alignment``; ``known`` are the URIs the two ontologies declare (entities in the
+    namespaces the scorer ignores are not looked up)."""
+    known_set = set(known)
+    pairs = {(c.entity1, c.entity2) for c in alignment.cells if c.relation == "="}
+    left, right = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    named = dict.fromkeys(u for c in alignment.cells for u in (c.entity1, c.entity2)
+                          if not u.startswith(IGNORED_NAMESPACES))  # cells the scorer drops anyway
+    return ReferenceCheck(
+        cells=len(alignment.cells),
+        equivalence_cells=len(pairs),
+        not_equivalence=sum(1 for c in alignment.cells if c.relation != "="),
+        one_to_many=sum(1 for a, b in pairs if left[a] > 1 or right[b] > 1),
+        unknown_entities=[u for u in named if u not in known_set],
+    )
+
+
+def check_reference_in_graph(graph: Graph, alignment: Alignment, ontologies: Iterable[str]) -> ReferenceCheck:
+    """:func:`check_reference` against what the loaded ``ontologies`` declare."""
+    uris = sorted({u for c in alignment.cells for u in (c.entity1, c.entity2)})
+    rows = graph.run("report/declared_uris", uris=uris, ontologies=list(ontologies))
+    return check_reference(alignment, (r["uri"] for r in rows))

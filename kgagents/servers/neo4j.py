@@ -1,0 +1,470 @@
+"""Install and run a real Neo4j 5.26 Community server with GDS and APOC, from Maven Central.
+
+Why not the tarball: this machine reaches only package registries, and Maven Central carries the
+server (``org.neo4j:neo4j``), APOC core and the open GDS modules. ``docker/neo4j/pom.xml`` pins the
+versions; Maven copies the server classpath into ``lib/`` and the plugins into ``plugins/`` once, in a
+cache; each *instance* (data, logs, conf, pid) lives in its own directory so the test session can run
+its own server beside the user's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kgagents.config import LocalServerSettings, Neo4jSettings
+from kgagents.errors import BulkImportError, ForeignServerError, Neo4jUnavailableError, ServerInstallError
+from kgagents.paths import REPO_ROOT
+
+if TYPE_CHECKING:
+    from kgagents.graph.connection import Graph
+
+POM = REPO_ROOT / "docker" / "neo4j" / "pom.xml"
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+JVM_FLAGS = [
+    "-XX:+UseG1GC",
+    "--add-modules=jdk.incubator.vector",  # SIMD distance functions for Lucene vector search
+    "-XX:-OmitStackTraceInFastThrow",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Dlog4j2.disable.jmx=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+    "--add-opens=java.base/java.util=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+]
+
+
+LOG_CONFIG = "server-logs.xml"
+# Log4j configuration of the server's own log: debug.log (rotated at 20 MB, 7 kept) catches everything,
+# security events go to security.log. Without one, errors only reach console.log.
+SERVER_LOGS_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="ERROR" packages="org.neo4j.logging.log4j">
+  <Appenders>
+    <RollingRandomAccessFile name="DebugLog" fileName="${config:server.directories.logs}/debug.log"
+                             filePattern="$${config:server.directories.logs}/debug.log.%02i">
+      <Neo4jDebugLogLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p [%c{1.}] %m%n"/>
+      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
+      <DefaultRolloverStrategy fileIndex="min" max="7"/>
+    </RollingRandomAccessFile>
+    <RollingRandomAccessFile name="SecurityLog" fileName="${config:server.directories.logs}/security.log"
+                             filePattern="$${config:server.directories.logs}/security.log.%02i">
+      <PatternLayout pattern="%d{yyyy-MM-dd HH:mm:ss.SSSZ}{GMT+0} %-5p %m%n"/>
+      <Policies><SizeBasedTriggeringPolicy size="20 MB"/></Policies>
+      <DefaultRolloverStrategy fileIndex="min" max="7"/>
+    </RollingRandomAccessFile>
+  </Appenders>
+  <Loggers>
+    <Root level="INFO"><AppenderRef ref="DebugLog"/></Root>
+    <Logger name="SecurityLogger" level="INFO" additivity="false"><AppenderRef ref="SecurityLog"/></Logger>
+  </Loggers>
+</Configuration>
+"""
+
+
+def pinned_versions(pom: Path = POM) -> dict[str, str]:
+    """The Neo4j / APOC / GDS versions the pom pins (``<neo4j.version>`` etc.)."""
+    if not pom.is_file():
+        raise ServerInstallError(
+            f"{pom} not found: the local server is assembled from the repository's docker/neo4j/pom.xml; "
+            "run kgagents from a source checkout (pip install -e .) or point KGAGENTS_NEO4J_URI at your own server."
+        )
+    text = pom.read_text(encoding="utf-8")
+    return dict(re.findall(r"<(neo4j|apoc|gds)\.version>([^<]+)</", text))
+
+
+def pom_digest(pom: Path = POM) -> str:
+    """First 10 hex digits of the pom's SHA-256: part of the jar cache's name, so that a change to the pom
+    (another version, the Browser jar) installs afresh instead of reusing a cache made from the old one."""
+    return hashlib.sha256(pom.read_bytes()).hexdigest()[:10]
+
+
+def _require(tool: str, package: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        raise ServerInstallError(
+            f"`{tool}` is not on PATH; the local Neo4j server needs it. Install it with "
+            f"`apt-get install {package}` (Java 17 or 21 for Neo4j 5.26), or run Neo4j yourself "
+            "(docker/compose.yml) and set KGAGENTS_NEO4J_URI."
+        )
+    return path
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could listen on ``host:port`` now (a port in TIME_WAIT counts as free)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+@contextmanager
+def _argument_file(value: str, directory: Path) -> Iterator[Path]:
+    """A picocli argument file (readable by the owner only) holding ``value`` as one quoted argument;
+    deleted on exit."""
+    quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"\n'
+    fd, name = tempfile.mkstemp(prefix="admin-", suffix=".args", dir=directory)  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(quoted)
+        yield Path(name)
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
+@dataclass
+class ImportRun:
+    """What one offline import did: the importer's wall time and peak memory, the restart that followed."""
+
+    import_seconds: float
+    import_peak_rss_mib: float
+    restart_seconds: float
+    log: Path
+
+
+@dataclass
+class ServerStatus:
+    """What `kgagents neo4j status` reports."""
+
+    running: bool
+    pid: int | None
+    bolt_uri: str
+    version: str | None = None
+    edition: str | None = None
+    plugins: dict[str, int] = field(default_factory=dict)
+    home: Path | None = None
+    browser_url: str | None = None
+
+
+class LocalNeo4j:
+    """One local server instance: install once, start (idempotent), stop, status."""
+
+    def __init__(self, server: LocalServerSettings | None = None, neo4j: Neo4jSettings | None = None) -> None:
+        self.server = server or LocalServerSettings()
+        self.neo4j = neo4j or Neo4jSettings()
+        self.versions = pinned_versions()
+        self.dist = self.server.home / f"neo4j-{self.versions['neo4j']}-gds-{self.versions['gds']}-{pom_digest()}"
+        self.instance_dir = self.server.home / "instances" / self.server.instance
+        self.pid_file = self.instance_dir / "run" / "neo4j.pid"
+        self.bolt_uri = f"bolt://127.0.0.1:{self.server.bolt_port}"
+
+    # -- install ---------------------------------------------------------------------------------
+    def installed(self) -> bool:
+        return (self.dist / ".complete").is_file()
+
+    def install(self) -> Path:
+        """Resolve the server and plugin jars with Maven into the cache (once)."""
+        if self.installed():
+            return self.dist
+        mvn = _require("mvn", "maven")
+        _require("java", "openjdk-17-jre-headless")
+        tmp = self.dist.with_name(self.dist.name + ".partial")
+        shutil.rmtree(tmp, ignore_errors=True)
+        for profile, target in (("", "lib"), ("-Pplugins", "all")):
+            cmd = [mvn, "-q", "-B", "-f", str(POM), *([profile] if profile else []),
+                   "dependency:copy-dependencies", f"-DoutputDirectory={tmp / target}", "-DincludeScope=runtime"]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise ServerInstallError(
+                    "Maven could not fetch the Neo4j jars from Maven Central:\n"
+                    + (proc.stdout + proc.stderr)[-2000:]
+                )
+        # plugins = what the plugin profile adds on top of the server classpath
+        server_jars = {p.name for p in (tmp / "lib").iterdir()}
+        (tmp / "plugins").mkdir()
+        for jar in (tmp / "all").iterdir():
+            if jar.name not in server_jars:
+                jar.rename(tmp / "plugins" / jar.name)
+        shutil.rmtree(tmp / "all")
+        (tmp / ".complete").write_text(f"{self.versions} pom sha256 {pom_digest()}")
+        shutil.rmtree(self.dist, ignore_errors=True)
+        tmp.rename(self.dist)
+        return self.dist
+
+    # -- instance --------------------------------------------------------------------------------
+    def _conf(self) -> str:
+        s = self.server
+        return "\n".join([
+            "server.default_listen_address=127.0.0.1",
+            f"server.bolt.listen_address=127.0.0.1:{s.bolt_port}",
+            f"server.bolt.advertised_address=127.0.0.1:{s.bolt_port}",
+            f"server.http.listen_address=127.0.0.1:{s.http_port}",
+            f"server.http.advertised_address=127.0.0.1:{s.http_port}",
+            "server.https.enabled=false",
+            "dbms.security.auth_enabled=true",
+            f"server.directories.plugins={self.dist / 'plugins'}",
+            # Only the procedure families the project calls are loaded (config.ALLOWED_PROCEDURES).
+            f"dbms.security.procedures.unrestricted={','.join(s.procedures)}",
+            f"dbms.security.procedures.allowlist={','.join(s.procedures)}",
+            f"server.memory.heap.initial_size={s.heap}",
+            f"server.memory.heap.max_size={s.heap}",
+            f"server.memory.pagecache.size={s.pagecache}",
+            "db.tx_log.rotation.retention_policy=1 files",
+            f"server.logs.config={self.instance_dir / 'conf' / LOG_CONFIG}",
+            # Vector indexes: Neo4j's defaults flush a new Lucene segment every few thousand vectors and
+            # hardly merge (population merge factor 1000), and every query then searches each segment's
+            # HNSW graph in turn: 12 segments for 40k vectors gave 231 batched queries/s, one segment
+            # 867/s. A large population buffer builds one segment; low merge factors keep it few.
+            "internal.dbms.index.vector.population_ram_buffer_size=1024",
+            "internal.dbms.index.vector.population_merge_factor=2",
+            "internal.dbms.index.vector.standard_merge_factor=4",
+            "",
+        ])
+
+    def _classpath(self) -> str:
+        return f"{self.dist / 'plugins'}/*:{self.dist / 'lib'}/*"
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["NEO4J_HOME"] = str(self.instance_dir)
+        env["NEO4J_CONF"] = str(self.instance_dir / "conf")
+        return env
+
+    def _prepare_instance(self) -> None:
+        for sub in ("conf", "data", "logs", "run", "import"):
+            (self.instance_dir / sub).mkdir(parents=True, exist_ok=True)
+        (self.instance_dir / "conf" / "neo4j.conf").write_text(self._conf(), encoding="utf-8")
+        (self.instance_dir / "conf" / LOG_CONFIG).write_text(SERVER_LOGS_XML, encoding="utf-8")
+        if not (self.instance_dir / "data" / "dbms" / "auth.ini").exists():
+            self.set_initial_password()
+
+    def set_initial_password(self) -> None:
+        """``neo4j-admin dbms set-initial-password`` with the password in a private argument file.
+
+        On the command line the password would be readable by every user in the process list; the
+        admin tool (picocli) reads ``@file`` arguments instead, and the file exists only for the call.
+        """
+        java = _require("java", "openjdk-17-jre-headless")
+        with _argument_file(self.neo4j.password.get_secret_value(), self.instance_dir / "run") as args:
+            proc = subprocess.run(self._admin_command(java, "dbms", "set-initial-password", f"@{args}"),
+                                  capture_output=True, text=True, env=self._env())
+        if proc.returncode != 0:
+            raise ServerInstallError(f"Setting the initial Neo4j password failed:\n{proc.stderr[-2000:]}")
+
+    def _admin_command(self, java: str, *args: str) -> list[str]:
+        return [java, "-cp", self._classpath(), ADMIN_TOOL, *args]
+
+    def pid(self) -> int | None:
+        """The pid of this instance's server process, if it is alive."""
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        cmdline = Path(f"/proc/{pid}/cmdline")
+        if cmdline.exists():  # a reused pid, or another instance's server, is not ours
+            args = cmdline.read_bytes().split(b"\0")
+            if ENTRY_POINT.encode() not in args or f"--home-dir={self.instance_dir}".encode() not in args:
+                return None
+        return pid
+
+    def start(self) -> ServerStatus:
+        """Start the server unless it already runs; wait until Bolt answers. Safe to call twice.
+
+        Refuses to launch when a port is taken (the new process would die with "Address already in
+        use" while the port's owner answered in its place), and only reports success once the server
+        answering on the port is this instance (see :meth:`status`).
+        """
+        if self.pid() is not None:
+            return self._wait_for_bolt()
+        self.install()
+        self._check_ports_free()
+        self._prepare_instance()
+        java = _require("java", "openjdk-17-jre-headless")
+        log = open(self.instance_dir / "logs" / "console.log", "ab")
+        cmd = [java, f"-Xms{self.server.heap}", f"-Xmx{self.server.heap}", *JVM_FLAGS,
+               "-cp", self._classpath(), ENTRY_POINT,
+               f"--home-dir={self.instance_dir}", f"--config-dir={self.instance_dir / 'conf'}"]
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=self._env(), start_new_session=True)
+        self.pid_file.write_text(str(proc.pid))
+        return self._wait_for_bolt(proc)
+
+    def _wait_for_bolt(self, proc: subprocess.Popen | None = None) -> ServerStatus:
+        deadline = time.monotonic() + self.server.start_timeout_s
+        last_error = "no answer yet"
+        while time.monotonic() < deadline:
+            if proc is not None and proc.poll() is not None:
+                raise ServerInstallError(
+                    f"Neo4j exited with code {proc.returncode} while starting. Last lines of "
+                    f"{self.instance_dir / 'logs' / 'neo4j.log'}:\n{self.log_tail()}"
+                )
+            try:
+                return self.status()
+            except ForeignServerError:
+                if proc is not None:  # ours cannot bind the port: do not leave it behind
+                    self._terminate(proc)
+                raise
+            except Neo4jUnavailableError as exc:  # not up yet: keep polling until the deadline
+                last_error = str(exc).splitlines()[0]
+                time.sleep(0.5)
+        raise ServerInstallError(
+            f"Neo4j did not answer on {self.bolt_uri} within {self.server.start_timeout_s:.0f}s "
+            f"({last_error}). Log tail:\n{self.log_tail()}"
+        )
+
+    def log_tail(self, lines: int = 30) -> str:
+        path = self.instance_dir / "logs" / "neo4j.log"
+        if not path.exists():
+            return "(no neo4j.log yet)"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+    def _check_ports_free(self) -> None:
+        for what, port in (("bolt", self.server.bolt_port), ("http", self.server.http_port)):
+            if not port_free(port):
+                raise ServerInstallError(
+                    f"Cannot start Neo4j instance '{self.server.instance}': its {what} port {port} on 127.0.0.1 "
+                    "is already in use (another instance or program). Stop that, or give this instance other "
+                    "ports with KGAGENTS_SERVER_BOLT_PORT / KGAGENTS_SERVER_HTTP_PORT."
+                )
+
+    def verify_identity(self, graph: Graph) -> None:
+        """Raise :class:`ForeignServerError` unless the server behind ``graph`` is this instance.
+
+        The server's own home directory (a setting it reports) must be this instance's directory, so
+        a server of another instance that happens to answer on the port is never taken for this one.
+        """
+        rows = graph.run("server/home")
+        home = rows[0]["home"] if rows else None
+        if home is None or Path(home).resolve() != self.instance_dir.resolve():
+            raise ForeignServerError(
+                f"The Neo4j server answering on {graph.settings.uri} is not instance '{self.server.instance}' "
+                f"(its home is {home}, expected {self.instance_dir}). Another instance uses that port: stop it, "
+                "or give this instance other ports with KGAGENTS_SERVER_BOLT_PORT / KGAGENTS_SERVER_HTTP_PORT."
+            )
+
+    def status(self) -> ServerStatus:
+        """Version and loaded plugin procedures, read over Bolt from this instance.
+
+        Raises :class:`Neo4jUnavailableError` if Bolt does not answer, :class:`ForeignServerError` if
+        another instance answers.
+        """
+        from kgagents.graph.connection import Graph
+
+        settings = self.neo4j.model_copy(update={"uri": self.bolt_uri})
+        with Graph(settings) as graph:
+            self.verify_identity(graph)
+            comp = graph.run("server/components")[0]
+            plugins = {row["prefix"]: row["n"] for row in graph.run("server/plugin_procedures")}
+        return ServerStatus(True, self.pid(), self.bolt_uri, comp["version"], comp["edition"], plugins,
+                            self.instance_dir, f"http://127.0.0.1:{self.server.http_port}/browser/")
+
+    @staticmethod
+    def _terminate(proc: subprocess.Popen) -> None:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    def stop(self, timeout_s: float = 60.0) -> bool:
+        """Stop the server if it runs. Returns whether a process was stopped."""
+        pid = self.pid()
+        if pid is None:
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.pid() is None:
+                break
+            time.sleep(0.3)
+        else:
+            os.kill(pid, signal.SIGKILL)
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    # -- offline bulk import ---------------------------------------------------------------------------------
+    def store_dirs(self, root: Path | None = None) -> tuple[Path, Path]:
+        """The database's store and transaction-log directories under a data directory (default: the live one)."""
+        data = root if root is not None else self.instance_dir / "data"
+        return data / "databases" / self.neo4j.database, data / "transactions" / self.neo4j.database
+
+    def import_database(self, importer_args: list[str], *, heap: str, max_off_heap: str,
+                        threads: int | None = None) -> ImportRun:
+        """``neo4j-admin database import full`` into a staging store, then stop, swap the store in, start.
+
+        The importer writes into ``import-staging/`` next to the live data while the server keeps serving, so
+        an import that fails (bad entry, out of memory) changes nothing. Only after it succeeds is the server
+        stopped and the store directories swapped; if the server then does not start, the previous store is
+        put back and started again. The previous database is deleted once the new one is up.
+        """
+        self.install()
+        self._prepare_instance()
+        staging = self.instance_dir / "import-staging"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        conf = staging / "import.conf"
+        conf.write_text(f"server.directories.data={staging / 'data'}\n", encoding="utf-8")
+        log = self.instance_dir / "logs" / "import.log"
+        java = _require("java", "openjdk-17-jre-headless")
+        cmd = [java, f"-Xmx{heap}", "-cp", self._classpath(), ADMIN_TOOL, "database", "import", "full",
+               self.neo4j.database, f"--additional-config={conf}", "--bad-tolerance=0",
+               "--skip-bad-relationships=false", "--skip-duplicate-nodes=false",
+               f"--max-off-heap-memory={max_off_heap}", f"--report-file={staging / 'import.report'}",
+               *([f"--threads={threads}"] if threads else []), *importer_args]
+        started = time.perf_counter()
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    env=self._env())
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        import_seconds = time.perf_counter() - started
+        if proc.returncode != 0:
+            tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
+            shutil.rmtree(staging, ignore_errors=True)
+            raise BulkImportError(f"neo4j-admin database import failed (exit {proc.returncode}); the database was "
+                                  f"not changed. Full output in {log}; last lines:\n{tail}")
+        started = time.perf_counter()
+        self._swap_in(staging)
+        return ImportRun(import_seconds, usage.ru_maxrss / 1024, time.perf_counter() - started, log)
+
+    def _swap_in(self, staging: Path) -> None:
+        """Stop the server, move the staged store in place of the live one, start; roll back if it fails."""
+        live, staged, previous = self.store_dirs(), self.store_dirs(staging / "data"), self.store_dirs(staging / "old")
+        self.stop()
+        for src, dst in zip(live, previous, strict=True):
+            if src.exists():
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                src.rename(dst)
+        for src, dst in zip(staged, live, strict=True):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            src.rename(dst)
+        try:
+            self.start()
+        except ServerInstallError as exc:
+            self.stop()
+            for src, dst in zip(previous, live, strict=True):
+                shutil.rmtree(dst, ignore_errors=True)
+                if src.exists():
+                    src.rename(dst)
+            self.start()
+            raise BulkImportError(f"Neo4j did not start on the imported store, so the previous database was put "
+                                  f"back: {exc}") from exc
+        shutil.rmtree(staging, ignore_errors=True)

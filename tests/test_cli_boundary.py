@@ -1,0 +1,96 @@
+"""The CLI's error boundary and its checks before the first write (issue: hardening round 2).
+
+Every case fails before anything is written: option values are refused by the parser, and output paths and input
+files are checked before the job connects, so most of these need no server at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer
+from neo4j.exceptions import ServiceUnavailable
+from typer.testing import CliRunner
+
+from kgagents.cli import app
+from kgagents.cli.common import guarded
+from kgagents.config import Neo4jSettings
+from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
+
+runner = CliRunner()
+NOWHERE = {"KGAGENTS_NEO4J_URI": "bolt://127.0.0.1:1"}  # a command that reaches the database fails differently
+
+
+def _refused(args: list[str], *expected: str) -> str:
+    result = runner.invoke(app, args, env=NOWHERE)
+    text = " ".join(result.output.split())
+    assert result.exit_code != 0, text
+    assert "Traceback" not in result.output and "Cannot reach Neo4j" not in text, text
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    for piece in expected:
+        assert piece in text, text
+    return text
+
+
+@pytest.mark.parametrize("args", [
+    ["kgqa", "q.jsonl", "--kg", "x", "--sample", "-3"],
+    ["kgqa", "q.jsonl", "--kg", "x", "--sample", "0"],
+    ["kgqa", "q.jsonl", "--kg", "x", "--workers", "0"],
+    ["align", "pair", "--retrieval-run", "r", "--sample", "-1"],
+    ["serve-tools", "t.ttl", "--http", "99999"],
+])
+def test_out_of_range_options_are_usage_errors(args: list[str]) -> None:
+    _refused(args, "Invalid value")
+
+
+def test_an_output_in_a_missing_folder_is_refused_before_matching(fixtures: Path) -> None:
+    d = fixtures / "matching"
+    _refused(["match", str(d / "conf_a.ttl"), str(d / "conf_b.ttl"), "--no-llm", "--out", "/nonexistent/x.rdf"],
+             "--out /nonexistent/x.rdf", "does not exist")
+
+
+def test_a_bad_reference_is_refused_before_matching(fixtures: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "ref.rdf"
+    bad.write_text("<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'><Alignment>", encoding="utf-8")
+    d = fixtures / "matching"
+    _refused(["match", str(d / "conf_a.ttl"), str(d / "conf_b.ttl"), "--no-llm", "--reference", str(bad)],
+             "ref.rdf")
+
+
+def test_extract_refuses_a_turtle_path_it_cannot_write(fixtures: Path) -> None:
+    _refused(["extract", "--ontology", "o.ttl", "--text", "x", "--turtle", "/nonexistent/x.ttl"],
+             "--turtle /nonexistent/x.ttl")
+
+
+def test_a_directory_where_a_file_is_expected(tmp_path: Path) -> None:
+    _refused(["ea", "export", "run-1", "--pairs", str(tmp_path)], "is a directory")
+    _refused(["compile", "o.ttl", "--json", str(tmp_path)], "is a directory")
+
+
+def test_report_refuses_an_output_that_is_not_a_png() -> None:
+    _refused(["report", "run-1", "--out", "x.owl"], ".png")
+
+
+def test_a_lost_server_is_one_line() -> None:
+    @guarded
+    def command() -> None:
+        raise ServiceUnavailable("Connection to 127.0.0.1:7687 closed")
+
+    with pytest.raises(typer.Exit) as exit_:
+        command()
+    assert exit_.value.exit_code == 1
+
+
+def test_a_failed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo4jSettings) -> None:
+    store = RunStore(graph)
+    with pytest.raises(RuntimeError), store.running("kgqa", run_id="died", mode="no_llm"):
+        raise RuntimeError("out of memory")
+    store.finish(store.start("matching", run_id="fine", mode="no_llm"), scores={"f1": 0.5}, metric="f1")
+    result = runner.invoke(app, ["stats"], env={"KGAGENTS_NEO4J_URI": neo4j_settings.uri, "COLUMNS": "250",
+                                                "KGAGENTS_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()})
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0, text
+    assert "died" in text and "failed" in text and "RuntimeError: out of memory" in text
+    assert "fine" in text and "finished" in text and "f1 0.5" in text
