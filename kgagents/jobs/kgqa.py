@@ -50,8 +50,8 @@ def run_questions(graph: GraphLike, kg: str, questions: Sequence[Question], sett
     settings = settings or KGQASettings()
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
-    agent = ODAAgent(connect(graph), chat, settings, kg=kg, embedder=embedder)
-    inputs = {"questions": list(questions), "dataset": dataset, "workers": workers, "on_question": on_question}
+    agent = ODAAgent(connect(graph), chat, settings, kg=kg, embedder=embedder, on_question=on_question)
+    inputs: dict[str, Any] = {"questions": list(questions), "dataset": dataset, "workers": workers}
     if run_id:
         inputs["run_id"] = run_id
     return agent.run(inputs, checkpointer=checkpointer)

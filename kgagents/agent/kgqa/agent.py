@@ -1,4 +1,6 @@
-"""ODA (observe → act → reflect) over relation paths, as a LangGraph ``StateGraph`` on the agent contract.
+"""ODA (observe → act → reflect) over relation paths, as LangGraph ``StateGraph``s on the agent contract.
+
+One question (:meth:`ODAAgent.question_graph`, state :class:`QAState`):
 
     start → observe ─┬─ answer → END                       (mode no_llm, or a confident path: no model call)
                      └─ act ─┬─ answer → END               (the model answers with a path)
@@ -20,9 +22,10 @@
 * ``answer``: the chosen path — the model's, else the best-scoring kept or observed path — and its complete end
   set, ranked by support (how many walks reach each end).
 
-The state is plain JSON, so any LangGraph checkpointer stores and resumes a question. :meth:`ODAAgent.run` (the
-contract's template method) answers a list of questions, each in its own checkpoint thread, scores them, writes
-their traces and finishes the run with ``hits_at_1`` as its headline score.
+A run (:meth:`ODAAgent.build`, state :class:`RunState`): ``begin`` → ``answer_batch`` (repeated) → ``finish``.
+Each ``answer_batch`` step answers the next questions with the question graph (one per step with a model, a trace
+batch without one), scores them and writes their traces, so a checkpointed run resumes at the first question it
+had not finished; ``finish`` records the run with ``hits_at_1`` as its headline score. Both states are plain JSON.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from typing import Any, TypedDict
 
 import numpy as np
@@ -55,6 +59,19 @@ from kgagents.loaders.qa import Question
 
 #: traces written per transaction
 TRACE_BATCH = 500
+
+
+class RunState(TypedDict, total=False):
+    """A run over many questions (JSON-serialisable): the questions, how far it got, each one's result."""
+
+    run_id: str
+    dataset: str | None
+    workers: int
+    questions: list[dict[str, Any]]
+    index: int
+    results: list[dict[str, Any]]
+    embed_seconds: float
+    loop_seconds: float
 
 
 class QAState(TypedDict, total=False):
@@ -115,14 +132,17 @@ class ODAAgent(Agent[KGQASettings]):
 
     job = "kgqa"
     settings_type = KGQASettings
+    state_type = RunState
     metric = "hits_at_1"
     no_llm_label = "best-scoring relation path"
 
     def __init__(self, graph: GraphLike, chat: Any = None, settings: KGQASettings | Mapping[str, Any] | None = None,
-                 *, kg: str, embedder: Embedder | None = None) -> None:
+                 *, kg: str, embedder: Embedder | None = None,
+                 on_question: Callable[[QuestionResult], None] | None = None) -> None:
         """``kg``: the name of a loaded KG (entity names embedded with ``kgagents embed --kg NAME`` for the answer
         types; without them the scorer uses relation words only); ``embedder``: the text embedder (default:
-        :func:`~kgagents.embeddings.get_embedder`)."""
+        :func:`~kgagents.embeddings.get_embedder`); ``on_question``: called with each answered question's result
+        (progress display)."""
         super().__init__(graph, chat, settings)
         self.kg = kg
         self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
@@ -132,6 +152,7 @@ class ODAAgent(Agent[KGQASettings]):
         self.memory = PathMemory(self.graph, kg)
         self.linker = EntityLinker(self.graph, kg)
         self._examples: int | None = None
+        self.on_question = on_question
 
     # -- collaborators ------------------------------------------------------------------------------
     @property
@@ -173,7 +194,9 @@ class ODAAgent(Agent[KGQASettings]):
         return max((p.similarity for p in observed), default=0.0)
 
     # -- graph ----------------------------------------------------------------------------------------
-    def build(self) -> StateGraph:
+    def question_graph(self) -> StateGraph:
+        """The uncompiled graph that answers ONE question (state :class:`QAState`): invoke it with
+        ``{"question": "…"}`` (optionally ``topics``) to embed ODA in another LangGraph app question by question."""
         g = StateGraph(QAState)
         for name in ("start", "observe", "act", "tool", "reflect", "answer"):
             g.add_node(name, getattr(self, name))
@@ -187,8 +210,25 @@ class ODAAgent(Agent[KGQASettings]):
         g.add_edge("answer", END)
         return g
 
-    def recursion_limit(self, inputs: Mapping[str, Any]) -> int:
-        return 5 * self.settings.max_iterations + 10
+    def build(self) -> StateGraph:
+        """The run's graph (state :class:`RunState`): ``begin`` → ``answer_batch`` (repeated: each step answers the
+        next batch of questions with :meth:`question_graph`, scores them and writes their traces) → ``finish``."""
+        g = StateGraph(RunState)
+        for name in ("begin", "answer_batch", "finish"):
+            g.add_node(name, getattr(self, name))
+        g.add_edge(START, "begin")
+        g.add_edge("begin", "answer_batch")
+        g.add_conditional_edges("answer_batch", lambda s: "answer_batch" if s["index"] < len(s["questions"])
+                                else "finish", {"answer_batch": "answer_batch", "finish": "finish"})
+        g.add_edge("finish", END)
+        return g
+
+    def batch_size(self) -> int:
+        """Questions per ``answer_batch`` step (one checkpoint each): one with a model, else a trace batch."""
+        return 1 if self.llm is not None else TRACE_BATCH
+
+    def recursion_limit(self, state: Mapping[str, Any]) -> int:
+        return len(state.get("questions") or []) // self.batch_size() + 10
 
     def _after_observe(self, state: QAState) -> str:
         if self.llm is None:
@@ -337,15 +377,20 @@ class ODAAgent(Agent[KGQASettings]):
         exclude = [t for t in dict.fromkeys([*topics, path.topic]) if not (path.reentry and t == path.topic)]
         return follow(self.graph, self.kg, path.topic, path.path, exclude, cap)
 
-    # -- a run over many questions (the contract's template method calls these) -------------------------
+    # -- a run over many questions ------------------------------------------------------------------------
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         return {**super().run_properties(inputs), "kg": self.kg, "dataset": inputs.get("dataset"),
-                "questions": len(inputs.get("questions", [])), "memory_examples": self.memory_examples()}
+                "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples()}
 
     def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """The run's input state: the questions as JSON (validated as :class:`~kgagents.loaders.qa.Question`)."""
         questions = [q if isinstance(q, Question) else Question.model_validate(q) for q in inputs["questions"]]
-        return {"run_id": inputs["run_id"], "questions": questions, "dataset": inputs.get("dataset"),
-                "workers": int(inputs.get("workers", 1)), "on_question": inputs.get("on_question")}
+        return {"run_id": inputs["run_id"], "dataset": inputs.get("dataset"), "workers": int(inputs.get("workers", 1)),
+                "questions": [q.model_dump(mode="json") for q in questions]}
+
+    def begin(self, state: RunState) -> dict[str, Any]:
+        self.start_run(state)
+        return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0}
 
     def initial_state(self, question: Question, run_id: str, labels: Mapping[str, str],
                       vector: np.ndarray | None) -> QAState:
@@ -356,66 +401,56 @@ class ODAAgent(Agent[KGQASettings]):
             state["question_vector"] = vector.tolist()
         return state
 
-    def execute(self, app: Any, state: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
-        """Answer every question in its own checkpoint thread (``<thread>:<question id>``: a finished question
-        is read back, an unfinished one resumed), ``workers`` at once without a model; traces in batches."""
-        assert state is not None
-        questions: list[Question] = state["questions"]
+    def answer_batch(self, state: RunState) -> dict[str, Any]:
+        """The next batch: masked questions embedded at once, each answered by :meth:`question_graph` (``workers``
+        at once without a model), scored, and its trace written (one transaction per batch)."""
+        start = state["index"]
+        questions = [Question.model_validate(q) for q in state["questions"][start:start + self.batch_size()]]
         run_id = state["run_id"]
-        s = self.settings
-        workers = state["workers"] if self.llm is None else 1
-        on_question: Callable[[QuestionResult], None] | None = state.get("on_question")
-        run = KGQARun(run_id, self.kg, s.mode, self.model_name, s.model_dump(mode="json"), workers=workers,
-                      memory_examples=self.memory_examples())
         names, gold_ids, gold_names = presence(self.graph, self.kg, questions)
         started = time.perf_counter()
         given = [i for i, q in enumerate(questions) if given_topics(q)]
         texts = [masked(questions[i].question, [names.get(t, t) for t in given_topics(questions[i])]) for i in given]
         vectors = dict(zip(given, self.scorer.vectors(texts))) if texts else {}
-        run.embed_seconds = time.perf_counter() - started
-        thread = (config.get("configurable") or {}).get("thread_id")
+        embedded = time.perf_counter() - started
+        app = self.question_graph().compile()
+        config = {"recursion_limit": 5 * self.settings.max_iterations + 10}
 
         def answer(i: int) -> tuple[QuestionResult, dict[str, Any]]:
             q = questions[i]
             calls_before = len(self.ledger.records)
             t0 = time.perf_counter()
-            final = self._invoke(app, config, thread, q, self.initial_state(q, run_id, names, vectors.get(i)))
+            final = dict(app.invoke(self.initial_state(q, run_id, names, vectors.get(i)), config))
             result = QuestionResult.of(q, final, seconds=time.perf_counter() - t0,
                                        calls=self.ledger.records[calls_before:],
                                        topic_in_kg=any(t in names for t in given_topics(q)) or bool(final["topics"]),
                                        gold_ids=gold_ids, gold_names=gold_names)
             return result, trace_row(final, extra={**result.trace_fields(), "dataset": q.dataset,
-                                                   "gold": [a.name for a in q.answers], "model": run.model})
+                                                   "gold": [a.name for a in q.answers], "model": self.model_name})
 
-        pending: list[dict[str, Any]] = []
         started = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for result, row in pool.map(answer, range(len(questions))):
-                run.results.append(result)
-                pending.append(row)
-                if len(pending) >= TRACE_BATCH:
-                    write_traces(self.graph, run_id, self.kg, pending)
-                    pending = []
-                if on_question is not None:
-                    on_question(result)
-        write_traces(self.graph, run_id, self.kg, pending)
-        run.loop_seconds = time.perf_counter() - started
-        return {"run_id": run_id, "run": run}
+        workers = state.get("workers", 1) if self.llm is None else 1
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            answered = list(pool.map(answer, range(len(questions))))
+        write_traces(self.graph, run_id, self.kg, [row for _, row in answered])
+        if self.on_question is not None:
+            for result, _ in answered:
+                self.on_question(result)
+        return {"index": start + len(questions), "results": [*state["results"], *(asdict(r) for r, _ in answered)],
+                "embed_seconds": state["embed_seconds"] + embedded,
+                "loop_seconds": state["loop_seconds"] + time.perf_counter() - started}
 
-    def _invoke(self, app: Any, config: dict[str, Any], thread: str | None, question: Question,
-                state: QAState) -> dict[str, Any]:
-        if thread is None:
-            return dict(app.invoke(state, config))
-        own = {**config, "configurable": {**config["configurable"], "thread_id": f"{thread}:{question.id}"}}
-        snapshot = app.get_state(own)
-        if snapshot.values and not snapshot.next:
-            return dict(snapshot.values)
-        return dict(app.invoke(None if snapshot.next else state, own))
+    def finish(self, state: RunState) -> dict[str, Any]:
+        self.finish_run(state)
+        return {}
 
     def result(self, state: Mapping[str, Any]) -> RunResult:
-        run: KGQARun = state["run"]
+        run = KGQARun(state["run_id"], self.kg, self.settings.mode, self.model_name,
+                      self.settings.model_dump(mode="json"), [QuestionResult(**r) for r in state.get("results", [])],
+                      embed_seconds=state.get("embed_seconds", 0.0), loop_seconds=state.get("loop_seconds", 0.0),
+                      workers=state.get("workers", 1) if self.llm is None else 1,
+                      memory_examples=self.memory_examples())
         summary = run.summary()
         scores = {k: v for k, v in summary.items() if k in run.SCORES and v is not None}
         properties = {k: v for k, v in summary.items() if k not in scores}
         return self.new_result(state, scores=scores, properties=properties, output=run)
-
