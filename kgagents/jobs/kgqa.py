@@ -3,6 +3,7 @@
 * :func:`run_questions` — what ``kgagents ask``, ``kgagents kgqa``, the benchmarks and the demo call: builds
   :class:`~kgagents.agent.kgqa.agent.ODAAgent` and runs it on the contract (:meth:`~ODAAgent.run`); every
   result carries the coverage of its question in the loaded KG, so a score is never read without it.
+* :func:`ask` — one question (``kgagents ask``), with its trace read back for display.
 * :func:`learn` — ``kgagents kgqa learn FILE --kg NAME``: labelled questions → path examples in the memory
   (weak supervision, :mod:`~kgagents.agent.kgqa.supervision`); records marked as a test split are refused
   before anything is written.
@@ -15,6 +16,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,12 +32,14 @@ from kgagents.agent.kgqa.pathmemory import Example, PathMemory, question_key, re
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain
 from kgagents.agent.kgqa.results import QuestionResult
 from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.agent.kgqa.store import stored_trace
 from kgagents.agent.kgqa.supervision import supervise
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
 from kgagents.graph.connection import Graph, GraphLike, connect
-from kgagents.loaders.qa import Question, read_questions
+from kgagents.errors import KgAgentsError
+from kgagents.loaders.qa import EntityRef, Question, read_questions
 
 #: the split field a question record may carry (``train`` / ``dev`` / ``test``)
 SPLIT = "split"
@@ -55,6 +59,36 @@ def run_questions(graph: GraphLike, kg: str, questions: Sequence[Question], sett
     if run_id:
         inputs["run_id"] = run_id
     return agent.run(inputs, checkpointer=checkpointer)
+
+
+@dataclass
+class Asked:
+    """One question answered by :func:`ask`: the run, the question's result, and its trace read back from Neo4j
+    (the linked mentions, the observed paths and the steps, as a user inspects them)."""
+
+    run: RunResult
+    result: QuestionResult
+    linked: list[dict[str, Any]]
+    paths: list[dict[str, Any]]
+    steps: list[dict[str, Any]]
+    trace_query: str
+
+
+def ask(graph: GraphLike, kg: str, question: str, *, topics: Sequence[str] = (), settings: KGQASettings | None = None,
+        chat: Any = None) -> Asked:
+    """Answer one question (plain text, [bracketed] topic, or ``topics`` given as KG ids) and read its trace."""
+    graph = connect(graph)
+    q = Question(id="ask", dataset="ask", question=question, answers=[],
+                 topic_entities=[EntityRef(id=t, name=t) for t in topics])
+    run = run_questions(graph, kg, [q], settings, chat, dataset="ask")
+    trace = stored_trace(graph, run.run_id, "ask")
+    if trace is None:
+        raise KgAgentsError(f"run {run.run_id} stored no trace for the question")
+    props = trace["trace"]
+    return Asked(run=run, result=run.output.results[0], linked=json.loads(props.get("mentions", "[]")),
+                 paths=json.loads(props.get("observation", "[]")), steps=trace["steps"],
+                 trace_query=f"MATCH (t:QATrace {{run_id: '{run.run_id}'}}) OPTIONAL MATCH (s:QAStep)-[:STEP_OF]->(t) "
+                             "RETURN t, s ORDER BY s.iteration")
 
 
 # -- preparing a KG ------------------------------------------------------------------------------------------

@@ -115,6 +115,12 @@ class PathMemory:
         """Path examples this KG has (0 when none were ever learned)."""
         return int(self.graph.run("kgqa/memory_count", kg=self.kg)[0]["examples"])
 
+    def forget_other_sources(self, source: str) -> int:
+        """Remove every example of this KG not learned from ``source``; how many were removed."""
+        if not self.count():
+            return 0
+        return int(self.graph.run("kgqa/memory_forget_sources", kg=self.kg, source=source)[0]["removed"])
+
     def write(self, examples: Sequence[Example], vectors: np.ndarray) -> int:
         """Write ``examples`` (with the vectors of their masked questions) in one transaction; a question learned
         before has its old examples replaced."""

@@ -2,12 +2,12 @@
 
     (:QATrace {run_id, question_id, question, masked, answer, answer_path, path_steps, decided_by, confidence,
                gold, correct, precision, recall, f1, iterations, cap_hit, llm_calls, …, observation, prior,
-               linked, observe_ms, seconds})-[:IN_RUN]->(:Run)
+               neighbours, mentions, linked, observe_ms, seconds})-[:IN_RUN]->(:Run)
     (:QATrace)-[:TOUCHED {role: 'topic' | 'explored' | 'memory' | 'answer'}]->(:Entity)
     (:QAStep {run_id, question_id, iteration, action, call, fallback, note, output, kept,
               reflect_fallback})-[:STEP_OF]->(:QATrace)
 
-Lists of paths (observation, prior, linked mentions) are JSON text (``apoc.convert.fromJsonList`` reads them
+Lists of paths (observation, prior, the memory's neighbours, the linker's mentions) are JSON text (``apoc.convert.fromJsonList`` reads them
 back); the answer path's steps are a list property (``path_steps``), and the entities a trace used are linked with
 ``TOUCHED``, so "which runs answered with this entity" or "which questions took this path" are plain matches.
 """
@@ -51,7 +51,7 @@ def trace_row(state: Mapping[str, Any], *, extra: Mapping[str, Any]) -> dict[str
         "iterations": state.get("iteration", 0), "cap_hit": bool(state.get("cap_hit", False)),
         "observation": _json(_compact(state.get("observation", []))),
         "prior": _json(state.get("prior", [])), "neighbours": _json(state.get("neighbours", [])),
-        "linked": _json(state.get("linked", [])),
+        "mentions": _json(state.get("linked", [])),
         "history": [h["call"] for h in state.get("history", [])],
         "observe_ms": [round(s * 1000, 2) for s in state.get("observe_seconds", [])],
         **extra,
