@@ -423,7 +423,8 @@ class ODAAgent(Agent[KGQASettings]):
             final = dict(app.invoke(self.initial_state(q, run_id, names, vectors.get(i)), config))
             result = QuestionResult.of(q, final, seconds=time.perf_counter() - t0,
                                        calls=self.ledger.records[calls_before:],
-                                       topic_in_kg=any(t in names for t in given_topics(q)) or bool(final["topics"]),
+                                       topic_in_kg=any(t in names for t in given_topics(q)) if given_topics(q)
+                                       else bool(final["topics"]),
                                        gold_ids=gold_ids, gold_names=gold_names)
             return result, trace_row(final, extra={**result.trace_fields(), "dataset": q.dataset,
                                                    "gold": [a.name for a in q.answers], "model": self.model_name})
