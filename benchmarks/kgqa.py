@@ -190,7 +190,8 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
         "label": (f"no-llm ({run.model})" if settings.mode == "no_llm" else f"ODA mode {settings.mode} with "
                   f"{run.model}") + f"; {config}",
         "dataset": ds.name, "kg": ds.kg, "mode": settings.mode, "model": run.model, "run_id": run.run_id,
-        "memory": memory_record, "link": link, "split": {"ratios": ds.ratios, "seed": seed, "reported": "test"},
+        "memory": memory_record, "link": link, "confident": settings.confident,
+        "split": {"ratios": ds.ratios, "seed": seed, "reported": "test"},
         "sample_per_file": sample, "question_files": counts, "settings": settings.model_dump(mode="json"),
         "scores": run.scores, **summary, "llm": run.llm.model_dump(),
         "kg_load": kg, "kg_prepare": prepared,
@@ -202,6 +203,61 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     if out is not None:
         write_results(out, result_stem(ds.name, settings.mode, run.model, memory=memory, link=link, sample=sample),
                       result, markdown)
+    return result
+
+
+def threshold(pairs: Sequence[tuple[float, bool]], target: float) -> float | None:
+    """The smallest confidence above which (inclusive) at least ``target`` of the answers are right (None: no
+    threshold reaches it)."""
+    best = None
+    right = 0
+    ranked = sorted(pairs, key=lambda p: -p[0])
+    for i, (confidence, correct) in enumerate(ranked, 1):
+        right += correct
+        if right / i >= target and (i == len(ranked) or ranked[i][0] < confidence):
+            best = confidence
+    return best
+
+
+def calibrate(graph: Graph, name: str, *, memory: bool = True, sample: int | None = None, seed: int = 7,
+              target: float = 0.9, workers: int = 1, relearn: bool = False, out: Path | None = None,
+              on_question: Callable[[QuestionResult], None] | None = None) -> dict[str, Any]:
+    """The LLM gate's threshold (``--confident``), learned on the TRAIN split only: the no-LLM agent answers a
+    seeded sample of train questions (with the memory, each question's own examples left out), and the threshold
+    is the smallest confidence margin above which at least ``target`` of its answers are right; questions below
+    it go to the model."""
+    ds = dataset(name)
+    if ds.ratios is None:
+        raise KgAgentsError(f"{name} has no training split to calibrate on")
+    settings = KGQASettings(mode="no_llm", memory=memory)
+    ensure_kg(graph, ds)
+    prepare_kg(graph, ds.kg, get_embedder())
+    learned, _ = splits(ds, seed)
+    memory_record = ensure_memory(graph, ds, learned, seed=seed, relearn=relearn, workers=max(workers, 2)) \
+        if memory else None
+    usable = [q for q in learned if q.extra.get("kb_consistent", True)] if ds.only_kb_consistent else learned
+    questions = [q.model_copy(update={"extra": {k: v for k, v in q.extra.items() if k != SPLIT}})
+                 for q in seeded_sample(usable, sample, seed)]
+    run = run_questions(graph, ds.kg, questions, settings, None, workers=workers, dataset=ds.name,
+                        leave_one_out=memory, on_question=on_question)
+    pairs = [(r.confidence, bool(r.correct)) for r in run.output.results]
+    chosen = threshold(pairs, target)
+    above = [c for conf, c in pairs if chosen is not None and conf >= chosen]
+    result: dict[str, Any] = {
+        "benchmark": f"KGQA {ds.name}: LLM gate threshold on {len(questions)} TRAIN questions "
+                     f"({'path memory, leave-one-out' if memory else 'zero-shot'})",
+        "dataset": ds.name, "memory": memory_record, "split": {"ratios": ds.ratios, "seed": seed,
+                                                               "calibrated_on": "train"},
+        "target_accuracy": target, "confident": chosen, "run_id": run.run_id,
+        "hits_at_1": run.output.summary()["hits_at_1"],
+        "share_answered_without_model": round(len(above) / len(pairs), 4) if pairs else None,
+        "accuracy_above_threshold": round(sum(above) / len(above), 4) if above else None,
+        "accuracy_below_threshold": round(sum(c for conf, c in pairs if chosen is None or conf < chosen)
+                                          / max(1, sum(1 for conf, _ in pairs if chosen is None or conf < chosen)),
+                                          4),
+    }
+    if out is not None:
+        write_results(out, f"kgqa_{ds.name}_{'memory' if memory else 'zeroshot'}_gate", result)
     return result
 
 
@@ -229,7 +285,9 @@ def markdown(result: dict[str, Any]) -> str:
         f"- split: {result['split']['ratios']} seed {result['split']['seed']}; reported on test",
         "- path memory: " + (f"{mem['examples']} examples learned from {mem['questions_learned_from']} train "
                              f"questions ({mem['source']})" if mem else "not used (zero-shot)"),
-        f"- answers decided by: {result['decided_by']}",
+        f"- answers decided by: {result['decided_by']}"
+        + ("" if result["mode"] == "no_llm" else f" (the model is asked when the best path leads by less than "
+                                                 f"{result['confident']})"),
         f"- coverage: topic entity in the KG for {cov['topic_in_kg']}, a gold answer in the KG for "
         f"{cov['gold_in_kg']}, both for {cov['topic_and_gold_in_kg']} (Hits@1 on those: "
         f"{_pct(result['hits_at_1_covered'])} %)",

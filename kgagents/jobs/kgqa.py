@@ -37,8 +37,8 @@ from kgagents.agent.kgqa.supervision import supervise
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
-from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.errors import KgAgentsError
+from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.loaders.qa import EntityRef, Question, read_questions
 
 #: the split field a question record may carry (``train`` / ``dev`` / ``test``)
@@ -47,15 +47,17 @@ SPLIT = "split"
 
 def run_questions(graph: GraphLike, kg: str, questions: Sequence[Question], settings: KGQASettings | None = None,
                   chat: Any = None, *, run_id: str | None = None, workers: int = 1, embedder: Embedder | None = None,
-                  dataset: str | None = None, checkpointer: Any = None,
+                  dataset: str | None = None, checkpointer: Any = None, leave_one_out: bool = False,
                   on_question: Callable[[QuestionResult], None] | None = None) -> RunResult:
     """Answer ``questions`` against KG ``kg``; ``chat`` None runs mode ``no_llm``; ``workers`` questions at once
-    in that mode. ``result.output`` is the :class:`~kgagents.agent.kgqa.results.KGQARun`."""
+    in that mode; ``leave_one_out``: a question the memory learned does not vote for itself (to calibrate on
+    learned questions). ``result.output`` is the :class:`~kgagents.agent.kgqa.results.KGQARun`."""
     settings = settings or KGQASettings()
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
     agent = ODAAgent(connect(graph), chat, settings, kg=kg, embedder=embedder, on_question=on_question)
-    inputs: dict[str, Any] = {"questions": list(questions), "dataset": dataset, "workers": workers}
+    inputs: dict[str, Any] = {"questions": list(questions), "dataset": dataset, "workers": workers,
+                              "leave_one_out": leave_one_out}
     if run_id:
         inputs["run_id"] = run_id
     return agent.run(inputs, checkpointer=checkpointer)
@@ -170,7 +172,7 @@ def learn(graph: GraphLike, kg: str, questions: Sequence[Question], *, source: s
     examples: list[Example] = []
     agree = 0
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for q, found in zip(questions, pool.map(one, questions)):
+        for q, found in zip(questions, pool.map(one, questions), strict=True):
             if isinstance(found, str):
                 setattr(report, found, getattr(report, found) + 1)
                 report.failures.append(f"{q.id}: {found}")

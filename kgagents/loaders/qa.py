@@ -183,7 +183,7 @@ class TRExFormat(QuestionFormat):
     """``"Cirith Ungol [SEP] genre"``: the question is the subject and relation label, as in ToG's prompts."""
 
     name = "trex"
-    record = _SlotFillingRecord
+    record: ClassVar[type[_Record]] = _SlotFillingRecord
 
     def matches(self, raw: dict[str, Any]) -> bool:
         return super().matches(raw) and "template_questions" not in raw

@@ -63,7 +63,8 @@ def test_the_observation_aggregates_triples_into_relation_paths(movies: Graph, f
     # two hops: one path per (relation, direction), its end set the union over the films, the topic never re-entering
     genres = Counter(t for h, r, t in kb if r == "has_genre" and h in films)
     genre_path = by_path[("directed_by^-1", "has_genre")]
-    assert genre_path.size == len(genres) and dict(zip(genre_path.ends, genre_path.supports)) == dict(genres)
+    assert genre_path.size == len(genres)
+    assert dict(zip(genre_path.ends, genre_path.supports, strict=True)) == dict(genres)
     assert all("William Dieterle" not in p.ends for p in observed)
     assert [p.score for p in observed] == sorted((p.score for p in observed), reverse=True)
     assert max(p.length for p in observed) == 3
@@ -82,7 +83,7 @@ def test_no_llm_answers_with_the_end_set_of_the_best_path_and_stores_the_run_and
     run = result.output
     assert result.mode == "no_llm" and result.metric == "hits_at_1" and result.model.startswith("none (no_llm")
     assert [r.question_id for r in run.results] == [q.id for q in questions]
-    for q, r in zip(questions, run.results):
+    for q, r in zip(questions, run.results, strict=True):
         trace = stored_trace(movies, result.run_id, q.id)
         assert trace is not None and trace["steps"] == []
         paths = json.loads(trace["trace"]["observation"])

@@ -11,13 +11,13 @@ import pytest
 from kgagents.agent.kgqa.linking import lucene_query, mask, words
 from kgagents.agent.kgqa.llm_steps import Action, parse_action, parse_keep
 from kgagents.agent.kgqa.pathmemory import TestSplitError, refuse_test_split, vote
-from kgagents.agent.kgqa.paths import ObservedPath, path_display, path_text, split_step, step
+from kgagents.agent.kgqa.paths import ObservedPath, path_display, path_phrase, path_text, split_step, step
 from kgagents.agent.kgqa.questions import bracketed, masked, plain
 from kgagents.agent.kgqa.supervision import f1
+from kgagents.errors import ParseError
 from kgagents.jobs.kgqa import split
 from kgagents.loaders.qa import EntityRef, Question, read_questions
 from kgagents.metrics.qa import set_scores
-from kgagents.errors import ParseError
 
 
 def _q(i: int) -> Question:
@@ -31,13 +31,15 @@ def test_steps_round_trip_and_paths_read_from_the_answer_back() -> None:
     assert path_text(path, names) == "directed by of the starred actors of"
     assert path_display(path, names) == "starred actors (inverse) → directed by"
     assert path_display((), names) == "(the topic itself)"
+    assert path_phrase(path, names) == "the directed by of that whose starred actors is X"
 
 
 def test_observed_paths_survive_the_json_state() -> None:
-    p = ObservedPath(topic="t", path=["a"], text="a", display="a", size=3, ends=["x", "y"], end_names=["X", "Y"],
+    p = ObservedPath(topic="t", path=["a"], text="a", display="a", phrase="the a of X", size=3, ends=["x", "y"],
+                     end_names=["X_1", "Y"],
                      supports=[2, 1], score=0.5)
     assert ObservedPath.of(json.loads(json.dumps(p.as_dict()))) == p
-    assert p.shown(1) == "a ⇒ X, … (3 in all)"
+    assert p.shown(1) == "the a of X => X 1, ... (3 in all)"
 
 
 def test_the_closest_examples_outvote_a_crowd_of_looser_ones() -> None:

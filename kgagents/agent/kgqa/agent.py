@@ -67,6 +67,7 @@ class RunState(TypedDict, total=False):
     run_id: str
     dataset: str | None
     workers: int
+    leave_one_out: bool
     questions: list[dict[str, Any]]
     index: int
     results: list[dict[str, Any]]
@@ -84,6 +85,7 @@ class QAState(TypedDict, total=False):
     labels: dict[str, str]
     linked: list[dict[str, Any]]
     masked: str
+    leave_out: bool
     question_vector: list[float]
     prior: list[dict[str, Any]]
     neighbours: list[dict[str, Any]]
@@ -176,12 +178,13 @@ class ODAAgent(Agent[KGQASettings]):
     def _vector(self, text: str) -> np.ndarray:
         return self.scorer.vectors([text])[0]
 
-    def _prior(self, vector: np.ndarray, text: str) -> Prior:
+    def _prior(self, vector: np.ndarray, text: str, leave_out: str | None = None) -> Prior:
         if not self.memory_examples():
             return Prior()
         s = self.settings
         return self.memory.prior(vector, text, k=s.memory_k, pool=s.memory_pool, lexical=s.memory_lexical,
-                                 min_similarity=s.memory_min_similarity, temperature=s.memory_temperature)
+                                 min_similarity=s.memory_min_similarity, temperature=s.memory_temperature,
+                                 leave_out=leave_out)
 
     def _context(self, masked_question: str, entity: str) -> float:
         """Linking context: with a memory, how close the masked question comes to a learned one; without, how
@@ -269,7 +272,7 @@ class ODAAgent(Agent[KGQASettings]):
         text = text or masked(question, [labels.get(t, t) for t in topics])
         vector = np.asarray(state["question_vector"], dtype=np.float32) if state.get("question_vector") \
             else self._vector(text)
-        prior = self._prior(vector, text)
+        prior = self._prior(vector, text, question if state.get("leave_out") else None)
         out.update({"topics": topics, "labels": labels, "masked": text, "question_vector": vector.tolist(),
                     "prior": prior.as_state(), "neighbours": prior.neighbours})
         return out
@@ -297,7 +300,8 @@ class ODAAgent(Agent[KGQASettings]):
         shown = self._shown(state)
         labels = dict(state["labels"])
         for p in shown:
-            labels.update(zip(p.ends[: self.settings.ends_shown], p.end_names[: self.settings.ends_shown]))
+            labels.update(zip(p.ends[: self.settings.ends_shown], p.end_names[: self.settings.ends_shown],
+                              strict=False))
         action = self.llm.act(plain(state["question"]), shown=shown, memory=paths(state.get("memory", [])),
                               prior=state.get("prior", []), history=state["history"], labels=labels,
                               ends=self.settings.ends_shown)
@@ -307,9 +311,9 @@ class ODAAgent(Agent[KGQASettings]):
     def tool(self, state: QAState) -> dict[str, Any]:
         action = Action.of(state["pending"])
         vector = np.asarray(state["question_vector"], dtype=np.float32)
-        if action.name == GET_PATH:
+        if action.name == GET_PATH and action.path is not None:
             found = self.observer.extend(vector, paths([state["shown"][action.path - 1]]), state["topics"])
-        elif action.name == GET_NEIGHBOR:
+        elif action.name == GET_NEIGHBOR and action.entity is not None:
             found = self.observer.observe(vector, [action.entity], depth=1).paths
         else:
             found = []
@@ -373,19 +377,21 @@ class ODAAgent(Agent[KGQASettings]):
         cap = self.settings.answer_cap
         if path.complete and path.size <= len(path.ends):
             return [{"id": e, "name": n, "support": s}
-                    for e, n, s in zip(path.ends, path.end_names, path.supports)][:cap]
+                    for e, n, s in zip(path.ends, path.end_names, path.supports, strict=False)][:cap]
         exclude = [t for t in dict.fromkeys([*topics, path.topic]) if not (path.reentry and t == path.topic)]
         return follow(self.graph, self.kg, path.topic, path.path, exclude, cap)
 
     # -- a run over many questions ------------------------------------------------------------------------
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         return {**super().run_properties(inputs), "kg": self.kg, "dataset": inputs.get("dataset"),
-                "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples()}
+                "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples(),
+                "leave_one_out": bool(inputs.get("leave_one_out", False))}
 
     def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The run's input state: the questions as JSON (validated as :class:`~kgagents.loaders.qa.Question`)."""
         questions = [q if isinstance(q, Question) else Question.model_validate(q) for q in inputs["questions"]]
         return {"run_id": inputs["run_id"], "dataset": inputs.get("dataset"), "workers": int(inputs.get("workers", 1)),
+                "leave_one_out": bool(inputs.get("leave_one_out", False)),
                 "questions": [q.model_dump(mode="json") for q in questions]}
 
     def begin(self, state: RunState) -> dict[str, Any]:
@@ -393,10 +399,10 @@ class ODAAgent(Agent[KGQASettings]):
         return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0}
 
     def initial_state(self, question: Question, run_id: str, labels: Mapping[str, str],
-                      vector: np.ndarray | None) -> QAState:
+                      vector: np.ndarray | None, leave_out: bool = False) -> QAState:
         topics = given_topics(question)
         state: QAState = {"run_id": run_id, "question_id": question.id, "question": question.question,
-                          "topics": topics, "labels": {t: labels.get(t, t) for t in topics}}
+                          "topics": topics, "labels": {t: labels.get(t, t) for t in topics}, "leave_out": leave_out}
         if vector is not None:
             state["question_vector"] = vector.tolist()
         return state
@@ -411,7 +417,7 @@ class ODAAgent(Agent[KGQASettings]):
         started = time.perf_counter()
         given = [i for i, q in enumerate(questions) if given_topics(q)]
         texts = [masked(questions[i].question, [names.get(t, t) for t in given_topics(questions[i])]) for i in given]
-        vectors = dict(zip(given, self.scorer.vectors(texts))) if texts else {}
+        vectors = dict(zip(given, self.scorer.vectors(texts), strict=True)) if texts else {}
         embedded = time.perf_counter() - started
         app = self.question_graph().compile()
         config = {"recursion_limit": 5 * self.settings.max_iterations + 10}
@@ -420,7 +426,8 @@ class ODAAgent(Agent[KGQASettings]):
             q = questions[i]
             calls_before = len(self.ledger.records)
             t0 = time.perf_counter()
-            final = dict(app.invoke(self.initial_state(q, run_id, names, vectors.get(i)), config))
+            start = self.initial_state(q, run_id, names, vectors.get(i), state.get("leave_one_out", False))
+            final = dict(app.invoke(start, config))  # type: ignore[call-overload]
             result = QuestionResult.of(q, final, seconds=time.perf_counter() - t0,
                                        calls=self.ledger.records[calls_before:],
                                        topic_in_kg=any(t in names for t in given_topics(q)) if given_topics(q)

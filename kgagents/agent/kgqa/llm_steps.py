@@ -15,8 +15,18 @@ from typing import Any
 
 from kgagents.agent.kgqa.paths import ObservedPath
 from kgagents.agent.kgqa.prompts import (
-    ACTION_SCHEMA, ACTION_SYSTEM, ACTIONS, ANSWER, GENERATE_SCHEMA, GENERATE_SYSTEM, GET_NEIGHBOR, GET_PATH,
-    REFLECT_SCHEMA, REFLECT_SYSTEM, action_prompt, reflection_prompt,
+    ACTION_SCHEMA,
+    ACTION_SYSTEM,
+    ACTIONS,
+    ANSWER,
+    GENERATE_SCHEMA,
+    GENERATE_SYSTEM,
+    GET_NEIGHBOR,
+    GET_PATH,
+    REFLECT_SCHEMA,
+    REFLECT_SYSTEM,
+    action_prompt,
+    reflection_prompt,
 )
 from kgagents.llm.client import ChatModel, Message
 from kgagents.llm.structured import extract_json

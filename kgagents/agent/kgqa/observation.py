@@ -6,8 +6,9 @@ chosen for expansion and returns, per path, the relations leaving its end set wi
 is scored (:mod:`scoring`); the best N of the level join the observation and the best P % (at least
 ``min_expand``) are expanded to the next level, together with every prefix of a path the memory votes for (over
 the relations that continue it), so a remembered path is always observed however its prefixes score. When the
-memory is sure of a path (``memory_focus``), only the remembered prefixes are expanded beyond the first level. An end set larger than ``max_frontier`` is
-observed but not expanded (a genre's thousands of films), and topic entities never re-enter a path.
+memory is sure of a path (``memory_focus``), only the remembered prefixes are expanded beyond the first level. An
+end set larger than ``max_frontier`` is observed but not expanded (a genre's thousands of films), and topic entities
+never re-enter a path (a remembered path learned with re-entry is followed with its topic allowed back in).
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from kgagents.agent.kgqa.paths import ObservedPath, PathKey, path_display, path_text, split_step, step
+from kgagents.agent.kgqa.paths import (
+    ObservedPath,
+    PathKey,
+    path_display,
+    path_phrase,
+    path_text,
+    split_step,
+    step,
+)
 from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.graph.connection import Graph
@@ -124,7 +133,7 @@ class PathObserver:
             sims = self.scorer.similarities(question, texts)
             level_paths = []
             full_ends: dict[PathKey, list[str]] = {}
-            for row, key, text, sim in zip(rows, keys, texts, sims):
+            for row, key, text, sim in zip(rows, keys, texts, sims, strict=True):
                 level_paths.append(self._path(topic, key, text, row, float(sim), prior.get(key, 0.0), names))
                 full_ends[key] = row["ends"]
             level_paths.sort(key=lambda p: (-p.score, p.path))
@@ -134,7 +143,7 @@ class PathObserver:
                 break
             expandable = [p for p in level_paths if p.complete]
             wanted = 0 if focused else max(s.min_expand, math.ceil(s.top_percent * len(level_paths)))
-            chosen = {p.key: None for p in expandable[:wanted]}
+            chosen: dict[PathKey, list[str] | None] = {p.key: None for p in expandable[:wanted]}
             chosen.update({p.key: sorted(forced[p.key]) for p in expandable if p.key in forced and p.key not in chosen})
             frontiers = [{"key": json.dumps(list(k)), "ids": full_ends[k], "relations": types}
                          for k, types in chosen.items()]
@@ -208,14 +217,16 @@ class PathObserver:
             rows = self._expand(question, [{"key": "[]", "ids": ends, "relations": None}], exclude, result)
             keys = [p.key + (step(r["relation"], r["forward"]),) for r in rows]
             texts = [path_text(k, names) for k in keys]
-            for row, key, text, sim in zip(rows, keys, texts, self.scorer.similarities(question, texts)):
+            for row, key, text, sim in zip(rows, keys, texts, self.scorer.similarities(question, texts),
+                                           strict=True):
                 out.append(self._path(p.topic, key, text, row, float(sim), prior.get(key, 0.0), names))
         return sorted(out, key=lambda x: (-x.score, x.path))
 
     def _path(self, topic: str, key: PathKey, text: str, row: Mapping[str, Any], similarity: float, prior: float,
               names: Mapping[str, str]) -> ObservedPath:
         s = self.settings
-        p = ObservedPath(topic=topic, path=list(key), text=text, display=path_display(key, names), size=row["size"],
+        p = ObservedPath(topic=topic, path=list(key), text=text, display=path_display(key, names),
+                         phrase=path_phrase(key, names), size=row["size"],
                          ends=row["ends"][: s.ends_kept], end_names=row["names"],
                          supports=row["supports"][: s.ends_kept], similarity=round(similarity, 4),
                          type_score=round(float(row["type_score"] or 0.0), 4), prior=prior,

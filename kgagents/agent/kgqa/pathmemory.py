@@ -129,9 +129,9 @@ class PathMemory:
         self.ensure_index(int(vectors.shape[1]))
         rows = [{"id": x.id, "vector": [float(v) for v in vec],
                  "props": {"question_key": x.question_key, "question": x.question, "masked": x.masked,
-                           "topic": x.topic, "path": list(x.path), "reentry": x.reentry, "weight": x.weight, "f1": round(x.f1, 4),
-                           "answers": x.answers, "source": x.source, "split": x.split}}
-                for x, vec in zip(examples, vectors)]
+                           "topic": x.topic, "path": list(x.path), "reentry": x.reentry, "weight": x.weight,
+                           "f1": round(x.f1, 4), "answers": x.answers, "source": x.source, "split": x.split}}
+                for x, vec in zip(examples, vectors, strict=True)]
         with self.graph.transaction() as tx:
             tx.run(cypher("kgqa/memory_forget"), kg=self.kg,
                    keys=sorted({x.question_key for x in examples})).consume()
@@ -139,7 +139,7 @@ class PathMemory:
         return len(rows)
 
     def prior(self, vector: np.ndarray, text: str, *, k: int, pool: int, lexical: float, min_similarity: float,
-              temperature: float) -> Prior:
+              temperature: float, leave_out: str | None = None) -> Prior:
         """The vote of the ``k`` learned questions nearest to a masked question (``text``, its ``vector``): the
         ``pool`` examples nearest by vector, re-ranked by :func:`similarity`; every path a question was learned
         with votes (a question whose answers several paths reach exactly votes for each with a share)."""
@@ -155,7 +155,7 @@ class PathMemory:
 def bigrams(text: str) -> set[tuple[str, str]]:
     """Word bigrams of a text, with its start and end (lower case)."""
     words = ["<s>", *text.lower().split(), "</s>"]
-    return set(zip(words, words[1:]))
+    return set(zip(words, words[1:], strict=False))
 
 
 def similarity(cosine: float, text: str, other: str, lexical: float) -> float:

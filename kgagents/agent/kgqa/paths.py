@@ -51,6 +51,17 @@ def path_text(path: PathKey, names: Mapping[str, str]) -> str:
     return " of the ".join(words)
 
 
+def path_phrase(path: PathKey, names: Mapping[str, str], topic: str = "X") -> str:
+    """The path as a phrase about its topic, for the LLM: ``the directed by of that whose starred actors is X`` for
+    ``starred_actors^-1 → directed_by`` (a step against the stored direction reads "that whose <relation> is")."""
+    phrase = topic
+    for s in path:
+        relation, forward = split_step(s)
+        name = readable(names.get(relation, relation))
+        phrase = f"the {name} of {phrase}" if forward else f"that whose {name} is {phrase}"
+    return phrase
+
+
 def path_display(path: PathKey, names: Mapping[str, str]) -> str:
     """The path as people and the LLM read it: ``starred actors (inverse) → directed by``."""
     if not path:
@@ -75,6 +86,7 @@ class ObservedPath:
     path: list[Step]
     text: str
     display: str
+    phrase: str
     size: int
     ends: list[str] = field(default_factory=list)
     end_names: list[str] = field(default_factory=list)
@@ -102,10 +114,11 @@ class ObservedPath:
         return cls(**dict(value))
 
     def shown(self, ends: int) -> str:
-        """One line for a prompt or a terminal: the path, its size and its first ``ends`` end names."""
-        sample = ", ".join(self.end_names[:ends])
-        more = f", … ({self.size} in all)" if self.size > ends else ""
-        return f"{self.display} ⇒ {sample}{more}" if sample else f"{self.display} ⇒ (nothing)"
+        """One line for a prompt: the path as a phrase about the topic X (:func:`path_phrase`), then its first
+        ``ends`` end names (cut to 40 characters) and its size."""
+        sample = ", ".join(readable(n)[:40] for n in self.end_names[:ends])
+        more = f", ... ({self.size} in all)" if self.size > ends else ""
+        return f"{self.phrase} => {sample}{more}" if sample else f"{self.phrase} => (nothing)"
 
 
 def paths(items: Iterable[Mapping[str, Any]]) -> list[ObservedPath]:

@@ -17,16 +17,13 @@ ANSWER, GET_PATH, GET_NEIGHBOR = "answer", "get_path", "get_neighbor"
 ACTIONS = (ANSWER, GET_PATH, GET_NEIGHBOR)
 
 ACTION_SYSTEM = (
-    "You answer questions with a knowledge graph. You see numbered relation paths that start at the question's "
-    "topic entity; each path ends at a set of entities (the first few are shown, with how many there are). "
-    "A path is read left to right from the topic; '(inverse)' means the relation is followed backwards "
-    "(from its object to its subject).\n"
-    "Choose one action and reply with one JSON object:\n"
-    '- {"action": "answer", "path": N}: path N leads exactly to the answers of the question.\n'
-    '- {"action": "get_path", "path": N}: path N is the right start but the question needs one more relation; '
-    "see path N extended.\n"
-    '- {"action": "get_neighbor", "entity": "NAME"}: see the relations around one entity named in the paths.\n'
-    "Prefer answer when one path fits the whole question."
+    "You answer a question with a knowledge graph. Each numbered line is a relation path from the question's topic "
+    "entity X, written as a phrase, followed by the entities it leads to (after =>, the first few and how many in "
+    "all).\n"
+    "Reply with one JSON object:\n"
+    '{"action": "answer", "path": N} - path N is the phrase that means what the question asks (the usual reply);\n'
+    '{"action": "get_path", "path": N} - only if no path fits: continue path N by one more relation;\n'
+    '{"action": "get_neighbor", "entity": "NAME"} - only if no path fits: look around an entity shown.'
 )
 
 ACTION_SCHEMA: dict[str, Any] = {

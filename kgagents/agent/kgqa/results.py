@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from kgagents.metrics.qa import contains_gold, hits_at_1, set_scores
 from kgagents.llm.ledger import CallRecord
 from kgagents.loaders.qa import Question
+from kgagents.metrics.qa import contains_gold, hits_at_1, set_scores
 
 #: where a question record keeps the topic ids a linking benchmark hid from the agent
 GOLD_TOPICS = "gold_topics"
@@ -60,9 +60,9 @@ class QuestionResult:
         """Score one finished agent state against the question's gold answers (None fields without gold)."""
         gold = question.answers
         answer, top = state.get("answer", ""), state.get("top_entity")
-        predicted = list(zip(state.get("answer_entities", []), state.get("answer_names", [])))
+        predicted = list(zip(state.get("answer_entities", []), state.get("answer_names", []), strict=True))
         p, r, f = set_scores(predicted, gold) if gold else (None, None, None)
-        ends = [(e, n) for x in state.get("observation", []) for e, n in zip(x["ends"], x["end_names"])]
+        ends = [(e, n) for x in state.get("observation", []) for e, n in zip(x["ends"], x["end_names"], strict=False)]
         linked = bool(state.get("linked"))
         gold_topics = question.extra.get(GOLD_TOPICS)
         path = state.get("answer_path")

@@ -1,6 +1,7 @@
 """How well a relation path answers a question, without a model and without examples (zero-shot), plus the memory.
 
-    score(path) = cos(question, path text) − length_penalty · |path| + type_weight · fit(end names) + prior_weight · prior
+    score(path) = cos(question, path text) − length_penalty · |path| + type_weight · fit(end names)
+                  + prior_weight · prior
 
 * ``cos(question, path text)``: MiniLM cosine between the question (its topic entity masked as ``X``) and the
   path read from the answer back to the topic (:func:`~kgagents.agent.kgqa.paths.path_text`), so "directed by of
@@ -46,7 +47,7 @@ class PathScorer:
             with self._lock:
                 if len(self._vectors) + len(missing) > TEXT_CACHE:
                     self._vectors.clear()
-                self._vectors.update(zip(missing, computed))
+                self._vectors.update(zip(missing, computed, strict=True))
         if not texts:
             return np.zeros((0, self.embedder.dimensions), dtype=np.float32)
         return np.stack([self._vectors[t] for t in texts])

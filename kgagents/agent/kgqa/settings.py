@@ -65,5 +65,5 @@ class KGQASettings(AgentSettings):
     temperature: float = Field(0.4, ge=0.0, description="sampling temperature of every LLM call")
     max_tokens: int = Field(500, ge=1, description="completion-token cap of every LLM call")
     paths_shown: int = Field(12, ge=1, description="observed paths shown in the action prompt (best first)")
-    ends_shown: int = Field(4, ge=1, description="end entities shown per path in prompts")
+    ends_shown: int = Field(3, ge=1, description="end entities shown per path in prompts")
     seed: int = Field(7, description="random reflection ablation: seed of the sample")

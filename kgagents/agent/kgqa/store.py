@@ -7,9 +7,10 @@
     (:QAStep {run_id, question_id, iteration, action, call, fallback, note, output, kept,
               reflect_fallback})-[:STEP_OF]->(:QATrace)
 
-Lists of paths (observation, prior, the memory's neighbours, the linker's mentions) are JSON text (``apoc.convert.fromJsonList`` reads them
-back); the answer path's steps are a list property (``path_steps``), and the entities a trace used are linked with
-``TOUCHED``, so "which runs answered with this entity" or "which questions took this path" are plain matches.
+Lists of paths (observation, prior, the memory's neighbours, the linker's mentions) are JSON text
+(``apoc.convert.fromJsonList`` reads them back); the answer path's steps are a list property (``path_steps``), and
+the entities a trace used are linked with ``TOUCHED``, so "which runs answered with this entity" or "which questions
+took this path" are plain matches.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def trace_row(state: Mapping[str, Any], *, extra: Mapping[str, Any]) -> dict[str
             "touched": unique, "steps": steps}
 
 
-def write_traces(graph: Graph, run_id: str, kg: str, rows: Sequence[Mapping[str, Any]]) -> None:
+def write_traces(graph: Graph, run_id: str, kg: str, rows: Sequence[dict[str, Any]]) -> None:
     """Write a batch of trace rows under the run (whose node the run store created)."""
     if not rows:
         return

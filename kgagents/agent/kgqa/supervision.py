@@ -25,9 +25,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgagents.agent.kgqa.paths import PathKey, step
-from kgagents.graph.connection import Graph
+from kgagents.graph.connection import Graph, Row
 
 #: F1 within this of the best counts as a tie
 TIE = 1e-9
@@ -53,8 +54,7 @@ def f1(ends: set[str], size: int, gold: set[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _expand(graph: Graph, kg: str, frontiers: list[dict[str, object]], exclude: list[str],
-            cap: int) -> list[dict[str, object]]:
+def _expand(graph: Graph, kg: str, frontiers: list[dict[str, Any]], exclude: list[str], cap: int) -> list[Row]:
     return graph.run("kgqa/expand_paths", kg=kg, frontiers=frontiers, exclude=exclude, cap=cap, named=0, sample=0,
                      vector=None)
 
@@ -63,22 +63,22 @@ def _search(graph: Graph, kg: str, topic: str, gold: set[str], excluded: list[st
             max_frontier: int) -> dict[PathKey, float]:
     """F1 of every path from ``topic`` (levels 1 … D−1 complete, the last goal-directed) that reaches ``gold``."""
     scored: dict[PathKey, float] = {}
-    frontiers: list[dict[str, object]] = [{"key": "[]", "ids": [topic], "relations": None}]
+    frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": None}]
     for level in range(1, depth + 1):
         if level == depth and depth > 1:
             # goal-directed last level: only prefixes whose end set meets a gold answer's neighbours
             back = _expand(graph, kg, [{"key": "gold", "ids": sorted(gold), "relations": None}], excluded,
                            max_frontier)
             reaching = [(r["relation"], set(r["ends"])) for r in back]
-            narrowed = []
+            narrowed: list[dict[str, Any]] = []
             for f in frontiers:
-                types = sorted({t for t, sources in reaching if sources.intersection(f["ids"])})  # type: ignore
+                types = sorted({t for t, sources in reaching if sources.intersection(f["ids"])})
                 if types:
                     narrowed.append({**f, "relations": types})
             frontiers = narrowed
             if not frontiers:
                 break
-        next_frontiers = []
+        next_frontiers: list[dict[str, Any]] = []
         for row in _expand(graph, kg, frontiers, excluded, max_frontier):
             key = tuple(json.loads(row["key"])) + (step(row["relation"], row["forward"]),)
             score = f1(set(row["ends"]), row["size"], gold)
