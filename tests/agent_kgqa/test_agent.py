@@ -124,12 +124,13 @@ def test_scripted_llm_extends_a_path_keeps_it_and_answers_with_it(movies: Graph)
         prompts.append(messages[-1]["content"])
         listed = messages[-1]["content"].split("Paths (best first):\n")[1].splitlines()
         number = next(i for i, line in enumerate(listed, 1) if line.split(". ", 1)[1].startswith(
-            "directed by (inverse) ⇒"))
+            "that whose directed by is X =>"))
         return json.dumps({"action": "get_path", "path": number})
 
     def keep_release_year(messages: list[dict[str, str]]) -> str:
         listed = messages[-1]["content"].split("Paths found:\n")[1].splitlines()
-        return json.dumps({"keep": [i for i, line in enumerate(listed, 1) if "release year ⇒" in line]})
+        return json.dumps({"keep": [i for i, line in enumerate(listed, 1)
+                                    if "the release year of that whose directed by is X =>" in line]})
 
     def answer_with_the_kept_path(messages: list[dict[str, str]]) -> str:
         assert "Kept so far: directed by (inverse) → release year" in messages[-1]["content"]
@@ -145,8 +146,8 @@ def test_scripted_llm_extends_a_path_keeps_it_and_answers_with_it(movies: Graph)
     assert [c["purpose"] for c in chat.calls] == ["kgqa:action", "kgqa:reflect", "kgqa:action"]
     assert all(c["json_schema"] is not None and c["messages"][0]["role"] == "system" for c in chat.calls)
     trace = stored_trace(movies, result.run_id, "q")
-    assert trace is not None and [s["call"] for s in trace["steps"]] == ["get_path(2)"] or trace["steps"][0][
-        "kept"] == ["directed by (inverse) → release year"]
+    assert trace is not None and trace["steps"][0]["kept"] == ["directed by (inverse) → release year"]
+    assert trace["steps"][0]["call"].startswith("get_path(")
     calls = movies.run_text("MATCH (:Run {id: $id})-[:MADE_CALL]->(c:LLMCall) RETURN c.purpose AS p ORDER BY c.seq",
                             id=result.run_id)
     assert [c["p"] for c in calls] == ["kgqa:action", "kgqa:reflect", "kgqa:action"]

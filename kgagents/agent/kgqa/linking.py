@@ -1,7 +1,8 @@
 """Entity linking: which entity of the KG a plain-text question is about.
 
-1. **Candidates** (Cypher, full-text index ``kgqa_entity_names`` over names and aliases): one Lucene query, the
-   OR of every word n-gram of the question as a phrase, returns entities whose names contain those words.
+1. **Candidates** (Cypher, full-text index ``kgqa_entity_names`` over names, aliases, and names whose words are
+   joined by underscores written with spaces): one Lucene query, the OR of every word n-gram of the question as a
+   phrase, returns entities whose names contain those words.
 2. **Mentions**: a candidate counts only where one of its names (or aliases) *is* a span of the question, word
    for word after lower-casing (underscores read as spaces, punctuation ignored).
 3. **Ranking**: longer spans first (a question naming "The Lord of the Rings" is not about "Rings"); then a span
@@ -89,17 +90,23 @@ class EntityLinker:
     def __init__(self, graph: Graph, kg: str) -> None:
         self.graph = graph
         self.kg = kg
+        self._ready = False
 
     def ensure_index(self) -> None:
-        """Create the full-text index if missing and wait until it is online."""
+        """Write the KG's underscore-free names, create the full-text index if missing and wait until it is
+        online."""
+        self.graph.run("kgqa/search_names", kg=self.kg)
         self.graph.run_script("kgqa/fulltext_index")
         self.graph.run("kgqa/await_fulltext", timeout=INDEX_TIMEOUT_S)
+        self._ready = True
 
     def mentions(self, question: str) -> list[Mention]:
         """Every candidate whose name or alias is a span of ``question`` (unranked)."""
         ws = words(question)
         if not ws:
             return []
+        if not self._ready:  # once per linker: a KG loaded after `kgqa prepare` is searchable too
+            self.ensure_index()
         tokens = [w for w, _, _ in ws]
         rows = self.graph.run("kgqa/link_candidates", kg=self.kg, query=lucene_query(question), search=SEARCH,
                               limit=LIMIT)
