@@ -279,7 +279,8 @@ def bench_kgqa_gate(
                                 "or zero-shot"),
     sample: int = typer.Option(300, min=1, help="seeded sample of train questions"),
     seed: int = typer.Option(7),
-    target: float = typer.Option(0.9, min=0.0, max=1.0, help="accuracy the answers above the threshold must reach"),
+    weak: float = typer.Option(0.6, min=0.0, max=1.0, help="the model is asked below the largest confidence under "
+                               "which at most this share of the no-LLM answers are right"),
     workers: int = typer.Option(2, min=1),
     out: Path = _results_option(),
 ) -> None:
@@ -288,7 +289,7 @@ def bench_kgqa_gate(
     from benchmarks import kgqa
 
     with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
-        result = kgqa.calibrate(graph, dataset, memory=memory, sample=sample, seed=seed, target=target,
+        result = kgqa.calibrate(graph, dataset, memory=memory, sample=sample, seed=seed, weak=weak,
                                 workers=workers, out=out, on_question=lambda r: advance(1))
     console.print(escape(f"{dataset}: confident = {result['confident']} (answers above it right "
                          f"{result['accuracy_above_threshold']}, below {result['accuracy_below_threshold']}; "

@@ -206,26 +206,25 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     return result
 
 
-def threshold(pairs: Sequence[tuple[float, bool]], target: float) -> float | None:
-    """The smallest confidence above which (inclusive) at least ``target`` of the answers are right (None: no
-    threshold reaches it)."""
-    best = None
-    right = 0
-    ranked = sorted(pairs, key=lambda p: -p[0])
-    for i, (confidence, correct) in enumerate(ranked, 1):
+def threshold(pairs: Sequence[tuple[float, bool]], weak: float) -> float:
+    """The gate: the largest confidence below which the no-LLM answers are right at most ``weak`` of the time
+    (0.0 when even the least confident are right more often: the model is never asked)."""
+    ranked = sorted(pairs, key=lambda p: p[0])
+    best, right = 0.0, 0
+    for i, (_, correct) in enumerate(ranked, 1):
         right += correct
-        if right / i >= target and (i == len(ranked) or ranked[i][0] < confidence):
-            best = confidence
-    return best
+        if right / i <= weak and (i == len(ranked) or ranked[i][0] > ranked[i - 1][0]):
+            best = ranked[i][0] if i < len(ranked) else ranked[-1][0] + 1e-9
+    return round(best, 4)
 
 
 def calibrate(graph: Graph, name: str, *, memory: bool = True, sample: int | None = None, seed: int = 7,
-              target: float = 0.9, workers: int = 1, relearn: bool = False, out: Path | None = None,
+              weak: float = 0.6, workers: int = 1, relearn: bool = False, out: Path | None = None,
               on_question: Callable[[QuestionResult], None] | None = None) -> dict[str, Any]:
     """The LLM gate's threshold (``--confident``), learned on the TRAIN split only: the no-LLM agent answers a
-    seeded sample of train questions (with the memory, each question's own examples left out), and the threshold
-    is the smallest confidence margin above which at least ``target`` of its answers are right; questions below
-    it go to the model."""
+    seeded sample of train questions (with the memory, each question's own examples left out); the model is asked
+    only where the no-LLM answer is unreliable — below the largest confidence margin under which at most ``weak``
+    of the no-LLM answers are right (:func:`threshold`)."""
     ds = dataset(name)
     if ds.ratios is None:
         raise KgAgentsError(f"{name} has no training split to calibrate on")
@@ -241,20 +240,19 @@ def calibrate(graph: Graph, name: str, *, memory: bool = True, sample: int | Non
     run = run_questions(graph, ds.kg, questions, settings, None, workers=workers, dataset=ds.name,
                         leave_one_out=memory, on_question=on_question)
     pairs = [(r.confidence, bool(r.correct)) for r in run.output.results]
-    chosen = threshold(pairs, target)
-    above = [c for conf, c in pairs if chosen is not None and conf >= chosen]
+    chosen = threshold(pairs, weak)
+    above = [c for conf, c in pairs if conf >= chosen]
+    below = [c for conf, c in pairs if conf < chosen]
     result: dict[str, Any] = {
         "benchmark": f"KGQA {ds.name}: LLM gate threshold on {len(questions)} TRAIN questions "
                      f"({'path memory, leave-one-out' if memory else 'zero-shot'})",
         "dataset": ds.name, "memory": memory_record, "split": {"ratios": ds.ratios, "seed": seed,
                                                                "calibrated_on": "train"},
-        "target_accuracy": target, "confident": chosen, "run_id": run.run_id,
+        "weak_accuracy": weak, "confident": chosen, "run_id": run.run_id,
         "hits_at_1": run.output.summary()["hits_at_1"],
         "share_answered_without_model": round(len(above) / len(pairs), 4) if pairs else None,
         "accuracy_above_threshold": round(sum(above) / len(above), 4) if above else None,
-        "accuracy_below_threshold": round(sum(c for conf, c in pairs if chosen is None or conf < chosen)
-                                          / max(1, sum(1 for conf, _ in pairs if chosen is None or conf < chosen)),
-                                          4),
+        "accuracy_below_threshold": round(sum(below) / len(below), 4) if below else None,
     }
     if out is not None:
         write_results(out, f"kgqa_{ds.name}_{'memory' if memory else 'zeroshot'}_gate", result)
