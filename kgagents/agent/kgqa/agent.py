@@ -178,20 +178,19 @@ class ODAAgent(Agent[KGQASettings]):
     def _vector(self, text: str) -> np.ndarray:
         return self.scorer.vectors([text])[0]
 
-    def _prior(self, vector: np.ndarray, text: str, leave_out: str | None = None) -> Prior:
+    def _prior(self, vector: np.ndarray, leave_out: str | None = None) -> Prior:
         if not self.memory_examples():
             return Prior()
         s = self.settings
-        return self.memory.prior(vector, text, k=s.memory_k, pool=s.memory_pool, lexical=s.memory_lexical,
-                                 min_similarity=s.memory_min_similarity, temperature=s.memory_temperature,
-                                 leave_out=leave_out)
+        return self.memory.prior(vector, k=s.memory_k, pool=s.memory_pool, min_similarity=s.memory_min_similarity,
+                                 temperature=s.memory_temperature, leave_out=leave_out)
 
     def _context(self, masked_question: str, entity: str) -> float:
         """Linking context: with a memory, how close the masked question comes to a learned one; without, how
         well the entity's own relations fit it."""
         vector = self._vector(masked_question)
         if self.memory_examples():
-            rows = self._prior(vector, masked_question).neighbours
+            rows = self._prior(vector).neighbours
             return float(rows[0]["similarity"]) if rows else 0.0
         observed = self.observer.observe(vector, [entity], depth=1).paths
         return max((p.similarity for p in observed), default=0.0)
@@ -272,7 +271,7 @@ class ODAAgent(Agent[KGQASettings]):
         text = text or masked(question, [labels.get(t, t) for t in topics])
         vector = np.asarray(state["question_vector"], dtype=np.float32) if state.get("question_vector") \
             else self._vector(text)
-        prior = self._prior(vector, text, question if state.get("leave_out") else None)
+        prior = self._prior(vector, question if state.get("leave_out") else None)
         out.update({"topics": topics, "labels": labels, "masked": text, "question_vector": vector.tolist(),
                     "prior": prior.as_state(), "neighbours": prior.neighbours})
         return out

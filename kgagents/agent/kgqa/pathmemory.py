@@ -138,33 +138,18 @@ class PathMemory:
             self.graph.write_rows(tx, "kgqa/memory_write", rows, batch_size=500, kg=self.kg)
         return len(rows)
 
-    def prior(self, vector: np.ndarray, text: str, *, k: int, pool: int, lexical: float, min_similarity: float,
-              temperature: float, leave_out: str | None = None) -> Prior:
-        """The vote of the ``k`` learned questions nearest to a masked question (``text``, its ``vector``): the
-        ``pool`` examples nearest by vector, re-ranked by :func:`similarity`; every path a question was learned
-        with votes (a question whose answers several paths reach exactly votes for each with a share)."""
-        rows = self.graph.run("kgqa/memory_nearest", index=INDEX, kg=self.kg, k=pool, search=pool * SEARCH_FACTOR,
-                              vector=[float(x) for x in vector])
-        ranked = sorted(({**r, "similarity": similarity(r["similarity"], text, r["masked"], lexical)} for r in rows),
-                        key=lambda r: (-r["similarity"], r["id"]))
-        questions = list(dict.fromkeys(r["question_key"] for r in ranked))[:k]
-        return vote([r for r in ranked if r["question_key"] in questions], min_similarity=min_similarity,
+    def prior(self, vector: np.ndarray, *, k: int, pool: int, min_similarity: float, temperature: float,
+              leave_out: str | None = None) -> Prior:
+        """The vote of the ``k`` learned questions nearest to a masked question's ``vector`` (among the ``pool``
+        nearest examples): every path a question was learned with votes (a question whose answers several paths
+        reach exactly votes for each with a share). ``leave_out``: a learned question whose own examples do not
+        vote (leave-one-out, to calibrate on questions the memory was taught)."""
+        rows = [r for r in self.graph.run("kgqa/memory_nearest", index=INDEX, kg=self.kg, k=pool,
+                                          search=pool * SEARCH_FACTOR, vector=[float(x) for x in vector])
+                if leave_out is None or r["question"] != leave_out]
+        questions = list(dict.fromkeys(r["question_key"] for r in rows))[:k]
+        return vote([r for r in rows if r["question_key"] in questions], min_similarity=min_similarity,
                     temperature=temperature)
-
-
-def bigrams(text: str) -> set[tuple[str, str]]:
-    """Word bigrams of a text, with its start and end (lower case)."""
-    words = ["<s>", *text.lower().split(), "</s>"]
-    return set(zip(words, words[1:], strict=False))
-
-
-def similarity(cosine: float, text: str, other: str, lexical: float) -> float:
-    """How alike two masked questions are: their vectors' cosine, mixed with the overlap (Dice) of their word
-    bigrams at weight ``lexical``. Why both: sentence vectors barely see word order, so "the job of X's parents'
-    children" and "the job of parents of X's children" look alike to them; their bigrams do not."""
-    a, b = bigrams(text), bigrams(other)
-    dice = 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
-    return (1 - lexical) * cosine + lexical * dice
 
 
 def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float, temperature: float) -> Prior:

@@ -47,9 +47,8 @@ class KGQASettings(AgentSettings):
     prior_weight: float = Field(1.0, ge=0.0, description="weight of the path memory's vote in a path's score")
     memory: bool = Field(True, description="use the path memory (learned examples) when the KG has any")
     memory_k: int = Field(10, ge=1, description="nearest path examples that vote for a question's path")
-    memory_pool: int = Field(50, ge=1, description="examples nearest by vector that are re-ranked with word order")
-    memory_lexical: float = Field(0.5, ge=0.0, le=1.0, description="weight of word-bigram overlap in the "
-                                  "similarity of two questions (the rest: their vectors' cosine)")
+    memory_pool: int = Field(50, ge=1, description="nearest examples read to find the memory_k nearest learned "
+                             "questions (a question learned with several equally good paths has an example each)")
     memory_min_similarity: float = Field(0.5, ge=-1.0, le=1.0,
                                          description="examples less similar to the question than this do not vote")
     memory_temperature: float = Field(0.05, gt=0.0, description="how sharply closer examples outvote looser ones "

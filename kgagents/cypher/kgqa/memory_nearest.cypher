@@ -4,6 +4,6 @@ CALL db.index.vector.queryNodes($index, $search, $vector) YIELD node, score
 WITH node, 2 * score - 1 AS similarity
 WHERE node.kg = $kg
 RETURN node.path AS path, coalesce(node.reentry, false) AS reentry, node.weight AS weight, similarity, node.question AS question,
-       node.masked AS masked, node.question_key AS question_key, node.id AS id
+       node.question_key AS question_key, node.id AS id
 ORDER BY similarity DESC, id
 LIMIT $k
