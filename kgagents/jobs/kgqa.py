@@ -186,9 +186,10 @@ def learn(graph: GraphLike, kg: str, questions: Sequence[Question], *, source: s
                 on_question(1)
     if any(q.relation_path for q in questions):
         report.agrees_with_dataset_path = agree
-    vectors = embedder.embed([x.masked for x in examples]) if examples else None
+    texts = sorted({x.masked for x in examples})
+    vectors = dict(zip(texts, embedder.embed(texts), strict=True)) if texts else {}
     memory = PathMemory(graph, kg)
-    report.examples = memory.write(examples, vectors) if vectors is not None else 0
+    report.examples = memory.write(examples, vectors)
     report.memory_examples = memory.count()
     report.seconds = round(time.perf_counter() - started, 2)
     return report

@@ -46,9 +46,10 @@ class KGQASettings(AgentSettings):
     type_weight: float = Field(0.5, ge=0.0, description="weight of the end entities' name fit in a path's score")
     prior_weight: float = Field(1.0, ge=0.0, description="weight of the path memory's vote in a path's score")
     memory: bool = Field(True, description="use the path memory (learned examples) when the KG has any")
-    memory_k: int = Field(10, ge=1, description="nearest path examples that vote for a question's path")
-    memory_pool: int = Field(50, ge=1, description="nearest examples read to find the memory_k nearest learned "
-                             "questions (a question learned with several equally good paths has an example each)")
+    memory_k: int = Field(10, ge=1, description="nearest learned phrasings (masked questions) that vote for a "
+                          "question's path")
+    memory_pool: int = Field(100, ge=1, description="candidates the vector index is asked for (it holds every KG's "
+                             "phrasings; the nearest memory_k of this KG vote)")
     memory_min_similarity: float = Field(0.5, ge=-1.0, le=1.0,
                                          description="examples less similar to the question than this do not vote")
     memory_temperature: float = Field(0.05, gt=0.0, description="how sharply closer examples outvote looser ones "
