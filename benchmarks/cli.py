@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
 from kgagents.cli.common import App, chat_or_none, connected, console, output_file, progress_bar
-from kgagents.cli.kgqa import _kgqa_chat, _print_kgqa_summary
+from kgagents.cli.kgqa import kgqa_chat, print_summary
 from kgagents.cli.matching import _match_settings
 from kgagents.errors import KgAgentsError
 from kgagents.progress import StageDisplay
@@ -256,20 +256,55 @@ def bench_kgqa(
     dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h | qald-onehop"),
     mode: str = typer.Option("no_llm", help="no_llm | full | no_observation | reflect_similarity | "
                              "reflect_random | reflect_generated"),
-    sample: int = typer.Option(None, help="a seeded random sample of this many questions per question file"),
-    seed: int = typer.Option(7),
-    workers: int = typer.Option(1, help="questions answered at once (offline baseline only)"),
+    memory: bool = typer.Option(True, "--memory/--no-memory", help="learn a path memory from the train split "
+                                "and use it, or answer zero-shot"),
+    link: bool = typer.Option(False, "--link", help="questions without brackets or topic ids: topics linked from "
+                              "plain text"),
+    sample: int = typer.Option(None, min=1, help="a seeded random sample of this many test questions per file"),
+    seed: int = typer.Option(7, help="seed of the split and of the sample"),
+    workers: int = typer.Option(1, min=1, help="questions answered at once (without a chat model only)"),
+    relearn: bool = typer.Option(False, "--relearn", help="learn the memory again even if it holds this split"),
+    confident: float = typer.Option(None, help="LLM gate: answer without the model when the best path leads by "
+                                    "this much (from `bench kgqa-gate`; default: the setting's)"),
     out: Path = _results_option(),
 ) -> None:
-    """KGQA benchmark: loads and embeds the KG once, runs the dev questions, writes results JSON + markdown."""
+    """KGQA benchmark: loads and prepares the KG once, learns the path memory from the train split (--memory),
+    answers the test split, writes results JSON + markdown."""
     from benchmarks import kgqa
 
-    settings, chat = _kgqa_chat(mode, mode == "no_llm")
+    settings, chat = kgqa_chat(mode, mode == "no_llm", memory=memory)
+    if confident is not None:
+        settings = settings.model_copy(update={"confident": confident})
     label = "no-llm" if chat is None else f"{settings.mode}, {chat.model_name}"
     with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
-        result = kgqa.bench(graph, dataset, chat=chat, settings=settings, sample=sample, seed=seed, workers=workers,
-                            out=out, on_question=lambda r: advance(1))
-    _print_kgqa_summary(result, label)
+        result = kgqa.bench(graph, dataset, chat=chat, settings=settings, memory=memory, link=link, sample=sample,
+                            seed=seed, workers=workers, relearn=relearn, out=out, on_question=lambda r: advance(1))
+    print_summary(result, label)
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@app.command("kgqa-gate")
+def bench_kgqa_gate(
+    dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h"),
+    memory: bool = typer.Option(True, "--memory/--no-memory", help="calibrate with the path memory (leave-one-out) "
+                                "or zero-shot"),
+    sample: int = typer.Option(300, min=1, help="seeded sample of train questions"),
+    seed: int = typer.Option(7),
+    weak: float = typer.Option(0.6, min=0.0, max=1.0, help="the model is asked below the largest confidence under "
+                               "which at most this share of the no-LLM answers are right"),
+    workers: int = typer.Option(2, min=1),
+    out: Path = _results_option(),
+) -> None:
+    """The KGQA LLM gate's threshold, learned on the train split (no model called): pass it to `bench kgqa
+    --confident`."""
+    from benchmarks import kgqa
+
+    with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
+        result = kgqa.calibrate(graph, dataset, memory=memory, sample=sample, seed=seed, weak=weak,
+                                workers=workers, out=out, on_question=lambda r: advance(1))
+    console.print(escape(f"{dataset}: confident = {result['confident']} (answers above it right "
+                         f"{result['accuracy_above_threshold']}, below {result['accuracy_below_threshold']}; "
+                         f"{result['share_answered_without_model']} answered without the model)"))
     console.print("written: " + ", ".join(result["files"]))
 
 

@@ -311,25 +311,43 @@ def ea_small_models(results: Path) -> str:
 
 
 # -- KG question answering ----------------------------------------------------------------------------------
-KGQA_RUNS = (
-    ("kgqa_metaqa_sample1000_no-llm", "MetaQA dev (kb_partial), 1,000 seeded per hop file"),
-    ("kgqa_pq-2h_no-llm", "PathQuestion PQ-2H"),
-    ("kgqa_pq-3h_no-llm", "PathQuestion PQ-3H"),
-    ("kgqa_qald-onehop_no-llm", "QALD-10 one-hop (gold-triple graph)"),
-)
+KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half"), ("pq-2h", "PathQuestion PQ-2H, held-out 10 %"),
+                 ("pq-3h", "PathQuestion PQ-3H, held-out 10 %"))
+
+
+def _hops(r: dict[str, Any]) -> str:
+    return " / ".join(f"{100 * v:.1f}" for v in r["hits_at_1_by_hops"].values())
 
 
 @figure("kgqa-offline")
 def kgqa_offline(results: Path) -> str:
-    rows = ["| data | questions | Hits@1 by hops (%) | gold in observation (%) | observe p50 / p95 (ms) "
-            "| questions/s | load avg |", "|---|---|---|---|---|---|---|"]
-    for stem, title in KGQA_RUNS:
+    rows = ["| data | test questions | with path memory: Hits@1 by hops (%) | answer-set F1 (%) | zero-shot (no "
+            "memory): Hits@1 by hops (%) | memory examples (from train questions) | questions/s, observe p50 / p95 "
+            "(ms), load avg |", "|---|---|---|---|---|---|---|"]
+    for name, title in KGQA_DATASETS:
+        m, z = load(results, f"kgqa_{name}_memory_no-llm"), load(results, f"kgqa_{name}_zeroshot_no-llm")
+        mem = m["memory"]
+        rows.append(f"| {title} | {m['questions']:,} | {_hops(m)}; **all {100 * m['hits_at_1']:.1f}** "
+                    f"| {100 * m['f1']:.1f} | {_hops(z)}; all {100 * z['hits_at_1']:.1f} "
+                    f"| {mem['examples']:,} ({mem['questions_learned_from']:,}) "
+                    f"| {m['questions_per_second']:.1f} ({m['workers']} workers), {m['observe_ms_p50']:.0f} / "
+                    f"{m['observe_ms_p95']:.0f}, {m['load_average_before'][0]:.1f} |")
+    q = load(results, "kgqa_qald-onehop_zeroshot_no-llm")
+    rows.append(f"| QALD-10 one-hop (gold-triple graph) | {q['questions']:,} | – | – | {_hops(q)}; all "
+                f"{100 * q['hits_at_1']:.1f} | – | {q['questions_per_second']:.1f} ({q['workers']} workers), "
+                f"{q['observe_ms_p50']:.0f} / {q['observe_ms_p95']:.0f}, {q['load_average_before'][0]:.1f} |")
+    return "\n".join(rows)
+
+
+@figure("kgqa-linking")
+def kgqa_linking(results: Path) -> str:
+    rows = ["| data | questions (no brackets, no topic ids) | linking top-1 (%) | Hits@1 with linked topics (%) |",
+            "|---|---|---|---|"]
+    for stem, title in (("kgqa_metaqa_memory_linked_sample300_no-llm", "MetaQA held-out half, 300 seeded per hop"),
+                        ("kgqa_pq-2h_memory_linked_no-llm", "PathQuestion PQ-2H held-out 10 %")):
         r = load(results, stem)
-        hops = ", ".join(f"{h}-hop {100 * v:.1f}" for h, v in r["hits_at_1_by_hops"].items())
-        rows.append(f"| {title} | {r['questions']:,} | {hops}; **all {100 * r['hits_at_1']:.1f}** "
-                    f"| {100 * r['observation_answer_recall']:.1f} | {r['observe_ms_p50']:.0f} / "
-                    f"{r['observe_ms_p95']:.0f} | {r['questions_per_second']:.1f} ({r['workers']} workers) "
-                    f"| {r['load_average_before'][0]:.1f} |")
+        rows.append(f"| {title} | {r['questions']:,} | {100 * r['linking_accuracy']:.1f} "
+                    f"| {100 * r['hits_at_1']:.1f} ({_source(stem)}) |")
     return "\n".join(rows)
 
 
@@ -416,9 +434,13 @@ def load_figure(results: Path) -> str:
 
 @figure("kgqa-llm")
 def kgqa_llm(results: Path) -> str:
-    stem = "kgqa_pq-2h_full_sample3_smollm2-135m-instruct"
-    r = load(results, stem)
-    return (f"with {r['model']} on {r['questions']} seeded PQ-2H questions (mode {r['mode']}): Hits@1 "
-            f"{100 * r['hits_at_1']:.1f} %, {r['llm_calls_per_question']:.1f} LLM calls and "
-            f"{r['tokens_per_question']:,.0f} tokens per question, mean iterations {r['mean_iterations']:.2f} "
-            f"({_source(stem)})")
+    rows = ["| data (seeded sample of the held-out split) | configuration | Hits@1 (%) | LLM calls / question "
+            "| tokens / question | seconds / question | answers decided by |", "|---|---|---|---|---|---|---|"]
+    for stem in KGQA_LLM_RUNS:
+        r = load(results, stem)
+        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, gate {r['confident']}") + \
+            (", path memory" if r["memory"] else ", zero-shot")
+        rows.append(f"| {r['dataset']}, {r['questions']} questions | {config} | {100 * r['hits_at_1']:.1f} "
+                    f"| {r['llm_calls_per_question']:.2f} | {r['tokens_per_question']:,.0f} "
+                    f"| {r['seconds_per_question']:.2f} | {r['decided_by']} |")
+    return "\n".join(rows)

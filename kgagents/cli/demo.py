@@ -56,6 +56,9 @@ def demo(
         table.add_row(s.job, s.data, score, f"{s.seconds:.1f}" if s.seconds is not None else "n/a",
                       s.model or "?", s.run_id)
     console.print(table)
+    for s in summaries:
+        if s.example:
+            console.print(escape(f"{s.job}: {s.example}"))
     console.print("[bold]See each job's results with provenance in Cypher[/bold] (Neo4j Browser: run the :param line, "
                   "then the query):")
     for s in summaries:
