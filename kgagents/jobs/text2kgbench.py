@@ -30,6 +30,7 @@ from typing import Any
 from kgagents.metrics.text2kgbench import (
     ABOX_PREFIX,
     METRICS,
+    Sentence,
     global_means,
     load_ontology_data,
     ontology_ids,
@@ -48,7 +49,7 @@ NO_LLM_MODEL = "none (no_llm: ground-truth triples fed through the tools)"
 
 def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = None, sample: int | None = None,
         seed: int = 7, ontologies: list[str] | None = None, root: Path | None = None, split: str = "test",
-        on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
+        examples: int = 1, on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark on ``root`` (default: the shared DBpedia-WebNLG part) with the agent ``settings``
     (``mode`` ``full`` needs ``chat``; ``no_llm`` feeds the ground truth) and record the run; returns the
     results the benchmark writes out."""
@@ -68,7 +69,8 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
     delete_aboxes(graph, prefix)
     store = RunStore(graph)
     model = chat_name(chat) if mode != "no_llm" else NO_LLM_MODEL
-    properties = {"benchmark": BENCHMARK, "split": split, "sample_per_ontology": sample, "seed": seed,
+    properties = {"benchmark": BENCHMARK, "split": split, "examples": examples, "sample_per_ontology": sample,
+                  "seed": seed,
                   "ontologies": ids, "abox_prefix": prefix,
                   **{k: v for k, v in settings.items() if k != "mode"}}
     per: dict[str, Any] = {}
@@ -80,16 +82,25 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
                 per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=sorted(every_relation - data.relations),
                                                 seed=seed, run_id=f"{run_id}:{oid}", abox_prefix=prefix)
             else:
+                pool = data.sentences if split == "train" else _train_sentences(root, oid)
                 per[oid] = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
-                                          run_id=f"{run_id}:{oid}", abox_prefix=prefix)
+                                          run_id=f"{run_id}:{oid}", abox_prefix=prefix, examples=pool, k=examples)
             if on_ontology is not None:
                 on_ontology(oid)
         result = _summary(mode, model, settings, per, sample, seed, root, time.perf_counter() - start,
                           baselines if split == "test" else {}, split)
+        result["examples_per_sentence"] = examples if mode != "no_llm" else 0
         result["run_id"] = run_id
         store.finish(run_id, scores=result["global"], metric="f1",
                      properties={"parts": [r["run_id"] for r in per.values()]})
     return result
+
+
+def _train_sentences(root: Path, oid: str) -> tuple[Sentence, ...]:
+    """The ontology's train sentences (the pool solved examples come from); none when the data has no train part."""
+    if not (root / "train" / f"ont_{oid}_train.jsonl").is_file():
+        return ()
+    return load_ontology_data(root, oid, "train").sentences
 
 
 def chat_name(chat: Any) -> str:

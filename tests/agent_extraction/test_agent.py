@@ -43,6 +43,7 @@ def fact(subject: str, relation: str, obj: str, **classes: str) -> str:
 
 
 DROP = json.dumps({"drop": True})
+YES, NO = json.dumps({"answer": "yes"}), json.dumps({"answer": "no"})
 
 
 @pytest.fixture(scope="module")
@@ -95,25 +96,37 @@ def test_objects_are_typed_by_the_relation_signature(graph: Graph, university) -
     assert ("AWH Engineering College", "state", "Kerala") in doc.triples
 
 
-def test_a_refused_fact_is_repaired_from_one_concrete_step(graph: Graph, university) -> None:  # noqa: ANN001
+def test_a_refused_fact_gets_one_concrete_repair_for_the_model_to_confirm(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([
-        entities(("AWH Engineering College", "University"), ("Kerala", "City")),
-        facts(("E1", "state", "E2"), ("E1", "established", "June 5, 2001")),
-        fact("E1", "state", "E2", object_class="State"),
-        fact("E1", "established", "2001-06-05"),
+        entities(("AWH Engineering College", "University"), ("Kuttikkattoor", "Place")),
+        facts(("E1", "city", "E2"), ("E1", "established", "June 5, 2001"), ("E1", "academicStaffSize", "many")),
+        YES,  # city → the same fact with Kuttikkattoor re-typed as a City
+        NO,  # established → 2001-06-05
+        fact("E1", "academicStaffSize", "250"),  # no number in "many": the model repairs from the hint
     ])
     [doc] = extract_document(graph, university, TEXT, chat=chat, abox="repair").output
     assert [c["result"].get("error_type") for c in doc.calls if c["step"] == "facts"] == [
-        "range_violation", "datatype_violation"]
-    range_prompt, date_prompt = (c["messages"][0]["content"] for c in chat.calls[2:])
-    assert "range_violation: state of a University must be of class State" in range_prompt
-    assert 'Repair: send {"subject": "E2"' not in range_prompt
-    assert '"object_class": "State"' in range_prompt and "use a relation that fits" in range_prompt
-    assert "city" in range_prompt.split("use a relation that fits")[1]
-    assert 'Repair: send {"subject": "E1", "relation": "established", "object": "2001-06-05"}' in date_prompt
-    assert doc.repairs == 2 and set(doc.triples) == {("AWH Engineering College", "established", "2001-06-05"),
-                                                    ("AWH Engineering College", "state", "Kerala")}
-    assert {(e["label"], e["class_label"]) for e in doc.entities} >= {("Kerala", "City"), ("Kerala", "State")}
+        "range_violation", "datatype_violation", "datatype_violation"]
+    city, date, staff = (c["messages"][0]["content"] for c in chat.calls[2:])
+    assert "range_violation: city of a University must be of class City" in city
+    assert "Repaired fact: {subject: AWH Engineering College, relation: city, object: Kuttikkattoor (as a City)}" in city
+    assert chat.calls[2]["json_schema"]["properties"]["answer"]["enum"] == ["yes", "no"]
+    assert "Repaired fact: {subject: AWH Engineering College, relation: established, object: 2001-06-05}" in date
+    assert "Repair: write the object as number" in staff and '{"drop": true}' in staff
+    assert doc.repairs == 3 and set(doc.triples) == {("AWH Engineering College", "academicStaffSize", "250"),
+                                                    ("AWH Engineering College", "city", "Kuttikkattoor")}
+    assert {(e["label"], e["class_label"]) for e in doc.entities} >= {("Kuttikkattoor", "Place"),
+                                                                      ("Kuttikkattoor", "City")}
+
+
+def test_the_repair_prefers_a_swap_then_the_relation_named_after_the_class(graph: Graph, university) -> None:  # noqa: ANN001
+    chat = ScriptedChatModel([
+        entities(("AWH Engineering College", "University"), ("India", "Country"), ("Kerala", "City")),
+        facts(("E2", "country", "E1"), ("E1", "state", "E3")), NO, NO])
+    extract_document(graph, university, TEXT, chat=chat, abox="repair2")
+    swap, named = (c["messages"][0]["content"] for c in chat.calls[2:])
+    assert "Repaired fact: {subject: AWH Engineering College, relation: country, object: India}" in swap
+    assert "Repaired fact: {subject: AWH Engineering College, relation: city, object: Kerala}" in named
 
 
 def test_feedback_off_shows_only_that_a_fact_was_refused(graph: Graph, university) -> None:  # noqa: ANN001
@@ -132,7 +145,7 @@ def test_violations_never_reach_the_graph_and_the_budget_holds(graph: Graph, uni
         entities(("India", "Country"), ("AWH", "University")),
         facts(("E1", "country", "E2"), ("E2", "founder", "E1"), ("E2", "established", "soon")),
         "I think the college is in India.",  # unusable repair reply
-        fact("E1", "country", "E2"),  # the same refused fact again
+        NO,  # the concrete repair (country, named after the class) is not what the text says
     ])
     run = extract_document(graph, university, TEXT, chat=chat, settings={"max_repairs": 2}, abox="bad")
     [doc] = run.output

@@ -39,7 +39,7 @@ from pydantic import BaseModel
 
 from kgagents.agent.base import Agent, RunResult
 from kgagents.agent.extraction import prompts as p
-from kgagents.agent.extraction.facts import Call, Entity, FactWriter
+from kgagents.agent.extraction.facts import HANDLE, Call, Entity, FactWriter
 from kgagents.agent.extraction.grounding import ground_instances
 from kgagents.agent.extraction.repair import repair_step, repairable
 from kgagents.agent.extraction.settings import ExtractionSettings
@@ -78,7 +78,7 @@ class DocumentResult(BaseModel):
 
 class ExtractionState(TypedDict, total=False):
     run_id: str
-    documents: list[dict[str, Any]]  # id, text, abox, triples (no_llm), expected (scoring)
+    documents: list[dict[str, Any]]  # id, text, abox, triples (no_llm), expected (scoring), examples (solved ones)
     index: int  # the document being extracted
     relations: list[str]  # IRIs of the relations offered for this document
     entities: list[Entity]
@@ -94,6 +94,16 @@ def _words(text: str) -> set[str]:
     """Lower-case 5-letter stems of a text or a camelCase name (``hasTargetTemperature`` → has, targe, tempe)."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
     return {w[:5] for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) > 3}
+
+
+def _in_words(writer: FactWriter, fact: Mapping[str, str]) -> str:
+    """A fact as the model reads it: entities by name, with the class a re-typing gives them."""
+    def side(key: str) -> str:
+        found = writer.find(fact[key]) if HANDLE.match(fact[key]) else None
+        name = found["label"] if found is not None else fact[key]
+        cls = fact.get(f"{key}_class")
+        return f"{name} (as a {cls})" if cls else name
+    return f"{{subject: {side('subject')}, relation: {fact['relation']}, object: {side('object')}}}"
 
 
 class ExtractionAgent(Agent[ExtractionSettings]):
@@ -143,6 +153,9 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         for key in ("triples", "expected"):
             if doc.get(key) is not None:
                 out[key] = [list(map(str, t)) for t in doc[key]]
+        if doc.get("examples"):
+            out["examples"] = [{"text": str(e["text"]), "triples": [list(map(str, t)) for t in e["triples"]]}
+                               for e in doc["examples"]]
         return out
 
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -175,7 +188,8 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         return [self.tbox.properties[iri] for iri in state["relations"]]
 
     def _block(self, state: ExtractionState) -> str:
-        return p.preamble(self.tbox, self._relations(state), self._doc(state)["text"])
+        doc = self._doc(state)
+        return p.preamble(self.tbox, self._relations(state), doc["text"], doc.get("examples", ()))
 
     def offered(self, text: str) -> list[str]:
         """Relations to show for ``text``: those sharing word stems with it first, then file order."""
@@ -256,13 +270,22 @@ class ExtractionAgent(Agent[ExtractionSettings]):
     def repair(self, state: ExtractionState) -> ExtractionState:
         item, rest = state["rejected"][0], state["rejected"][1:]
         writer = self._writer(state)
-        problem, step = repair_step(writer, item["fact"], item["result"]) if self.settings.feedback else (None, None)
-        relations = [r.label for r in self._relations(state)]
-        messages = p.repair_messages(self._block(state), state["entities"], item["fact"], problem, step)
-        reply = self._ask(state, messages, "repair", p.repair_schema(relations, p.class_names(self.tbox)),
-                          p.REPAIR_MAX_TOKENS)
-        fact = p.parse_repair(reply)
+        block, entities = self._block(state), state["entities"]
         update: ExtractionState = {"rejected": rest, "repairs": state["repairs"] + 1}
+        fix = repair_step(writer, item["fact"], item["result"]) if self.settings.feedback else None
+        if fix is not None and fix.fact is not None:  # one concrete repair: does the text state it?
+            messages = p.confirm_messages(block, entities, item["fact"], fix.problem, _in_words(writer, fix.fact))
+            answer = p.parse_confirm(self._ask(state, messages, "repair", p.CONFIRM_SCHEMA, p.CONFIRM_MAX_TOKENS))
+            if isinstance(answer, str):
+                update["unparsed"] = state["unparsed"] + 1
+            elif answer:
+                update["facts"] = [fix.fact]
+            return update
+        relations = [r.label for r in self._relations(state)]
+        messages = p.repair_messages(block, entities, item["fact"], fix.problem if fix else None,
+                                     fix.hint if fix else None)
+        schema = p.repair_schema(relations, p.class_names(self.tbox))
+        fact = p.parse_repair(self._ask(state, messages, "repair", schema, p.REPAIR_MAX_TOKENS))
         if isinstance(fact, str):
             update["unparsed"] = state["unparsed"] + 1
         elif fact is not None and fact != item["fact"]:
