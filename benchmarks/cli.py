@@ -96,16 +96,21 @@ def bench_load(
     big: int = typer.Option(5_000_000, help="generated KG size loaded in bulk only (0: skip)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace a database that holds data"),
     work_dir: Path = typer.Option(None, help="where generated KGs are written (default: the system temp)"),
+    batched_sizes: str = typer.Option("1000000,10000000", help="generated KG sizes loaded in committed batches"),
+    only_batched: bool = typer.Option(False, "--only-batched", help="run only the batched rows (DBP15K and "
+                                                                    "--batched-sizes) → engine_load_batched.*"),
     out: Path = _results_option(),
 ) -> None:
-    """Transactional vs bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
+    """Transactional, batched and bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
 
     REPLACES the local server's database (bulk rows import offline)."""
     from benchmarks import load as load_bench
 
     report = load_bench.run(sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
-                            overwrite=overwrite, work_dir=work_dir, log=lambda msg: console.print(escape(msg)))
-    for path in load_bench.write_report(report, out):
+                            batched_sizes=tuple(int(x) for x in batched_sizes.split(",") if x),
+                            only_batched=only_batched, overwrite=overwrite, work_dir=work_dir,
+                            log=lambda msg: console.print(escape(msg)))
+    for path in load_bench.write_report(report, out, "engine_load_batched" if only_batched else "engine_load"):
         console.print(f"written {path}")
 
 
@@ -129,7 +134,8 @@ def bench_generate_kg(
 
 @app.command("engine")
 def bench_engine(
-    sizes: str = typer.Option("10000,100000", help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
+    sizes: str = typer.Option("10000,100000",
+                              help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
     single_queries: int = typer.Option(1000, help="single-client queries timed one by one"),
     directory: Path = typer.Option(None, help="JAPE pair for the real-vector rows (default: shared DBP15K ZH-EN)"),
     sources: int = typer.Option(None, help="only the first N test sources (default: all 10,500)"),
@@ -163,8 +169,8 @@ def bench_ea_agent(
 ) -> None:
     """EA-Agent on the test sources of a retrieval run: Hits@1/10, MRR (and without exact-name pairs) next to
     retrieval alone, tokens and seconds per entity, reflector rate, path length, fallbacks."""
-    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
     from benchmarks import ea_agent as ea_agent_runner
+    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
 
     chat = chat_or_none(mode == "no_llm")
     with connected() as graph:

@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import RESULTS_DIR
+from benchmarks.provenance import write_results
 from kgagents.candidates import CandidateEngine, EngineSettings, Hit, Ids, Vectors
 from kgagents.candidates.hnsw import fetch_size
 from kgagents.embeddings.index import Scope, render
 from kgagents.graph.connection import Graph, batched
-from benchmarks import RESULTS_DIR
-from benchmarks.provenance import write_results
 
 K = 10
 SYNTHETIC_LABEL = "SyntheticVector"
@@ -168,7 +168,7 @@ def dbp15k_section(graph: Graph, directory: Path, *, single_queries: int, exact_
 
     # all 10,500 test sources against the English KG
     exact_top, np_seconds = timed_numpy(queries, tgt, tgt_keys, K)
-    exact = dict(zip(sources, exact_top))
+    exact = dict(zip(sources, exact_top, strict=True))
     out["numpy_all_sources_seconds"] = round(np_seconds, 3)
     rows = []
     settings = engine.settings
@@ -277,10 +277,12 @@ def scaling_section(graph: Graph, sizes: Sequence[int], *, single_queries: int =
         picks = np.random.default_rng(n).choice(n, size=min(SYNTHETIC_SOURCES, n), replace=False)
         src_keys = [keys[i] for i in picks]
         exact_top, np_seconds = timed_numpy(vectors[picks], vectors, keys, K, src_keys)
-        exact = dict(zip(src_keys, exact_top))
+        exact = dict(zip(src_keys, exact_top, strict=True))
         few = src_keys[:single_queries]
-        run = single_client(lambda v: engine.search(Vectors(v), scope, k=K + 1, vector_property=SYNTHETIC_PROPERTY,
-                                                    backend="single"), vectors[picks[:single_queries]])
+        def search(v: np.ndarray, engine: CandidateEngine = engine, scope: Scope = scope) -> Any:
+            return engine.search(Vectors(v), scope, k=K + 1, vector_property=SYNTHETIC_PROPERTY, backend="single")
+
+        run = single_client(search, vectors[picks[:single_queries]])
         found = {s: [h for h in run["found"][str(i)] if h.key != s][:K] for i, s in enumerate(few)}
         backends = [_row("single", len(few), run["seconds"], np_seconds * len(few) / len(src_keys), found,
                          {s: exact[s] for s in few}, latency_ms=run["latency_ms"])]

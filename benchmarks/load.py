@@ -8,6 +8,8 @@ Rows (each load runs in a fresh Python process, so its peak memory is its own):
 * A generated Wikidata-like KG (:mod:`benchmarks.generate_kg`; its shape is recorded) at each of ``sizes``
   statements, both paths, and at ``big`` statements in bulk only (one transaction of millions of statements
   does not fit the server's heap; that is what the bulk path is for).
+* The batched loader (:mod:`kgagents.loaders.batched`) on DBP15K and on generated files of ``batched_sizes``
+  statements (1M and 10M), each into an empty database; ``only_batched`` runs just these rows.
 
 Every transactional row starts from an empty database (the server is stopped, the store deleted, the server
 started), so the Neo4j JVM's peak memory (VmHWM) is that row's; a bulk row restarts the server itself. Figures:
@@ -31,15 +33,15 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from kgagents.config import LocalServerSettings, Neo4jSettings
 from benchmarks.generate_kg import generate_wikidata_nt
 from benchmarks.machine import machine_info, peak_rss_mib
 from benchmarks.provenance import write_results
+from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.servers.neo4j import LocalNeo4j
 from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, wikidata_input
 from kgagents.paths import data_dir
+from kgagents.servers.neo4j import LocalNeo4j
 
 Log = Callable[[str], None]
 
@@ -70,6 +72,33 @@ def _transactional_row(kind: str, path: str, name: str) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     return {**out, "seconds": round(seconds, 3), "triples_per_s": round(out["triples"] / seconds),
             "python_peak_rss_mib": _python_peak()}
+
+
+def _batched_row(kind: str, path: str, name: str) -> dict[str, Any]:
+    """Load one input in committed batches (kgagents.loaders.batched) into the configured server (child process)."""
+    from kgagents.loaders.batched import jape_source, load_batched, wikidata_source
+
+    start = time.perf_counter()
+    with Graph() as graph:
+        ensure_schema(graph)
+        source = jape_source(Path(path), name=name) if kind == "jape" else wikidata_source(Path(path), kg=name)
+        result = load_batched(graph, source)
+    seconds = time.perf_counter() - start
+    triples = sum(r.triples + r.literals for r in result.kgs)
+    return {"triples": triples, "seconds": round(seconds, 3), "triples_per_s": round(triples / seconds),
+            "python_peak_rss_mib": _python_peak(),
+            **result.model_dump(include={"batches", "parse_seconds", "write_seconds", "dedup_seconds"})}
+
+
+def _batched_rows(rows: _Rows, pair: Path, work: Path, sizes: tuple[int, ...], seed: int,
+                  generated: list[dict[str, Any]]) -> None:
+    """The batched loader on DBP15K and on generated files of ``sizes`` statements, each into an empty database."""
+    rows.run("dbp15k_zh_en", "batched", _batched_row, "jape", str(pair), "dbp15k_zh_en", fresh=True)
+    for n in sizes:
+        shape = generate_wikidata_nt(work / f"generated_{n}.nt", triples=n, seed=seed)
+        generated.append(shape.as_dict())
+        rows.run(f"generated_{n}", "batched", _batched_row, "wikidata", shape.path, f"generated_{n}", fresh=True)
+        os.unlink(shape.path)
 
 
 def _bulk_row(kind: str, path: str, name: str, overwrite: bool) -> dict[str, Any]:
@@ -127,6 +156,7 @@ class _Rows:
 
 
 def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | None = 5_000_000,
+        batched_sizes: tuple[int, ...] = (1_000_000, 10_000_000), only_batched: bool = False,
         overwrite: bool = False, work_dir: Path | None = None, seed: int = 7, log: Log = print) -> dict[str, Any]:
     """Measure every row (see the module docstring) on the local server; returns the report as a dict."""
     local = managed_server(Neo4jSettings(), LocalServerSettings())
@@ -135,6 +165,9 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | Non
                               "server": {"heap": local.server.heap, "pagecache": local.server.pagecache}}
     rows = _Rows(local, log)
     pair = data_dir("ea", "dbp15k_zh_en")
+    if only_batched:
+        return _finish(report, rows, lambda work, generated: _batched_rows(rows, pair, work, batched_sizes, seed,
+                                                                          generated), work_dir)
     rows.run("dbp15k_zh_en", "transactional", _transactional_row, "jape", str(pair), "dbp15k_zh_en", fresh=True)
     rows.run("dbp15k_zh_en", "transactional re-load", _transactional_row, "jape", str(pair), "dbp15k_zh_en",
              fresh=False)
@@ -142,9 +175,8 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | Non
         rows.run(f"anatomy_{stem}", "transactional", _transactional_row, "ontology",
                  str(data_dir("om", "anatomy", f"{stem}.owl")), f"anatomy_{stem}", fresh=stem == "human")
     rows.run("dbp15k_zh_en", "bulk", _bulk_row, "jape", str(pair), "dbp15k_zh_en", True, fresh=False)
-    generated = []
-    work = Path(tempfile.mkdtemp(prefix="kgagents-gen-", dir=work_dir))
-    try:
+
+    def generated_rows(work: Path, generated: list[dict[str, Any]]) -> None:
         for n, transactional in [(n, True) for n in sizes] + ([(big, False)] if big else []):
             shape = generate_wikidata_nt(work / f"generated_{n}.nt", triples=n, seed=seed)
             generated.append(shape.as_dict())
@@ -153,6 +185,18 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | Non
                 rows.run(label, "transactional", _transactional_row, "wikidata", shape.path, label, fresh=True)
             rows.run(label, "bulk", _bulk_row, "wikidata", shape.path, label, True, fresh=False)
             os.unlink(shape.path)
+        _batched_rows(rows, pair, work, batched_sizes, seed, generated)
+
+    return _finish(report, rows, generated_rows, work_dir)
+
+
+def _finish(report: dict[str, Any], rows: _Rows, generated_rows: Callable[[Path, list[dict[str, Any]]], None],
+            work_dir: Path | None) -> dict[str, Any]:
+    """Run the rows that need generated files (in a temporary directory, removed after) and complete the report."""
+    generated: list[dict[str, Any]] = []
+    work = Path(tempfile.mkdtemp(prefix="kgagents-gen-", dir=work_dir))
+    try:
+        generated_rows(work, generated)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report.update({"generator": generated, "rows": rows.rows, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -197,6 +241,12 @@ def markdown(report: dict[str, Any]) -> str:
         if r["method"] == "bulk" and "error" not in r:
             lines.append(f"| {r['input']} | {r['parse_seconds']} | {r['files_seconds']} | {r['import_seconds']} | "
                          f"{r['restart_seconds']} | {r['schema_seconds']} |")
+    lines += ["", "Batched phases (seconds; the server writes batch k while Python reads batch k+1):", "",
+              "| input | batches | Python reading | waiting for the server | dedup pass |", "|---|---|---|---|---|"]
+    for r in report["rows"]:
+        if r["method"] == "batched" and "error" not in r:
+            lines.append(f"| {r['input']} | {r['batches']} | {r['parse_seconds']} | {r['write_seconds']} | "
+                         f"{r['dedup_seconds']} |")
     lines += ["", "Generated KGs (`benchmarks.generate_kg`, Wikidata truthy N-Triples; statements = `wdt:` lines):",
               "", "| statements | entities | relations | literal share | power-law skew | max out-degree | "
               "max in-degree | median degree | seed |", "|---|---|---|---|---|---|---|---|---|"]

@@ -14,18 +14,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb, write_results
 from kgagents.agent.matching.candidates import channel_property, vector_property
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.errors import InputFileError
-from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb, write_results
-from kgagents.loaders.reference import check_reference_in_graph
-from kgagents.metrics.oaei import macro_average, micro_average, score_non_trivial
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
+from kgagents.loaders.reference import check_reference_in_graph
+from kgagents.metrics.oaei import macro_average, micro_average, score_non_trivial
 from kgagents.paths import data_dir
 from kgagents.progress import MATCHING_STAGES, SILENT, Stages, matching_updates
 
@@ -93,7 +93,7 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
         **_memory(neo4j),
         "anchors": {"LogMap (ra1-M3)": 0.68, "Agent-OM (gpt-4o, macro)": 0.642},
     }
-    stem = "_".join(["om_conference", settings.mode, *([file_slug(model)] if not settings.no_llm else []),
+    stem = "_".join(["om_conference", settings.mode, *([file_slug(model)] if settings.uses_llm else []),
                      *sorted(pairs or [])])
     _save(out, stem, result, _conference_md)
     return result
@@ -121,7 +121,7 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
     memory = _memory(neo4j)
     repeats = [run]
     for _ in range(repeat - 1):
-        properties = {vector_property(channel_property(c, settings.no_llm)) for c in settings.channels}
+        properties = {vector_property(channel_property(c, not settings.uses_llm)) for c in settings.channels}
         for index in vector_indexes(graph):
             if index.property in properties:
                 drop_vector_index(graph, index.name)

@@ -69,7 +69,7 @@ def test_match_no_llm_scores_against_a_reference_and_exports_the_alignment(
     result = runner.invoke(app, ["match", str(d / "conf_a.ttl"), str(d / "conf_b.ttl"), "--no-llm",
                                  "--reference", str(d / "ref_ab.rdf"), "--out", str(out)], env=_env(neo4j_settings))
     assert result.exit_code == 0, result.output
-    assert "no-llm" in result.output
+    assert "no_llm" in result.output
     found = equivalence_pairs(read_alignment(out))
     expected = score_pairs(found, equivalence_pairs(read_alignment(d / "ref_ab.rdf")))
     assert f"F1={expected.f1:.4f}" in result.output
@@ -77,7 +77,7 @@ def test_match_no_llm_scores_against_a_reference_and_exports_the_alignment(
     assert stored == len(found) > 0
     run = graph.run_text("MATCH (r:Run {job: 'matching'}) RETURN r.id AS id, r.f1 AS f1, r.mode AS mode, "
                          "r.threshold AS threshold, r.channels AS channels, r.prematch_seconds AS prematch")[0]
-    assert run["mode"] == "no-llm" and run["f1"] == pytest.approx(expected.f1)
+    assert run["mode"] == "no_llm" and run["f1"] == pytest.approx(expected.f1)
     # settings and timings are typed properties, not JSON text
     assert run["threshold"] == 0.9 and run["channels"] == ["syntactic", "lexical"]
     assert isinstance(run["prematch"], float)

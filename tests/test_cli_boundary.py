@@ -14,7 +14,7 @@ from neo4j.exceptions import ServiceUnavailable
 from typer.testing import CliRunner
 
 from kgagents.cli import app
-from kgagents.cli.common import guarded
+from kgagents.cli.common import console, guarded
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
@@ -83,7 +83,9 @@ def test_a_lost_server_is_one_line() -> None:
     assert exit_.value.exit_code == 1
 
 
-def test_a_failed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo4jSettings) -> None:
+def test_a_failed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo4jSettings,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(console, "width", 250)  # a wide terminal: the test reads cells, not the layout
     store = RunStore(graph)
     with pytest.raises(RuntimeError), store.running("kgqa", run_id="died", mode="no_llm"):
         raise RuntimeError("out of memory")

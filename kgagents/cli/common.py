@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import typer
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
@@ -132,20 +132,29 @@ def checkpointer(path: Path | None) -> Iterator[Any]:
         yield saver
 
 
-def output_file(path: Path | None, option: str) -> Path | None:
-    """Check, before anything is written, that ``path`` can be written as a file (its folder exists, it is not a
-    folder itself); commands call this for every output option before the job starts."""
+def output_file(path: Path | None, option: str, *, create_folder: bool = False) -> Path | None:
+    """Check, before anything is written, that ``path`` can be written as a file (its folder exists — or, with
+    ``create_folder``, can be made —, it is not a folder itself); commands call this for every output option
+    before the job starts."""
     if path is None:
         return None
     if path.is_dir():
         raise InputFileError(f"{option} {path}: is a directory; give a file path.")
-    if not path.parent.is_dir():
+    folder = path.parent
+    if create_folder:
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+    if not folder.is_dir():
         raise InputFileError(f"{option} {path}: the folder {path.parent} does not exist.")
-    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise InputFileError(f"{option} {path}: not writable.")
     return path
 
 
+@overload
+def input_file(path: Path, option: str) -> Path: ...
+@overload
+def input_file(path: None, option: str) -> None: ...
 def input_file(path: Path | None, option: str) -> Path | None:
     """Check that ``path`` is a readable file (not a folder), before anything is written."""
     if path is None:

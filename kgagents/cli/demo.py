@@ -17,7 +17,8 @@ commands = App()
 @commands.command("demo")
 def demo(
     data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
-    job: list[str] = typer.Option([], "--job", help="run only these jobs (matching, alignment, kgqa, extraction); default all"),
+    job: list[str] = typer.Option([], "--job",
+                                  help="run only these jobs (matching, alignment, kgqa, extraction); default all"),
     no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
 ) -> None:
     """Every job on a small real slice (matching, alignment, KGQA, extraction), scored; the summary is read back

@@ -68,7 +68,7 @@ def stats_cmd() -> None:
                 console.print(f"[dim]{title}: none[/dim]")
                 continue
             for column in rows[0]:  # ids in full (never cut to "om-2026…"): they are what other commands take
-                table.add_column(column, no_wrap=column in ("run", "ontology", "kg", "name"),
+                table.add_column(column, no_wrap=column in ("run", "ontology", "kg", "name"), overflow="fold",
                                  min_width=max(len(str(row[column])) for row in rows) if column == "run" else None)
             for row in rows:
                 table.add_row(*[str(v) for v in row.values()])

@@ -104,8 +104,7 @@ def kgqa_cmd(
 ) -> None:
     """Run question files against whatever KG is loaded: Hits@1 next to coverage (how many questions have their
     topic entity and a gold answer inside the KG), so a score is never read without it."""
-    from kgagents.jobs.kgqa import questions_for
-    from kgagents.jobs.kgqa import run_questions
+    from kgagents.jobs.kgqa import questions_for, run_questions
 
     settings, chat = _kgqa_chat(mode, no_llm)
     questions = questions_for(files, format=format, sample=sample, seed=seed)

@@ -64,7 +64,11 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
                 bulk: bool = typer.Option(False, "--bulk", help="Neo4j's offline importer: fast, but REPLACES the "
                                                                 "whole local database (see README)"),
                 overwrite: bool = typer.Option(False, "--overwrite", help="with --bulk: replace a database that "
-                                                                          "holds data")) -> None:
+                                                                          "holds data"),
+                batched: bool = typer.Option(False, "--batched", help="committed batches: for a KG larger than one "
+                                             "transaction; all-or-nothing all the same (see README)"),
+                batch_size: int = typer.Option(None, "--batch-size", min=1, help="with --batched: statements per "
+                                               "batch (default 20,000)")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
     from kgagents.loaders.jape import load_jape_pair
     from kgagents.loaders.triples import SEPARATORS, detect_separator, load_triples
@@ -79,6 +83,15 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
         sep = given if given is not None else detect_separator(path)
         console.print(f"separator: {SEPARATORS.get(sep, repr(sep))} ({'given' if given is not None else 'detected'})")
     two_langs = _two_langs(langs) if langs else None
+    if batch_size is not None and not batched:
+        raise KgAgentsError("--batch-size only applies to --batched")
+    if batched and bulk:
+        raise KgAgentsError("choose one of --batched (adds to the database in committed batches) and --bulk "
+                            "(replaces the database)")
+    if batched:
+        _batched_load_kg(path, format, name, langs=two_langs, train_ratio=train_ratio, split_seed=split_seed,
+                         sep=sep, property_labels=property_labels, batch_size=batch_size)
+        return
     if bulk:
         _bulk_load_kg(path, format, name, overwrite, langs=two_langs, train_ratio=train_ratio,
                       split_seed=split_seed, sep=sep, property_labels=property_labels)
@@ -95,6 +108,27 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
             results = [load_wikidata_nt(graph, path, kg=name or "wikidata", property_labels=property_labels,
                                         progress=advance)]
     _print_kg_loads(results, gold)
+
+
+def _batched_load_kg(path: Path, format: KGFormat, name: str | None, *, langs: tuple[str, str] | None,
+                     train_ratio: float | None, split_seed: int, sep: str | None, property_labels: Path | None,
+                     batch_size: int | None) -> None:
+    """Read the input lazily and write it in committed batches (kgagents.loaders.batched)."""
+    from kgagents.loaders.batched import BATCH_SIZE, jape_source, load_batched, triples_source, wikidata_source
+
+    if format is KGFormat.jape:
+        source = jape_source(path, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
+    elif format is KGFormat.triples:
+        source = triples_source(path, kg=name or path.stem, sep=sep)
+    else:
+        source = wikidata_source(path, kg=name or "wikidata", property_labels=property_labels)
+    with connected() as graph, progress_bar(f"loading {path.name} in batches") as advance:
+        result = load_batched(graph, source, batch_size=batch_size or BATCH_SIZE, progress=advance)
+    for dead in result.cleaned:
+        console.print(f"removed what the interrupted load {escape(dead)} had written")
+    if result.skipped:
+        console.print(f"{escape(result.load_id)}: these files are loaded already; nothing to do")
+    _print_kg_loads(result.kgs, result.gold_links)
 
 
 def _print_kg_loads(results: list[Any], gold: dict[str, int]) -> None:
@@ -123,8 +157,7 @@ def _bulk_load_kg(path: Path, format: KGFormat, name: str | None, overwrite: boo
                   property_labels: Path | None) -> None:
     """Check the target, parse everything, then import offline (kgagents.loaders.bulk)."""
     from kgagents.config import LocalServerSettings, Neo4jSettings
-    from kgagents.loaders.bulk import (bulk_load, check_target, jape_input, managed_server, triples_input,
-                                       wikidata_input)
+    from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, triples_input, wikidata_input
 
     local = managed_server(Neo4jSettings(), LocalServerSettings())
     with console.status(f"checking the database at {local.bolt_uri}…"):

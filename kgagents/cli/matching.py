@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, checkpointer, chat_or_none, connected, console, input_file, output_file
+from kgagents.cli.common import App, chat_or_none, checkpointer, connected, console, input_file, output_file
 from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -17,7 +17,7 @@ commands = App()
 def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str | None) -> Any:
     from kgagents.agent.matching.settings import MatchSettings
 
-    overrides: dict[str, Any] = {"no_llm": no_llm, "context": context}
+    overrides: dict[str, Any] = {"mode": "no_llm" if no_llm else "full", "context": context}
     if threshold is not None:
         overrides["threshold"] = threshold
     if top_k is not None:
@@ -42,9 +42,9 @@ def match_cmd(
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
     from kgagents.agent.matching.store import export_alignment
-    from kgagents.loaders.reference import check_reference_in_graph
     from kgagents.jobs.matching import match_pair
     from kgagents.loaders.alignment import read_alignment
+    from kgagents.loaders.reference import check_reference_in_graph
 
     output_file(out, "--out")
     output_file(checkpoint, "--checkpoint")

@@ -24,7 +24,7 @@ def report_cmd(
     printed here and drawn as a PNG."""
     if out is not None and out.suffix.lower() != ".png":
         raise InputFileError(f"--out {out}: the report is a PNG image; give a file name ending in .png.")
-    output_file(out, "--out")
+    output_file(out, "--out", create_folder=True)
     input_file(reference, "--reference")
     from kgagents.report import build_report
     from kgagents.report.plot import write_png

@@ -202,6 +202,18 @@ def text_sha(model: str, text: str) -> str:
     return hashlib.sha256(f"{model}\x00{text}".encode()).hexdigest()
 
 
+def _unknown_scope(graph: Graph, scope: Scope) -> KgAgentsError:
+    """No node is in ``scope``: name the values that do exist (a misspelt KG or ontology name is the usual cause)."""
+    known = [r["value"] for r in graph.run_text(render("embeddings/scope_values", label=scope.label),
+                                                 key=scope.key, many=scope.many)]
+    what, plural = {"kg": ("KG", "KGs"), "ontologies": ("ontology", "ontologies")}.get(
+        scope.key or "", (f"{scope.key} value", f"{scope.key} values"))
+    loaded = ", ".join(map(str, known[:20])) + (f" … ({len(known)} in all)" if len(known) > 20 else "")
+    return KgAgentsError(f"no {what} named '{scope.value}' (no :{scope.label} node has it); "
+                         + (f"the {plural} loaded: {loaded}" if known else f"no {what} is loaded")
+                         + ". Nothing was embedded.")
+
+
 def embed_nodes(
     graph: Graph,
     embedder: Embedder,
@@ -227,6 +239,8 @@ def embed_nodes(
         render("embeddings/read_texts", label=scope.label),
         scope=scope.params(), text_properties=props, sha_property=sha_property, vector_property=vector_property,
     )
+    if not rows and scope.key is not None:
+        raise _unknown_scope(graph, scope)
     stats = EmbedStats()
     todo: list[tuple[str, str, str]] = []
     for row in rows:

@@ -89,7 +89,7 @@ Job = Callable[[Graph, Any, Path, Path, DemoSettings], JobRun]
 def matching_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
     conference = data / "om" / "conference"
     names = [ensure_loaded(graph, conference / "ontologies" / f"{o}.owl") for o in ("cmt", "confof")]
-    run = match_pair(graph, names[0], names[1], MatchSettings(no_llm=chat is None), chat=chat,
+    run = match_pair(graph, names[0], names[1], MatchSettings(mode="no_llm" if chat is None else "full"), chat=chat,
                      reference=conference / "reference" / "cmt-confof.rdf")
     return JobRun("ontology matching", "OAEI conference cmt–confOf", run.run_id, "F1", "f1", "demo/show_matching")
 

@@ -1,28 +1,25 @@
-"""Ontology matching as a job: load the ontologies (idempotent), run the matching graph, score against a
-reference when one is given (and store the scores on the run)."""
+"""Ontology matching as a job: one :class:`~kgagents.agent.matching.graph.MatchingAgent` run on two loaded
+ontologies, scored against a reference when one is given (the run store records the scores)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.matching.graph import MatchingAgent, new_run_id
+from kgagents.agent.base import RunResult
+from kgagents.agent.matching.graph import MatchingAgent, Progress
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.base import Embedder
-from kgagents.metrics.oaei import Scores, equivalence_pairs, score_pairs
-from kgagents.graph.connection import Graph, GraphLike, connect
-from kgagents.loaders.alignment import read_alignment
+from kgagents.graph.connection import Graph, GraphLike
 from kgagents.loaders.ontology import load_ontology
-
-Progress = Callable[[str, dict[str, Any]], None]
+from kgagents.metrics.oaei import Scores
 
 
 @dataclass
 class PairRun:
-    """One source × target run: its id, pairs, scores (if a reference was given) and costs."""
+    """One source × target run as the CLI, the demo and the benchmarks read it (the agent's :class:`RunResult`
+    is in ``result``)."""
 
     run_id: str
     source: str
@@ -35,6 +32,19 @@ class PairRun:
     completion_tokens: int = 0
     scores: Scores | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    result: RunResult | None = None
+
+    @classmethod
+    def of(cls, result: RunResult, source: str, target: str) -> PairRun:
+        props = result.properties
+        return cls(
+            run_id=result.run_id, source=source, target=target,
+            pairs={(m["source"], m["target"]) for m in result.output}, entities=int(props.get("entities", 0)),
+            seconds=result.seconds, llm_calls=result.llm.calls, prompt_tokens=result.llm.prompt_tokens,
+            completion_tokens=result.llm.completion_tokens,
+            scores=Scores.model_validate(result.scores) if result.scores else None,
+            timings={k.removesuffix("_seconds"): v for k, v in props.items() if k.endswith("_seconds")},
+            result=result)
 
 
 def match_pair(
@@ -50,39 +60,18 @@ def match_pair(
     thread_id: str | None = None,
     on_update: Progress | None = None,
 ) -> PairRun:
-    """Run the matching graph on two loaded ontologies; score against ``reference`` if given.
+    """Run the matching agent on two loaded ontologies; score against ``reference`` if given.
 
-    ``chat`` is any chat model :func:`kgagents.llm.as_chat_model` accepts (ignored when ``settings.no_llm``)."""
-    graph = connect(graph)
-    agent = MatchingAgent(graph, None if settings.no_llm else chat, settings, embedder=embedder)
-    app = agent.compile(checkpointer=checkpointer)
-    config: dict[str, Any] = {"recursion_limit": 100_000}
+    ``chat`` is any chat model :func:`kgagents.llm.as_chat_model` accepts (ignored in mode ``no_llm``). With a
+    ``checkpointer`` the thread is ``thread_id`` (default ``<source>-<target>-<mode>``), so running the same
+    command again resumes an interrupted run."""
+    agent = MatchingAgent(graph, None if not settings.uses_llm else chat, settings, embedder=embedder,
+                          on_update=on_update)
     if checkpointer is not None:
-        config["configurable"] = {"thread_id": thread_id or f"{source}-{target}-{settings.mode}"}
-    state = app.get_state(config) if checkpointer is not None else None
-    resume = state is not None and bool(state.next)
-    started = time.perf_counter()
-    inputs = None if resume else {"run_id": new_run_id(), "source": source, "target": target}
-    final: dict[str, Any] = {}
-    for mode, chunk in app.stream(inputs, config, stream_mode=["updates", "values"]):
-        if mode == "values":
-            final = chunk
-        elif on_update is not None:
-            for node, values in chunk.items():
-                on_update(node, values or {})
-    seconds = time.perf_counter() - started
-    pairs = {(m["source"], m["target"]) for m in final.get("matches", [])}
-    entities = len(agent.entities(source)) + len(agent.entities(target))
-    run = PairRun(final["run_id"], source, target, pairs, entities, seconds, 0, timings=final.get("timings", {}))
-    if agent.llm is not None:  # the ledger in the graph: every request, those of resumed processes too
-        totals = agent.llm.ledger.flush(graph, final["run_id"])
-        run.llm_calls, run.prompt_tokens, run.completion_tokens = (totals.calls, totals.prompt_tokens,
-                                                                   totals.completion_tokens)
-    if reference is not None:
-        run.scores = score_pairs(pairs, equivalence_pairs(read_alignment(reference)))
-        graph.run("matching/set_run_scores", run_id=run.run_id, reference=str(reference),
-                  scores={"precision": run.scores.precision, "recall": run.scores.recall, "f1": run.scores.f1})
-    return run
+        thread_id = thread_id or f"{source}-{target}-{settings.mode}"
+    result = agent.run({"source": source, "target": target, "reference": reference},
+                       checkpointer=checkpointer, thread_id=thread_id)
+    return PairRun.of(result, source, target)
 
 
 def ensure_loaded(graph: Graph, path: Path, name: str | None = None) -> str:

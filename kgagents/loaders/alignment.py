@@ -33,6 +33,7 @@ from kgagents.cypher import cypher
 from kgagents.errors import KgAgentsError, ParseError
 from kgagents.graph.connection import Graph, Tx, batched
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
+from kgagents.loaders.xml_guard import check_xml
 
 ALIGN_NS = "http://knowledgeweb.semanticweb.org/heterogeneity/alignment#"
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
@@ -203,6 +204,7 @@ def _infer_onto(path: str, cells: list[Cell], key: Literal["entity1", "entity2"]
 def read_alignment(path: str | Path) -> Alignment:
     """Parse an Alignment API RDF/XML file; a malformed file raises :class:`ParseError` with its line."""
     name = str(path)
+    check_xml(name)  # the same refusal of entity expansion, with the same message, as every other XML read
     handler = _Handler(name)
     parser = xml.sax.make_parser()
     parser.setFeature(feature_namespaces, True)

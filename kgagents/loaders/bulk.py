@@ -180,22 +180,13 @@ def bulk_load(data: BulkInput, local: LocalNeo4j, *, replaced: dict[str, Any] | 
 def jape_input(directory: Path, *, name: str | None = None, langs: tuple[str, str] | None = None,
                train_ratio: float | None = None, split_seed: int = 0) -> BulkInput:
     """Both KGs of a JAPE pair and its gold links, as :func:`kgagents.loaders.jape.load_jape_pair` reads them."""
-    from kgagents.errors import ParseError
-    from kgagents.loaders.jape import _JapeDirectory
-    from kgagents.loaders.record import file_sha256
+    from kgagents.loaders.jape import parse_jape_pair
 
     start = time.perf_counter()
-    if train_ratio is not None and not 0.0 <= train_ratio < 1.0:
-        raise ParseError(str(directory), None, f"train ratio {train_ratio} is outside [0, 1)")
-    pair = _JapeDirectory(Path(directory), name, langs)
-    sides = [pair.parse_side(1), pair.parse_side(2)]
-    gold = [(pair.uri(1, a), pair.uri(2, b), split) for a, b, split in pair.parse_gold(train_ratio, split_seed)]
-    counts = {f"{k}_{side.name.rsplit(':', 1)[1]}": v for side in sides
-              for k, v in side.counts().items() if k != "literals"}
-    counts.update({f"gold_{s}": sum(1 for *_, x in gold if x == s) for s in ("train", "test")})
-    record = LoadRecord(kind="ea_pair", target=pair.name, path=str(pair.dir), sha256=file_sha256(*pair.used),
-                        counts=counts)
-    return BulkInput(sides, [record], gold, pair.name, time.perf_counter() - start)
+    parsed = parse_jape_pair(directory, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
+    record = LoadRecord(kind="ea_pair", target=parsed.pair.name, path=str(parsed.pair.dir), sha256=parsed.sha256,
+                        counts=parsed.counts())
+    return BulkInput(parsed.sides, [record], parsed.gold_uris(), parsed.pair.name, time.perf_counter() - start)
 
 
 def triples_input(path: Path, *, kg: str, sep: str | None = None) -> BulkInput:

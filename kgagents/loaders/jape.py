@@ -28,7 +28,10 @@ Every problem with the files (bad columns, unknown ids, non-UTF-8 bytes, a relat
 file with no links) is a :class:`ParseError` naming file and line, raised before anything is written.
 
 The whole pair is written in ONE transaction (≈40k nodes and 165k relationships for DBP15K fit easily in a
-2 GB heap), so a failed load leaves nothing behind and a re-run just completes it.
+2 GB heap), so a failed load leaves nothing behind and a re-run just completes it. Loading a pair again under the
+same name REPLACES it: sides an earlier load wrote under other languages (``langs``) or from other files are
+deleted, the gold links are written afresh (so another ``train_ratio`` or seed gives only the new split), and the
+``(:Load)`` record holds this load's counts alone.
 """
 
 from __future__ import annotations
@@ -37,12 +40,14 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from kgagents.cypher import cypher
 from kgagents.errors import ParseError
-from kgagents.graph.connection import Graph
+from kgagents.graph.connection import Graph, Tx
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, local_name, readable_name, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 
@@ -73,23 +78,18 @@ def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = No
     directory's split files.
     """
     start = time.perf_counter()
-    if train_ratio is not None and not 0.0 <= train_ratio < 1.0:
-        raise ParseError(str(directory), None, f"train ratio {train_ratio} is outside [0, 1)")
-    pair = _JapeDirectory(Path(directory), name, langs)
-    sides = [pair.parse_side(1), pair.parse_side(2)]
-    gold = pair.parse_gold(train_ratio, split_seed)
+    parsed = parse_jape_pair(directory, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
+    pair, sides, gold = parsed.pair, parsed.sides, parsed.gold
     parse_seconds = time.perf_counter() - start
     with graph.transaction() as tx:
+        _replace_previous_load(tx, pair.name, sides)
         results = [write_kg(graph, tx, side, progress) for side in sides]
         graph.write_rows(tx, "kg/merge_gold_links",
                          ({"a": pair.uri(1, a), "b": pair.uri(2, b), "split": split} for a, b, split in gold),
                          on_batch=progress, kg1=sides[0].name, kg2=sides[1].name, dataset=pair.name)
-        splits = {s: sum(1 for *_, split in gold if split == s) for s in ("train", "test")}
-        counts = {f"{k}_{r.kg.rsplit(':', 1)[1]}": v for r in results
-                  for k, v in r.model_dump(include={"entities", "relations", "triples"}).items()}
-        counts.update({f"gold_{s}": n for s, n in splits.items()})
+        splits = parsed.splits()
         record_load(tx, LoadRecord(kind="ea_pair", target=pair.name, path=str(pair.dir),
-                                   sha256=file_sha256(*pair.used), counts=counts,
+                                   sha256=parsed.sha256, counts=parsed.counts(),
                                    seconds=time.perf_counter() - start))
     seconds = time.perf_counter() - start
     for r in results:
@@ -97,6 +97,67 @@ def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = No
     return EAPairLoadResult(name=pair.name, kgs=results, gold_links=splits,
                             files=[str(p.relative_to(pair.dir)) for p in pair.used], parse_seconds=parse_seconds,
                             seconds=seconds)
+
+
+@dataclass
+class ParsedPair:
+    """A JAPE directory read completely: both sides, the gold links (JAPE ids, split) and the files' hash."""
+
+    pair: _JapeDirectory
+    sides: list[KGData]
+    gold: list[tuple[int, int, str]]
+    sha256: str
+
+    def gold_uris(self) -> list[tuple[str, str, str]]:
+        return [(self.pair.uri(1, a), self.pair.uri(2, b), split) for a, b, split in self.gold]
+
+    def counts(self) -> dict[str, int]:
+        """The ``(:Load)`` record's counts: entities, relations, triples per side, gold links per split."""
+        counts = {f"{k}_{side.name.rsplit(':', 1)[1]}": v for side in self.sides
+                  for k, v in side.counts().items() if k != "literals"}
+        counts.update({f"gold_{s}": n for s, n in self.splits().items()})
+        return counts
+
+    def splits(self) -> dict[str, int]:
+        return {s: sum(1 for *_, split in self.gold if split == s) for s in ("train", "test")}
+
+
+def parse_jape_pair(directory: Path | str, *, name: str | None = None, langs: tuple[str, str] | None = None,
+                    train_ratio: float | None = None, split_seed: int = 0) -> ParsedPair:
+    """Read and check a whole JAPE directory (every problem is a ParseError naming file and line); each side's
+    KG properties record the hash of the files read, so a re-load can tell the same files from others."""
+    if train_ratio is not None and not 0.0 <= train_ratio < 1.0:
+        raise ParseError(str(directory), None, f"train ratio {train_ratio} is outside [0, 1)")
+    pair = _JapeDirectory(Path(directory), name, langs)
+    sides = [pair.parse_side(1), pair.parse_side(2)]
+    gold = pair.parse_gold(train_ratio, split_seed)
+    sha256 = file_sha256(*pair.used)
+    for side in sides:
+        side.props["sha256"] = sha256
+    return ParsedPair(pair, sides, gold, sha256)
+
+
+def _replace_previous_load(tx: Tx, name: str, sides: list[KGData]) -> None:
+    """Make room for this load of pair ``name``: its gold links go (they are written again with this load's
+    split), and so does every side an earlier load wrote under another name (other ``langs``) or from other
+    files. A side read from the same files is kept, so a re-run only completes it."""
+    wanted = {side.name: side.props["sha256"] for side in sides}
+    for row in tx.run(cypher("kg/pair_sides"), pair=name).data():
+        if wanted.get(row["name"]) != row["sha256"]:
+            tx.run(cypher("kg/delete_kg_in_tx"), kg=row["name"]).consume()
+    tx.run(cypher("kg/delete_gold_links"), dataset=name).consume()
+
+
+def replace_previous_sides(graph: Graph, name: str, sides: list[KGData]) -> None:
+    """:func:`_replace_previous_load` for a batched load, which cannot hold it in one transaction: earlier sides
+    of other names or files are deleted (in batches) and the gold links go, before the first batch."""
+    from kgagents.loaders.kg_common import delete_kg
+
+    wanted = {side.name: side.props["sha256"] for side in sides}
+    for row in graph.run("kg/pair_sides", pair=name):
+        if wanted.get(row["name"]) != row["sha256"]:
+            delete_kg(graph, row["name"])
+    graph.run("kg/delete_gold_links", dataset=name)
 
 
 def gold_links(graph: Graph, dataset: str) -> list[tuple[str, str, str]]:

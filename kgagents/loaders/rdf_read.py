@@ -5,6 +5,8 @@ than rdflib, which alone would cap an ontology load below the 20,000 triples/s t
 strict: it rejects documents rdflib reads fine (e.g. an element named ``<xml>`` in older OAEI files)
 and its RDF/XML errors carry no line number. So a file pyoxigraph rejects is read again with rdflib;
 only when both fail is it malformed, and the error then names the line either parser reported.
+RDF/XML passes :func:`~kgagents.loaders.xml_guard.check_xml` first: pyoxigraph accepts a document cut
+at a tag boundary, and both parsers expand DTD entities without limit.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from rdflib.plugins.parsers.notation3 import BadSyntax
 
 from kgagents.errors import InputFileError, ParseError
 from kgagents.loaders.rdf_terms import Blank, Literal, Term, Triple
+from kgagents.loaders.xml_guard import check_xml
 
 
 class RdfFormat(str, Enum):
@@ -70,6 +73,8 @@ def read_triples(path: Path, fmt: str | RdfFormat | None = None) -> list[Triple]
     if not path.is_file():
         raise InputFileError(f"RDF file not found: {path}")
     rdf_format = resolve_format(path, fmt)
+    if rdf_format is RdfFormat.XML:
+        check_xml(path)  # pyoxigraph reads a truncated document as a shorter one and expands entities unbounded
     try:
         return _read_oxigraph(path, rdf_format)
     except SyntaxError as strict_error:

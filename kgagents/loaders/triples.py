@@ -48,22 +48,39 @@ def detect_separator(path: Path | str) -> str:
     return "|"
 
 
-def parse_triples(path: Path, *, kg: str, sep: str | None = None) -> KGData:
-    """Every line must be exactly three non-empty fields; blank lines are skipped. ``sep=None`` detects it."""
+def iter_triples(path: Path, sep: str | None = None) -> Iterator[tuple[str, str, str]]:
+    """(head, relation, tail) of every line, checked as it is read (``sep=None``: detected); streams the file."""
     sep = sep if sep is not None else detect_separator(path)
-    data = KGData(kg, {"source": str(path), "format": "triples", "separator": sep})
     shown = SEPARATORS.get(sep, repr(sep))
+    empty = True
     for lineno, line in _lines(path):
         fields = [f.strip() for f in line.split(sep)]
         if len(fields) != 3 or not all(fields):
             raise ParseError(str(path), lineno,
                              f"expected head, relation and tail separated by {shown} (three non-empty fields), "
                              f"got {line!r}")
-        head, rel, tail = fields
-        data.entity(head)
-        data.entity(tail)
+        empty = False
+        yield fields[0], fields[1], fields[2]
+    if empty:
+        raise ParseError(str(path), None, "has no triples (the file is empty or holds only blank lines); "
+                                          "a KG needs at least one head, relation and tail line")
+
+
+def add_triple(data: KGData, head: str, rel: str, tail: str) -> None:
+    """One head|relation|tail triple into ``data`` (the relation's name and type are its string)."""
+    data.entity(head)
+    data.entity(tail)
+    if rel not in data.relations:
         data.relation(rel, name=rel, type=rel)
-        data.triple(head, rel, tail)
+    data.triple(head, rel, tail)
+
+
+def parse_triples(path: Path, *, kg: str, sep: str | None = None) -> KGData:
+    """Every line must be exactly three non-empty fields; blank lines are skipped. ``sep=None`` detects it."""
+    sep = sep if sep is not None else detect_separator(path)
+    data = KGData(kg, {"source": str(path), "format": "triples", "separator": sep})
+    for head, rel, tail in iter_triples(path, sep):
+        add_triple(data, head, rel, tail)
     return data
 
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 from kgagents.errors import InputFileError, ParseError
@@ -86,33 +88,80 @@ def parse_wikidata_nt(path: Path, *, kg: str = "wikidata", property_labels: Path
 
     ``property_labels``: a TSV of ``P31<TAB>instance of`` lines; its labels take precedence over the dump's.
     """
-    data = KGData(kg, {"source": str(path), "format": "wikidata-truthy-nt"})
-    names: dict[str, dict[str, str]] = {}  # id -> {"label"|"name"|"description": text}
-    aliases: dict[str, list[str]] = {}
-    relations: dict[str, str] = {}  # PID -> wdt IRI, for the fast path
-    fast = _ENTITY_STATEMENT.fullmatch
-    index = data.entity_index
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            m = fast(line)
-            if m is not None:
-                subject, pid, obj = m.groups()
-                predicate = relations.get(pid)
-                if predicate is None:
-                    predicate = relations[pid] = WDT + pid
-                    data.relation(predicate, name=pid, type=pid)
-                if subject not in index:
-                    data.entity(subject)
-                if obj not in index:
-                    data.entity(obj)
-                data.triple(subject, predicate, obj)
-            else:
-                _parse_line(data, path, lineno, line, names, aliases)
+    (data, names, aliases), = iter_wikidata_chunks(path, kg=kg, lines=None)
     if property_labels is not None:
         for pid, label in read_property_labels(property_labels).items():
             names.setdefault(pid, {})["label"] = label
     _apply_names(data, names, aliases)
+    if not data.entity_index:
+        raise ParseError(str(path), None, "holds no Wikidata item (no wd: entity with a wdt: statement or an "
+                                          "English label); is it empty, or not a truthy dump?")
     return data
+
+
+Names = dict[str, dict[str, str]]  # id -> {"label"|"name"|"description": English text}
+Aliases = dict[str, list[str]]
+
+
+def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[tuple[KGData, Names, Aliases]]:
+    """The dump read ``lines`` lines at a time (``None``: all at once), each chunk as its own :class:`KGData`
+    with the English names and aliases its lines state (not yet applied: a name may come in another chunk)."""
+    fast = _ENTITY_STATEMENT.fullmatch
+    with open(path, encoding="utf-8") as fh:
+        lineno = 0
+        while True:
+            data = KGData(kg, {"source": str(path), "format": "wikidata-truthy-nt"})
+            names: Names = {}
+            aliases: Aliases = {}
+            relations: dict[str, str] = {}  # PID -> wdt IRI, for the fast path
+            index = data.entity_index
+            read = 0
+            for line in fh if lines is None else islice(fh, lines):
+                lineno += 1
+                read += 1
+                m = fast(line)
+                if m is not None:
+                    subject, pid, obj = m.groups()
+                    predicate = relations.get(pid)
+                    if predicate is None:
+                        predicate = relations[pid] = WDT + pid
+                        data.relation(predicate, name=pid, type=pid)
+                    if subject not in index:
+                        data.entity(subject)
+                    if obj not in index:
+                        data.entity(obj)
+                    data.triple(subject, predicate, obj)
+                else:
+                    _parse_line(data, path, lineno, line, names, aliases)
+            if read or lines is None:
+                yield data, names, aliases
+            if lines is None or read < lines:
+                return
+
+
+def property_names(path: Path, property_labels: Path | None = None) -> dict[str, dict[str, str]]:
+    """PID -> ``{"name", "description"?}`` of every property the dump labels (English ``rdfs:label``, else
+    ``schema:name``; ``property_labels`` wins), read in a pass over the ``wd:P…`` lines only, so a streamed load
+    names every relationship however late the label line comes."""
+    names: Names = {}
+    scratch = KGData("", {})
+    prefix = f"<{WD}P"
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if line.startswith(prefix) and _ENTITY_STATEMENT.fullmatch(line) is None:
+                _parse_line(scratch, path, lineno, line, names, {})
+    scratch.close()
+    if property_labels is not None:
+        for pid, label in read_property_labels(property_labels).items():
+            names.setdefault(pid, {})["label"] = label
+    out: dict[str, dict[str, str]] = {}
+    for pid, texts in names.items():
+        if not pid.startswith("P"):
+            continue
+        out[pid] = {"name": texts.get("label") or texts.get("name") or pid}
+        if "description" in texts:
+            out[pid]["description"] = texts["description"]
+    return out
 
 
 def read_property_labels(path: Path) -> dict[str, str]:

@@ -66,9 +66,9 @@ def build_report(graph: Graph, run_id: str, reference: Path | None = None) -> Ru
     status = run.get("status")
     if status == "failed":
         report.notes.insert(0, f"this run FAILED: {run.get('error') or 'no error recorded'}")
-    elif status != "finished":
-        report.notes.insert(0, f"this run did not finish (status {status or 'unknown'}): it is still running, or its "
-                               "process was killed; its numbers are partial")
+    elif status == "running":
+        report.notes.insert(0, "this run did not finish (status running): it is still running, or its process was "
+                               "killed; its numbers are partial")
     return report
 
 

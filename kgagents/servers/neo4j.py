@@ -449,18 +449,18 @@ class LocalNeo4j:
         """Stop the server, move the staged store in place of the live one, start; roll back if it fails."""
         live, staged, previous = self.store_dirs(), self.store_dirs(staging / "data"), self.store_dirs(staging / "old")
         self.stop()
-        for src, dst in zip(live, previous):
+        for src, dst in zip(live, previous, strict=True):
             if src.exists():
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 src.rename(dst)
-        for src, dst in zip(staged, live):
+        for src, dst in zip(staged, live, strict=True):
             dst.parent.mkdir(parents=True, exist_ok=True)
             src.rename(dst)
         try:
             self.start()
         except ServerInstallError as exc:
             self.stop()
-            for src, dst in zip(previous, live):
+            for src, dst in zip(previous, live, strict=True):
                 shutil.rmtree(dst, ignore_errors=True)
                 if src.exists():
                     src.rename(dst)

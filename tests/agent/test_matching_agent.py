@@ -12,10 +12,11 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import MemorySaver
 
-from kgagents.agent.matching.graph import MatchingAgent, new_run_id
+from kgagents.agent.matching.graph import MatchingAgent
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
+from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology
@@ -33,13 +34,14 @@ def conf(graph: Graph, fixtures: Path) -> Graph:
     return graph
 
 
-def _run(agent: MatchingAgent, **config: object) -> dict:
-    return agent.compile().invoke({"run_id": new_run_id(), "source": "confa", "target": "confb"},
-                                  {"recursion_limit": 1000, **config})
+def _run(agent: MatchingAgent) -> dict:
+    """The agent's run on confa → confb, as the final state's run id and matches."""
+    result = agent.run({"source": "confa", "target": "confb"})
+    return {"run_id": result.run_id, "matches": result.output}
 
 
 def test_no_llm_run_writes_one_to_one_matches_between_the_two_ontologies(conf: Graph, tmp_path: Path) -> None:
-    out = _run(MatchingAgent(conf, None, MatchSettings(no_llm=True)))
+    out = _run(MatchingAgent(conf, None, MatchSettings(mode="no_llm")))
     pairs = {(m["source"], m["target"]) for m in out["matches"]}
     # identical (tokenised) names are found by the offline lexical pre-match
     assert {(A + "Document", B + "Document"), (A + "Author", B + "Author"),
@@ -53,10 +55,11 @@ def test_no_llm_run_writes_one_to_one_matches_between_the_two_ontologies(conf: G
     )
     assert {(r["s"], r["t"]) for r in rows} == pairs
     assert all(r["s"].startswith(A) and r["t"].startswith(B) and r["same_kind"] for r in rows)
-    assert {r["mode"] for r in rows} == {"no-llm"}
-    run = conf.run_text("MATCH (r:Run {id: $run})-[:ON]->(o:Ontology) RETURN r.model AS model, collect(o.name) AS o",
-                        run=out["run_id"])[0]
+    assert {r["mode"] for r in rows} == {"no_llm"}
+    run = conf.run_text("MATCH (r:Run {id: $run})-[:ON]->(o:Ontology) RETURN r.model AS model, r.status AS status, "
+                        "r.mode AS mode, r.matches AS matches, collect(o.name) AS o", run=out["run_id"])[0]
     assert run["model"].startswith("none") and sorted(run["o"]) == ["confa", "confb"]
+    assert (run["status"], run["mode"], run["matches"]) == ("finished", "no_llm", len(pairs))
     exported = export_alignment(conf, out["run_id"], "confa", "confb", tmp_path / "a.rdf")
     back = read_alignment(tmp_path / "a.rdf")
     assert {(c.entity1, c.entity2) for c in back.cells} == pairs == {(c.entity1, c.entity2) for c in exported.cells}
@@ -123,12 +126,36 @@ def test_langchain_chat_model_drives_a_matching_run_scripted(conf: Graph) -> Non
 
 
 def test_interrupted_run_resumes_from_its_checkpoint(conf: Graph) -> None:
-    agent = MatchingAgent(conf, None, MatchSettings(no_llm=True, batch_size=2))
+    agent = MatchingAgent(conf, None, MatchSettings(mode="no_llm", batch_size=2))
     app = agent.build().compile(checkpointer=MemorySaver(), interrupt_after=["retrieve"])
     config = {"configurable": {"thread_id": "resume-test"}, "recursion_limit": 1000}
     first = app.invoke({"run_id": "resume-run", "source": "confa", "target": "confb"}, config)
     assert "matches" not in first and first["queue"]
     resumed = app.invoke(None, config)
-    straight = _run(MatchingAgent(conf, None, MatchSettings(no_llm=True, batch_size=2)))
+    straight = _run(MatchingAgent(conf, None, MatchSettings(mode="no_llm", batch_size=2)))
     key = lambda out: sorted((m["source"], m["target"]) for m in out["matches"])  # noqa: E731
     assert key(resumed) == key(straight)
+
+
+def test_run_scores_against_the_reference_input_and_records_them_on_the_run(conf: Graph, fixtures: Path) -> None:
+    reference = fixtures / "matching" / "ref_ab.rdf"
+    agent = MatchingAgent(conf, None, MatchSettings(mode="no_llm"))
+    result = agent.run({"source": "confa", "target": "confb", "reference": reference})
+    gold = {(c.entity1, c.entity2) for c in read_alignment(reference).cells}
+    found = {(m["source"], m["target"]) for m in result.output}
+    tp = len(found & gold)
+    assert result.metric == "f1" and result.scores["tp"] == tp and result.scores["fp"] == len(found) - tp
+    assert result.score == pytest.approx(2 * tp / (len(found) + len(gold)))
+    run = conf.run_text("MATCH (r:Run {id: $id}) RETURN r.f1 AS f1, r.score AS score, r.metric AS metric, "
+                        "r.reference AS reference, r.source AS source", id=result.run_id)[0]
+    assert run == {"f1": result.score, "score": result.score, "metric": "f1", "reference": str(reference),
+                   "source": "confa"}
+
+
+def test_a_missing_reference_fails_before_matching_and_the_run_says_failed(conf: Graph, tmp_path: Path) -> None:
+    agent = MatchingAgent(conf, None, MatchSettings(mode="no_llm"))
+    with pytest.raises(ParseError, match="x.rdf"):
+        agent.run({"run_id": "bad-reference", "source": "confa", "target": "confb", "reference": tmp_path / "x.rdf"})
+    run = conf.run_text("MATCH (r:Run {id: 'bad-reference'}) RETURN r.status AS status, "
+                        "COUNT { ()-[:MATCHES {run_id: 'bad-reference'}]->() } AS matches")[0]
+    assert run == {"status": "failed", "matches": 0}

@@ -14,14 +14,14 @@ from kgagents.agent.matching.entities import Entity
 from kgagents.agent.matching.lexical import key_of, words
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from kgagents.jobs.matching import match_pair
-from kgagents.loaders.reference import check_reference, check_reference_in_graph
 from kgagents.graph.connection import Graph
-from tests.agent.test_matching_lexical import matched
-from tests.scripted_chat import ScriptedChatModel
+from kgagents.jobs.matching import match_pair
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.ontology import load_ontology
 from kgagents.loaders.ontology_model import EdgeType, ParsedOntology, parse_ontology
+from kgagents.loaders.reference import check_reference, check_reference_in_graph
+from tests.agent.test_matching_lexical import matched
+from tests.scripted_chat import ScriptedChatModel
 
 
 @pytest.fixture(scope="module")

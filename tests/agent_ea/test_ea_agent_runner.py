@@ -18,6 +18,7 @@ Londres → Paris (aligner names nothing twice: top-1 fallback), Paris → Londo
 from __future__ import annotations
 
 import json
+import sys
 import math
 from pathlib import Path
 
@@ -66,7 +67,9 @@ def pair(graph: Graph, fixtures: Path) -> Graph:
     return graph
 
 
-def test_bench_scores_the_stored_run_scripted(pair: Graph, tmp_path: Path) -> None:
+def test_bench_scores_the_stored_run_scripted(pair: Graph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    typed = ["kgagents", "bench", "ea-agent", DATASET, "--retrieval-run", RETRIEVAL, "--mode", "full"]
+    monkeypatch.setattr(sys, "argv", typed)  # the results file records the command exactly as typed
     chat = ScriptedChatModel(SCRIPT)
     result = ea_agent_runner.bench(pair, chat, dataset=DATASET, retrieval_run_id=RETRIEVAL, mode="full",
                                    settings=EASettings(prompt_candidates=2), out=tmp_path, run_id="ea-bench")
@@ -90,7 +93,7 @@ def test_bench_scores_the_stored_run_scripted(pair: Graph, tmp_path: Path) -> No
     assert "Allemagne" in allemagne and "Germany" in allemagne and "London" not in allemagne
 
     assert result["label"] == "LLM agent (scripted)" and result["mode"] == "full"
-    assert result["command"] == f"kgagents bench ea-agent {DATASET} --retrieval-run {RETRIEVAL} --mode full"
+    assert result["command"] == " ".join(typed)
     stem = f"ea_agent_{DATASET}_full_scripted"
     assert json.loads((tmp_path / f"{stem}.json").read_text())["run_id"] == "ea-bench"
     assert "| retrieval only, same sources | 0.5000 | 0.7500 | 0.6250 | 4 |" in (tmp_path / f"{stem}.md").read_text()
@@ -98,7 +101,9 @@ def test_bench_scores_the_stored_run_scripted(pair: Graph, tmp_path: Path) -> No
     assert run["bench_agent_all_links_hits_at_1"] == 0.25 and run["bench_reflector_call_rate"] == 0.75
 
 
-def test_no_llm_bench_on_a_sample_is_labelled(pair: Graph, tmp_path: Path) -> None:
+def test_no_llm_bench_on_a_sample_is_labelled(pair: Graph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["kgagents", "bench", "ea-agent", DATASET, "--retrieval-run", RETRIEVAL,
+                                      "--mode", "no_llm", "--sample", "2", "--seed", "3"])
     result = ea_agent_runner.bench(pair, None, dataset=DATASET, retrieval_run_id=RETRIEVAL, mode="full",
                                    sample=2, seed=3, out=tmp_path)
     assert result["mode"] == "no_llm" and result["label"] == "no-LLM ablation: retrieval top-1"

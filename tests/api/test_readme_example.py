@@ -38,13 +38,17 @@ def test_readme_embedding_example_runs_and_stores_its_run(graph: Graph, neo4j_se
     exec(compile(readme_example(), "README.md", "exec"), namespace)  # noqa: S102 - our own README
     namespace["driver"].close()  # type: ignore[attr-defined]
     printed = capsys.readouterr().out
-    found = re.fullmatch(r"(\d+) matches in run (\S+)\n", printed)
+    found = re.fullmatch(r"(\d+) matches in run (\S+)\nrun (\S+) finished: (\d+) matches\n", printed)
     assert found, printed
-    n, run_id = int(found.group(1)), found.group(2)
+    n, embedded, run_id = int(found.group(1)), found.group(2), found.group(3)
+    count = "MATCH (s)-[m:MATCHES {run_id: $run}]->(t) RETURN count(m) AS n"
+    assert graph.run_text(count, run=embedded) == [{"n": n}] and n > 0  # the subgraph wrote its pairs
     stored = graph.run_text("MATCH (r:Run {id: $run}) OPTIONAL MATCH (s)-[m:MATCHES {run_id: $run}]->(t) "
-                            "RETURN r.source AS source, r.target AS target, r.mode AS mode, count(m) AS n",
-                            run=run_id)
-    assert stored == [{"source": "cmt", "target": "confof", "mode": "no-llm", "n": n}] and n > 0
+                            "RETURN r.source AS source, r.target AS target, r.mode AS mode, r.status AS status, "
+                            "count(m) AS n", run=run_id)
+    assert stored == [{"source": "cmt", "target": "confof", "mode": "no_llm", "status": "finished",
+                       "n": int(found.group(4))}]
+    assert int(found.group(4)) == n  # the same matching, run on its own
 
     # the README's result queries, on this run (the latest): names for every pair although cmt and confOf have no
     # labels, and the run's settings and timings as typed properties

@@ -9,8 +9,8 @@ from kgagents.graph.properties import as_properties, seconds_properties
 
 
 def test_settings_become_scalars_and_lists_and_nested_maps_are_spread() -> None:
-    props = as_properties({**MatchSettings(no_llm=True).model_dump(mode="json"), "extra": {"a": 1, "b": None}})
-    assert props["threshold"] == 0.9 and props["no_llm"] is True and props["channels"] == ["syntactic", "lexical"]
+    props = as_properties({**MatchSettings(mode="no_llm").model_dump(mode="json"), "extra": {"a": 1, "b": None}})
+    assert props["threshold"] == 0.9 and props["mode"] == "no_llm" and props["channels"] == ["syntactic", "lexical"]
     assert props["extra_a"] == 1 and "extra_b" not in props  # None is left out, never written as null
     assert all(isinstance(v, (bool, int, float, str, list)) for v in props.values())
 

@@ -44,7 +44,7 @@ def _cmt_confof(graph: Graph, shared_data: Path, **settings: object):
     onto = shared_data / "om" / "conference" / "ontologies"
     names = [ensure_loaded(graph, onto / f) for f in ("cmt.owl", "confof.owl")]
     reference = shared_data / "om" / "conference" / "reference" / "cmt-confof.rdf"
-    return names, reference, MatchSettings(no_llm=True, **settings)
+    return names, reference, MatchSettings(mode="no_llm", **settings)
 
 
 def test_matching_report_curve_ends_at_the_runs_own_scores(clean: Graph, shared_data: Path, tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: G
     agent = build_report(graph, "ea-agent-report")
     assert agent.job == "ea-agent" and {(p.source, p.target) for p in agent.predictions} == top1
     assert agent.origins() == ["path retrieval_top1"]
-    assert agent.curve()[-1].precision == pytest.approx(result.hits_at_1)
+    assert agent.curve()[-1].precision == pytest.approx(result.output.hits_at_1)
 
 
 def test_unknown_and_ambiguous_run_ids_are_clear_errors(graph: Graph) -> None:

@@ -41,7 +41,7 @@ def test_a_matching_run_reports_each_stage_once_in_order(graph: Graph, fixtures:
         load_ontology(graph, fixtures / "matching" / f"{name}.ttl", name=name)
     rec = Recorder()
     rec.stage(MATCHING_STAGES[0])
-    match_pair(graph, "conf_a", "conf_b", MatchSettings(no_llm=True, batch_size=1), on_update=matching_updates(rec))
+    match_pair(graph, "conf_a", "conf_b", MatchSettings(mode="no_llm", batch_size=1), on_update=matching_updates(rec))
     assert rec.names == list(MATCHING_STAGES)
     total = dict(rec.stages)["validate"]
     assert total is not None and total >= 2  # one checkpointed validate step per entity

@@ -13,23 +13,26 @@
 * ``merge``: keep a pair only if both directions chose it (Agent-OM's bidirectional merger).
 * ``propagate``: structural propagation — mutual-best pairs at a lower cosine whose structural
   neighbours are already matched (validated by the LLM when there is one).
-* ``write``: ``MATCHES`` relationships, the ``(:Run)`` node and the LLM ledger.
+* ``write``: ``MATCHES`` relationships under the run id.
 
-Input: ``{source, target}`` (names of loaded ontologies), optionally ``run_id``. :meth:`MatchingAgent.build`
-gives the uncompiled graph (to embed in another LangGraph app), :meth:`MatchingAgent.compile` the runnable one;
-compile with any LangGraph checkpointer (e.g. SqliteSaver) and a fixed ``thread_id`` to resume an interrupted
-run with ``graph.invoke(None, config)``.
+:class:`MatchingAgent` follows the agent contract (:mod:`kgagents.agent.base`): ``run({'source', 'target'[,
+'reference']})`` records the run through the run store and returns a :class:`~kgagents.agent.base.RunResult` whose
+``output`` is the accepted pairs and whose ``scores`` are P/R/F1 against ``reference`` (an OAEI alignment file) when
+one is given. :meth:`MatchingAgent.build` gives the uncompiled graph to embed in another LangGraph app (input
+``{source, target}``, optionally ``run_id``); every value a resumed run needs is in the state.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
-from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
+from kgagents.agent.base import Agent, RunResult
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
 from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
@@ -37,17 +40,22 @@ from kgagents.agent.matching.fusion import Fused
 from kgagents.agent.matching.lexical import lexical_matches
 from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.settings import MatchSettings
-from kgagents.agent.matching.store import write_run
+from kgagents.agent.matching.store import write_matches
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes
-from kgagents.errors import ChatModelRequiredError
+from kgagents.errors import InputFileError
 from kgagents.graph import runs
-from kgagents.graph.connection import GraphLike, connect
-from kgagents.llm.langchain import as_chat_model
-from kgagents.llm.ledger import Ledger
+from kgagents.graph.connection import GraphLike
+from kgagents.graph.properties import seconds_properties
+from kgagents.loaders.alignment import read_alignment
+from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 
 DIRECTIONS = ("forward", "backward")
+#: LangGraph steps a run may take: the validate loop runs once per ``batch_size`` entities
+RECURSION_LIMIT = 100_000
+
+Progress = Callable[[str, dict[str, Any]], None]
 
 
 class MatchState(TypedDict, total=False):
@@ -56,92 +64,147 @@ class MatchState(TypedDict, total=False):
     run_id: str
     source: str
     target: str
+    reference: str | None  # an OAEI alignment file the run is scored against (in ``result``)
     context: str  # the domain context the LLM steps are given (settings.context, else derived)
+    entities: int  # entities of both ontologies (the cost model's Ns + Nt)
     prematched: list[dict[str, Any]]
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
     chosen: dict[str, dict[str, dict[str, Any]]]
     matches: list[dict[str, Any]]
     timings: dict[str, float]
-    started_at: str  # ISO 8601 (UTC) of the run's first step; kept across a resume
 
 
-class MatchingAgent:
-    """Builds the matching graph over one Neo4j database, one embedder and (optionally) one chat model."""
+class MatchingAgent(Agent[MatchSettings]):
+    """Agent-OM over one Neo4j database, one embedder and (unless ``mode='no_llm'``) one chat model."""
 
-    def __init__(self, graph: GraphLike, chat: Any = None, settings: MatchSettings | None = None, *,
-                 embedder: Embedder | None = None) -> None:
-        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``chat``: any chat model
-        :func:`~kgagents.llm.as_chat_model` accepts (LangChain ``BaseChatModel`` or a kgagents ``ChatModel``),
-        required unless ``settings.no_llm``; ``embedder``: default :func:`~kgagents.embeddings.get_embedder`."""
-        self.settings = settings or MatchSettings()
-        if not self.settings.no_llm and chat is None:
-            raise ChatModelRequiredError("The matching agent needs a chat model (chat=...) unless "
-                                         "MatchSettings(no_llm=True) runs the offline ablation.")
-        self.llm = None if self.settings.no_llm else LLMSteps(as_chat_model(chat), Ledger())
-        self.graph = connect(graph)
+    job = "matching"
+    settings_type = MatchSettings
+    state_type = MatchState
+    metric = "f1"
+    no_llm_label = "lexical pre-match + name/label embeddings"
+
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: MatchSettings | Mapping[str, Any] | None = None,
+                 *, embedder: Embedder | None = None, on_update: Progress | None = None) -> None:
+        """``embedder``: default :func:`~kgagents.embeddings.get_embedder`; ``on_update(node, values)`` is called
+        after every step of :meth:`run` (progress display)."""
+        super().__init__(graph, chat, settings)
+        self.llm = LLMSteps(self.chat) if self.chat is not None else None
         self.embedder = embedder or get_embedder()
-        self._entities: dict[str, dict[str, Entity]] = {}
+        self.on_update = on_update
+        self._entities: dict[tuple[str, str], dict[str, Entity]] = {}  # a cache of graph reads, per run
+
+    # -- the contract --------------------------------------------------------------------------
+    def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """Check the inputs before anything runs: both ontologies loaded, the reference (if any) readable."""
+        missing = [k for k in ("source", "target") if not inputs.get(k)]
+        if missing:
+            raise InputFileError(f"a matching run needs {' and '.join(missing)}: the names of two loaded ontologies")
+        loaded = {row["name"] for row in self.graph.run("ontology/names")}
+        unknown = [inputs[k] for k in ("source", "target") if inputs[k] not in loaded]
+        if unknown:
+            raise InputFileError(f"no loaded ontology named {', '.join(map(repr, unknown))} (loaded: "
+                                 f"{', '.join(sorted(loaded)) or 'none'}); load it with `kgagents load ontology FILE`")
+        reference = inputs.get("reference")
+        if reference is not None:
+            read_alignment(Path(reference))  # a missing or malformed file fails here, not after the matching
+        return {"run_id": inputs["run_id"], "source": inputs["source"], "target": inputs["target"],
+                "reference": str(reference) if reference is not None else None}
+
+    def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        reference = inputs.get("reference")
+        return {**super().run_properties(inputs), "source": inputs.get("source"), "target": inputs.get("target"),
+                "reference": str(reference) if reference is not None else None}
+
+    def recursion_limit(self, state: Mapping[str, Any]) -> int:
+        return RECURSION_LIMIT
+
+    def run_graph(self, app: Any, state: dict[str, Any] | None, config: dict[str, Any]) -> dict[str, Any]:
+        """Stream the graph, telling ``on_update`` after each step."""
+        final: dict[str, Any] = {}
+        for kind, chunk in app.stream(state, config, stream_mode=["updates", "values"]):
+            if kind == "values":
+                final = chunk
+            elif self.on_update is not None:
+                for node, values in chunk.items():
+                    self.on_update(node, values or {})
+        return dict(final)
+
+    def result(self, state: Mapping[str, Any]) -> RunResult:
+        """The accepted pairs; P/R/F1 (and the counts behind them) when the run had a reference."""
+        matches = list(state.get("matches", []))
+        scores: dict[str, float] = {}
+        if state.get("reference"):
+            pairs = {(m["source"], m["target"]) for m in matches}
+            scored = score_pairs(pairs, equivalence_pairs(read_alignment(Path(state["reference"]))))
+            scores = {k: float(v) for k, v in scored.model_dump().items()}
+        properties = {"matches": len(matches), "entities": state.get("entities", 0), "context": state.get("context"),
+                      **seconds_properties(state.get("timings", {}))}
+        return self.new_result(state, scores=scores, properties=properties, output=matches)
 
     # -- helpers -------------------------------------------------------------------------------
-    @property
-    def model_name(self) -> str:
-        return self.llm.model_name if self.llm is not None and not self.settings.no_llm else "none (no-LLM ablation)"
-
-    def entities(self, ontology: str) -> dict[str, Entity]:
-        if ontology not in self._entities:
+    def entities(self, state: MatchState, ontology: str) -> dict[str, Entity]:
+        """The ontology's entities, read once per run (the cache holds only the current run's)."""
+        key = (state.get("run_id", ""), ontology)
+        if key not in self._entities:
+            self._entities = {k: v for k, v in self._entities.items() if k[0] == key[0]}
             found = fetch_entities(self.graph, ontology, properties=self.settings.include_properties)
-            self._entities[ontology] = {e.uri: e for e in found}
-        return self._entities[ontology]
+            self._entities[key] = {e.uri: e for e in found}
+        return self._entities[key]
 
     def _timed(self, state: MatchState, stage: str, started: float) -> dict[str, float]:
         return {**state.get("timings", {}), stage: round(time.perf_counter() - started, 3)}
 
-    def _settings(self, state: MatchState) -> MatchSettings:
-        """The settings with the run's context filled in (what the LLM steps see and the run records)."""
-        return self.settings.model_copy(update={"context": state.get("context") or self.settings.context})
+    def _context(self, state: MatchState) -> str:
+        return state.get("context") or self.settings.context or ""
 
     def _ledger_to(self, state: MatchState) -> None:
-        """Write every LLM request to the graph as it happens, under this run (see Ledger.attach)."""
-        if self.llm is not None and not self.settings.no_llm:
-            self.llm.ledger.attach(self.graph, state["run_id"])
+        """Tie the LLM calls of this process to the run (a resumed process did not run the first node)."""
+        if self.chat is not None:
+            self.ledger.attach(self.graph, state["run_id"])
 
     def _matched_uris(self, state: MatchState) -> set[str]:
         return {p["source"] for p in state.get("prematched", [])} | {p["target"] for p in state.get("prematched", [])}
 
+    @property
+    def _no_llm(self) -> bool:
+        return self.llm is None
+
     # -- nodes ---------------------------------------------------------------------------------
     def prematch(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
+        # the run id is an optional input, so an embedding app need only pass source and target
+        state = {**state, "run_id": state.get("run_id") or runs.new_run_id(self.job)}
+        self.start_run(state)
         found: list[dict[str, Any]] = []
         if self.settings.lexical_prematch:
-            src = [e.lexical() for e in self.entities(state["source"]).values()]
-            tgt = [e.lexical() for e in self.entities(state["target"]).values()]
+            src = [e.lexical() for e in self.entities(state, state["source"]).values()]
+            tgt = [e.lexical() for e in self.entities(state, state["target"]).values()]
             found = [asdict(m) for m in lexical_matches(self.graph, Scope.ontology(state["source"]),
                                                         Scope.ontology(state["target"]), src, tgt)]
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
-        # the run id is an optional input, so an embedding app need only pass source and target
-        return {"run_id": state.get("run_id") or new_run_id(), "prematched": found, "context": context,
-                "timings": self._timed(state, "prematch", started),
-                "started_at": state.get("started_at") or datetime.now(timezone.utc).isoformat()}
+        entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
+        return {"run_id": state["run_id"], "prematched": found, "context": context, "entities": entities,
+                "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
         skip = self._matched_uris(state)
         self._ledger_to(state)
         for ontology in (state["source"], state["target"]):
-            entities = self.entities(ontology)
+            entities = self.entities(state, ontology)
             store_texts(self.graph, {
                 uri: {"om_syntactic": e.syntactic_text(), "om_labels": e.labels_text()} for uri, e in entities.items()
             })
-            if self.llm is not None and not self.settings.no_llm:
+            if self.llm is not None:
                 todo = [e for uri, e in entities.items() if uri not in skip]
-                self.llm.write_texts(self.graph, todo, self._settings(state))
+                self.llm.write_texts(self.graph, todo, self.settings.channels, self._context(state))
         return {"timings": self._timed(state, "texts", started)}
 
     def embed(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
         for channel in self.settings.channels:  # the candidate engine indexes each searched scope when needed
-            text_prop = channel_property(channel, self.settings.no_llm)
+            text_prop = channel_property(channel, self._no_llm)
             for ontology in (state["source"], state["target"]):
                 embed_nodes(self.graph, self.embedder, scope=Scope.ontology(ontology),
                             text_properties=text_prop, vector_property=vector_property(text_prop))
@@ -152,9 +215,10 @@ class MatchingAgent:
         kinds = KINDS if self.settings.include_properties else ("Class",)
         exclude = self._matched_uris(state)
         candidates: dict[str, dict[str, list[dict[str, Any]]]] = {}
-        for direction, (a, b) in zip(DIRECTIONS, ((state["source"], state["target"]), (state["target"], state["source"]))):
+        sides = ((state["source"], state["target"]), (state["target"], state["source"]))
+        for direction, (a, b) in zip(DIRECTIONS, sides, strict=True):
             fused = retrieve(self.graph, source=a, target=b, channels=self.settings.channels,
-                             no_llm=self.settings.no_llm, k=self.settings.top_k,
+                             no_llm=self._no_llm, k=self.settings.top_k,
                              threshold=self.settings.threshold, kinds=kinds, exclude=exclude)
             candidates[direction] = {uri: [asdict(f) for f in flist] for uri, flist in fused.items()}
         queue = [[d, uri] for d in DIRECTIONS for uri in sorted(candidates[d])]
@@ -182,14 +246,14 @@ class MatchingAgent:
         ordered = sorted((Fused(**f) for f in fused), key=self._walk_order)
         if not ordered:
             return None
-        if not self.settings.validator or self.llm is None or self.settings.no_llm:
+        if not self.settings.validator or self.llm is None:
             best = ordered[0]
             return {"candidate": best.candidate, "score": best.score, "similarity": _similarity(best),
                     "channels": list(best.channels), "validated": False, "reason": None}
         a, b = (state["source"], state["target"]) if direction == "forward" else (state["target"], state["source"])
-        source = self.entities(a)[uri]
+        source = self.entities(state, a)[uri]
         for f in ordered:
-            ok, reason = self.llm.validate(source, self.entities(b)[f.candidate], self._settings(state).context or "")
+            ok, reason = self.llm.validate(source, self.entities(state, b)[f.candidate], self._context(state))
             if ok:
                 return {"candidate": f.candidate, "score": f.score, "similarity": _similarity(f),
                         "channels": list(f.channels), "validated": True, "reason": reason}
@@ -238,14 +302,15 @@ class MatchingAgent:
         kinds = KINDS if settings.include_properties else ("Class",)
         best: list[dict[str, Fused]] = []
         for a, b in ((state["source"], state["target"]), (state["target"], state["source"])):
-            fused = retrieve(self.graph, source=a, target=b, channels=settings.channels, no_llm=settings.no_llm,
+            fused = retrieve(self.graph, source=a, target=b, channels=settings.channels, no_llm=self._no_llm,
                              k=settings.top_k, threshold=settings.structural_threshold, kinds=kinds, exclude=exclude)
             best.append({uri: self._best(flist) for uri, flist in fused.items() if flist})
         forward, backward = best
         mutual = sorted((s, f.candidate) for s, f in forward.items()  # a stable validation order
                         if f.candidate in backward and backward[f.candidate].candidate == s)
         uris = sorted({u for pair in mutual for u in pair})
-        neighbours = {r["uri"]: set(r["neighbours"]) for r in self.graph.run("matching/structural_neighbours", uris=uris)}
+        rows = self.graph.run("matching/structural_neighbours", uris=uris)
+        neighbours = {r["uri"]: set(r["neighbours"]) for r in rows}
         added = []
         self._ledger_to(state)
         for s, t in mutual:
@@ -253,9 +318,9 @@ class MatchingAgent:
             if not support:
                 continue
             validated, reason = False, f"structural: {len(support)} matched neighbour pair(s)"
-            if settings.validator and self.llm is not None and not settings.no_llm:
-                ok, why = self.llm.validate(self.entities(state["source"])[s], self.entities(state["target"])[t],
-                                            self._settings(state).context or "")
+            if settings.validator and self.llm is not None:
+                ok, why = self.llm.validate(self.entities(state, state["source"])[s],
+                                            self.entities(state, state["target"])[t], self._context(state))
                 if not ok:
                     continue
                 validated, reason = True, f"{reason}; {why}"
@@ -268,10 +333,12 @@ class MatchingAgent:
         return min(fused, key=cls._walk_order)
 
     def write(self, state: MatchState) -> MatchState:
+        """The pairs as ``MATCHES``, then the run finished with its scores (an embedded graph records its run)."""
         started = time.perf_counter()
-        write_run(self.graph, state, self._settings(state), self.model_name, state.get("timings", {}),
-                  ledger=self.llm.ledger if self.llm is not None else None)
-        return {"timings": self._timed(state, "write", started)}
+        write_matches(self.graph, state, self.settings.mode, self.model_name)
+        timings = self._timed(state, "write", started)
+        self.finish_run({**state, "timings": timings})
+        return {"timings": timings}
 
     # -- graph ---------------------------------------------------------------------------------
     def build(self) -> StateGraph:
@@ -290,14 +357,7 @@ class MatchingAgent:
         g.add_edge("write", END)
         return g
 
-    def compile(self, checkpointer: Any = None) -> Any:
-        return self.build().compile(checkpointer=checkpointer)
-
 
 def _similarity(f: Fused) -> float | None:
     """The pair's best channel cosine: a score on one scale for every pair, which a report can threshold."""
     return max(f.similarities.values(), default=None)
-
-
-def new_run_id() -> str:
-    return runs.new_run_id("om")

@@ -1,7 +1,8 @@
 """The matcher's LLM steps — describe, verbalise, validate — behind one small object.
 
-Every call goes through the chat model the ledger wraps, so requests, tokens and seconds are counted
-per run (the run's totals come from the ledger, not from counting here). Texts are written to the graph per batch, so a resumed run only asks for what is missing.
+Every call goes through the agent's chat model, which its ledger wraps, so requests, tokens and seconds are counted
+per run (the run's totals come from the ledger, not from counting here). Texts are written to the graph per batch,
+so a resumed run only asks for what is missing.
 """
 
 from __future__ import annotations
@@ -10,21 +11,19 @@ from collections.abc import Sequence
 
 from kgagents.agent.matching import prompts
 from kgagents.agent.matching.entities import Entity, store_texts
-from kgagents.agent.matching.settings import MatchSettings
 from kgagents.errors import StructuredOutputError
 from kgagents.graph.connection import Graph
-from kgagents.llm import ChatModel, Ledger, ask_yes_no
+from kgagents.llm import ChatModel, ask_yes_no
 
 TEXT_BATCH = 16
 TEXT_MAX_TOKENS = 96  # one sentence; caps how long a small model may ramble
 
 
 class LLMSteps:
-    """Agent-OM's LLM work for one run, logged in ``ledger``."""
+    """Agent-OM's LLM work, through ``chat`` (the agent's ledgered chat model)."""
 
-    def __init__(self, chat: ChatModel, ledger: Ledger) -> None:
-        self.chat = ledger.wrap(chat)
-        self.ledger = ledger
+    def __init__(self, chat: ChatModel) -> None:
+        self.chat = chat
 
     @property
     def model_name(self) -> str:
@@ -35,19 +34,19 @@ class LLMSteps:
                                                 property=prop, model=self.model_name)}
         return [e for e in entities if e.uri not in uris]
 
-    def write_texts(self, graph: Graph, entities: Sequence[Entity], settings: MatchSettings) -> None:
+    def write_texts(self, graph: Graph, entities: Sequence[Entity], channels: Sequence[str], context: str) -> None:
         """LLM texts for the lexical and semantic channels (only those enabled and not yet stored)."""
-        if "lexical" in settings.channels:
+        if "lexical" in channels:
             todo = self._missing(graph, entities, "om_lexical")
             for start in range(0, len(todo), TEXT_BATCH):
                 batch = todo[start : start + TEXT_BATCH]
                 texts = {}
                 for e in batch:
-                    reply = self.chat.complete(prompts.describe(e, settings.context or ""), purpose="describe",
+                    reply = self.chat.complete(prompts.describe(e, context), purpose="describe",
                                                max_tokens=TEXT_MAX_TOKENS)
                     texts[e.uri] = {"om_lexical": reply.text.strip(), "om_lexical_model": self.model_name}
                 store_texts(graph, texts)
-        if "semantic" in settings.channels:
+        if "semantic" in channels:
             todo = self._missing(graph, entities, "om_semantic")
             for start in range(0, len(todo), TEXT_BATCH):
                 batch = todo[start : start + TEXT_BATCH]

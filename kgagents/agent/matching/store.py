@@ -1,35 +1,27 @@
-"""Matching results in Neo4j (``MATCHES`` + ``(:Run)``) and as an Alignment API file."""
+"""Matching results in Neo4j (``MATCHES`` relationships) and as an Alignment API file."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
-from kgagents.graph.properties import as_properties, seconds_properties
-from kgagents.llm import Ledger
 from kgagents.loaders.alignment import Alignment, Cell, write_alignment
 
 
-def write_run(graph: Graph, state: dict[str, Any], settings: MatchSettings, model: str,
-              timings: dict[str, float], ledger: Ledger | None = None) -> None:
-    """Write the run's pairs and its (:Run) node in one transaction, after the LLM ledger: the run's
-    ``llm_calls`` is the number of requests the ledger holds for it (every retry and repair included,
-    and those of the run's earlier, interrupted processes). The settings and the per-stage seconds are
-    typed properties of the run (``threshold``, ``channels``, ``retrieve_seconds``, …)."""
-    calls = ledger.flush(graph, state["run_id"]).calls if ledger is not None else 0
+def write_matches(graph: Graph, state: Mapping[str, Any], mode: str, model: str) -> None:
+    """Write the run's pairs as ``MATCHES`` relationships (one per pair and run) in one transaction, and tie the
+    run to its two ontologies. The ``(:Run)`` node itself is the run store's (:mod:`kgagents.graph.runs`)."""
     rows = [{"source": m["source"], "target": m["target"], "score": float(m["score"]),
              "similarity": m.get("similarity"), "channels": list(m["channels"]), "validated": bool(m["validated"]),
              "reason": m.get("reason")}
             for m in state.get("matches", [])]
     with graph.transaction() as tx:
-        graph.write_rows(tx, "matching/write_matches", rows, run_id=state["run_id"], model=model, mode=settings.mode)
-        tx.run(cypher("matching/write_run"), run_id=state["run_id"], source=state["source"],
-               target=state["target"], model=model, mode=settings.mode,
-               props={**as_properties(settings.model_dump(mode="json")), **seconds_properties(timings)},
-               matches=len(rows), llm_calls=calls, started_at=state.get("started_at")).consume()
+        graph.write_rows(tx, "matching/write_matches", rows, run_id=state["run_id"], model=model, mode=mode)
+        tx.run(cypher("matching/run_on"), run_id=state["run_id"], source=state["source"],
+               target=state["target"]).consume()
 
 
 def run_alignment(graph: Graph, run_id: str, source: str, target: str) -> Alignment:

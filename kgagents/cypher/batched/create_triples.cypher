@@ -1,0 +1,7 @@
+// Batched load: relation triples grouped by relation, between the node ids the entity write returned, each
+// relationship tagged with the load's id. Repeats across batches are removed by batched/dedup at the end.
+UNWIND $rows AS g
+UNWIND g.pairs AS pair
+MATCH (a) WHERE id(a) = pair[0]
+MATCH (b) WHERE id(b) = pair[1]
+CREATE (a)-[:$(g.type) {rel: g.rel, name: g.name, load: $load}]->(b)

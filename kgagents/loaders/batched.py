@@ -1,0 +1,469 @@
+"""``kgagents load kg --batched``: a KG larger than one transaction, written in committed batches, still
+all-or-nothing for the user.
+
+The three ways to load a KG:
+
+* **transactional** (default): the whole file in one transaction. Simplest guarantees, but the file must fit the
+  server's transaction memory (about 500k statements with a 1.5 GB heap).
+* **batched** (this module): the file is streamed and written ``batch_size`` statements per committed
+  transaction, so neither Python's nor the server's memory grows with the file.
+* **bulk**: Neo4j's offline importer; fastest on big machines, but it replaces the whole database.
+
+How a batched load stays all-or-nothing:
+
+1. A ``(:Load {id, status: 'loading', kgs})`` record is committed first; its id is that of a transactional load
+   of the same files (kind, target, file hash).
+2. Every node and relationship the load *creates* carries ``load: <id>``. Nodes it only matches (an entity an
+   earlier load created) keep theirs. The ``(:KG)`` node is written only at the end.
+3. A guard transaction stays open for the whole load with ``kgagents_load: <id>`` in its metadata, so
+   ``SHOW TRANSACTIONS`` tells a live load from a dead one without clocks or timeouts: the server ends the guard
+   when the process dies (kill -9 included).
+4. When the last batch is in, repeats are removed (:file:`cypher/batched/dedup.cypher`), the ``(:KG)`` nodes are
+   written and the record becomes ``complete``.
+5. A load that fails removes what it created at once and is marked ``failed``. A load that was killed is found
+   by the next batched load (of any KG) — ``loading``, and no guard — and removed the same way.
+
+Readers ignore incomplete loads with ``WHERE NOT coalesce(n.load, '') IN $incomplete`` (``$incomplete`` from
+:func:`incomplete_loads`, usually empty); a KG that only an incomplete load wrote has no ``(:KG)`` node. The
+``load`` property stays after completion as provenance (which load created the element).
+
+Idempotent like the transactional load: loading the same files into the same KG again is a no-op once complete;
+another file into an existing KG MERGEs its entities and relations and leaves out the statements already stored.
+Limits: property changes a batched load makes on nodes it did not create (a name given to an entity another load
+created) are not undone when it fails, and no other process may delete the KG while it loads.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from kgagents.cypher import cypher
+from kgagents.errors import KgAgentsError
+from kgagents.graph.connection import Graph, Tx, batched
+from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress
+from kgagents.loaders.record import LoadRecord
+
+#: statements per committed batch: big enough that a round trip is amortised, small enough for any heap
+BATCH_SIZE = 20_000
+#: entity id -> node id memo; cleared when full, so Python's memory stays flat however many entities there are
+NODE_CACHE = 500_000
+_DEDUP_HEADS = 5_000  # head nodes per dedup transaction
+
+
+class BatchedLoadError(KgAgentsError):
+    """A batched load failed; what it had written was removed."""
+
+
+class BatchedLoadResult(BaseModel):
+    """What a batched load wrote (per KG), how long it took and where the time went."""
+
+    load_id: str
+    kgs: list[KGLoadResult]
+    gold_links: dict[str, int] = {}
+    batches: int = 0
+    statements: int = 0
+    skipped: bool = False  # the same files were already completely loaded: nothing was written
+    cleaned: list[str] = []  # dead loads removed before this one started
+    parse_seconds: float = 0.0  # Python: reading the file and building the batches
+    write_seconds: float = 0.0  # waiting for the server's batch transactions
+    dedup_seconds: float = 0.0
+    seconds: float = 0.0
+
+
+@dataclass
+class Chunk:
+    """One batch: a small :class:`KGData` of one KG, plus names (Wikidata) and gold links (JAPE) met in it."""
+
+    data: KGData
+    names: list[dict[str, Any]] = field(default_factory=list)
+    gold: list[dict[str, str]] = field(default_factory=list)  # rows a, b, split (side-1 id, side-2 id)
+
+    @property
+    def size(self) -> int:
+        counts = self.data.counts()
+        return max(counts["triples"] + counts["literals"] + len(self.gold), len(self.data.entity_index), 1)
+
+
+@dataclass
+class BatchedSource:
+    """What a batched load reads: the load record it makes, the KG nodes it writes at the end, and its chunks."""
+
+    record: LoadRecord
+    kgs: list[tuple[str, dict[str, Any]]]  # (KG name, properties of its (:KG) node)
+    chunks: Callable[[int], Iterator[Chunk]]  # batch size -> chunks, read lazily
+    dataset: str | None = None  # JAPE: the gold links' dataset
+    relation_props: dict[str, dict[str, str]] = field(default_factory=dict)  # relation id -> name, … (Wikidata)
+    before: Callable[[Graph], None] | None = None  # runs before the load record (a JAPE pair replacing itself)
+
+
+# -- readers --------------------------------------------------------------------------------------------------
+def triples_source(path: Path | str, *, kg: str, sep: str | None = None) -> BatchedSource:
+    """A head|relation|tail file, streamed (validation as in :func:`kgagents.loaders.triples.parse_triples`)."""
+    from kgagents.loaders.record import file_sha256
+    from kgagents.loaders.triples import add_triple, detect_separator, iter_triples
+
+    path = Path(path)
+    sep = sep if sep is not None else detect_separator(path)
+    props = {"source": str(path), "format": "triples", "separator": sep}
+
+    def chunks(size: int) -> Iterator[Chunk]:
+        for rows in batched(iter_triples(path, sep), size):
+            data = KGData(kg, props)
+            for head, rel, tail in rows:
+                add_triple(data, head, rel, tail)
+            yield Chunk(data)
+
+    record = LoadRecord(kind="kg_triples", target=kg, path=str(path), sha256=file_sha256(path))
+    return BatchedSource(record, [(kg, props)], chunks)
+
+
+def wikidata_source(path: Path | str, *, kg: str = "wikidata", property_labels: Path | None = None) -> BatchedSource:
+    """Wikidata truthy N-Triples, streamed. Property labels come from a first pass over the ``wd:P…`` lines (and
+    ``property_labels``), so every relationship gets its property's name however late the label line comes."""
+    from kgagents.loaders.wikidata import WDT, iter_wikidata_chunks, property_names, wikidata_load_record
+
+    path = Path(path)
+    props = {"source": str(path), "format": "wikidata-truthy-nt"}
+    labels = property_names(path, property_labels)  # also fails early (with its line) on a bad label line
+
+    def chunks(size: int) -> Iterator[Chunk]:
+        seen = False
+        for data, names, aliases in iter_wikidata_chunks(path, kg=kg, lines=size):
+            seen = seen or bool(data.entity_index) or any(not i.startswith("P") for i in names)
+            rows = []
+            for eid in set(names) | set(aliases):
+                if eid.startswith("P") and eid not in data.entity_index:
+                    continue  # a property's own labels name its relation (first pass), not an entity
+                texts = names.get(eid, {})
+                plain = {k: v for k, v in (("name", texts.get("label")), ("description", texts.get("description")))
+                         if v is not None}
+                if plain:
+                    data.entity(eid, **plain)  # written with the entity itself
+                if ("name" in texts and "label" not in texts) or eid in aliases:
+                    rows.append({"id": eid, "label": None, "schema_name": texts.get("name"), "description": None,
+                                 "aliases": list(dict.fromkeys(aliases[eid])) if eid in aliases else None})
+            yield Chunk(data, rows)
+        if not seen:
+            from kgagents.errors import ParseError
+            raise ParseError(str(path), None, "holds no Wikidata item (no wd: entity with a wdt: statement or an "
+                                              "English label); is it empty, or not a truthy dump?")
+
+    probe = KGData(kg, props)
+    record = wikidata_load_record(probe, path, property_labels, 0.0)
+    return BatchedSource(record, [(kg, props)], chunks,
+                         relation_props={WDT + pid: texts for pid, texts in labels.items()})
+
+
+def jape_source(directory: Path | str, *, name: str | None = None, langs: tuple[str, str] | None = None,
+                train_ratio: float | None = None, split_seed: int = 0) -> BatchedSource:
+    """A JAPE pair: parsed whole (its id tables are needed anyway; pairs are thousands of entities, not
+    millions), then written in batches: each side's entities, its triples, then the gold links."""
+    from kgagents.loaders.jape import parse_jape_pair, replace_previous_sides
+
+    parsed = parse_jape_pair(directory, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
+    sides = parsed.sides
+
+    def chunks(size: int) -> Iterator[Chunk]:
+        for side in sides:
+            yield from _slices(side, size)
+        gold = [{"a": a, "b": b, "split": split} for a, b, split in parsed.gold_uris()]
+        for rows in batched(gold, size):
+            yield Chunk(KGData(sides[0].name, {}), gold=rows)
+
+    record = LoadRecord(kind="ea_pair", target=parsed.pair.name, path=str(parsed.pair.dir), sha256=parsed.sha256,
+                        counts=parsed.counts())
+    return BatchedSource(record, [(side.name, side.props) for side in sides], chunks, dataset=parsed.pair.name,
+                         before=lambda graph: replace_previous_sides(graph, parsed.pair.name, sides))
+
+
+def _slices(data: KGData, size: int) -> Iterator[Chunk]:
+    """A whole parsed KG as chunks: its entities (with their properties) and relations, then its triples."""
+    keys = list(data.entity_index)
+    for lo in range(0, max(len(keys), 1), size):
+        part = KGData(data.name, data.props)
+        if lo == 0:
+            for rid, rprops in data.relations.items():
+                part.relation(rid, **rprops)
+        for key in keys[lo:lo + size]:
+            part.entity(key, **data.entity_props(key))
+        yield Chunk(part)
+    relations = list(data.relations.items())
+    heads, rels, tails = (a.tolist() for a in data.triple_arrays())
+    for lo in range(0, len(heads), size):
+        part = KGData(data.name, data.props)
+        for h, r, t in zip(heads[lo:lo + size], rels[lo:lo + size], tails[lo:lo + size], strict=True):
+            head, tail = keys[h], keys[t]
+            rid, rprops = relations[r]
+            part.entity(head)
+            part.entity(tail)
+            if rid not in part.relations:
+                part.relation(rid, **rprops)
+            part.triple(head, rid, tail)
+        yield Chunk(part)
+
+
+# -- the load -------------------------------------------------------------------------------------------------
+def incomplete_loads(graph: Graph) -> list[str]:
+    """Ids of loads not marked complete (running, failed or killed); readers skip elements whose ``load`` is one."""
+    return [row["id"] for row in graph.run("batched/incomplete")]
+
+
+def clean_dead_loads(graph: Graph) -> list[str]:
+    """Remove what every dead batched load wrote (``loading`` without a live guard transaction); their ids."""
+    running = set(graph.run("batched/running")[0]["ids"])
+    dead = [row for row in graph.run("batched/incomplete") if row["status"] == "loading" and row["id"] not in running]
+    for row in dead:
+        _remove(graph, row["id"], row["kgs"] or [row["target"]], "the loading process stopped before it finished")
+    return [row["id"] for row in dead]
+
+
+def _remove(graph: Graph, load_id: str, kgs: Iterable[str], error: str) -> None:
+    for kg in kgs:
+        graph.run("batched/delete_relationships", kg=kg, load=load_id)
+        graph.run("batched/delete_nodes", kg=kg, load=load_id)
+    graph.run("batched/mark_failed", id=load_id, error=error[:1000])
+
+
+def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH_SIZE,
+                 progress: Progress | None = None) -> BatchedLoadResult:
+    """Write ``source`` in committed batches of ``batch_size`` statements (see the module docstring)."""
+    start = time.perf_counter()
+    record = source.record
+    kg_names = [name for name, _ in source.kgs]
+    done = graph.run("batched/done", id=record.id, kgs=kg_names)[0]
+    if done["done"]:
+        return BatchedLoadResult(load_id=record.id, kgs=_results(graph, kg_names, 0.0, {}), skipped=True,
+                                 seconds=time.perf_counter() - start)
+    cleaned = clean_dead_loads(graph)
+    if source.before is not None:
+        source.before(graph)
+    graph.run("batched/begin", id=record.id, kind=record.kind, target=record.target, path=record.path,
+              sha256=record.sha256, kgs=kg_names)
+    writer = _Writer(graph, record.id, source)
+    with graph.driver.session(database=graph.settings.database) as guard_session:
+        guard = guard_session.begin_transaction(metadata={"kgagents_load": record.id})
+        guard.run("RETURN 1").consume()  # the server now lists the guard: the load is alive
+        try:
+            writer.run(source.chunks(batch_size), progress)
+            dedup_start = time.perf_counter()
+            removed = writer.dedup()
+            dedup_seconds = time.perf_counter() - dedup_start
+            seconds = time.perf_counter() - start
+            results = _results(graph, kg_names, time.perf_counter() - start, removed)
+            counts = source.record.counts or {k: getattr(results[0], k)
+                                              for k in ("entities", "relations", "triples", "literals")}
+            graph.run("batched/complete", id=record.id, seconds=seconds,
+                      kgs=[{"name": n, "props": p} for n, p in source.kgs],
+                      counts={f"count_{k}": v for k, v in counts.items()})
+        except BaseException as exc:  # Ctrl-C included: what was written must go
+            try:
+                _remove(graph, record.id, kg_names, f"{type(exc).__name__}: {exc}")
+            finally:
+                guard.rollback()
+            if isinstance(exc, KgAgentsError):
+                raise
+            if isinstance(exc, Exception):
+                raise BatchedLoadError(f"the batched load of {record.path} failed ({type(exc).__name__}: "
+                                       f"{' '.join(str(exc).split())[:300]}); what it had written was removed") from exc
+            raise
+        guard.rollback()
+    return BatchedLoadResult(
+        load_id=record.id, kgs=results, batches=writer.batches,
+        statements=writer.statements, gold_links=writer.gold_splits(), cleaned=cleaned,
+        parse_seconds=round(writer.parse_seconds, 3), write_seconds=round(writer.write_seconds, 3),
+        dedup_seconds=round(dedup_seconds, 3), seconds=round(seconds, 3))
+
+
+def _results(graph: Graph, kgs: list[str], seconds: float, removed: dict[str, int]) -> list[KGLoadResult]:
+    out = []
+    for kg in kgs:
+        stats = graph.run("kg/stats", kg=kg)[0]
+        out.append(KGLoadResult(kg=kg, entities=stats["entities"], relations=stats["relations"],
+                                triples=stats["triples"], literals=stats["literals"],
+                                duplicate_triples=removed.get(kg, 0), seconds=seconds))
+    return out
+
+
+class _Seen:
+    """A fixed-size Bloom filter of the statements written so far: a statement it has not seen cannot repeat one,
+    so only the heads of possible repeats go to the dedup pass. 2**28 bits (32 MiB) whatever the file's size;
+    false positives only cost dedup work (about 0.04 % of statements at 10M)."""
+
+    BITS = 1 << 28
+    _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+    def __init__(self) -> None:
+        self.bits = np.zeros(self.BITS // 8, dtype=np.uint8)
+
+    def add(self, *columns: np.ndarray) -> np.ndarray:
+        """Record the rows of ``columns`` (integer arrays); True where a row may have been recorded before."""
+        key = np.zeros(len(columns[0]), dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for column, mix in zip(columns, self._MIX, strict=False):
+                key = (key ^ column.astype(np.uint64)) * mix
+                key ^= key >> np.uint64(31)
+            seen = np.ones(len(key), dtype=bool)
+            for k in range(4):
+                h = (key * np.uint64(2 * k + 1) + np.uint64(k)) * self._MIX[k % 3]
+                h = (h ^ (h >> np.uint64(29))) % np.uint64(self.BITS)
+                byte, bit = (h >> np.uint64(3)).astype(np.int64), (h & np.uint64(7)).astype(np.uint8)
+                seen &= (self.bits[byte] >> bit) & 1 == 1
+                np.bitwise_or.at(self.bits, byte, np.left_shift(np.uint8(1), bit))
+        return seen
+
+
+class _Writer:
+    """Writes chunks, one committed transaction each, while the next chunk is read (a one-deep pipeline)."""
+
+    def __init__(self, graph: Graph, load_id: str, source: BatchedSource) -> None:
+        self.graph, self.load, self.source = graph, load_id, source
+        self.nodes: dict[tuple[str, str], int] = {}  # (kg, entity id) -> node id, see NODE_CACHE
+        self.relations: set[tuple[str, str]] = set()  # (kg, relation id) written
+        self.heads = tempfile.TemporaryFile()  # node ids of the heads of possible repeats, for the dedup pass
+        self.seen = _Seen()
+        self.fresh = {kg: not graph.run("kg/has_entities", kg=kg)[0]["found"] for kg, _ in source.kgs}
+        self.relation_ids: dict[str, int] = {}
+        self.head_kgs: dict[int, str] = {}
+        self.batches = self.statements = 0
+        self.parse_seconds = self.write_seconds = 0.0
+        self.duplicates: dict[str, int] = {}
+        self.splits: dict[str, int] = {}
+
+    def run(self, chunks: Iterator[Chunk], progress: Progress | None) -> None:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgagents-batched") as pool:
+            pending: Future[None] | None = None
+            while True:
+                t0 = time.perf_counter()
+                chunk = next(chunks, None)
+                self.parse_seconds += time.perf_counter() - t0
+                if pending is not None:
+                    t1 = time.perf_counter()
+                    pending.result()
+                    self.write_seconds += time.perf_counter() - t1
+                if chunk is None:
+                    return
+                pending = pool.submit(self._write, chunk, progress)
+
+    def _write(self, chunk: Chunk, progress: Progress | None) -> None:
+        data = chunk.data
+        with self.graph.transaction() as tx:
+            self._write_relations(tx, data)
+            nodes = self._write_entities(tx, data)
+            if chunk.names:
+                tx.run(cypher("batched/merge_names"), rows=chunk.names, kg=data.name, load=self.load).consume()
+            written = self._write_triples(tx, data, nodes) + self._write_literals(tx, data, nodes)
+            if chunk.gold:
+                tx.run(cypher("batched/merge_gold_links"), rows=chunk.gold, kg1=self.source.kgs[0][0],
+                       kg2=self.source.kgs[1][0], dataset=self.source.dataset, load=self.load).consume()
+                for row in chunk.gold:
+                    self.splits[row["split"]] = self.splits.get(row["split"], 0) + 1
+        self.batches += 1
+        self.statements += written + len(chunk.gold)
+        self.duplicates[data.name] = self.duplicates.get(data.name, 0) + data.duplicate_triples
+        if progress is not None:
+            progress(chunk.size)
+
+    def _write_relations(self, tx: Tx, data: KGData) -> None:
+        known = self.source.relation_props
+        rows = [{"id": rid, "props": {**props, **known.get(rid, {})}}
+                for rid, props in data.relations.items() if (data.name, rid) not in self.relations]
+        if rows:
+            tx.run(cypher("batched/merge_relations"), rows=rows, kg=data.name, load=self.load).consume()
+            self.relations.update((data.name, row["id"]) for row in rows)
+
+    def _write_entities(self, tx: Tx, data: KGData) -> np.ndarray:
+        """Node ids of the chunk's entities, by entity index: from the memo, else MERGEd (with any properties)."""
+        kg, memo = data.name, self.nodes
+        keys = list(data.entity_index)
+        rows = [[key, data.entities.get(key, {})] for key in keys
+                if key in data.entities or (kg, key) not in memo]
+        if len(memo) + len(rows) > NODE_CACHE:
+            memo.clear()
+            rows = [[key, data.entities.get(key, {})] for key in keys]
+        for part in batched(rows, BATCH_SIZE):
+            for record in tx.run(cypher("batched/merge_entities"), rows=part, kg=kg, load=self.load):
+                memo[(kg, record["id"])] = record["node"]
+        return np.fromiter((memo[(kg, key)] for key in keys), dtype=np.int64, count=len(keys))
+
+    def _write_triples(self, tx: Tx, data: KGData, nodes: np.ndarray) -> int:
+        heads, rels, tails = data.triple_arrays()
+        if not len(heads):
+            return 0
+        order = np.argsort(rels, kind="stable")
+        rels = rels[order]
+        pairs = np.stack([nodes[heads[order]], nodes[tails[order]]], axis=1)
+        relations = list(data.relations.items())
+        names = self._names(relations)
+        cuts = (np.flatnonzero(np.diff(rels)) + 1).tolist()
+        groups = []
+        for a, b in zip([0, *cuts], [*cuts, len(rels)], strict=True):
+            key, props = relations[rels[a]]
+            groups.append({"type": props["type"], "rel": key, "name": names[rels[a]],
+                           "pairs": pairs[a:b].tolist()})
+        tx.run(cypher("batched/create_triples"), rows=groups, load=self.load).consume()
+        ids = np.array([self.relation_ids.setdefault(key, len(self.relation_ids)) for key, _ in relations],
+                       dtype=np.int64)
+        self._spool_heads(data.name, pairs[:, 0], pairs[:, 1], ids[rels])
+        return len(pairs)
+
+    def _write_literals(self, tx: Tx, data: KGData, nodes: np.ndarray) -> int:
+        if not data.counts()["literals"]:
+            return 0
+        relations = list(data.relations.items())
+        names = self._names(relations)
+        rows = [{"node": int(nodes[h]), "id": lid, "value": value, "datatype": datatype, "lang": lang,
+                 "rel": relations[r][0], "type": relations[r][1]["type"], "name": names[r]}
+                for h, r, lid, value, datatype, lang in data.literal_rows()]
+        tx.run(cypher("batched/create_literals"), rows=rows, kg=data.name, load=self.load).consume()
+        data.close()
+        heads = np.fromiter((row["node"] for row in rows), dtype=np.int64, count=len(rows))
+        keys = np.fromiter((int(row["id"][:16], 16) for row in rows), dtype=np.uint64, count=len(rows))
+        self._spool_heads(data.name, heads, keys)
+        return len(rows)
+
+    def _names(self, relations: list[tuple[str, dict[str, Any]]]) -> list[str]:
+        """The readable name of each relation (by relation index): the dump's label when known, else its own."""
+        known = self.source.relation_props
+        return [known.get(rid, props)["name"] for rid, props in relations]
+
+    def _spool_heads(self, kg: str, heads: np.ndarray, *key: np.ndarray) -> None:
+        """Remember the heads whose statement may repeat one written before (all of them when the KG held
+        statements before this load)."""
+        maybe = self.seen.add(heads, *key)
+        unique = np.unique(heads if not self.fresh[kg] else heads[maybe])
+        if not len(unique):
+            return
+        self.heads.write(unique.astype(np.int64).tobytes())
+        if len(self.source.kgs) > 1:  # JAPE: remember each head's side for the duplicate counts
+            self.head_kgs.update(dict.fromkeys(unique.tolist(), kg))
+
+    def dedup(self) -> dict[str, int]:
+        """Remove repeated statements (across batches, or of statements stored before) from the spooled heads,
+        a few thousand head nodes per transaction; returns removed counts by KG (plus in-batch repeats)."""
+        self.heads.seek(0)
+        removed = dict(self.duplicates)
+        kg = self.source.kgs[0][0]
+        while block := self.heads.read(8 * 1_000_000):
+            heads = np.unique(np.frombuffer(block, dtype=np.int64))
+            for lo in range(0, len(heads), _DEDUP_HEADS):
+                part = heads[lo:lo + _DEDUP_HEADS].tolist()
+                with self.graph.transaction() as tx:
+                    summary = tx.run(cypher("batched/dedup"), heads=part, load=self.load).consume()
+                deleted = summary.counters.relationships_deleted
+                if deleted:
+                    side = self.head_kgs.get(part[0], kg)
+                    removed[side] = removed.get(side, 0) + deleted
+        self.heads.close()
+        return removed
+
+    def gold_splits(self) -> dict[str, int]:
+        return dict(sorted(self.splits.items()))
