@@ -100,7 +100,8 @@ def _llm(result: dict[str, Any]) -> list[str]:
         f"Global (mean over ontologies): P {g['precision']:.3f}, R {g['recall']:.3f}, **F1 {g['f1']:.3f}**, "
         f"**conformance {g['onto_conf']:.3f}**, subject / relation / object hallucination {g['sub_halluc']:.3f} / "
         f"{g['rel_halluc']:.3f} / {g['obj_halluc']:.3f}; F1 ignoring WebNLG's literal quotes (diagnostic) "
-        f"{g['f1_ignoring_quotes']:.3f}.", "",
+        f"{g['f1_ignoring_quotes']:.3f}. On the same sentences, no_llm (their ground truth fed through the same "
+        f"tools, the most any agent writing through them can reach): F1 {result['global_no_llm']['f1']:.3f}.", "",
         "| ontology | sent. | tool calls | refused | repairs | P | R | F1 | conf. | sub. / obj. halluc. | s / sent. |"
         + "".join(f" {m} F1 |" for m in models),
         "|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(models),

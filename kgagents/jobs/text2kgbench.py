@@ -127,6 +127,9 @@ def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, 
         "global": {k: round(v, 4) for k, v in global_means({o: r[key] for o, r in per.items()}).items()},
         "baselines": baselines,
     }
+    if mode != "no_llm":
+        summary["global_no_llm"] = {
+            k: round(v, 4) for k, v in global_means({o: r["no_llm_scores"] for o, r in per.items()}).items()}
     if mode == "no_llm":
         summary["global_ground_truth_itself"] = {
             k: round(v, 4) for k, v in global_means({o: r["scores_ground_truth_itself"] for o, r in per.items()}).items()}

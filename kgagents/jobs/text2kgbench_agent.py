@@ -66,9 +66,12 @@ def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *,
                    settings: Mapping[str, Any], run_id: str, abox_prefix: str, examples: Sequence[Sentence],
                    k: int) -> dict[str, Any]:
     """LLM mode: what the agent wrote for one ontology (each sentence with ``k`` similar train sentences as solved
-    examples), scored."""
+    examples), scored — next to the no-LLM figure on the same sentences (their ground truth fed through the same
+    tools: what an agent that can only write through them can reach at best)."""
     agent, run = run_agent(graph, data, sentence_ids, chat=chat, settings=settings, run_id=run_id,
                            abox_prefix=abox_prefix, examples=examples, k=k)
+    _, fed = run_agent(graph, data, sentence_ids, chat=None, settings={"mode": "no_llm"}, run_id=f"{run_id}:no_llm",
+                       abox_prefix=f"{abox_prefix}no_llm:")
     documents: list[DocumentResult] = run.output
     calls = [c for d in documents for c in d.calls]
     n = max(1, len(documents))
@@ -81,6 +84,7 @@ def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *,
         "tokens_per_sentence": round((run.llm.prompt_tokens + run.llm.completion_tokens) / n),
         "seconds_per_sentence": round(run.seconds / n, 1),
         "scores": score_ontology(data, {d.id: d.triples for d in documents}, sentence_ids),
+        "no_llm_scores": score_ontology(data, {d.id: d.triples for d in fed.output}, sentence_ids),
         "examples": [{"id": d.id, "sentence": next(s.text for s in data.sentences if s.id == d.id),
                       "calls": [_call_line(c) for c in d.calls], "written": [list(t) for t in d.triples],
                       "ground_truth": [list(t) for t in next(s.triples for s in data.sentences if s.id == d.id)]}
