@@ -245,36 +245,6 @@ def t2k_no_llm(results: Path) -> str:
             f"{gt['obj_halluc']:.3f} subject / object hallucination ({_source('text2kgbench_no-llm')}).")
 
 
-T2K_LLM = "text2kgbench_llm_qwen2.5-coder-1.5b-instruct"
-
-
-@figure("t2k-llm")
-def t2k_llm(results: Path) -> str:
-    on, off = load(results, T2K_LLM), load(results, f"{T2K_LLM}_no-feedback")
-    g, a, n = on["global"], off["global"], on["global_no_llm"]
-    sentences = sum(o["sentences"] for o in on["per_ontology"].values())
-
-    def cost(r: dict) -> str:
-        per = r["per_ontology"].values()
-        count = max(1, sum(o["sentences"] for o in per))
-        calls = sum(o["llm_calls"] for o in per) / count
-        tokens = sum(o["tokens_per_sentence"] * o["sentences"] for o in per) / count
-        seconds = sum(o["seconds_per_sentence"] * o["sentences"] for o in per) / count
-        return f"{calls:.1f} calls, {tokens:,.0f} tokens, {seconds:.0f} s per sentence"
-
-    vicuna = on["baselines"].get("Vicuna-13B", {}).get("global", {})
-    return (f"On {sentences} test sentences ({on['sample_per_ontology']} seeded per ontology, seed {on['seed']}; "
-            f"{on['examples_per_sentence']} similar train sentence shown as a solved example) the agent with "
-            f"{on['model']} writes triples with F1 **{g['f1']:.3f}** (P {g['precision']:.3f}, R {g['recall']:.3f}) "
-            f"and ontology conformance **{g['onto_conf']:.3f}**; without the structured feedback (the seed's "
-            f"ablation) F1 **{a['f1']:.3f}**, conformance {a['onto_conf']:.3f}. The ground truth of the same "
-            f"sentences fed through the same tools (no_llm, the most an agent writing through them can reach) scores "
-            f"F1 {n['f1']:.3f}. Published (all test sentences, 13B models): Vicuna-13B F1 "
-            f"{vicuna.get('f1', float('nan')):.2f}, conformance {vicuna.get('onto_conf', float('nan')):.2f}. Cost at "
-            f"load average {on['machine']['load_average'][0]:.0f} on {on['machine']['cores']} cores: {cost(on)} "
-            f"(feedback off: {cost(off)}) ({_source(T2K_LLM)}, {_source(T2K_LLM + '_no-feedback')}).")
-
-
 @figure("twa")
 def twa(results: Path) -> str:
     tools = load(results, "twa_tools")["ontologies"]
