@@ -21,6 +21,7 @@ from kgagents.metrics.text2kgbench import (
     subject_object_hallucination,
 )
 from benchmarks.text2kgbench_report import write_report
+from kgagents.errors import InputFileError
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 
@@ -146,3 +147,19 @@ def test_full_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_pat
     assert r["scores"]["f1"] == 0.0 and r["examples"][0]["id"] == sentence_id
     assert (tmp_path / "text2kgbench_llm_scripted_no-feedback.md").is_file()
     assert RunStore(graph).get(r["run_id"]).get("llm_calls") == 2
+
+
+def test_train_split_and_similar_examples_never_show_the_answer(root: Path) -> None:
+    from kgagents.jobs.text2kgbench_agent import similar_examples
+
+    train = load_ontology_data(root, "1_university", "train")
+    test = load_ontology_data(root, "1_university")
+    assert train.sentences[0].id.startswith("ont_1_university_train_") and test.sentences[0].id.endswith("test_1")
+    with pytest.raises(InputFileError, match="unknown Text2KGBench split"):
+        load_ontology_data(root, "1_university", "dev")
+    sentence = train.sentences[0]
+    [example] = similar_examples(sentence, train.sentences, 1)
+    assert not set(map(tuple, example["triples"])) & set(sentence.triples)  # other verbalisations are left out
+    [for_test] = similar_examples(test.sentences[0], train.sentences, 1)
+    assert "academic staff" in for_test["text"]  # the test sentence: "… located in …, Kerala and it has 250 academic staff"
+    assert similar_examples(sentence, train.sentences, 0) == []
