@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,15 @@ def _llm(result: dict[str, Any]) -> list[str]:
         lines.append(f"| {oid} | {r['sentences']} | {r['tool_calls']} | {r['rejected_calls']} | {r['repairs']} | "
                      f"{s['precision']:.2f} | {s['recall']:.2f} | {s['f1']:.2f} | {s['onto_conf']:.2f} | "
                      f"{s['sub_halluc']:.2f} / {s['obj_halluc']:.2f} | {r['seconds_per_sentence']} |{cells}")
+    calls: Counter[str] = Counter()
+    unusable: Counter[str] = Counter()
+    for r in result["per_ontology"].values():
+        calls.update(r["llm_calls_by_step"])
+        unusable.update(r["unparsed_by_step"])
+    lines += ["", "Model calls by step (unusable replies): " + ", ".join(
+        f"{step} {n} ({unusable.get(step, 0)})" for step, n in calls.items()) + "; refused tool calls by reason: "
+        + (", ".join(f"{k} {v}" for k, v in sum((Counter(r["rejected_by_type"]) for r in result["per_ontology"].values()),
+                                                 Counter()).most_common()) or "none") + "."]
     if models:
         published = ", ".join(f"{m} {_f(result['baselines'][m].get('global', {}).get('f1'))}" for m in models)
         lines += ["", f"Published global F1 (all test sentences, 13B models): {published}."]

@@ -151,14 +151,14 @@ def test_violations_never_reach_the_graph_and_the_budget_holds(graph: Graph, uni
     [doc] = run.output
     assert [c["result"].get("error_type") for c in doc.calls if c["step"] == "facts"] == [
         "domain_violation", "range_violation", "datatype_violation"]
-    assert chat.remaining == 0 and doc.repairs == 2 and doc.unparsed_replies == 1
+    assert chat.remaining == 0 and doc.repairs == 2 and doc.unparsed_replies == ["repair"]
     assert label_triples(graph, "bad") == []
 
 
 def test_an_unusable_reply_writes_nothing_and_is_counted(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel(["no JSON here", json.dumps({"facts": "none"})])
     [doc] = extract_document(graph, university, TEXT, chat=chat, abox="unusable").output
-    assert doc.unparsed_replies == 2 and doc.calls == [] and doc.triples == []
+    assert doc.unparsed_replies == ["entities", "facts"] and doc.calls == [] and doc.triples == []
 
 
 def test_several_documents_each_in_its_own_abox_and_scored(graph: Graph, university) -> None:  # noqa: ANN001

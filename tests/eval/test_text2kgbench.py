@@ -144,6 +144,7 @@ def test_full_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_pat
     r = result["per_ontology"]["7_company"]
     assert result["label"] == "LLM (scripted), constraint feedback off" and r["sentences"] == 1
     assert (r["llm_calls"], r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (2, 1, 1, 0)
+    assert r["llm_calls_by_step"] == {"entities": 1, "facts": 1} and r["unparsed_by_step"] == {"facts": 1}
     assert r["scores"]["f1"] == 0.0 and r["examples"][0]["id"] == sentence_id
     assert (tmp_path / "text2kgbench_llm_scripted_no-feedback.md").is_file()
     assert RunStore(graph).get(r["run_id"]).get("llm_calls") == 2

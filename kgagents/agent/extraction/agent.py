@@ -67,7 +67,7 @@ class DocumentResult(BaseModel):
     validation: list[dict[str, Any]]
     grounded: list[dict[str, Any]]
     repairs: int
-    unparsed_replies: int
+    unparsed_replies: list[str]  # the step of each reply that could not be used (entities, facts, repair)
     scores: dict[str, float] | None = None
 
     @property
@@ -86,7 +86,7 @@ class ExtractionState(TypedDict, total=False):
     rejected: list[dict[str, Any]]  # refused facts waiting for a repair turn: {fact, result}
     calls: list[Call]
     repairs: int
-    unparsed: int
+    unparsed: list[str]  # the step of each unusable reply
     results: list[dict[str, Any]]  # DocumentResult of each finished document
 
 
@@ -218,7 +218,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         if state["index"] >= len(state["documents"]):
             return {}
         return {"relations": self.offered(self._doc(state)["text"]), "entities": [], "facts": [], "rejected": [],
-                "calls": [], "repairs": 0, "unparsed": 0}
+                "calls": [], "repairs": 0, "unparsed": []}
 
     def feed(self, state: ExtractionState) -> ExtractionState:
         doc = self._doc(state)
@@ -240,7 +240,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
                           p.typing_schema(classes, self.settings.max_entities), p.TYPE_MAX_TOKENS)
         typed = p.parse_entities(reply, classes)
         if isinstance(typed, str):
-            return {"unparsed": state["unparsed"] + 1}
+            return {"unparsed": [*state["unparsed"], "entities"]}
         writer = self._writer(state)
         for name, cls in typed[: self.settings.max_entities]:
             iri = writer.class_iri(cls)
@@ -254,7 +254,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
                           p.facts_schema(relations, self.settings.max_facts), p.FACTS_MAX_TOKENS)
         facts = p.parse_facts(reply)
         if isinstance(facts, str):
-            return {"unparsed": state["unparsed"] + 1}
+            return {"unparsed": [*state["unparsed"], "facts"]}
         return {"facts": facts[: self.settings.max_facts]}
 
     def write_facts(self, state: ExtractionState) -> ExtractionState:
@@ -277,7 +277,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
             messages = p.confirm_messages(block, entities, item["fact"], fix.problem, _in_words(writer, fix.fact))
             answer = p.parse_confirm(self._ask(state, messages, "repair", p.CONFIRM_SCHEMA, p.CONFIRM_MAX_TOKENS))
             if isinstance(answer, str):
-                update["unparsed"] = state["unparsed"] + 1
+                update["unparsed"] = [*state["unparsed"], "repair"]
             elif answer:
                 update["facts"] = [fix.fact]
             return update
@@ -287,7 +287,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         schema = p.repair_schema(relations, p.class_names(self.tbox))
         fact = p.parse_repair(self._ask(state, messages, "repair", schema, p.REPAIR_MAX_TOKENS))
         if isinstance(fact, str):
-            update["unparsed"] = state["unparsed"] + 1
+            update["unparsed"] = [*state["unparsed"], "repair"]
         elif fact is not None and fact != item["fact"]:
             update["facts"] = [fact]
         return update
@@ -352,7 +352,8 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         properties = {
             "documents": len(documents), "tool_calls": len(calls),
             "rejected_calls": sum(not c["result"].get("ok") for c in calls),
-            "repairs": sum(d.repairs for d in documents), "unparsed_replies": sum(d.unparsed_replies for d in documents),
+            "repairs": sum(d.repairs for d in documents),
+            "unparsed_replies": sum(len(d.unparsed_replies) for d in documents),
             "instances": sum(len(d.entities) for d in documents),
             "triples_written": sum(len(d.triples) for d in documents),
             "grounded": sum(len(d.grounded) for d in documents),
