@@ -142,8 +142,8 @@ def test_feedback_off_shows_only_that_a_fact_was_refused(graph: Graph, universit
 
 def test_violations_never_reach_the_graph_and_the_budget_holds(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([
-        entities(("India", "Country"), ("AWH", "University")),
-        facts(("E1", "country", "E2"), ("E2", "founder", "E1"), ("E2", "established", "soon")),
+        entities(("India", "Country"), ("AWH", "University")),  # the University becomes E1: most relations apply to it
+        facts(("E2", "country", "E1"), ("E1", "founder", "E2"), ("E1", "established", "soon")),
         "I think the college is in India.",  # unusable repair reply
         NO,  # the concrete repair (country, named after the class) is not what the text says
     ])
@@ -152,7 +152,7 @@ def test_violations_never_reach_the_graph_and_the_budget_holds(graph: Graph, uni
     assert [c["result"].get("error_type") for c in doc.calls if c["step"] == "facts"] == [
         "domain_violation", "range_violation", "datatype_violation"]
     assert chat.remaining == 0 and doc.repairs == 2 and doc.unparsed_replies == ["repair"]
-    assert label_triples(graph, "bad") == []
+    assert label_triples(graph, "bad") == [] and [e["label"] for e in doc.entities] == ["AWH", "India"]
 
 
 def test_an_unusable_reply_writes_nothing_and_is_counted(graph: Graph, university) -> None:  # noqa: ANN001
@@ -230,3 +230,17 @@ def test_cli_extract_without_llm_writes_a_run(graph: Graph, neo4j_settings: Neo4
                                   str(tmp_path / "missing" / "x.ttl")], env=env)
     assert nowhere.exit_code == 1 and "does not exist" in " ".join(nowhere.output.split())
     assert len(RunStore(graph).latest(job="extraction")) == 1  # checked before the first write
+
+
+def test_a_subject_of_the_wrong_class_is_replaced_by_the_texts_entity_the_relation_applies_to(
+        graph: Graph, shared_data: Path) -> None:
+    film = compile_ontology(shared_data / "extraction" / "text2kgbench" / "dbpedia_webnlg" / "ontologies"
+                            / "19_film_ontology.json")
+    chat = ScriptedChatModel([entities(("Harold French", "Person"), ("English Without Tears", "Film")),
+                              facts(("E2", "director", "Harold French")), YES])
+    [doc] = extract_document(graph, film, "English Without Tears was directed by Harold French.", chat=chat,
+                             abox="film").output
+    assert [e["label"] for e in doc.entities] == ["English Without Tears", "Harold French"]  # the Film is E1
+    assert ("Repaired fact: {subject: English Without Tears, relation: director, object: Harold French}"
+            in chat.calls[2]["messages"][0]["content"])
+    assert doc.triples == [("English Without Tears", "director", "Harold French")]

@@ -11,7 +11,8 @@ subgraph and a checkpointer resumes it mid-corpus)::
 * ``begin``: the document's A-Box, and the relations offered to the model (those sharing words with the text
   first, at most ``max_relations``).
 * ``type_entities``: the model names the text's entities with classes of the ontology; each becomes a
-  ``create_<Class>`` call.
+  ``create_<Class>`` call, the entities of the classes most offered relations apply to first (``E1`` is then
+  the document's main subject, as small models assume).
 * ``state_facts``: the model states facts with the offered relations, shown as compact signatures.
 * ``write_facts``: each fact through its ``add_`` tool (:mod:`~kgagents.agent.extraction.facts`): one
   transaction, every axiom checked; a refusal comes back as structured feedback.
@@ -242,10 +243,13 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         if isinstance(typed, str):
             return {"unparsed": [*state["unparsed"], "entities"]}
         writer = self._writer(state)
-        for name, cls in typed[: self.settings.max_entities]:
-            iri = writer.class_iri(cls)
-            if iri is not None:
-                writer.create(name, iri, "entities")
+        relations = self._relations(state)
+        typed = [(name, iri) for name, cls in typed[: self.settings.max_entities]
+                 if (iri := writer.class_iri(cls)) is not None]
+        # the entity the ontology can say most about first: it becomes E1, the usual subject
+        typed.sort(key=lambda e: -sum(bool(r.domain) and self.tbox.fits(e[1], r.domain) for r in relations))
+        for name, iri in typed:
+            writer.create(name, iri, "entities")
         return {"entities": writer.entities, "calls": [*state["calls"], *writer.calls]}
 
     def state_facts(self, state: ExtractionState) -> ExtractionState:

@@ -7,7 +7,8 @@ the model is asked to confirm against the text:
 * ``datatype_violation``: the object rewritten in the datatype's form when the text's wording converts
   (``July 28, 1944`` → ``1944-07-28``, ``250 academic staff`` → ``250``), else the form to use;
 * ``range_violation`` / ``domain_violation``: subject and object swapped when the relation fits them the other
-  way round; else the relation that fits the entities as typed and is named after the offending entity's class
+  way round; for a subject of the wrong class, the text's first entity of the class the relation applies to (a
+  director's film); else the relation that fits the entities as typed and is named after the offending entity's class
   (``city`` for a City: the relation the model most likely meant); else the same fact with the entity re-typed to
   the class the relation needs (``object_class`` / ``subject_class``);
 * ``unknown_tool`` (a relation the ontology lacks) and ``not_allowed_value`` / ``invalid_unit``: the closest
@@ -124,6 +125,11 @@ def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str
     if error in ("range_violation", "domain_violation"):
         if _swap_fits(writer, prop, subject_cls, object_cls):
             return Repair(problem, {**fact, "subject": fact["object"], "object": fact["subject"]})
+        if error == "domain_violation":
+            fitting = [e for e in writer.entities if writer.tbox.fits(e["class"], prop.domain)
+                       and e is not obj and e is not subject]
+            if fitting:  # the text's entity the relation is about (a film's director: the film)
+                return Repair(problem, {**fact, "subject": fitting[0]["handle"]})
         typed = object_cls if error == "range_violation" else subject_cls
         other = _named_after(writer, _fitting(writer, subject_cls, object_cls), typed, prop)
         if other is not None:
