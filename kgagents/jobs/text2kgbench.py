@@ -27,6 +27,9 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
+from kgagents.jobs.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
 from kgagents.metrics.text2kgbench import (
     ABOX_PREFIX,
     METRICS,
@@ -37,9 +40,6 @@ from kgagents.metrics.text2kgbench import (
     published_baselines,
     sample_sentences,
 )
-from kgagents.jobs.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
-from kgagents.graph.connection import Graph
-from kgagents.graph.runs import RunStore
 from kgagents.paths import REPO_ROOT, data_dir
 from kgagents.tools.runtime import delete_aboxes, ensure_tool_schema
 
@@ -79,8 +79,9 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
             data = all_data[oid]
             sentence_ids = sample_sentences(data, sample, seed)
             if mode == "no_llm":
-                per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=sorted(every_relation - data.relations),
-                                                seed=seed, run_id=f"{run_id}:{oid}", abox_prefix=prefix)
+                foreign = sorted(every_relation - data.relations)
+                per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=foreign, seed=seed,
+                                                run_id=f"{run_id}:{oid}", abox_prefix=prefix)
             else:
                 pool = data.sentences if split == "train" else _train_sentences(root, oid)
                 per[oid] = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
@@ -118,7 +119,8 @@ def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, 
     summary: dict[str, Any] = {
         "benchmark": BENCHMARK, "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no_llm" else None,
-        "agent_settings": dict(settings), "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
+        "agent_settings": dict(settings), "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample,
+        "seed": seed,
         "split": split, "split_note": ("sentences sampled from the test split's ground truth; prompts and design "
                                        "chosen on train sentences" if split == "test" else
                                        "train sentences: for choosing prompts and design, not for reporting"),
@@ -131,8 +133,8 @@ def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, 
         summary["global_no_llm"] = {
             k: round(v, 4) for k, v in global_means({o: r["no_llm_scores"] for o, r in per.items()}).items()}
     if mode == "no_llm":
-        summary["global_ground_truth_itself"] = {
-            k: round(v, 4) for k, v in global_means({o: r["scores_ground_truth_itself"] for o, r in per.items()}).items()}
+        itself = global_means({o: r["scores_ground_truth_itself"] for o, r in per.items()})
+        summary["global_ground_truth_itself"] = {k: round(v, 4) for k, v in itself.items()}
         total = sum(r["ground_truth_triples"] for r in per.values())
         summary["ground_truth_acceptance"] = round(sum(r["accepted"] for r in per.values()) / total, 4) if total else 0
         summary["corruption_rejection"] = {

@@ -12,8 +12,8 @@ from typing import Any
 
 from kgagents.agent.base import RunResult
 from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent
-from kgagents.metrics.text2kgbench import OntologyData, Sentence, Triple, score_ontology
 from kgagents.graph.connection import Graph
+from kgagents.metrics.text2kgbench import OntologyData, Sentence, Triple, score_ontology
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.feed import FeedOutcome, assert_triples
 
@@ -129,7 +129,7 @@ def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[st
                 if c["step"] == "assert" and not c["result"].get("ok")]
     corrupted: dict[str, list[FeedOutcome]] = {k: [] for k in CORRUPTIONS}
     for doc in documents:
-        truth = [tuple(t) for t in next(s.triples for s in data.sentences if s.id == doc.id)]
+        truth = list(next(s.triples for s in data.sentences if s.id == doc.id))
         iris = {(e["label"], e["class"]): e["iri"] for e in doc.entities}
         rng = random.Random(f"{seed}:{doc.id}")
         for kind in CORRUPTIONS:

@@ -16,11 +16,11 @@ import rdflib
 from typer.testing import CliRunner
 
 from kgagents.agent.extraction.agent import ExtractionAgent
-from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
+from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.loaders.triples import load_triples
 from kgagents.tools.compiler import compile_ontology
 from kgagents.tools.export import export_turtle, label_triples
@@ -68,7 +68,8 @@ def test_entities_then_facts_with_handles(graph: Graph, university) -> None:  # 
     typing_prompt, facts_prompt = (c["messages"][0]["content"] for c in chat.calls)
     assert TEXT in typing_prompt and "- city: University -> City" in typing_prompt
     assert "- academicStaffSize: University -> number" in typing_prompt
-    assert "University" in chat.calls[0]["json_schema"]["properties"]["entities"]["items"]["properties"]["class"]["enum"]
+    entity_schema = chat.calls[0]["json_schema"]["properties"]["entities"]["items"]
+    assert "University" in entity_schema["properties"]["class"]["enum"]
     assert "E1 = AWH Engineering College (University)" in facts_prompt
     assert "country" in chat.calls[1]["json_schema"]["properties"]["facts"]["items"]["properties"]["relation"]["enum"]
     # every prompt of a document starts with the same block (the server's prompt cache reuses it)
@@ -109,7 +110,8 @@ def test_a_refused_fact_gets_one_concrete_repair_for_the_model_to_confirm(graph:
         "range_violation", "datatype_violation", "datatype_violation"]
     city, date, staff = (c["messages"][0]["content"] for c in chat.calls[2:])
     assert "range_violation: city of a University must be of class City" in city
-    assert "Repaired fact: {subject: AWH Engineering College, relation: city, object: Kuttikkattoor (as a City)}" in city
+    assert ("Repaired fact: {subject: AWH Engineering College, relation: city, object: Kuttikkattoor (as a City)}"
+            in city)
     assert chat.calls[2]["json_schema"]["properties"]["answer"]["enum"] == ["yes", "no"]
     assert "Repaired fact: {subject: AWH Engineering College, relation: established, object: 2001-06-05}" in date
     assert "Repair: write the object as number" in staff and '{"drop": true}' in staff

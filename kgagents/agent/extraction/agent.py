@@ -45,8 +45,8 @@ from kgagents.agent.extraction.grounding import ground_instances
 from kgagents.agent.extraction.repair import repair_step, repairable
 from kgagents.agent.extraction.settings import ExtractionSettings
 from kgagents.errors import ChatModelRequiredError, InputFileError
-from kgagents.metrics.text2kgbench import METRICS, Sentence, score_sentence
 from kgagents.graph.connection import GraphLike
+from kgagents.metrics.text2kgbench import METRICS, Sentence, score_sentence
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
 from kgagents.tools.feed import feed_triples
@@ -120,8 +120,9 @@ class ExtractionAgent(Agent[ExtractionSettings]):
     metric = "f1"
     no_llm_label = "given triples fed through the tools; nothing extracted"
 
-    def __init__(self, graph: GraphLike, chat: Any = None, settings: ExtractionSettings | Mapping[str, Any] | None = None,
-                 *, ontology: str | Path | ToolCatalogue, abox: str | None = None,
+    def __init__(self, graph: GraphLike, chat: Any = None,
+                 settings: ExtractionSettings | Mapping[str, Any] | None = None, *,
+                 ontology: str | Path | ToolCatalogue, abox: str | None = None,
                  tool_settings: ToolSettings | None = None) -> None:
         super().__init__(graph, chat, settings)
         self.catalogue = ontology if isinstance(ontology, ToolCatalogue) else compile_ontology(ontology)
@@ -314,7 +315,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         """Text2KGBench's per-sentence metrics when the document carries its expected triples."""
         if doc.get("expected") is None:
             return None
-        sentence = Sentence(doc["id"], doc["text"], tuple(tuple(t) for t in doc["expected"]))  # type: ignore[misc]
+        sentence = Sentence(doc["id"], doc["text"], tuple((s, r, o) for s, r, o in doc["expected"]))
         relations = {prop.name for prop in self.tbox.properties.values()}
         concepts = [c.label for c in self.tbox.classes.values() if c.declared]
         return score_sentence(sentence, triples, relations, concepts)

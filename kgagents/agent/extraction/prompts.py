@@ -245,7 +245,7 @@ def parse_repair(text: str) -> dict[str, str] | None | str:
     if obj.get("drop") is True:
         return None
     fact = _fact(obj)
-    return fact if fact is not None else 'the reply is neither a fact with subject, relation and object nor {"drop": true}'
+    return fact if fact is not None else 'the reply is neither a fact (subject, relation, object) nor {"drop": true}'
 
 
 def _items(text: str, key: str) -> list[Any] | str:
