@@ -110,9 +110,9 @@ def _user(block: str, task: str) -> list[Message]:
 # -- step 1: entities ------------------------------------------------------------------------------------
 def typing_messages(block: str) -> list[Message]:
     return _user(block, (
-        "Step 1: list every entity the text names (people, places, organisations, works, things), each with the "
-        "class from the list that fits it best. Copy each name exactly as the text writes it. Numbers, dates, "
-        "measurements and other values are not entities.\n"
+        "Step 1: list every entity the Text names (only the Text, not an example): people, places, organisations, "
+        "works, things, each with the class from the list that fits it best. Copy each name exactly as the Text "
+        "writes it. Numbers, dates, measurements and other values are not entities.\n"
         'Reply with JSON: {"entities": [{"name": "...", "class": "..."}]}'))
 
 
@@ -147,8 +147,8 @@ def entity_lines(entities: Sequence[Mapping[str, str]]) -> str:
 def facts_messages(block: str, entities: Sequence[Mapping[str, str]]) -> list[Message]:
     return _user(block, (
         f"Entities:\n{entity_lines(entities)}\n\n"
-        "Step 2: write every fact the text states as subject, relation, object, with a relation from the list "
-        "whose classes fit. Subject and object: an entity (its E-number or name), or a value written in the "
+        "Step 2: write every fact the Text states (only the Text, not an example) as subject, relation, object, "
+        "with a relation from the list whose classes fit. Subject and object: an entity (its E-number or name), or a value written in the "
         "relation's form (a date as YYYY-MM-DD, a number as digits).\n"
         'Reply with JSON: {"facts": [{"subject": "E1", "relation": "...", "object": "..."}]}'))
 
