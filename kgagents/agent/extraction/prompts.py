@@ -8,7 +8,8 @@
    the form the fact needs, for the model to repair); with feedback off (the seed's ablation) only the news that
    it was rejected, for the model to repair on its own.
 
-Every prompt starts with the same block — the task, the ontology's classes and relations, then the text — so a
+Every prompt starts with the same block — the task, the ontology's classes and relations, solved examples if the
+document has some, then the text — so a
 server's prompt cache reuses it across the steps of a document and (up to the text) across documents of one
 ontology; only the last paragraph differs. Each reply is one JSON object whose JSON schema is sent with the
 request (constrained decoding where the server supports it: class and relation names are enums, so a model
@@ -148,8 +149,8 @@ def facts_messages(block: str, entities: Sequence[Mapping[str, str]]) -> list[Me
     return _user(block, (
         f"Entities:\n{entity_lines(entities)}\n\n"
         "Step 2: write every fact the Text states (only the Text, not an example) as subject, relation, object, "
-        "with a relation from the list whose classes fit. Subject and object: an entity (its E-number or name), or a value written in the "
-        "relation's form (a date as YYYY-MM-DD, a number as digits).\n"
+        "with a relation from the list whose classes fit. Subject and object: an entity (its E-number or name), "
+        "or a value written in the relation's form (a date as YYYY-MM-DD, a number as digits).\n"
         'Reply with JSON: {"facts": [{"subject": "E1", "relation": "...", "object": "..."}]}'))
 
 
