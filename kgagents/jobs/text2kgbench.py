@@ -83,7 +83,7 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
                 per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=foreign, seed=seed,
                                                 run_id=f"{run_id}:{oid}", abox_prefix=prefix)
             else:
-                pool = data.sentences if split == "train" else _train_sentences(root, oid)
+                pool = data.sentences if split == "train" else train_sentences(root, oid)
                 per[oid] = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
                                           run_id=f"{run_id}:{oid}", abox_prefix=prefix, examples=pool, k=examples)
             if on_ontology is not None:
@@ -97,7 +97,7 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
     return result
 
 
-def _train_sentences(root: Path, oid: str) -> tuple[Sentence, ...]:
+def train_sentences(root: Path, oid: str) -> tuple[Sentence, ...]:
     """The ontology's train sentences (the pool solved examples come from); none when the data has no train part."""
     if not (root / "train" / f"ont_{oid}_train.jsonl").is_file():
         return ()

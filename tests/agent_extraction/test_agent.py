@@ -246,3 +246,14 @@ def test_a_subject_of_the_wrong_class_is_replaced_by_the_texts_entity_the_relati
     assert ("Repaired fact: {subject: English Without Tears, relation: director, object: Harold French}"
             in chat.calls[2]["messages"][0]["content"])
     assert doc.triples == [("English Without Tears", "director", "Harold French")]
+
+
+def test_the_demo_job_extracts_with_a_solved_example(graph: Graph, shared_data: Path, tmp_path: Path) -> None:
+    from kgagents.jobs.demo import DemoSettings, extraction_job
+
+    chat = ScriptedChatModel([entities(("AWH Engineering College", "University")),
+                              facts(("E1", "academicStaffSize", "250"))])
+    job = extraction_job(graph, chat, shared_data, tmp_path, DemoSettings(extraction_sentences=1, seed=3))
+    prompt = chat.calls[0]["messages"][0]["content"]
+    assert "Example text:" in prompt and "Its facts:" in prompt and "extracted through the tools" in job.data
+    assert RunStore(graph).get(job.run_id).get("llm_calls") == 2
