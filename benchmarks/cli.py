@@ -222,6 +222,7 @@ def bench_text2kgbench(
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
     max_repairs: int = typer.Option(None, min=0, help="repair turns per sentence (default 4)"),
     split: str = typer.Option("test", help="test (what results report) | train (for choosing prompts and design)"),
+    examples: int = typer.Option(1, min=0, help="solved train sentences shown per sentence (the most similar)"),
     out: Path = _results_option(),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
@@ -240,7 +241,8 @@ def bench_text2kgbench(
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,
-                                  ontologies=ontology or None, split=split, on_ontology=lambda oid: advance(1))
+                                  ontologies=ontology or None, split=split, examples=examples,
+                                  on_ontology=lambda oid: advance(1))
     files = write_report(result, out)
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "

@@ -137,12 +137,17 @@ def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoS
 
 def extraction_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
     from kgagents.agent.extraction.agent import ExtractionAgent
+    from kgagents.jobs.text2kgbench import train_sentences
+    from kgagents.jobs.text2kgbench_agent import similar_examples
     from kgagents.metrics.text2kgbench import load_ontology_data, sample_sentences
 
-    onto = load_ontology_data(data / "extraction" / "text2kgbench" / "dbpedia_webnlg", settings.extraction_ontology)
+    root = data / "extraction" / "text2kgbench" / "dbpedia_webnlg"
+    onto = load_ontology_data(root, settings.extraction_ontology)
     chosen = set(sample_sentences(onto, settings.extraction_sentences, settings.seed))
     feed = chat is None  # no_llm: the ground truth goes through the tools; nothing is extracted
-    documents = [{"id": s.id, "text": s.text, "expected": s.triples, **({"triples": s.triples} if feed else {})}
+    pool = () if feed else train_sentences(root, onto.id)  # with a model: the most similar train sentence solved
+    documents = [{"id": s.id, "text": s.text, "expected": s.triples,
+                  **({"triples": s.triples} if feed else {"examples": similar_examples(s, pool, 1)})}
                  for s in onto.sentences if s.id in chosen]
     agent = ExtractionAgent(graph, chat, {"mode": "no_llm" if feed else "full"}, ontology=onto.ontology_path,
                             abox=f"demo:{onto.id}")
