@@ -35,9 +35,9 @@ def _refused(args: list[str], *expected: str) -> str:
 
 
 @pytest.mark.parametrize("args", [
-    ["kgqa", "q.jsonl", "--kg", "x", "--sample", "-3"],
-    ["kgqa", "q.jsonl", "--kg", "x", "--sample", "0"],
-    ["kgqa", "q.jsonl", "--kg", "x", "--workers", "0"],
+    ["kgqa", "run", "q.jsonl", "--kg", "x", "--sample", "-3"],
+    ["kgqa", "run", "q.jsonl", "--kg", "x", "--sample", "0"],
+    ["kgqa", "run", "q.jsonl", "--kg", "x", "--workers", "0"],
     ["align", "pair", "--retrieval-run", "r", "--sample", "-1"],
     ["serve-tools", "t.ttl", "--http", "99999"],
 ])
