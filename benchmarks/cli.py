@@ -170,7 +170,8 @@ def bench_engine(
 def bench_ea_agent(
     dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
     retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
-    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | gated | no_llm"),
+    mode: str = typer.Option("full",
+                             help="full | rule_planner | no_planning | llm_only | no_selectors | gated | no_llm"),
     sample: int = typer.Option(None, min=1, help="evaluate a random sample of this many test sources (seeded)"),
     seed: int = typer.Option(7),
     tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),

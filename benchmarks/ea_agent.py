@@ -79,8 +79,10 @@ def score_run(graph: Graph, *, dataset: str, retrieval_run_id: str, run_id: str,
 
     rows = list(traces.values())
     n = len(links)
-    changed = [s for s in wanted if agent_rankings[s] and candidates.get(s) and agent_rankings[s][0] != candidates[s][0]]
-    purposes: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+    changed = [s for s in wanted
+               if agent_rankings[s] and candidates.get(s) and agent_rankings[s][0] != candidates[s][0]]
+    purposes: dict[str, dict[str, float]] = defaultdict(
+        lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
     for call in graph.run("llm/run_calls", run_id=run_id):
         p = purposes[call["purpose"]]
         p["calls"] += 1
@@ -185,7 +187,8 @@ def markdown(result: dict[str, Any]) -> str:
              f"- decided {result['decided']} of {result['evaluated_links']} sources "
              f"({result['non_exact_links']} without an exact-name pair)"]
     if result["llm_calls_by_purpose"]:
-        lines += ["", "| LLM calls by purpose | calls | prompt tokens / entity | completion tokens |", "|---|---|---|---|"]
+        lines += ["", "| LLM calls by purpose | calls | prompt tokens / entity | completion tokens |",
+                  "|---|---|---|---|"]
         lines += [f"| {k} | {v['calls']} | {v['prompt_tokens_per_entity']:.1f} | {v['completion_tokens']} |"
                   for k, v in result["llm_calls_by_purpose"].items()]
     lines += ["", "Anchors: " + "; ".join(f"{k} {v}" for k, v in ANCHORS.items()) + ".", ""]

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from kgagents.candidates.bulk import search_bulk
 from kgagents.candidates.exact import search_exact
 from kgagents.candidates.hnsw import fetch_size, search_index
-from kgagents.candidates.bulk import search_bulk
 from kgagents.candidates.requests import TargetIds, exclusion_map, resolve_source, resolve_target
 from kgagents.candidates.scopes import ScopeIndex, count_in_scope, ensure_scope_index, index_name, scope_label
 from kgagents.candidates.settings import EngineSettings

@@ -173,7 +173,8 @@ TextSpec = str | Sequence[str | Sequence[str]]
 
 
 def text_groups(spec: TextSpec) -> list[tuple[str, ...]]:
-    """``"label"`` → ``[("label",)]``; ``[("label", "name"), "comment"]`` → first non-empty of label/name, then comment."""
+    """``"label"`` → ``[("label",)]``; ``[("label", "name"), "comment"]`` → first non-empty of label/name, then
+    comment."""
     groups = [spec] if isinstance(spec, str) else list(spec)
     out = [(g,) if isinstance(g, str) else tuple(g) for g in groups]
     for group in out:

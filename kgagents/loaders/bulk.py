@@ -36,10 +36,10 @@ from kgagents.config import BulkImportSettings, LocalServerSettings, Neo4jSettin
 from kgagents.errors import BulkImportError, ForeignServerError, Neo4jAuthError, Neo4jUnavailableError
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.servers.neo4j import LocalNeo4j
 from kgagents.loaders.import_files import ImportFilesWriter
 from kgagents.loaders.kg_common import KGData, KGLoadResult
 from kgagents.loaders.record import LoadRecord, record_load
+from kgagents.servers.neo4j import LocalNeo4j
 
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.errors import KgAgentsError
-from benchmarks.figures import FIGURES, marked, render
 from benchmarks import RESULTS_DIR as RESULTS
+from benchmarks.figures import FIGURES, marked, render
+from kgagents.errors import KgAgentsError
 from kgagents.paths import REPO_ROOT
 
 README = REPO_ROOT / "README.md"

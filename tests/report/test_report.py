@@ -18,18 +18,18 @@ from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from kgagents.jobs.matching import ensure_loaded, match_pair
-from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 from kgagents.graph.connection import Graph
-from tests.scripted_chat import ScriptedChatModel
+from kgagents.jobs.matching import ensure_loaded, match_pair
 from kgagents.loaders.alignment import load_alignment, read_alignment
 from kgagents.loaders.jape import load_jape_pair
+from kgagents.metrics.oaei import equivalence_pairs, score_pairs
+from kgagents.progress import MATCHING_STAGES
 from kgagents.report import build_report
 from kgagents.report.jobs import RunNotFoundError
-from kgagents.progress import MATCHING_STAGES
 from kgagents.report.model import stage_seconds
 from kgagents.report.plot import write_png
 from kgagents.report.terminal import histogram
+from tests.scripted_chat import ScriptedChatModel
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

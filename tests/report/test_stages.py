@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import ea_retrieval as ea_runner
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from benchmarks import ea_retrieval as ea_runner
-from kgagents.jobs.matching import match_pair
 from kgagents.graph.connection import Graph
+from kgagents.jobs.matching import match_pair
 from kgagents.loaders.ontology import load_ontology
 from kgagents.progress import MATCHING_STAGES, matching_updates
 

@@ -200,7 +200,8 @@ class EAAgent(Agent[EASettings]):
         return {"batch": state["queue"][:n], "queue": state["queue"][n:]}
 
     def statistics(self, state: EAState) -> dict[str, Any]:
-        stats = entity_statistics(self.graph, kg1=state["kg1"], run_id=state["retrieval_run_id"], sources=state["batch"])
+        stats = entity_statistics(self.graph, kg1=state["kg1"], run_id=state["retrieval_run_id"],
+                                  sources=state["batch"])
         return {"statistics": {s: st.model_dump() for s, st in stats.items()}}
 
     def plan(self, state: EAState) -> dict[str, Any]:
@@ -236,17 +237,16 @@ class EAAgent(Agent[EASettings]):
 
     def record(self, state: EAState) -> dict[str, Any]:
         results = state["results"]
+        stored = ("source", "path", "initial", "final", "tokens", "prompt_tokens", "completion_tokens", "seconds",
+                  "reward", "score", "plan_source", "notes", "fallback", "rewritten_path")
         with self.graph.transaction() as tx:
             self.graph.write_rows(tx, "alignment_ea/agent_write_alignments",
-                                  [{**{k: r[k] for k in ("source", "path", "initial", "final", "tokens", "prompt_tokens",
-                                                          "completion_tokens", "seconds", "reward", "score",
-                                                          "plan_source", "notes", "fallback", "rewritten_path")},
-                                    "query": json.dumps(r["query"], ensure_ascii=False)} for r in results],
+                                  [{**{k: r[k] for k in stored}, "query": json.dumps(r["query"], ensure_ascii=False)}
+                                   for r in results],
                                   kg1=state["kg1"], kg2=state["kg2"], run_id=state["run_id"],
                                   model=self.model_name, mode=self.settings.mode)
-        trajectories = [*state.get("trajectories", []), *({k: r[k] for k in ("query", "path", "reward", "rewritten_path",
-                                                                              "source", "final", "fallback",
-                                                                              "plan_fallback")} for r in results)]
+        kept = ("query", "path", "reward", "rewritten_path", "source", "final", "fallback", "plan_fallback")
+        trajectories = [*state.get("trajectories", []), *({k: r[k] for k in kept} for r in results)]
         return {"trajectories": trajectories, "done": state.get("done", 0) + len(results), "results": []}
 
     def write(self, state: EAState) -> dict[str, Any]:
@@ -366,7 +366,8 @@ class EAAgent(Agent[EASettings]):
         score = next((c.score for c in retrieved if c.id == final), None)
         return {
             "source": source, "path": path, "initial": initial, "final": final, "score": score,
-            "plan_source": plan.source, "notes": notes, "fallback": fallback, "plan_fallback": plan.source == "fallback",
+            "plan_source": plan.source, "notes": notes, "fallback": fallback,
+            "plan_fallback": plan.source == "fallback",
             "gold": gold, "reward": reward(path=path, initial=initial, final=final, gold=gold),
             "rewritten_path": rewrite_path(path, initial=initial, final=final, margin=stats.margin,
                                            empty_selectors=empty, close_margin=self.settings.close_margin),
