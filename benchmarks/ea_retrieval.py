@@ -111,7 +111,7 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
             best = (hits, weights)
     assert best is not None
     weights = best[1]
-    trials = []
+    trials: list[dict[str, Any]] = []
     for share in SHARES:
         boot = copy_signals(signals)
         for rounds in range(1, max(ROUNDS) + 1):
@@ -200,7 +200,8 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     links = split_links(graph, dataset)
     names = {kg: entity_names(graph, kg) for kg in (kg1, kg2)}
     hard = non_trivial_links(links, names[kg1], names[kg2])
-    spaces = {"test": {t for _, t in links}, "all": None}
+    test_targets = {t for _, t in links}
+    spaces: dict[str, set[str] | None] = {"test": test_targets, "all": None}
     fused = Weights.of(settings)
     k = settings.csls_k
     ablation: dict[str, tuple[Weights, Signals, bool, int]] = {
@@ -212,7 +213,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
         "fused + assignment": (fused, run.signals, True, k),
         **{f"fused + assignment - {s}": (fused.without(s), run.signals, True, k) for s in SIGNALS},
     }
-    table = {}
+    table: dict[str, dict[str, Any]] = {}
     for label, (weights, signals, assign, csls_k) in ablation.items():
         table[label] = {}
         for space, allowed in spaces.items():
@@ -226,7 +227,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
         "embedders": embed_models(loaded), "tuned_on_train": tuned, "pseudo_seeds_per_round": run.pseudo_seeds,
         "assigned": len(run.assignment), "headline": "fused + assignment",
         "test_links": len(links), "non_exact_links": len(hard),
-        "target_entities": {"test": len(spaces["test"]), "all": len(names[kg2])},
+        "target_entities": {"test": len(test_targets), "all": len(names[kg2])},
         "attribute_overlap": attribute_overlap(graph, kg1, kg2),
         "scores": table, "timings_s": {**run.timings, "load": load.seconds, "embed": embed.seconds,
                                        "tuning": tuning_seconds,

@@ -261,7 +261,7 @@ class LocalMiniLM(Embedder):
         vectors = np.zeros((len(unique), self.dimensions), dtype=np.float32)
         with threadpool_limits(limits=1, user_api="blas"):
             if self.threads == 1 or len(batches) == 1:
-                outputs = map(run, batches)
+                outputs = [run(b) for b in batches]
             else:
                 with ThreadPoolExecutor(self.threads) as pool:
                     outputs = list(pool.map(run, batches))
