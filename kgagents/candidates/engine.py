@@ -135,7 +135,8 @@ class CandidateEngine:
             raise KgAgentsError("The 'bulk' back-end (GDS KNN) needs node sources (a Scope or node Ids), "
                                 "not raw vectors or relationships; use 'batched'")
         s = self.settings
-        common: dict[str, Any] = {"k": k, "vector_property": vector_property, "source_vector_property": source_vector_property,
+        common: dict[str, Any] = {"k": k, "vector_property": vector_property,
+                                  "source_vector_property": source_vector_property,
                   "floor": floor, "exclude": exclusion_map(exclude)}
         if chosen == "exact" or n_targets == 0:
             targets = (resolve_target(self.graph, target, vector_property) if n_targets
