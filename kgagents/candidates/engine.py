@@ -137,7 +137,7 @@ class CandidateEngine:
         s = self.settings
         common: dict[str, Any] = {"k": k, "vector_property": vector_property,
                                   "source_vector_property": source_vector_property,
-                  "floor": floor, "exclude": exclusion_map(exclude)}
+                                  "floor": floor, "exclude": exclusion_map(exclude)}
         if chosen == "exact" or n_targets == 0:
             targets = (resolve_target(self.graph, target, vector_property) if n_targets
                        else TargetIds("node", []))
