@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
 from kgagents.cli.common import App, chat_or_none, connected, console, output_file, progress_bar
-from kgagents.cli.kgqa import kgqa_chat, print_summary
+from kgagents.cli.kgqa import kgqa_chat, kgqa_settings, print_summary
 from kgagents.cli.matching import _match_settings
 from kgagents.errors import KgAgentsError
 from kgagents.progress import StageDisplay
@@ -269,19 +269,22 @@ def bench_kgqa(
     relearn: bool = typer.Option(False, "--relearn", help="learn the memory again even if it holds this split"),
     confident: float = typer.Option(None, help="LLM gate: answer without the model when the best path leads by "
                                     "this much (from `bench kgqa-gate`; default: the setting's)"),
+    set_: list[str] = typer.Option([], "--set", help="a KGQA setting changed from its default, KEY=VALUE; the "
+                                   "results file is named after the changes; repeatable"),
     out: Path = _results_option(),
 ) -> None:
     """KGQA benchmark: loads and prepares the KG once, learns the path memory from the train split (--memory),
     answers the test split, writes results JSON + markdown."""
     from benchmarks import kgqa
 
-    settings, chat = kgqa_chat(mode, mode == "no_llm", memory=memory)
+    settings, chat = kgqa_chat(mode, mode == "no_llm", memory=memory, changes=set_)
     if confident is not None:
         settings = settings.model_copy(update={"confident": confident})
     label = "no-llm" if chat is None else f"{settings.mode}, {chat.model_name}"
     with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
         result = kgqa.bench(graph, dataset, chat=chat, settings=settings, memory=memory, link=link, sample=sample,
-                            seed=seed, workers=workers, relearn=relearn, out=out, on_question=lambda r: advance(1))
+                            seed=seed, workers=workers, relearn=relearn, out=out, on_question=lambda r: advance(1),
+                            variant="_".join(sorted(set_)) or None)
     print_summary(result, label)
     console.print("written: " + ", ".join(result["files"]))
 
@@ -296,15 +299,20 @@ def bench_kgqa_gate(
     weak: float = typer.Option(0.6, min=0.0, max=1.0, help="the model is asked below the largest confidence under "
                                "which at most this share of the no-LLM answers are right"),
     workers: int = typer.Option(2, min=1),
+    set_: list[str] = typer.Option([], "--set", help="a KGQA setting changed from its default, KEY=VALUE (to "
+                                   "compare settings on the train split); repeatable"),
     out: Path = _results_option(),
 ) -> None:
     """The KGQA LLM gate's threshold, learned on the train split (no model called): pass it to `bench kgqa
-    --confident`."""
+    --confident`. Its file also holds the no-LLM Hits@1 on those train questions (leave-one-out with the memory):
+    the split on which settings are compared (`--set`), never the reported test split."""
     from benchmarks import kgqa
 
+    settings = kgqa_settings(set_, mode="no_llm", memory=memory)
     with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
-        result = kgqa.calibrate(graph, dataset, memory=memory, sample=sample, seed=seed, weak=weak,
-                                workers=workers, out=out, on_question=lambda r: advance(1))
+        result = kgqa.calibrate(graph, dataset, settings=settings, sample=sample, seed=seed, weak=weak,
+                                workers=workers, out=out, on_question=lambda r: advance(1),
+                                variant="_".join(sorted(set_)) or None)
     console.print(escape(f"{dataset}: confident = {result['confident']} (answers above it right "
                          f"{result['accuracy_above_threshold']}, below {result['accuracy_below_threshold']}; "
                          f"{result['share_answered_without_model']} answered without the model)"))

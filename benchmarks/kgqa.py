@@ -86,12 +86,13 @@ def dataset(name: str) -> Dataset:
     return DATASETS[name]
 
 
-def result_stem(name: str, mode: str, model: str, *, memory: bool, link: bool, sample: int | None) -> str:
-    """``kgqa_<dataset>_<memory|zeroshot>[_linked][_sample<N>]_<no-llm | mode_model>``."""
+def result_stem(name: str, mode: str, model: str, *, memory: bool, link: bool, sample: int | None,
+                variant: str | None = None) -> str:
+    """``kgqa_<dataset>_<memory|zeroshot>[_linked][_sample<N>]_<no-llm | mode_model>[_<variant>]``."""
     parts = ["kgqa", name, "memory" if memory else "zeroshot", *(["linked"] if link else []),
              *([f"sample{sample}"] if sample else [])]
     parts += ["no-llm"] if mode == "no_llm" else [mode, file_slug(model)]
-    return "_".join(parts)
+    return "_".join(parts + ([file_slug(variant)] if variant else []))
 
 
 def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
@@ -163,8 +164,9 @@ def ensure_memory(graph: Graph, ds: Dataset, learned: list[Question], *, seed: i
 def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings | None = None,
           memory: bool = True, link: bool = False, sample: int | None = None, seed: int = 7, workers: int = 1,
           relearn: bool = False, out: Path | None = None,
-          on_question: Callable[[QuestionResult], None] | None = None) -> dict[str, Any]:
-    """Run one dataset's benchmark (mode ``no_llm`` when ``chat`` is None); write the files when ``out`` is given."""
+          on_question: Callable[[QuestionResult], None] | None = None, variant: str | None = None) -> dict[str, Any]:
+    """Run one dataset's benchmark (mode ``no_llm`` when ``chat`` is None); write the files when ``out`` is given
+    (``variant``: the settings changed from their defaults, in the file name)."""
     ds = dataset(name)
     if memory and ds.ratios is None:
         raise KgAgentsError(f"{name} has no training split to learn a path memory from; use --no-memory")
@@ -201,8 +203,8 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
         "timing_note": "measured on a machine shared with other jobs; see load averages",
     }
     if out is not None:
-        write_results(out, result_stem(ds.name, settings.mode, run.model, memory=memory, link=link, sample=sample),
-                      result, markdown)
+        write_results(out, result_stem(ds.name, settings.mode, run.model, memory=memory, link=link, sample=sample,
+                                       variant=variant), result, markdown)
     return result
 
 
@@ -218,9 +220,10 @@ def threshold(pairs: Sequence[tuple[float, bool]], weak: float) -> float:
     return round(best, 4)
 
 
-def calibrate(graph: Graph, name: str, *, memory: bool = True, sample: int | None = None, seed: int = 7,
-              weak: float = 0.6, workers: int = 1, relearn: bool = False, out: Path | None = None,
-              on_question: Callable[[QuestionResult], None] | None = None) -> dict[str, Any]:
+def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, sample: int | None = None,
+              seed: int = 7, weak: float = 0.6, workers: int = 1, relearn: bool = False, out: Path | None = None,
+              on_question: Callable[[QuestionResult], None] | None = None, variant: str | None = None
+              ) -> dict[str, Any]:
     """The LLM gate's threshold (``--confident``), learned on the TRAIN split only: the no-LLM agent answers a
     seeded sample of train questions (with the memory, each question's own examples left out); the model is asked
     only where the no-LLM answer is unreliable — below the largest confidence margin under which at most ``weak``
@@ -228,7 +231,8 @@ def calibrate(graph: Graph, name: str, *, memory: bool = True, sample: int | Non
     ds = dataset(name)
     if ds.ratios is None:
         raise KgAgentsError(f"{name} has no training split to calibrate on")
-    settings = KGQASettings(mode="no_llm", memory=memory)
+    settings = (settings or KGQASettings()).model_copy(update={"mode": "no_llm"})
+    memory = settings.memory
     ensure_kg(graph, ds)
     prepare_kg(graph, ds.kg, get_embedder())
     learned, _ = splits(ds, seed)
@@ -248,14 +252,16 @@ def calibrate(graph: Graph, name: str, *, memory: bool = True, sample: int | Non
                      f"({'path memory, leave-one-out' if memory else 'zero-shot'})",
         "dataset": ds.name, "memory": memory_record, "split": {"ratios": ds.ratios, "seed": seed,
                                                                "calibrated_on": "train"},
-        "weak_accuracy": weak, "confident": chosen, "run_id": run.run_id,
-        "hits_at_1": run.output.summary()["hits_at_1"],
+        "weak_accuracy": weak, "confident": chosen, "run_id": run.run_id, "settings": settings.model_dump(mode="json"),
+        **{k: v for k, v in run.output.summary().items() if k in ("hits_at_1", "hits_at_1_by_hops",
+                                                                  "questions_by_hops", "decided_by")},
         "share_answered_without_model": round(len(above) / len(pairs), 4) if pairs else None,
         "accuracy_above_threshold": round(sum(above) / len(above), 4) if above else None,
         "accuracy_below_threshold": round(sum(below) / len(below), 4) if below else None,
     }
     if out is not None:
-        write_results(out, f"kgqa_{ds.name}_{'memory' if memory else 'zeroshot'}_gate", result)
+        write_results(out, f"kgqa_{ds.name}_{'memory' if memory else 'zeroshot'}_gate"
+                      + (f"_{file_slug(variant)}" if variant else ""), result)
     return result
 
 

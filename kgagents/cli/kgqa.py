@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,30 @@ app = App(help="KG question answering: run question files, learn paths from answ
 _MODES = "full | no_observation | reflect_similarity | reflect_random | reflect_generated | no_llm"
 
 
-def kgqa_chat(mode: str, no_llm: bool, memory: bool = True) -> tuple[Any, Any]:
-    """(settings, chat model or None) for a KGQA command; no model (or ``--no-llm``) runs mode no_llm."""
-    from kgagents.agent.kgqa.settings import MODES, KGQASettings
+def kgqa_settings(changes: Sequence[str] = (), **fixed: Any) -> Any:
+    """KGQA settings from ``fixed`` values and ``KEY=VALUE`` texts (``--set``; validated by the settings model)."""
+    from kgagents.agent.kgqa.settings import KGQASettings
+
+    overrides: dict[str, Any] = {}
+    for change in changes:
+        key, sep, value = change.partition("=")
+        if not sep or not key.strip():
+            raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. memory_temperature=0.02")
+        if key.strip() not in KGQASettings.model_fields:
+            raise KgAgentsError(f"--set {change!r}: no KGQA setting '{key.strip()}'")
+        overrides[key.strip()] = value.strip()
+    return KGQASettings.model_validate({**fixed, **overrides})
+
+
+def kgqa_chat(mode: str, no_llm: bool, memory: bool = True, changes: Sequence[str] = ()) -> tuple[Any, Any]:
+    """(settings, chat model or None) for a KGQA command; no model (or ``--no-llm``) runs mode no_llm;
+    ``changes``: settings changed from their defaults (``KEY=VALUE``)."""
+    from kgagents.agent.kgqa.settings import MODES
     from kgagents.config import LLMSettings
 
     if mode not in MODES:
         raise KgAgentsError(f"unknown KGQA mode '{mode}': use one of {', '.join(MODES)}")
-    settings = KGQASettings(mode=mode, memory=memory)
+    settings = kgqa_settings(changes, mode=mode, memory=memory)
     chat = chat_or_none(no_llm or mode == "no_llm", LLMSettings(temperature=settings.temperature))
     return settings.model_copy(update={"mode": "no_llm"}) if chat is None else settings, chat
 

@@ -84,10 +84,16 @@ def test_path_examples_and_traces_are_queryable_in_cypher(pq: tuple[Graph, list[
         "x.split AS split, x.weight AS weight", kg=KG, source="test: children's gender")
     assert len({e["question"] for e in examples}) == len(taught)
     assert ["children", "gender"] in [e["path"] for e in examples] and {e["split"] for e in examples} == {"train"}
-    vector = graph.run_text("MATCH (x:PathExample {kg: $kg}) RETURN x.vector AS v LIMIT 1", kg=KG)[0]["v"]
-    nearest = graph.run_text(f"CALL db.index.vector.queryNodes('{INDEX}', 1, $v) YIELD node RETURN node.kg AS kg",
-                             v=vector)
-    assert nearest == [{"kg": KG}]
+    phrasings = graph.run_text(
+        "MATCH (x:PathExample {kg: $kg, source: $source})-[:PHRASED_AS]->(q:PathQuestion) "
+        "RETURN q.masked AS masked, q.vector AS v, count(DISTINCT x.question_key) AS questions", kg=KG,
+        source="test: children's gender")
+    assert sum(p["questions"] for p in phrasings) == len(taught)  # each question has its phrasing …
+    assert len(phrasings) < len(taught)  # … and a template's questions share one
+    assert all("X" in p["masked"] for p in phrasings)
+    nearest = graph.run_text(f"CALL db.index.vector.queryNodes('{INDEX}', 1, $v) YIELD node "
+                             "RETURN node.kg AS kg, node.masked AS masked", v=phrasings[0]["v"])
+    assert nearest == [{"kg": KG, "masked": phrasings[0]["masked"]}]
     result = run_questions(graph, KG, new[:3], KGQASettings(mode="no_llm"), None)
     traces = graph.run_text(
         "MATCH (t:QATrace)-[:IN_RUN]->(r:Run {id: $run}) RETURN t.path_steps AS steps, t.decided_by AS by, "

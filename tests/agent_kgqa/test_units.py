@@ -42,21 +42,40 @@ def test_observed_paths_survive_the_json_state() -> None:
     assert p.shown(1) == "the a of X => X 1, ... (3 in all)"
 
 
-def test_the_closest_examples_outvote_a_crowd_of_looser_ones() -> None:
-    rows = [{"path": ["r1"], "weight": 1.0, "similarity": 0.95, "reentry": False, "question": "q"}] + [
-        {"path": ["r2"], "weight": 1.0, "similarity": 0.80, "reentry": False, "question": "q"} for _ in range(5)]
+def _row(phrasing: str, path: list[str], similarity: float, *, weight: float = 1.0, questions: int = 1,
+         reentry: bool = False) -> dict[str, object]:
+    """One ``kgqa/memory_nearest`` row: a phrasing's summed example weight for one path."""
+    return {"phrasing": phrasing, "masked": phrasing, "question": phrasing, "path": path, "weight": weight,
+            "questions": questions, "similarity": similarity, "reentry": reentry}
+
+
+def test_the_closest_phrasings_outvote_a_crowd_of_looser_ones() -> None:
+    rows = [_row("p0", ["r1"], 0.95)] + [_row(f"p{i}", ["r2"], 0.80) for i in range(1, 6)]
     sharp = vote(rows, min_similarity=0.5, temperature=0.02)
     assert sharp.best is not None and sharp.best[0] == ("r1",)
     flat = vote(rows, min_similarity=0.5, temperature=10.0)  # a flat vote: the crowd wins
     assert flat.best is not None and flat.best[0] == ("r2",)
     assert vote(rows, min_similarity=0.99, temperature=0.05).shares == {}  # nobody close enough votes
     assert abs(sum(sharp.shares.values()) - 1.0) < 1e-9
+    assert [n["question"] for n in sharp.neighbours] == ["p0", "p1", "p2", "p3", "p4"]
+
+
+def test_a_phrasing_votes_once_however_many_questions_it_stands_for() -> None:
+    # p0 stands for 1,000 learned questions (a template), 900 of them taught r1 and 100 r2; p1 for one question, r3
+    rows = [_row("p0", ["r1"], 0.9, weight=900.0, questions=1000), _row("p0", ["r2"], 0.9, weight=100.0,
+                                                                         questions=1000),
+            _row("p1", ["r3"], 0.9)]
+    shares = vote(rows, min_similarity=0.0, temperature=0.05).shares
+    assert shares == pytest.approx({("r1",): 0.45, ("r2",): 0.05, ("r3",): 0.5})
+    assert [n["question"] for n in vote(rows, min_similarity=0.0, temperature=0.05).neighbours] == ["p0", "p1"]
 
 
 def test_re_entry_is_voted_per_path() -> None:
-    rows = [{"path": ["spouse", "spouse"], "weight": 1.0, "similarity": 0.9, "reentry": True, "question": "q"},
-            {"path": ["spouse", "spouse"], "weight": 0.5, "similarity": 0.9, "reentry": False, "question": "q"}]
+    rows = [_row("p0", ["spouse", "spouse"], 0.9, reentry=True),
+            _row("p1", ["spouse", "spouse"], 0.9, weight=0.5, reentry=False)]
     assert vote(rows, min_similarity=0.0, temperature=0.05).reentry == {("spouse", "spouse")}
+    rows[1]["weight"] = 1.0  # a tie is not a majority
+    assert vote(rows, min_similarity=0.0, temperature=0.05).reentry == set()
 
 
 def test_a_split_is_seeded_exhaustive_and_marks_each_part() -> None:
