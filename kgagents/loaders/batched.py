@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from neo4j.exceptions import TransientError
 from pydantic import BaseModel
 
 from kgagents.cypher import cypher
@@ -54,9 +56,13 @@ from kgagents.loaders.record import LoadRecord
 
 #: statements per committed batch: big enough that a round trip is amortised, small enough for any heap
 BATCH_SIZE = 20_000
-#: entity id -> node id memo; cleared when full, so Python's memory stays flat however many entities there are
-NODE_CACHE = 500_000
+#: entity id -> node id memo (two generations of half this each), so Python's memory stays flat however many
+#: entities there are
+NODE_CACHE = 1_000_000
 _DEDUP_HEADS = 5_000  # head nodes per dedup transaction
+_RETRIES = 5  # attempts of a batch transaction the server ended for a deadlock
+#: statement transactions in flight at once (one per server core of the reference machine)
+PARALLEL = 2
 
 
 class BatchedLoadError(KgAgentsError):
@@ -233,7 +239,7 @@ def _remove(graph: Graph, load_id: str, kgs: Iterable[str], error: str) -> None:
     graph.run("batched/mark_failed", id=load_id, error=error[:1000])
 
 
-def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH_SIZE,
+def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH_SIZE, parallel: int = PARALLEL,
                  progress: Progress | None = None) -> BatchedLoadResult:
     """Write ``source`` in committed batches of ``batch_size`` statements (see the module docstring)."""
     start = time.perf_counter()
@@ -248,7 +254,7 @@ def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH
         source.before(graph)
     graph.run("batched/begin", id=record.id, kind=record.kind, target=record.target, path=record.path,
               sha256=record.sha256, kgs=kg_names)
-    writer = _Writer(graph, record.id, source)
+    writer = _Writer(graph, record.id, source, parallel)
     with graph.driver.session(database=graph.settings.database) as guard_session:
         guard = guard_session.begin_transaction(metadata={"kgagents_load": record.id})
         guard.run("RETURN 1").consume()  # the server now lists the guard: the load is alive
@@ -294,18 +300,20 @@ def _results(graph: Graph, kgs: list[str], seconds: float, removed: dict[str, in
 
 
 class _Seen:
-    """A fixed-size Bloom filter of the statements written so far: a statement it has not seen cannot repeat one,
-    so only the heads of possible repeats go to the dedup pass. 2**28 bits (32 MiB) whatever the file's size;
-    false positives only cost dedup work (about 0.04 % of statements at 10M)."""
+    """A fixed-size Bloom filter of the rows (statements, entities) written so far: a row it has not seen cannot
+    repeat one, so only the heads of possible repeats go to the dedup pass and an entity never seen is CREATEd.
+    2**28 bits (32 MiB) whatever the file's size; false positives only cost work (a MERGE instead of a CREATE, a
+    head to check in the dedup pass: about 0.04 % of statements at 10M)."""
 
-    BITS = 1 << 28
     _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
-    def __init__(self) -> None:
-        self.bits = np.zeros(self.BITS // 8, dtype=np.uint8)
+    def __init__(self, bits: int = 1 << 28) -> None:
+        self.BITS = bits
+        self.bits = np.zeros(bits // 8, dtype=np.uint8)
 
-    def add(self, *columns: np.ndarray) -> np.ndarray:
-        """Record the rows of ``columns`` (integer arrays); True where a row may have been recorded before."""
+    def add(self, *columns: np.ndarray, peek: bool = False) -> np.ndarray:
+        """Record the rows of ``columns`` (integer arrays; ``peek``: only look); True where a row may have been
+        recorded before."""
         key = np.zeros(len(columns[0]), dtype=np.uint64)
         with np.errstate(over="ignore"):
             for column, mix in zip(columns, self._MIX, strict=False):
@@ -317,20 +325,67 @@ class _Seen:
                 h = (h ^ (h >> np.uint64(29))) % np.uint64(self.BITS)
                 byte, bit = (h >> np.uint64(3)).astype(np.int64), (h & np.uint64(7)).astype(np.uint8)
                 seen &= (self.bits[byte] >> bit) & 1 == 1
-                np.bitwise_or.at(self.bits, byte, np.left_shift(np.uint8(1), bit))
+                if not peek:
+                    np.bitwise_or.at(self.bits, byte, np.left_shift(np.uint8(1), bit))
         return seen
 
 
-class _Writer:
-    """Writes chunks, one committed transaction each, while the next chunk is read (a one-deep pipeline)."""
+class _NodeMemo:
+    """Entity id -> node id of the entities this load wrote or met, so later batches' statements find their ends by
+    node id. Two generations of at most ``size`` entries each: a hit moves an entry to the young one, and when the
+    young one is full the old one is dropped, so the hubs a power-law KG keeps referring to stay while Python's
+    memory stays bounded however many entities there are."""
 
-    def __init__(self, graph: Graph, load_id: str, source: BatchedSource) -> None:
-        self.graph, self.load, self.source = graph, load_id, source
-        self.nodes: dict[tuple[str, str], int] = {}  # (kg, entity id) -> node id, see NODE_CACHE
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.young: dict[str, int] = {}
+        self.old: dict[str, int] = {}
+
+    def get(self, key: str) -> int | None:
+        node = self.young.get(key)
+        if node is None:
+            node = self.old.pop(key, None)
+            if node is not None:
+                self.put(key, node)
+        return node
+
+    def put(self, key: str, node: int) -> None:
+        if len(self.young) >= self.size:
+            self.old, self.young = self.young, {}
+        self.young[key] = node
+
+
+@dataclass
+class _Statements:
+    """One chunk's statements, ready to send once its entities are committed: triples grouped by relation, literal
+    rows, gold links, and what they count for."""
+
+    kg: str
+    groups: list[dict[str, Any]]
+    literals: list[dict[str, Any]]
+    gold: list[dict[str, str]]
+    size: int  # for the progress bar
+    duplicates: int  # repeats inside the chunk (left out before writing)
+
+
+class _Writer:
+    """Writes a chunk in two committed transactions: its entities (one at a time, in order: a chunk's entity ids
+    are known to every later chunk), then its statements (up to ``parallel`` chunks at once, on the server's
+    cores), while the main thread reads the next chunk. Statements of different chunks never wait on each other's
+    entities, so parallel statement transactions do not deadlock on the entity locks; a deadlock the server
+    detects anyway (relationship chains of shared nodes) is retried."""
+
+    def __init__(self, graph: Graph, load_id: str, source: BatchedSource, parallel: int) -> None:
+        self.graph, self.load, self.source, self.parallel = graph, load_id, source, parallel
+        self.nodes = {kg: _NodeMemo(NODE_CACHE // 2) for kg, _ in source.kgs}
         self.relations: set[tuple[str, str]] = set()  # (kg, relation id) written
         self.heads = tempfile.TemporaryFile()  # node ids of the heads of possible repeats, for the dedup pass
-        self.seen = _Seen()
+        self.seen = _Seen()  # statements written
+        # A KG without entities when the load starts gets only nodes this load creates: an entity never met before
+        # in this load is CREATEd (no lookup, no lock), and its statements need no tag of their own (removing the
+        # load's nodes removes them). Into a KG that held entities, entities are MERGEd and statements tagged.
         self.fresh = {kg: not graph.run("kg/has_entities", kg=kg)[0]["found"] for kg, _ in source.kgs}
+        self.met = {kg: _Seen() for kg, fresh in self.fresh.items() if fresh}  # entities written
         self.relation_ids: dict[str, int] = {}
         self.head_kgs: dict[int, str] = {}
         self.batches = self.statements = 0
@@ -338,66 +393,141 @@ class _Writer:
         self.duplicates: dict[str, int] = {}
         self.splits: dict[str, int] = {}
 
+    # -- the pipeline ---------------------------------------------------------------------------------
     def run(self, chunks: Iterator[Chunk], progress: Progress | None) -> None:
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgagents-batched") as pool:
-            pending: Future[None] | None = None
+        """Read chunk k+1 while chunk k's entities and up to ``parallel`` chunks' statements are written. Returns
+        when everything is committed; on an error, only after every transaction in flight has ended."""
+        entities = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgagents-batched-entities")
+        statements = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="kgagents-batched-statements")
+        pending: Future[_Statements] | None = None
+        in_flight: deque[Future[_Statements]] = deque()
+        try:
             while True:
                 t0 = time.perf_counter()
                 chunk = next(chunks, None)
                 self.parse_seconds += time.perf_counter() - t0
                 if pending is not None:
                     t1 = time.perf_counter()
-                    pending.result()
+                    ready = pending.result()
+                    while len(in_flight) >= self.parallel:
+                        self._count(in_flight.popleft().result(), progress)
                     self.write_seconds += time.perf_counter() - t1
+                    in_flight.append(statements.submit(self._write_statements, ready))
                 if chunk is None:
-                    return
-                pending = pool.submit(self._write, chunk, progress)
+                    break
+                pending = entities.submit(self._write_entities_of, chunk)
+            t1 = time.perf_counter()
+            while in_flight:
+                self._count(in_flight.popleft().result(), progress)
+            self.write_seconds += time.perf_counter() - t1
+        except BaseException:
+            for future in in_flight:  # let the transactions in flight end (counting those that committed)
+                if future.cancel() or future.exception() is not None:
+                    continue
+                self._count(future.result(), progress)
+            raise
+        finally:
+            entities.shutdown(wait=True, cancel_futures=True)
+            statements.shutdown(wait=True, cancel_futures=True)
 
-    def _write(self, chunk: Chunk, progress: Progress | None) -> None:
+    def _count(self, done: _Statements, progress: Progress | None) -> None:
+        self.batches += 1
+        self.statements += sum(len(g["pairs"]) for g in done.groups) + len(done.literals) + len(done.gold)
+        self.duplicates[done.kg] = self.duplicates.get(done.kg, 0) + done.duplicates
+        for row in done.gold:
+            self.splits[row["split"]] = self.splits.get(row["split"], 0) + 1
+        if progress is not None:
+            progress(done.size)
+
+    def _transaction(self, work: Callable[[Tx], None]) -> None:
+        """``work`` in one committed transaction, run again if the server ends it for a deadlock."""
+        for attempt in range(_RETRIES):
+            try:
+                with self.graph.transaction() as tx:
+                    work(tx)
+                return
+            except TransientError as exc:
+                if "Deadlock" not in (exc.code or "") or attempt == _RETRIES - 1:
+                    raise
+                time.sleep(0.05 * 2 ** attempt)
+
+    # -- stage 1: entities (in chunk order) -----------------------------------------------------------
+    def _write_entities_of(self, chunk: Chunk) -> _Statements:
+        """Commit the chunk's relations and entities; return its statements between the entities' node ids."""
         data = chunk.data
-        with self.graph.transaction() as tx:
-            self._write_relations(tx, data)
-            nodes = self._write_entities(tx, data)
+        nodes = np.empty(len(data.entity_index), dtype=np.int64)
+        created: list[tuple[str, int]] = []
+
+        relations = [rid for rid in data.relations if (data.name, rid) not in self.relations]
+        keys = list(data.entity_index)
+        met = self.met.get(data.name)
+        hashes = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
+        maybe = met.add(hashes, peek=True) if met is not None else None
+
+        def work(tx: Tx) -> None:
+            created.clear()
+            self._write_relations(tx, data, relations)
+            self._write_entities(tx, data, keys, maybe, nodes, created)
             if chunk.names:
                 tx.run(cypher("batched/merge_names"), rows=chunk.names, kg=data.name, load=self.load).consume()
-            written = self._write_triples(tx, data, nodes) + self._write_literals(tx, data, nodes)
-            if chunk.gold:
-                tx.run(cypher("batched/merge_gold_links"), rows=chunk.gold, kg1=self.source.kgs[0][0],
-                       kg2=self.source.kgs[1][0], dataset=self.source.dataset, load=self.load).consume()
-                for row in chunk.gold:
-                    self.splits[row["split"]] = self.splits.get(row["split"], 0) + 1
-        self.batches += 1
-        self.statements += written + len(chunk.gold)
-        self.duplicates[data.name] = self.duplicates.get(data.name, 0) + data.duplicate_triples
-        if progress is not None:
-            progress(chunk.size)
 
-    def _write_relations(self, tx: Tx, data: KGData) -> None:
-        known = self.source.relation_props
-        rows = [{"id": rid, "props": {**props, **known.get(rid, {})}}
-                for rid, props in data.relations.items() if (data.name, rid) not in self.relations]
-        if rows:
+        self._transaction(work)  # what it wrote is remembered once it is committed:
+        self.relations.update((data.name, rid) for rid in relations)
+        memo = self.nodes[data.name]
+        for key, node in created:
+            memo.put(key, node)
+        if met is not None:
+            met.add(hashes)
+        statements = _Statements(data.name, self._triples(data, nodes), self._literals(data, nodes), chunk.gold,
+                                 chunk.size, data.duplicate_triples)
+        data.close()
+        return statements
+
+    def _write_relations(self, tx: Tx, data: KGData, relations: list[str]) -> None:
+        """The relation catalogue rows first met in this chunk (with the dump's names, when known)."""
+        if relations:
+            known = self.source.relation_props
+            rows = [{"id": rid, "props": {**data.relations[rid], **known.get(rid, {})}} for rid in relations]
             tx.run(cypher("batched/merge_relations"), rows=rows, kg=data.name, load=self.load).consume()
-            self.relations.update((data.name, row["id"]) for row in rows)
 
-    def _write_entities(self, tx: Tx, data: KGData) -> np.ndarray:
-        """Node ids of the chunk's entities, by entity index: from the memo, else MERGEd (with any properties)."""
-        kg, memo = data.name, self.nodes
-        keys = list(data.entity_index)
-        rows = [[key, data.entities.get(key, {})] for key in keys
-                if key in data.entities or (kg, key) not in memo]
-        if len(memo) + len(rows) > NODE_CACHE:
-            memo.clear()
-            rows = [[key, data.entities.get(key, {})] for key in keys]
-        for part in batched(rows, BATCH_SIZE):
-            for record in tx.run(cypher("batched/merge_entities"), rows=part, kg=kg, load=self.load):
-                memo[(kg, record["id"])] = record["node"]
-        return np.fromiter((memo[(kg, key)] for key in keys), dtype=np.int64, count=len(keys))
+    def _write_entities(self, tx: Tx, data: KGData, keys: list[str], maybe: np.ndarray | None, nodes: np.ndarray,
+                        created: list[tuple[str, int]]) -> None:
+        """Fill ``nodes`` (node ids by entity index): from the memo, else CREATEd (``maybe`` False: never met, in
+        a fresh KG) or MERGEd; properties beyond the name are set by node id. ``created`` gets new memo entries."""
+        kg, memo = data.name, self.nodes[data.name]
+        fresh = maybe.tolist() if maybe is not None else None
+        create: list[list[Any]] = []
+        merge: list[list[Any]] = []
+        extra: list[tuple[int, dict[str, Any]]] = []
+        for i, key in enumerate(keys):
+            props = data.entities.get(key)
+            node = memo.get(key)
+            if node is not None:
+                nodes[i] = node
+                if props:
+                    extra.append((i, props))
+                continue
+            rest = props
+            if fresh is not None and not fresh[i]:
+                create.append([i, key, props.get("name", key) if props else key])
+                rest = {k: v for k, v in props.items() if k != "name"} if props else None
+            else:
+                merge.append([i, key])
+            if rest:
+                extra.append((i, rest))
+        for query, rows in (("batched/create_entities", create), ("batched/merge_entities", merge)):
+            if rows:
+                for i, node in tx.run(cypher(query), rows=rows, kg=kg, load=self.load).values():
+                    nodes[i] = node
+                    created.append((keys[i], node))
+        if extra:
+            tx.run(cypher("batched/set_entities"), rows=[[int(nodes[i]), props] for i, props in extra]).consume()
 
-    def _write_triples(self, tx: Tx, data: KGData, nodes: np.ndarray) -> int:
+    def _triples(self, data: KGData, nodes: np.ndarray) -> list[dict[str, Any]]:
+        """The chunk's triples as groups by relation (type, rel and name once per group), between node ids."""
         heads, rels, tails = data.triple_arrays()
         if not len(heads):
-            return 0
+            return []
         order = np.argsort(rels, kind="stable")
         rels = rels[order]
         pairs = np.stack([nodes[heads[order]], nodes[tails[order]]], axis=1)
@@ -409,26 +539,41 @@ class _Writer:
             key, props = relations[rels[a]]
             groups.append({"type": props["type"], "rel": key, "name": names[rels[a]],
                            "pairs": pairs[a:b].tolist()})
-        tx.run(cypher("batched/create_triples"), rows=groups, load=self.load).consume()
         ids = np.array([self.relation_ids.setdefault(key, len(self.relation_ids)) for key, _ in relations],
                        dtype=np.int64)
         self._spool_heads(data.name, pairs[:, 0], pairs[:, 1], ids[rels])
-        return len(pairs)
+        return groups
 
-    def _write_literals(self, tx: Tx, data: KGData, nodes: np.ndarray) -> int:
+    def _literals(self, data: KGData, nodes: np.ndarray) -> list[dict[str, Any]]:
         if not data.counts()["literals"]:
-            return 0
+            return []
         relations = list(data.relations.items())
         names = self._names(relations)
         rows = [{"node": int(nodes[h]), "id": lid, "value": value, "datatype": datatype, "lang": lang,
                  "rel": relations[r][0], "type": relations[r][1]["type"], "name": names[r]}
                 for h, r, lid, value, datatype, lang in data.literal_rows()]
-        tx.run(cypher("batched/create_literals"), rows=rows, kg=data.name, load=self.load).consume()
-        data.close()
         heads = np.fromiter((row["node"] for row in rows), dtype=np.int64, count=len(rows))
         keys = np.fromiter((int(row["id"][:16], 16) for row in rows), dtype=np.uint64, count=len(rows))
         self._spool_heads(data.name, heads, keys)
-        return len(rows)
+        return rows
+
+    # -- stage 2: statements (several chunks at once) -------------------------------------------------
+    def _write_statements(self, chunk: _Statements) -> _Statements:
+        tag = None if self.fresh[chunk.kg] else self.load  # a fresh KG's statements: one end carries the tag
+
+        def work(tx: Tx) -> None:
+            if chunk.groups:
+                tx.run(cypher("batched/create_triples"), rows=chunk.groups, load=tag).consume()
+            if chunk.literals:
+                tx.run(cypher("batched/create_literals"), rows=chunk.literals, kg=chunk.kg, load=self.load,
+                       tag=tag).consume()
+            if chunk.gold:
+                tx.run(cypher("batched/merge_gold_links"), rows=chunk.gold, kg1=self.source.kgs[0][0],
+                       kg2=self.source.kgs[1][0], dataset=self.source.dataset, load=self.load).consume()
+
+        if chunk.groups or chunk.literals or chunk.gold:
+            self._transaction(work)
+        return chunk
 
     def _names(self, relations: list[tuple[str, dict[str, Any]]]) -> list[str]:
         """The readable name of each relation (by relation index): the dump's label when known, else its own."""
