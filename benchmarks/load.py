@@ -23,6 +23,7 @@ unless ``overwrite``. The machine may be shared: the load average is recorded be
 from __future__ import annotations
 
 import os
+import re
 import resource
 import shutil
 import tempfile
@@ -33,13 +34,13 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from benchmarks.generate_kg import generate_wikidata_nt
+from benchmarks.generate_kg import GeneratedKG, generate_wikidata_nt
 from benchmarks.machine import machine_info, peak_rss_mib
 from benchmarks.provenance import write_results
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, wikidata_input
+from kgagents.loaders.bulk import check_target, managed_server, wikidata_input
 from kgagents.paths import data_dir
 from kgagents.servers.neo4j import LocalNeo4j
 
@@ -49,6 +50,30 @@ Log = Callable[[str], None]
 # -- one row, in a child process ----------------------------------------------------------------------------
 def _python_peak() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def _python_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu(pid: int | None) -> dict[str, float]:
+    """CPU seconds the server JVM has used so far, by what its threads do: ``query`` (Bolt workers: Cypher and
+    commits), ``gc``, ``jit`` (compilers), ``other``. On a shared machine wall time says little; CPU time does."""
+    out = {"query": 0.0, "gc": 0.0, "jit": 0.0, "other": 0.0}
+    if pid is None:
+        return out
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended
+        kind = ("gc" if name.startswith(("G1", "GC")) else "jit" if "Compiler" in name
+                else "query" if "Bolt" in name else "other")
+        out[kind] += (int(fields[11]) + int(fields[12])) / tick
+    return out
 
 
 def _transactional_row(kind: str, path: str, name: str) -> dict[str, Any]:
@@ -75,18 +100,22 @@ def _transactional_row(kind: str, path: str, name: str) -> dict[str, Any]:
 
 
 def _batched_row(kind: str, path: str, name: str) -> dict[str, Any]:
-    """Load one input in committed batches (kgagents.loaders.batched) into the configured server (child process)."""
-    from kgagents.loaders.batched import jape_source, load_batched, wikidata_source
+    """Load one input in committed batches (the ``load kg --batched`` job) into the configured server (child
+    process); Python's and the server JVM's CPU seconds say where the time went on a shared machine."""
+    from kgagents.jobs.loading import load_kg
 
+    local = LocalNeo4j(LocalServerSettings(), Neo4jSettings())
+    server_before, python_before = server_cpu(local.pid()), _python_cpu()
     start = time.perf_counter()
-    with Graph() as graph:
-        ensure_schema(graph)
-        source = jape_source(Path(path), name=name) if kind == "jape" else wikidata_source(Path(path), kg=name)
-        result = load_batched(graph, source)
+    report = load_kg(Path(path), "jape" if kind == "jape" else "wikidata", method="batched", name=name)
     seconds = time.perf_counter() - start
+    result = report.batched
+    assert result is not None
+    server_after = server_cpu(local.pid())
     triples = sum(r.triples + r.literals for r in result.kgs)
     return {"triples": triples, "seconds": round(seconds, 3), "triples_per_s": round(triples / seconds),
-            "python_peak_rss_mib": _python_peak(),
+            "python_peak_rss_mib": _python_peak(), "python_cpu_seconds": round(_python_cpu() - python_before, 1),
+            "server_cpu_seconds": {k: round(server_after[k] - server_before[k], 1) for k in server_after},
             **result.model_dump(include={"batches", "parse_seconds", "write_seconds", "dedup_seconds"})}
 
 
@@ -95,26 +124,89 @@ def _batched_rows(rows: _Rows, pair: Path, work: Path, sizes: tuple[int, ...], s
     """The batched loader on DBP15K and on generated files of ``sizes`` statements, each into an empty database."""
     rows.run("dbp15k_zh_en", "batched", _batched_row, "jape", str(pair), "dbp15k_zh_en", fresh=True)
     for n in sizes:
-        shape = generate_wikidata_nt(work / f"generated_{n}.nt", triples=n, seed=seed)
-        generated.append(shape.as_dict())
+        shape = _generated(work, n, seed, generated)
         rows.run(f"generated_{n}", "batched", _batched_row, "wikidata", shape.path, f"generated_{n}", fresh=True)
         os.unlink(shape.path)
 
 
+def _generated(work: Path, n: int, seed: int, generated: list[dict[str, Any]]) -> GeneratedKG:
+    shape = generate_wikidata_nt(work / f"generated_{n}.nt", triples=n, seed=seed)
+    generated.append(shape.as_dict())
+    return shape
+
+
 def _bulk_row(kind: str, path: str, name: str, overwrite: bool) -> dict[str, Any]:
-    """Bulk-load one input, replacing the database (runs in a child process)."""
-    local = managed_server(Neo4jSettings(), LocalServerSettings())
-    replaced = check_target(local, overwrite=overwrite)
+    """Bulk-load one input, replacing the database (the ``load kg --bulk`` job, in a child process)."""
+    from kgagents.jobs.loading import load_kg
+
     start = time.perf_counter()
-    data = jape_input(Path(path), name=name) if kind == "jape" else wikidata_input(Path(path), kg=name)
-    result = bulk_load(data, local, replaced=replaced)
+    report = load_kg(Path(path), "jape" if kind == "jape" else "wikidata", method="bulk", name=name,
+                     overwrite=overwrite)
     seconds = time.perf_counter() - start
+    result = report.bulk
+    assert result is not None
     triples = sum(r.triples + r.literals for r in result.kgs)
     return {"triples": triples, "seconds": round(seconds, 3), "triples_per_s": round(triples / seconds),
             "import_triples_per_s": round(triples / result.import_seconds),
+            "importer_stages": importer_stages(LocalNeo4j().instance_dir / "logs" / "import.log"),
             **result.model_dump(include={"nodes", "relationships", "parse_seconds", "files_seconds",
-                                         "import_seconds", "restart_seconds", "schema_seconds",
-                                         "import_peak_rss_mib", "python_peak_rss_mib"})}
+                                         "import_seconds", "import_cpu_seconds", "restart_seconds",
+                                         "schema_seconds", "import_peak_rss_mib", "python_peak_rss_mib"})}
+
+
+def _ceiling_row(path: str, name: str) -> dict[str, Any]:
+    """The importer's ceiling on this machine: the same graph's CSV files, written once beforehand, imported by
+    ``neo4j-admin database import full`` alone (no parsing, no CSV writing, no server swap or restart; the
+    server is stopped) with the settings ``load kg --bulk`` uses, into a scratch store removed after (child
+    process)."""
+    from kgagents.config import BulkImportSettings
+    from kgagents.loaders.import_files import ImportFilesWriter
+
+    settings = BulkImportSettings()
+    data = wikidata_input(Path(path), kg=name)
+    local = LocalNeo4j(LocalServerSettings(), Neo4jSettings())
+    work = Path(tempfile.mkdtemp(prefix="kgagents-ceiling-", dir=settings.work_dir))
+    try:
+        writer = ImportFilesWriter(work / "csv")
+        (work / "csv").mkdir()
+        writer.add_kg(data.kgs[0])
+        files = writer.finish()
+        local.stop()
+        run = local.run_importer(files.importer_args(), work / "store", heap=settings.heap,
+                                 max_off_heap=settings.max_off_heap, threads=settings.threads,
+                                 high_parallel_io=settings.high_parallel_io)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    triples = sum(kg.counts()["triples"] + kg.counts()["literals"] for kg in data.kgs)
+    return {"triples": triples, "seconds": round(run.import_seconds, 3),
+            "triples_per_s": round(triples / run.import_seconds),
+            "import_triples_per_s": round(triples / run.import_seconds), "nodes": files.node_count,
+            "relationships": files.relationship_count, "import_seconds": round(run.import_seconds, 3),
+            "import_cpu_seconds": round(run.cpu_seconds, 1), "import_peak_rss_mib": round(run.import_peak_rss_mib, 1),
+            "importer_stages": importer_stages(run.log), "python_peak_rss_mib": _python_peak()}
+
+
+_STAGE = re.compile(r"^\((\d)/(\d)\) (.+?)\s*$")
+_DONE = re.compile(r"(?:Done|done) in (?:(\d+)m )?(?:(\d+)s )?(?:(\d+)ms)?")
+
+
+def importer_stages(log: Path) -> dict[str, float]:
+    """Seconds of each importer stage (node import, relationship import, linking, post processing) read from
+    its output, so a bulk row says where the importer's own time went."""
+    stages: dict[str, float] = {}
+    current = None
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return stages
+    for line in lines:
+        if (m := _STAGE.match(line.strip())) is not None:
+            current = m.group(3).lower()
+        elif current is not None and (d := _DONE.search(line)) is not None and any(d.groups()):
+            minutes, secs, millis = (int(x) if x else 0 for x in d.groups())
+            stages[current] = round(minutes * 60 + secs + millis / 1000, 3)
+            current = None
+    return stages
 
 
 def _in_child(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
@@ -157,17 +249,35 @@ class _Rows:
 
 def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | None = 5_000_000,
         batched_sizes: tuple[int, ...] = (1_000_000, 10_000_000), only_batched: bool = False,
-        overwrite: bool = False, work_dir: Path | None = None, seed: int = 7, log: Log = print) -> dict[str, Any]:
-    """Measure every row (see the module docstring) on the local server; returns the report as a dict."""
+        ceiling: int | None = None, overwrite: bool = False, work_dir: Path | None = None, seed: int = 7,
+        log: Log = print) -> dict[str, Any]:
+    """Measure every row (see the module docstring) on the local server; returns the report as a dict.
+
+    ``ceiling``: the generated size whose bulk row is followed by the importer-alone ceiling row (default
+    ``big``); with ``only_batched`` that bulk row and its ceiling row run after the batched rows."""
     local = managed_server(Neo4jSettings(), LocalServerSettings())
     check_target(local, overwrite=overwrite)
     report: dict[str, Any] = {"machine": machine_info(), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                               "server": {"heap": local.server.heap, "pagecache": local.server.pagecache}}
     rows = _Rows(local, log)
     pair = data_dir("ea", "dbp15k_zh_en")
+    ceiling = ceiling if ceiling is not None or only_batched else big
+
+    def bulk_and_ceiling(n: int, path: str) -> None:
+        label = f"generated_{n}"
+        rows.run(label, "bulk", _bulk_row, "wikidata", path, label, True, fresh=False)
+        if n == ceiling:
+            rows.run(label, "bulk_ceiling", _ceiling_row, path, label, fresh=False)
+
     if only_batched:
-        return _finish(report, rows, lambda work, generated: _batched_rows(rows, pair, work, batched_sizes, seed,
-                                                                          generated), work_dir)
+        def batched_rows(work: Path, generated: list[dict[str, Any]]) -> None:
+            _batched_rows(rows, pair, work, batched_sizes, seed, generated)
+            if ceiling:
+                shape = _generated(work, ceiling, seed, generated)
+                bulk_and_ceiling(ceiling, shape.path)
+                os.unlink(shape.path)
+
+        return _finish(report, rows, batched_rows, work_dir)
     rows.run("dbp15k_zh_en", "transactional", _transactional_row, "jape", str(pair), "dbp15k_zh_en", fresh=True)
     rows.run("dbp15k_zh_en", "transactional re-load", _transactional_row, "jape", str(pair), "dbp15k_zh_en",
              fresh=False)
@@ -178,12 +288,11 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | Non
 
     def generated_rows(work: Path, generated: list[dict[str, Any]]) -> None:
         for n, transactional in [(n, True) for n in sizes] + ([(big, False)] if big else []):
-            shape = generate_wikidata_nt(work / f"generated_{n}.nt", triples=n, seed=seed)
-            generated.append(shape.as_dict())
+            shape = _generated(work, n, seed, generated)
             label = f"generated_{n}"
             if transactional:
                 rows.run(label, "transactional", _transactional_row, "wikidata", shape.path, label, fresh=True)
-            rows.run(label, "bulk", _bulk_row, "wikidata", shape.path, label, True, fresh=False)
+            bulk_and_ceiling(n, shape.path)
             os.unlink(shape.path)
         _batched_rows(rows, pair, work, batched_sizes, seed, generated)
 
@@ -199,9 +308,26 @@ def _finish(report: dict[str, Any], rows: _Rows, generated_rows: Callable[[Path,
         generated_rows(work, generated)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    rows.local.start()  # a ceiling row leaves the server stopped
     report.update({"generator": generated, "rows": rows.rows, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                   "load_average_at_end": [round(x, 2) for x in os.getloadavg()]})
+                   "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+                   "bulk_ceiling": _ceiling_ratio(rows.rows)})
     return report
+
+
+def _ceiling_ratio(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The bulk row's importer-phase rate over the ceiling row's (same file, same run), and the end-to-end rate's."""
+    ceiling = next((r for r in rows if r["method"] == "bulk_ceiling" and "error" not in r), None)
+    if ceiling is None:
+        return None
+    bulk = next((r for r in rows if r["method"] == "bulk" and r["input"] == ceiling["input"] and "error" not in r),
+                None)
+    if bulk is None:
+        return None
+    return {"input": ceiling["input"], "ceiling_triples_per_s": ceiling["import_triples_per_s"],
+            "import_triples_per_s": bulk["import_triples_per_s"], "end_to_end_triples_per_s": bulk["triples_per_s"],
+            "import_ratio": round(bulk["import_triples_per_s"] / ceiling["import_triples_per_s"], 3),
+            "end_to_end_ratio": round(bulk["triples_per_s"] / ceiling["import_triples_per_s"], 3)}
 
 
 def write_report(report: dict[str, Any], out: Path, name: str = "engine_load") -> list[Path]:
