@@ -54,8 +54,10 @@ from kgagents.graph.connection import Graph, Tx, batched
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress
 from kgagents.loaders.record import LoadRecord
 
-#: statements per committed batch: big enough that a round trip is amortised, small enough for any heap
-BATCH_SIZE = 20_000
+#: statements per committed batch. Measured on 2 cores (generated 1M, server heap 1.5 GB): 5,000 spent 2 s of
+#: server CPU in garbage collection, 10,000 and 20,000 about 20 s (a larger transaction's state outlives the young
+#: generation), while 2,500 added per-transaction work; see README, "Batched loads".
+BATCH_SIZE = 5_000
 #: entity id -> node id memo (two generations of half this each), so Python's memory stays flat however many
 #: entities there are
 NODE_CACHE = 1_000_000
@@ -356,6 +358,17 @@ class _NodeMemo:
 
 
 @dataclass
+class _EntityRows:
+    """A chunk's entities: node ids by entity index (filled from the memo, then by the writes), rows to CREATE
+    ([position, id, name]) and to MERGE ([position, id]), and properties to set by node id."""
+
+    nodes: np.ndarray
+    create: list[list[Any]] = field(default_factory=list)
+    merge: list[list[Any]] = field(default_factory=list)
+    extra: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+@dataclass
 class _Statements:
     """One chunk's statements, ready to send once its entities are committed: triples grouped by relation, literal
     rows, gold links, and what they count for."""
@@ -453,33 +466,33 @@ class _Writer:
 
     # -- stage 1: entities (in chunk order) -----------------------------------------------------------
     def _write_entities_of(self, chunk: Chunk) -> _Statements:
-        """Commit the chunk's relations and entities; return its statements between the entities' node ids."""
+        """Commit the chunk's new relations and entities (no transaction when there are none); return its
+        statements between the entities' node ids."""
         data = chunk.data
-        nodes = np.empty(len(data.entity_index), dtype=np.int64)
-        created: list[tuple[str, int]] = []
-
-        relations = [rid for rid in data.relations if (data.name, rid) not in self.relations]
         keys = list(data.entity_index)
+        relations = [rid for rid in data.relations if (data.name, rid) not in self.relations]
         met = self.met.get(data.name)
         hashes = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
-        maybe = met.add(hashes, peek=True) if met is not None else None
+        rows = self._entity_rows(data, keys, met.add(hashes, peek=True) if met is not None else None)
+        created: list[tuple[str, int]] = []
 
         def work(tx: Tx) -> None:
             created.clear()
             self._write_relations(tx, data, relations)
-            self._write_entities(tx, data, keys, maybe, nodes, created)
+            self._write_entities(tx, data.name, keys, rows, created)
             if chunk.names:
                 tx.run(cypher("batched/merge_names"), rows=chunk.names, kg=data.name, load=self.load).consume()
 
-        self._transaction(work)  # what it wrote is remembered once it is committed:
+        if relations or chunk.names or rows.create or rows.merge or rows.extra:
+            self._transaction(work)  # what it wrote is remembered once it is committed:
         self.relations.update((data.name, rid) for rid in relations)
         memo = self.nodes[data.name]
         for key, node in created:
             memo.put(key, node)
         if met is not None:
             met.add(hashes)
-        statements = _Statements(data.name, self._triples(data, nodes), self._literals(data, nodes), chunk.gold,
-                                 chunk.size, data.duplicate_triples)
+        statements = _Statements(data.name, self._triples(data, rows.nodes), self._literals(data, rows.nodes),
+                                 chunk.gold, chunk.size, data.duplicate_triples)
         data.close()
         return statements
 
@@ -490,38 +503,41 @@ class _Writer:
             rows = [{"id": rid, "props": {**data.relations[rid], **known.get(rid, {})}} for rid in relations]
             tx.run(cypher("batched/merge_relations"), rows=rows, kg=data.name, load=self.load).consume()
 
-    def _write_entities(self, tx: Tx, data: KGData, keys: list[str], maybe: np.ndarray | None, nodes: np.ndarray,
-                        created: list[tuple[str, int]]) -> None:
-        """Fill ``nodes`` (node ids by entity index): from the memo, else CREATEd (``maybe`` False: never met, in
-        a fresh KG) or MERGEd; properties beyond the name are set by node id. ``created`` gets new memo entries."""
-        kg, memo = data.name, self.nodes[data.name]
+    def _entity_rows(self, data: KGData, keys: list[str], maybe: np.ndarray | None) -> _EntityRows:
+        """What the chunk's entities need: node ids from the memo; rows to CREATE (``maybe`` False: never met, in a
+        fresh KG) or MERGE; properties beyond the name to set by node id."""
+        memo = self.nodes[data.name]
+        rows = _EntityRows(np.empty(len(keys), dtype=np.int64))
         fresh = maybe.tolist() if maybe is not None else None
-        create: list[list[Any]] = []
-        merge: list[list[Any]] = []
-        extra: list[tuple[int, dict[str, Any]]] = []
         for i, key in enumerate(keys):
             props = data.entities.get(key)
             node = memo.get(key)
             if node is not None:
-                nodes[i] = node
+                rows.nodes[i] = node
                 if props:
-                    extra.append((i, props))
+                    rows.extra.append((i, props))
                 continue
             rest = props
             if fresh is not None and not fresh[i]:
-                create.append([i, key, props.get("name", key) if props else key])
+                rows.create.append([i, key, props.get("name", key) if props else key])
                 rest = {k: v for k, v in props.items() if k != "name"} if props else None
             else:
-                merge.append([i, key])
+                rows.merge.append([i, key])
             if rest:
-                extra.append((i, rest))
-        for query, rows in (("batched/create_entities", create), ("batched/merge_entities", merge)):
-            if rows:
-                for i, node in tx.run(cypher(query), rows=rows, kg=kg, load=self.load).values():
-                    nodes[i] = node
+                rows.extra.append((i, rest))
+        return rows
+
+    def _write_entities(self, tx: Tx, kg: str, keys: list[str], rows: _EntityRows,
+                        created: list[tuple[str, int]]) -> None:
+        """CREATE and MERGE ``rows``' entities (filling in their node ids), then set the extra properties."""
+        for query, part in (("batched/create_entities", rows.create), ("batched/merge_entities", rows.merge)):
+            if part:
+                for i, node in tx.run(cypher(query), rows=part, kg=kg, load=self.load).values():
+                    rows.nodes[i] = node
                     created.append((keys[i], node))
-        if extra:
-            tx.run(cypher("batched/set_entities"), rows=[[int(nodes[i]), props] for i, props in extra]).consume()
+        if rows.extra:
+            tx.run(cypher("batched/set_entities"),
+                   rows=[[int(rows.nodes[i]), props] for i, props in rows.extra]).consume()
 
     def _triples(self, data: KGData, nodes: np.ndarray) -> list[dict[str, Any]]:
         """The chunk's triples as groups by relation (type, rel and name once per group), between node ids."""
