@@ -297,6 +297,21 @@ def load_figure(results: Path) -> str:
     return "\n".join(rows)
 
 
+@figure("load-batched")
+def load_batched_figure(results: Path) -> str:
+    """The batched loader's rows (with where the CPU went) and the bulk importer against its ceiling."""
+    from benchmarks.load import batched_table, ceiling_sentence
+
+    r = load(results, "engine_load_batched")
+    m = r["machine"]
+    shared = (" — a shared machine: wall times are slower than on an idle one, CPU seconds less so"
+              if m["load_average"][0] > 1.5 else "")
+    head = (f"Measured by `{r['command']}` ({_source('engine_load_batched')}; {m['cores']} cores, load average "
+            f"{m['load_average'][0]:.1f} at start{shared}; server heap {r['server']['heap']}, page cache "
+            f"{r['server']['pagecache']}):")
+    return "\n".join([head, "", *batched_table(r), "", ceiling_sentence(r)])
+
+
 @figure("kgqa-llm")
 def kgqa_llm(results: Path) -> str:
     stem = "kgqa_pq-2h_full_sample3_smollm2-135m-instruct"

@@ -131,7 +131,8 @@ def _batched_rows(rows: _Rows, pair: Path, work: Path, sizes: tuple[int, ...], s
 
 def _generated(work: Path, n: int, seed: int, generated: list[dict[str, Any]]) -> GeneratedKG:
     shape = generate_wikidata_nt(work / f"generated_{n}.nt", triples=n, seed=seed)
-    generated.append(shape.as_dict())
+    if shape.as_dict() not in generated:
+        generated.append(shape.as_dict())
     return shape
 
 
@@ -186,26 +187,27 @@ def _ceiling_row(path: str, name: str) -> dict[str, Any]:
             "importer_stages": importer_stages(run.log), "python_peak_rss_mib": _python_peak()}
 
 
-_STAGE = re.compile(r"^\((\d)/(\d)\) (.+?)\s*$")
-_DONE = re.compile(r"(?:Done|done) in (?:(\d+)m )?(?:(\d+)s )?(?:(\d+)ms)?")
+_STAGE_DONE = re.compile(r"^(.+?) COMPLETED in ([\dhms ]+?)\s*$")
+_IMPORT_DONE = re.compile(r"^IMPORT DONE in ([\dhms ]+?)\.")
+_DURATION = re.compile(r"(\d+)(h|ms|m|s)\b")
+_UNIT = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
 def importer_stages(log: Path) -> dict[str, float]:
-    """Seconds of each importer stage (node import, relationship import, linking, post processing) read from
-    its output, so a bulk row says where the importer's own time went."""
+    """Seconds of each importer stage (node import, relationship import, relationship linking, post processing)
+    and of the whole import, read from the importer's output, so a bulk row says where the importer's time went
+    (the rest of its wall time is the JVM starting and the store being prepared)."""
     stages: dict[str, float] = {}
-    current = None
     try:
         lines = log.read_text(errors="replace").splitlines()
     except OSError:
         return stages
     for line in lines:
-        if (m := _STAGE.match(line.strip())) is not None:
-            current = m.group(3).lower()
-        elif current is not None and (d := _DONE.search(line)) is not None and any(d.groups()):
-            minutes, secs, millis = (int(x) if x else 0 for x in d.groups())
-            stages[current] = round(minutes * 60 + secs + millis / 1000, 3)
-            current = None
+        m = _STAGE_DONE.match(line.strip()) or _IMPORT_DONE.match(line.strip())
+        if m is not None:
+            name = m.group(1).lower() if m.re is _STAGE_DONE else "import done"
+            text = m.group(2) if m.re is _STAGE_DONE else m.group(1)
+            stages[name] = round(sum(int(n) * _UNIT[u] for n, u in _DURATION.findall(text)), 3)
     return stages
 
 
@@ -339,6 +341,46 @@ def _number(value: float | None) -> str:
     return "–" if value is None else f"{value:,}"
 
 
+def _cpu(row: dict[str, Any]) -> str:
+    cpu = row.get("server_cpu_seconds")
+    return "–" if not cpu else f"{cpu['query']} / {cpu['gc']} / {cpu['jit']}"
+
+
+def batched_table(report: dict[str, Any]) -> list[str]:
+    """The batched rows (and any bulk and ceiling rows) with memory, where the CPU went and the load average."""
+    lines = ["| input | method | statements | seconds | statements/s | Python / server JVM peak MiB | "
+             "server CPU s: queries / GC / JIT | Python CPU s | load avg |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in report["rows"]:
+        if r["method"] not in ("batched", "bulk", "bulk_ceiling"):
+            continue
+        if "error" in r:
+            lines.append(f"| {r['input']} | {r['method']} | failed: {r['error'][:160]} | | | | | | "
+                         f"{r['load_average_before'][0]} |")
+            continue
+        jvm = r.get("import_peak_rss_mib") if r["method"] == "bulk_ceiling" else r.get("server_peak_rss_mib")
+        lines.append(f"| {r['input']} | {r['method']} | {r['triples']:,} | {r['seconds']:.1f} | "
+                     f"{r['triples_per_s']:,} | {r['python_peak_rss_mib']} / {_number(jvm)} | {_cpu(r)} | "
+                     f"{_number(r.get('python_cpu_seconds'))} | {r['load_average_before'][0]} |")
+    return lines
+
+
+def ceiling_sentence(report: dict[str, Any]) -> str:
+    """The bulk importer's rate against the same CSV imported by neo4j-admin alone, and its stages."""
+    c = report.get("bulk_ceiling")
+    if not c:
+        return "No bulk ceiling row in this run."
+    bulk = next(r for r in report["rows"] if r["method"] == "bulk" and r["input"] == c["input"])
+    ceiling = next(r for r in report["rows"] if r["method"] == "bulk_ceiling")
+    stages = ", ".join(f"{k} {v:.0f} s" for k, v in ceiling.get("importer_stages", {}).items())
+    return (f"Bulk, {c['input']}: the importer phase of `load kg --bulk` ran at {c['import_triples_per_s']:,} "
+            f"statements/s against {c['ceiling_triples_per_s']:,}/s for the same CSV imported by `neo4j-admin "
+            f"database import full` alone (ratio {c['import_ratio']}); end to end {c['end_to_end_triples_per_s']:,}/s "
+            f"(ratio {c['end_to_end_ratio']}: parse {bulk['parse_seconds']:.0f} s, CSV {bulk['files_seconds']:.0f} s, "
+            f"import {bulk['import_seconds']:.0f} s, restart {bulk['restart_seconds']:.0f} s, schema "
+            f"{bulk['schema_seconds']:.0f} s). The importer alone: {stages}; {ceiling['import_cpu_seconds']} CPU s "
+            f"in {ceiling['import_seconds']:.0f} s, peak {ceiling['import_peak_rss_mib']:,.0f} MiB.")
+
+
 def markdown(report: dict[str, Any]) -> str:
     m = report["machine"]
     lines = [
@@ -359,20 +401,25 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {r['input']} | {r['method']} | {r['triples']:,} | {r['seconds']:.1f} | {r['triples_per_s']:,} | "
             f"{_number(r.get('import_triples_per_s'))} | "
-            f"{r['python_peak_rss_mib']} | {_number(r.get('import_peak_rss_mib'))} | {r['server_peak_rss_mib']} | "
-            f"{r['load_average_before'][0]} |")
-    lines += ["", "Bulk phases (seconds):", "",
-              "| input | parse | CSV | import | restart | schema |", "|---|---|---|---|---|---|"]
+            f"{r['python_peak_rss_mib']} | {_number(r.get('import_peak_rss_mib'))} | "
+            f"{_number(r.get('server_peak_rss_mib'))} | {r['load_average_before'][0]} |")
+    lines += ["", "Bulk phases (seconds) and the importer's own stages:", "",
+              "| input | method | parse | CSV | import | restart | schema | importer stages |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
-        if r["method"] == "bulk" and "error" not in r:
-            lines.append(f"| {r['input']} | {r['parse_seconds']} | {r['files_seconds']} | {r['import_seconds']} | "
-                         f"{r['restart_seconds']} | {r['schema_seconds']} |")
-    lines += ["", "Batched phases (seconds; the server writes batch k while Python reads batch k+1):", "",
-              "| input | batches | Python reading | waiting for the server | dedup pass |", "|---|---|---|---|---|"]
+        if r["method"] in ("bulk", "bulk_ceiling") and "error" not in r:
+            stages = ", ".join(f"{k} {v}" for k, v in r.get("importer_stages", {}).items()) or "–"
+            lines.append(f"| {r['input']} | {r['method']} | {_number(r.get('parse_seconds'))} | "
+                         f"{_number(r.get('files_seconds'))} | {r['import_seconds']} | "
+                         f"{_number(r.get('restart_seconds'))} | {_number(r.get('schema_seconds'))} | {stages} |")
+    lines += ["", ceiling_sentence(report), "",
+              "Batched rows: where the time went (seconds; the server writes while Python reads the next batch):", "",
+              "| input | batches | Python reading | waiting for the server | dedup pass | server CPU: queries / GC / "
+              "JIT | Python CPU |", "|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         if r["method"] == "batched" and "error" not in r:
             lines.append(f"| {r['input']} | {r['batches']} | {r['parse_seconds']} | {r['write_seconds']} | "
-                         f"{r['dedup_seconds']} |")
+                         f"{r['dedup_seconds']} | {_cpu(r)} | {_number(r.get('python_cpu_seconds'))} |")
     lines += ["", "Generated KGs (`benchmarks.generate_kg`, Wikidata truthy N-Triples; statements = `wdt:` lines):",
               "", "| statements | entities | relations | literal share | power-law skew | max out-degree | "
               "max in-degree | median degree | seed |", "|---|---|---|---|---|---|---|---|---|"]
