@@ -58,9 +58,11 @@ from kgagents.loaders.record import LoadRecord
 #: server CPU in garbage collection, 10,000 and 20,000 about 20 s (a larger transaction's state outlives the young
 #: generation), while 2,500 added per-transaction work; see README, "Batched loads".
 BATCH_SIZE = 5_000
-#: entity id -> node id memo (two generations of half this each), so Python's memory stays flat however many
-#: entities there are
-NODE_CACHE = 1_000_000
+#: entity id -> node id memo: at most this many entities (two generations of half this each, 20 bytes a slot, at
+#: least half the slots empty: about 160 MiB when full), so Python's memory stays bounded however many entities
+#: there are; the generated 10M file has 2M entities, all remembered
+NODE_CACHE = 4_000_000
+_FIRST_SLOTS = 1 << 16
 _DEDUP_HEADS = 5_000  # head nodes per dedup transaction
 _RETRIES = 5  # attempts of a batch transaction the server ended for a deadlock
 #: statement transactions in flight at once (one per server core of the reference machine)
@@ -332,29 +334,89 @@ class _Seen:
         return seen
 
 
+class _HashTable:
+    """Open addressing in numpy: 96-bit keys (two hashes of an entity id) -> node id, at most half full."""
+
+    def __init__(self, slots: int) -> None:
+        self.mask = slots - 1
+        self.k1 = np.zeros(slots, dtype=np.int64)
+        self.k2 = np.zeros(slots, dtype=np.uint32)
+        self.node = np.full(slots, -1, dtype=np.int64)  # -1: an empty slot
+        self.count = 0
+
+    def get(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        """The node id of each key, -1 where it is not in the table."""
+        out = np.full(len(h1), -1, dtype=np.int64)
+        todo = np.arange(len(h1))
+        slot = h1 & self.mask
+        while len(todo):
+            at = slot[todo]
+            node = self.node[at]
+            hit = (node >= 0) & (self.k1[at] == h1[todo]) & (self.k2[at] == h2[todo])
+            out[todo[hit]] = node[hit]
+            todo = todo[(node >= 0) & ~hit]  # an occupied slot of another key: probe the next one
+            slot[todo] = (slot[todo] + 1) & self.mask
+        return out
+
+    def put(self, h1: np.ndarray, h2: np.ndarray, nodes: np.ndarray) -> None:
+        """Insert keys that are not in the table (each at most once); the table doubles to stay half empty."""
+        if 2 * (self.count + len(h1)) > self.mask + 1:
+            used = self.node >= 0
+            grown = _HashTable(1 << (4 * (self.count + len(h1))).bit_length())
+            grown.put(self.k1[used], self.k2[used], self.node[used])
+            self.__dict__.update(grown.__dict__)
+        todo = np.arange(len(h1))
+        slot = h1 & self.mask
+        while len(todo):
+            at = slot[todo]
+            free = self.node[at] < 0
+            _, first = np.unique(at[free], return_index=True)  # two keys probing one free slot: the first wins
+            won = todo[free][first]
+            self.k1[slot[won]], self.k2[slot[won]], self.node[slot[won]] = h1[won], h2[won], nodes[won]
+            placed = np.zeros(len(h1), dtype=bool)
+            placed[won] = True
+            blocked = todo[~free]
+            slot[blocked] = (slot[blocked] + 1) & self.mask
+            todo = todo[~placed[todo]]
+        self.count += len(h1)
+
+
 class _NodeMemo:
     """Entity id -> node id of the entities this load wrote or met, so later batches' statements find their ends by
-    node id. Two generations of at most ``size`` entries each: a hit moves an entry to the young one, and when the
-    young one is full the old one is dropped, so the hubs a power-law KG keeps referring to stay while Python's
-    memory stays bounded however many entities there are."""
+    node id without asking the server. Two generations of ``size`` entries each: a hit in the old one moves the
+    entry to the young one, and when the young one is full the old one is dropped, so the hubs a power-law KG keeps
+    referring to stay while memory stays bounded. Keys are 96 bits of hash (Python's hash of the id and of the id
+    with a suffix), 20 bytes a slot: a collision between two ids, which would give one the other's node, has odds
+    of about n^2 / 2^97 (1e-16 for 100 million entities)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.young: dict[str, int] = {}
-        self.old: dict[str, int] = {}
+        self.young = _HashTable(_FIRST_SLOTS)
+        self.old = _HashTable(_FIRST_SLOTS)
 
-    def get(self, key: str) -> int | None:
-        node = self.young.get(key)
-        if node is None:
-            node = self.old.pop(key, None)
-            if node is not None:
-                self.put(key, node)
-        return node
+    @staticmethod
+    def keys(ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        h1 = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
+        h2 = np.fromiter((hash(i + "\x1f") & 0xFFFFFFFF for i in ids), dtype=np.uint32, count=len(ids))
+        return h1, h2
 
-    def put(self, key: str, node: int) -> None:
-        if len(self.young) >= self.size:
-            self.old, self.young = self.young, {}
-        self.young[key] = node
+    def get(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        """Node ids, -1 for the ids not remembered."""
+        nodes = self.young.get(h1, h2)
+        missing = np.flatnonzero(nodes < 0)
+        if len(missing):
+            old = self.old.get(h1[missing], h2[missing])
+            found = missing[old >= 0]
+            if len(found):
+                nodes[found] = old[old >= 0]
+                self.put(h1[found], h2[found], nodes[found])
+        return nodes
+
+    def put(self, h1: np.ndarray, h2: np.ndarray, nodes: np.ndarray) -> None:
+        """Remember ids that :meth:`get` did not find."""
+        if self.young.count + len(h1) > self.size:
+            self.old, self.young = self.young, _HashTable(_FIRST_SLOTS)
+        self.young.put(h1, h2, nodes)
 
 
 @dataclass
@@ -472,25 +534,26 @@ class _Writer:
         keys = list(data.entity_index)
         relations = [rid for rid in data.relations if (data.name, rid) not in self.relations]
         met = self.met.get(data.name)
-        hashes = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
-        rows = self._entity_rows(data, keys, met.add(hashes, peek=True) if met is not None else None)
-        created: list[tuple[str, int]] = []
+        h1, h2 = _NodeMemo.keys(keys)
+        rows = self._entity_rows(data, keys, self.nodes[data.name].get(h1, h2),
+                                 met.add(h1, h2, peek=True) if met is not None else None)
+        created: list[tuple[int, int]] = []
 
         def work(tx: Tx) -> None:
             created.clear()
             self._write_relations(tx, data, relations)
-            self._write_entities(tx, data.name, keys, rows, created)
+            self._write_entities(tx, data.name, rows, created)
             if chunk.names:
                 tx.run(cypher("batched/merge_names"), rows=chunk.names, kg=data.name, load=self.load).consume()
 
         if relations or chunk.names or rows.create or rows.merge or rows.extra:
             self._transaction(work)  # what it wrote is remembered once it is committed:
         self.relations.update((data.name, rid) for rid in relations)
-        memo = self.nodes[data.name]
-        for key, node in created:
-            memo.put(key, node)
+        if created:
+            index, node = np.array(created, dtype=np.int64).T
+            self.nodes[data.name].put(h1[index], h2[index], node)
         if met is not None:
-            met.add(hashes)
+            met.add(h1, h2)
         statements = _Statements(data.name, self._triples(data, rows.nodes), self._literals(data, rows.nodes),
                                  chunk.gold, chunk.size, data.duplicate_triples)
         data.close()
@@ -503,20 +566,19 @@ class _Writer:
             rows = [{"id": rid, "props": {**data.relations[rid], **known.get(rid, {})}} for rid in relations]
             tx.run(cypher("batched/merge_relations"), rows=rows, kg=data.name, load=self.load).consume()
 
-    def _entity_rows(self, data: KGData, keys: list[str], maybe: np.ndarray | None) -> _EntityRows:
-        """What the chunk's entities need: node ids from the memo; rows to CREATE (``maybe`` False: never met, in a
-        fresh KG) or MERGE; properties beyond the name to set by node id."""
-        memo = self.nodes[data.name]
-        rows = _EntityRows(np.empty(len(keys), dtype=np.int64))
+    @staticmethod
+    def _entity_rows(data: KGData, keys: list[str], known: np.ndarray, maybe: np.ndarray | None) -> _EntityRows:
+        """What the chunk's entities need: node ids the memo ``known`` (-1: not known); rows to CREATE (``maybe``
+        False: never met, in a fresh KG) or MERGE; properties beyond the name to set by node id."""
+        rows = _EntityRows(known)
         fresh = maybe.tolist() if maybe is not None else None
-        for i, key in enumerate(keys):
-            props = data.entities.get(key)
-            node = memo.get(key)
-            if node is not None:
-                rows.nodes[i] = node
-                if props:
-                    rows.extra.append((i, props))
-                continue
+        props_of = data.entities
+        for i in (np.flatnonzero(known >= 0).tolist() if props_of else []):
+            if keys[i] in props_of:
+                rows.extra.append((i, props_of[keys[i]]))
+        for i in np.flatnonzero(known < 0).tolist():
+            key = keys[i]
+            props = props_of.get(key)
             rest = props
             if fresh is not None and not fresh[i]:
                 rows.create.append([i, key, props.get("name", key) if props else key])
@@ -527,14 +589,13 @@ class _Writer:
                 rows.extra.append((i, rest))
         return rows
 
-    def _write_entities(self, tx: Tx, kg: str, keys: list[str], rows: _EntityRows,
-                        created: list[tuple[str, int]]) -> None:
+    def _write_entities(self, tx: Tx, kg: str, rows: _EntityRows, created: list[tuple[int, int]]) -> None:
         """CREATE and MERGE ``rows``' entities (filling in their node ids), then set the extra properties."""
         for query, part in (("batched/create_entities", rows.create), ("batched/merge_entities", rows.merge)):
             if part:
                 for i, node in tx.run(cypher(query), rows=part, kg=kg, load=self.load).values():
                     rows.nodes[i] = node
-                    created.append((keys[i], node))
+                    created.append((i, node))
         if rows.extra:
             tx.run(cypher("batched/set_entities"),
                    rows=[[int(rows.nodes[i]), props] for i, props in rows.extra]).consume()
