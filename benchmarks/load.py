@@ -399,14 +399,22 @@ def ceiling_sentence(report: dict[str, Any]) -> str:
             f"in {ceiling['import_seconds']:.0f} s, peak {ceiling['import_peak_rss_mib']:,.0f} MiB.")
 
 
+def load_range(report: dict[str, Any]) -> tuple[float, float]:
+    """The lowest and highest 1-minute load average as the rows started (the machine's own is taken when the file
+    is written, after the last row)."""
+    values = [r["load_average_before"][0] for r in report["rows"]]
+    return min(values), max(values)
+
+
 def markdown(report: dict[str, Any]) -> str:
     m = report["machine"]
+    low, high = load_range(report)
     lines = [
         "# KG load benchmark", "",
         f"Command: `{report['command']}`", "",
-        f"Machine: {m['cores']} cores ({m['cpu']}), {m['mem_total_gib']} GiB, load average at start "
-        f"{m['load_average']} (the machine is shared: timings are noisy). Neo4j server heap "
-        f"{report['server']['heap']}, page cache {report['server']['pagecache']}.", "",
+        f"Machine: {m['cores']} cores ({m['cpu']}), {m['mem_total_gib']} GiB, load average {low}–{high} as the "
+        f"rows started, {m['load_average']} when the file was written (the machine is shared: timings are "
+        f"noisy). Neo4j server heap {report['server']['heap']}, page cache {report['server']['pagecache']}.", "",
         "| input | method | statements | seconds | statements/s | import only /s | Python peak MiB | "
         "importer JVM peak MiB | server JVM peak MiB | load avg (1 min) |",
         "|---|---|---|---|---|---|---|---|---|---|",

@@ -14,8 +14,9 @@ mistyped command never half-loads. ``graph`` is a :class:`~kgagents.graph.Graph`
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -104,41 +105,37 @@ def _check(format: Format, method: Method, *, langs: tuple[str, str] | None, tra
             raise LoadOptionsError(f"{option} must be at least 1, got {value}")
 
 
-def _default_name(path: Path, format: Format, name: str | None) -> str | None:
-    if name is not None or format == "jape":
-        return name  # a JAPE pair is named by its directory (kgagents.loaders.jape)
-    return path.stem if format == "triples" else "wikidata"
+def _read(path: Path, format: Format, options: dict[str, Any], jape: Callable[..., Any],
+          triples: Callable[..., Any], wikidata: Callable[..., Any]) -> Any:
+    """Call the format's function with the options that belong to it: a JAPE pair its name (default: the
+    directory's), languages and split; a triples file its KG name (default: the file stem) and separator; a
+    Wikidata dump its KG name (default ``wikidata``) and property labels."""
+    if format == "jape":
+        return jape(path, name=options["name"], langs=options["langs"], train_ratio=options["train_ratio"],
+                    split_seed=options["split_seed"])
+    if format == "triples":
+        return triples(path, kg=options["name"] or path.stem, sep=options["sep"])
+    return wikidata(path, kg=options["name"] or "wikidata", property_labels=options["property_labels"])
 
 
-def _transactional(graph: Graph, path: Path, format: Format, options: dict, progress: Progress | None
-                   ) -> KGLoadReport:
+def _transactional(graph: Graph, path: Path, format: Format, options: dict[str, Any],
+                   progress: Progress | None) -> KGLoadReport:
     from kgagents.loaders.jape import load_jape_pair
     from kgagents.loaders.triples import load_triples
     from kgagents.loaders.wikidata import load_wikidata_nt
 
-    kg = _default_name(path, format, options["name"])
+    result = _read(path, format, options, *(partial(load, graph, progress=progress)
+                                            for load in (load_jape_pair, load_triples, load_wikidata_nt)))
     if format == "jape":
-        pair = load_jape_pair(graph, path, name=kg, progress=progress, train_ratio=options["train_ratio"],
-                              split_seed=options["split_seed"], langs=options["langs"])
-        return KGLoadReport(method="transactional", kgs=pair.kgs, gold_links=pair.gold_links)
-    if format == "triples":
-        result = load_triples(graph, path, kg=kg or path.stem, sep=options["sep"], progress=progress)
-    else:
-        result = load_wikidata_nt(graph, path, kg=kg or "wikidata", property_labels=options["property_labels"],
-                                  progress=progress)
+        return KGLoadReport(method="transactional", kgs=result.kgs, gold_links=result.gold_links)
     return KGLoadReport(method="transactional", kgs=[result])
 
 
-def _source(path: Path, format: Format, options: dict) -> BatchedSource:
+def _source(path: Path, format: Format, options: dict[str, Any]) -> BatchedSource:
     from kgagents.loaders.batched import jape_source, triples_source, wikidata_source
 
-    kg = _default_name(path, format, options["name"])
-    if format == "jape":
-        return jape_source(path, name=kg, langs=options["langs"], train_ratio=options["train_ratio"],
-                           split_seed=options["split_seed"])
-    if format == "triples":
-        return triples_source(path, kg=kg or path.stem, sep=options["sep"])
-    return wikidata_source(path, kg=kg or "wikidata", property_labels=options["property_labels"])
+    source: BatchedSource = _read(path, format, options, jape_source, triples_source, wikidata_source)
+    return source
 
 
 def _batched(graph: Graph, source: BatchedSource, batch_size: int | None, parallel: int | None,
@@ -150,29 +147,17 @@ def _batched(graph: Graph, source: BatchedSource, batch_size: int | None, parall
     return KGLoadReport(method="batched", kgs=result.kgs, gold_links=result.gold_links, batched=result)
 
 
-def _bulk_input(path: Path, format: Format, options: dict) -> BulkInput:
-    from kgagents.loaders.bulk import jape_input, triples_input, wikidata_input
-
-    kg = _default_name(path, format, options["name"])
-    if format == "jape":
-        return jape_input(path, name=kg, langs=options["langs"], train_ratio=options["train_ratio"],
-                          split_seed=options["split_seed"])
-    if format == "triples":
-        return triples_input(path, kg=kg or path.stem, sep=options["sep"])
-    return wikidata_input(path, kg=kg or "wikidata", property_labels=options["property_labels"])
-
-
-def _bulk(path: Path, format: Format, options: dict, overwrite: bool, graph: GraphLike | None,
+def _bulk(path: Path, format: Format, options: dict[str, Any], overwrite: bool, graph: GraphLike | None,
           stage: Stage) -> KGLoadReport:
     """Check the target, parse everything, then import offline (the order :mod:`kgagents.loaders.bulk` needs)."""
-    from kgagents.loaders.bulk import bulk_load, check_target, managed_server
+    from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, triples_input, wikidata_input
 
     neo4j = Neo4jSettings() if graph is None else connect(graph).settings
     local = managed_server(neo4j, LocalServerSettings())
     stage(f"checking the database at {local.bolt_uri}")
     replaced = check_target(local, overwrite=overwrite)
     stage(f"parsing {path}")
-    data = _bulk_input(path, format, options)
+    data: BulkInput = _read(path, format, options, jape_input, triples_input, wikidata_input)
     stage("writing import files, importing offline, restarting Neo4j, building the schema")
     result = bulk_load(data, local, replaced=replaced)
     return KGLoadReport(method="bulk", kgs=result.kgs, gold_links=result.gold_links, bulk=result)
