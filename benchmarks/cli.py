@@ -12,8 +12,8 @@ import typer
 from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
-from kgagents.cli.common import App, chat_or_none, connected, console, progress_bar
-from kgagents.cli.kgqa import _kgqa_chat, _print_kgqa_summary
+from kgagents.cli.common import App, chat_or_none, connected, console, output_file, progress_bar
+from kgagents.cli.kgqa import kgqa_chat, print_summary
 from kgagents.cli.matching import _match_settings
 from kgagents.errors import KgAgentsError
 from kgagents.progress import StageDisplay
@@ -30,26 +30,35 @@ def bench_om(
     dataset: str = typer.Argument(..., help="conference | anatomy"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation"),
     pair: list[str] = typer.Option([], help="conference only: just these pairs (e.g. cmt-confof); repeatable"),
+    sample: int = typer.Option(None, min=1, help="conference only: this many pairs drawn at random (seeded)"),
+    seed: int = typer.Option(20, help="conference only: the seed of --sample"),
     repeat: int = typer.Option(1, min=1, help="anatomy only: match this many times (vector indexes rebuilt in "
                                "between) and record whether the pairs were identical"),
+    set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE "
+                                   "(e.g. one_to_one=false); the results file is named after the changes; "
+                                   "repeatable"),
+    ablate: list[str] = typer.Option([], help="a boolean matching setting to switch off in an extra run of the "
+                                     "same pairs (an ablation row); repeatable"),
     out: Path = _results_option(),
 ) -> None:
     """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/ (or --out)."""
     from benchmarks import om as om_runner
 
     chat = chat_or_none(no_llm)
-    settings = _match_settings(chat is None, None, None, None)
+    settings = _match_settings(chat is None, None, None, None, changes=set_)
+    variant = "_".join(sorted(set_)) or None
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
+            pair = pair or (om_runner.sample_pairs(sample, seed) if sample else [])
             with progress_bar(escape(f"conference pairs [{settings.mode}]"), len(pair) or 21) as advance:
                 result = om_runner.conference(graph, settings, chat=chat, model=model, out=out, pairs=pair,
-                                              on_pair=lambda run: advance(1))
+                                              on_pair=lambda run: advance(1), ablations=ablate, variant=variant)
             console.print(f"macro F1 {result['macro']['f1']:.4f}, micro F1 {result['micro']['f1']:.4f}")
         elif dataset == "anatomy":
             with StageDisplay(console, escape(f"anatomy [{settings.mode}]")) as stages:
                 result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, stages=stages,
-                                           repeat=repeat)
+                                           repeat=repeat, ablations=ablate, variant=variant)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:
@@ -78,14 +87,16 @@ def bench_readme(check: bool = typer.Option(False, "--check", help="only report 
 @app.command("ea-retrieval")
 def bench_ea_retrieval(directory: Path = typer.Argument(
         None, help="JAPE directory (default: shared DBP15K ZH-EN; also e.g. ../shared/data/ea/srprs_en_fr)"),
-        out: Path = _results_option()) -> None:
+        out: Path = _results_option(),
+        multilingual: bool = typer.Option(True, help="also compare every name with the multilingual encoder (e5 "
+                                          "extra); --no-multilingual: English names only")) -> None:
     """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
     from benchmarks import ea_retrieval as ea_runner
 
     title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}")
     with connected() as graph, StageDisplay(console, title) as stages:
-        result = ea_runner.benchmark(graph, directory, out, stages=stages)
-    fused = result["scores"]["fused"]["test/all_links"]
+        result = ea_runner.benchmark(graph, directory, out, stages=stages, multilingual=multilingual)
+    fused = result["scores"][result["headline"]]["test/all_links"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
                   f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
 
@@ -136,7 +147,8 @@ def bench_generate_kg(
 
 @app.command("engine")
 def bench_engine(
-    sizes: str = typer.Option("10000,100000", help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
+    sizes: str = typer.Option("10000,100000",
+                              help="synthetic scaling sizes, comma-separated (e.g. 10000,100000,1000000)"),
     single_queries: int = typer.Option(1000, help="single-client queries timed one by one"),
     directory: Path = typer.Option(None, help="JAPE pair for the real-vector rows (default: shared DBP15K ZH-EN)"),
     sources: int = typer.Option(None, help="only the first N test sources (default: all 10,500)"),
@@ -160,8 +172,9 @@ def bench_engine(
 def bench_ea_agent(
     dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
     retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
-    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
-    sample: int = typer.Option(None, help="evaluate a random sample of this many test sources (seeded)"),
+    mode: str = typer.Option("full",
+                             help="full | rule_planner | no_planning | llm_only | no_selectors | gated | no_llm"),
+    sample: int = typer.Option(None, min=1, help="evaluate a random sample of this many test sources (seeded)"),
     seed: int = typer.Option(7),
     tag: str = typer.Option(None, help="suffix for the result file names (e.g. to keep a before/after pair)"),
     pairs: Path = typer.Option(None, help="also write the aligned pairs as TSV here"),
@@ -170,8 +183,8 @@ def bench_ea_agent(
 ) -> None:
     """EA-Agent on the test sources of a retrieval run: Hits@1/10, MRR (and without exact-name pairs) next to
     retrieval alone, tokens and seconds per entity, reflector rate, path length, fallbacks."""
-    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
     from benchmarks import ea_agent as ea_agent_runner
+    from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
 
     chat = chat_or_none(mode == "no_llm")
     with connected() as graph:
@@ -212,6 +225,7 @@ def bench_text2kgbench(
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
     max_repairs: int = typer.Option(None, min=0, help="repair turns per sentence (default 4)"),
     split: str = typer.Option("test", help="test (what results report) | train (for choosing prompts and design)"),
+    examples: int = typer.Option(1, min=0, help="solved train sentences shown per sentence (the most similar)"),
     out: Path = _results_option(),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
@@ -230,7 +244,8 @@ def bench_text2kgbench(
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,
-                                  ontologies=ontology or None, split=split, on_ontology=lambda oid: advance(1))
+                                  ontologies=ontology or None, split=split, examples=examples,
+                                  on_ontology=lambda oid: advance(1))
     files = write_report(result, out)
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "
@@ -246,20 +261,55 @@ def bench_kgqa(
     dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h | qald-onehop"),
     mode: str = typer.Option("no_llm", help="no_llm | full | no_observation | reflect_similarity | "
                              "reflect_random | reflect_generated"),
-    sample: int = typer.Option(None, help="a seeded random sample of this many questions per question file"),
-    seed: int = typer.Option(7),
-    workers: int = typer.Option(1, help="questions answered at once (offline baseline only)"),
+    memory: bool = typer.Option(True, "--memory/--no-memory", help="learn a path memory from the train split "
+                                "and use it, or answer zero-shot"),
+    link: bool = typer.Option(False, "--link", help="questions without brackets or topic ids: topics linked from "
+                              "plain text"),
+    sample: int = typer.Option(None, min=1, help="a seeded random sample of this many test questions per file"),
+    seed: int = typer.Option(7, help="seed of the split and of the sample"),
+    workers: int = typer.Option(1, min=1, help="questions answered at once (without a chat model only)"),
+    relearn: bool = typer.Option(False, "--relearn", help="learn the memory again even if it holds this split"),
+    confident: float = typer.Option(None, help="LLM gate: answer without the model when the best path leads by "
+                                    "this much (from `bench kgqa-gate`; default: the setting's)"),
     out: Path = _results_option(),
 ) -> None:
-    """KGQA benchmark: loads and embeds the KG once, runs the dev questions, writes results JSON + markdown."""
+    """KGQA benchmark: loads and prepares the KG once, learns the path memory from the train split (--memory),
+    answers the test split, writes results JSON + markdown."""
     from benchmarks import kgqa
 
-    settings, chat = _kgqa_chat(mode, mode == "no_llm")
+    settings, chat = kgqa_chat(mode, mode == "no_llm", memory=memory)
+    if confident is not None:
+        settings = settings.model_copy(update={"confident": confident})
     label = "no-llm" if chat is None else f"{settings.mode}, {chat.model_name}"
     with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
-        result = kgqa.bench(graph, dataset, chat=chat, settings=settings, sample=sample, seed=seed, workers=workers,
-                            out=out, on_question=lambda r: advance(1))
-    _print_kgqa_summary(result, label)
+        result = kgqa.bench(graph, dataset, chat=chat, settings=settings, memory=memory, link=link, sample=sample,
+                            seed=seed, workers=workers, relearn=relearn, out=out, on_question=lambda r: advance(1))
+    print_summary(result, label)
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@app.command("kgqa-gate")
+def bench_kgqa_gate(
+    dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h"),
+    memory: bool = typer.Option(True, "--memory/--no-memory", help="calibrate with the path memory (leave-one-out) "
+                                "or zero-shot"),
+    sample: int = typer.Option(300, min=1, help="seeded sample of train questions"),
+    seed: int = typer.Option(7),
+    weak: float = typer.Option(0.6, min=0.0, max=1.0, help="the model is asked below the largest confidence under "
+                               "which at most this share of the no-LLM answers are right"),
+    workers: int = typer.Option(2, min=1),
+    out: Path = _results_option(),
+) -> None:
+    """The KGQA LLM gate's threshold, learned on the train split (no model called): pass it to `bench kgqa
+    --confident`."""
+    from benchmarks import kgqa
+
+    with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
+        result = kgqa.calibrate(graph, dataset, memory=memory, sample=sample, seed=seed, weak=weak,
+                                workers=workers, out=out, on_question=lambda r: advance(1))
+    console.print(escape(f"{dataset}: confident = {result['confident']} (answers above it right "
+                         f"{result['accuracy_above_threshold']}, below {result['accuracy_below_threshold']}; "
+                         f"{result['share_answered_without_model']} answered without the model)"))
     console.print("written: " + ", ".join(result["files"]))
 
 
@@ -284,3 +334,47 @@ def bench_demo(
         summaries = run_demo(graph, chat, data_dir(), Path(workdir),
                              on_job=lambda name: console.print(f"[bold]{name}[/bold] …"))
     console.print(f"summary written to {write_summary(summaries, model, time.perf_counter() - started, out)}")
+
+
+MODELS_HELP = "embedded model(s): qwen2.5-coder-1.5b | qwen2.5-coder-0.5b | smollm2-135m; repeatable"
+
+
+@app.command("llm")
+def bench_llm(
+    model: list[str] = typer.Option(["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b", "smollm2-135m"], help=MODELS_HELP),
+    threads: int = typer.Option(None, min=1, help="server threads (default: the free cores)"),
+    slots: int = typer.Option(1, min=1, help="server slots: this many ways of asking run at once"),
+    port: int = typer.Option(8799, help="port for the benchmark's own llama-server"),
+    base_url: str = typer.Option(None, help="ask this running OpenAI-compatible server instead (one --model)"),
+    out: Path = _results_option(),
+) -> None:
+    """Yes/no and pick-one format-following of the embedded models, free text against constrained JSON."""
+    from benchmarks import llm_local
+
+    output_file(out / "llm_local.json", "--out")
+    result = llm_local.run(model, out=out, threads=threads, slots=slots, port=port, base_url=base_url,
+                           on_variant=lambda what: console.print(escape(what)))
+    for m in result["models"]:
+        for v in m["variants"]:
+            console.print(escape(f"{m['model']} {v['variant']}: accuracy {v['accuracy']:.2f}, "
+                                 f"first reply parsed {v['parse_rate_first_reply']:.2f}, {v['seconds']} s"))
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@app.command("llm-speed")
+def bench_llm_speed(
+    model: list[str] = typer.Option(["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"], help=MODELS_HELP),
+    threads: list[int] = typer.Option([1, 2], help="server threads to try; repeatable"),
+    slots: list[int] = typer.Option([1, 2], help="server slots to try; repeatable"),
+    busy: list[int] = typer.Option([0, 1], help="CPU-bound busy loops competing during the measure; repeatable"),
+    port: int = typer.Option(8798, help="port for the benchmark's own llama-server"),
+    tries: int = typer.Option(2, min=1, help="tries per measure; the best counts"),
+    out: Path = _results_option(),
+) -> None:
+    """Prompt and generation tokens/s of the embedded models by threads, slots and competing load."""
+    from benchmarks import llm_speed
+
+    output_file(out / "llm_speed.json", "--out")
+    result = llm_speed.run(model, threads, slots, busy, out=out, port=port, tries=tries,
+                           on_row=lambda row: console.print(escape(str(row))))
+    console.print("written: " + ", ".join(result["files"]))

@@ -28,13 +28,14 @@ from typing import Any
 
 from benchmarks.provenance import provenance, write_results
 from kgagents.agent.alignment.agent import EASettings
+from kgagents.agent.alignment.diagnostics import entity_names
 from kgagents.agent.alignment.export import stored_decisions
-from kgagents.agent.alignment.retrieval import entity_names, pair_kgs, split_links
+from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.tools import REFLECTOR
-from kgagents.metrics.ea import non_trivial_links, rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 from kgagents.jobs.alignment import align, bench_sources
+from kgagents.metrics.ea import non_trivial_links, rank_scores
 
 NO_LLM_LABEL = "no-LLM ablation: retrieval top-1"
 ANCHORS = {"EA-Agent Hits@1 (paper, DBP15K ZH-EN)": 0.9667, "EA-Agent Hits@1 (paper, SRPRS EN-FR)": 0.990,
@@ -78,8 +79,10 @@ def score_run(graph: Graph, *, dataset: str, retrieval_run_id: str, run_id: str,
 
     rows = list(traces.values())
     n = len(links)
-    changed = [s for s in wanted if agent_rankings[s] and candidates.get(s) and agent_rankings[s][0] != candidates[s][0]]
-    purposes: dict[str, dict[str, float]] = defaultdict(lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+    changed = [s for s in wanted
+               if agent_rankings[s] and candidates.get(s) and agent_rankings[s][0] != candidates[s][0]]
+    purposes: dict[str, dict[str, float]] = defaultdict(
+        lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
     for call in graph.run("llm/run_calls", run_id=run_id):
         p = purposes[call["purpose"]]
         p["calls"] += 1
@@ -104,6 +107,8 @@ def score_run(graph: Graph, *, dataset: str, retrieval_run_id: str, run_id: str,
                                  "right": sum(1 for s in changed if agent_rankings[s][0] == gold[s]),
                                  "wrong": sum(1 for s in changed if agent_rankings[s][0] != gold[s]),
                                  "broke_right_top1": sum(1 for s in changed if candidates[s][0] == gold[s])},
+        "llm_calls_per_entity": sum(p["calls"] for p in purposes.values()) / max(len(rows), 1),
+        "sources_sent_to_llm": sum(1 for r in rows if (r["trace_path"] or []) != ["retrieval_top1"]),
         "llm_calls_by_purpose": {k: {**v, "prompt_tokens_per_entity": v["prompt_tokens"] / max(len(rows), 1)}
                                  for k, v in sorted(purposes.items())},
     }
@@ -117,6 +122,9 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
     if chat is None:
         mode = "no_llm"
     settings = (settings or EASettings()).model_copy(update={"mode": mode})
+    if mode == "gated" and settings.gate_margin is None:  # the gate the retrieval benchmark learned on train links
+        retrieval = RunStore(graph).get(retrieval_run_id)
+        settings = settings.model_copy(update={"gate_margin": retrieval.get("gate_margin") if retrieval else None})
     sources = bench_sources(graph, dataset, retrieval_run_id, sample, seed)
     started = time.perf_counter()
     job = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run_id, settings=settings, sources=sources,
@@ -179,7 +187,8 @@ def markdown(result: dict[str, Any]) -> str:
              f"- decided {result['decided']} of {result['evaluated_links']} sources "
              f"({result['non_exact_links']} without an exact-name pair)"]
     if result["llm_calls_by_purpose"]:
-        lines += ["", "| LLM calls by purpose | calls | prompt tokens / entity | completion tokens |", "|---|---|---|---|"]
+        lines += ["", "| LLM calls by purpose | calls | prompt tokens / entity | completion tokens |",
+                  "|---|---|---|---|"]
         lines += [f"| {k} | {v['calls']} | {v['prompt_tokens_per_entity']:.1f} | {v['completion_tokens']} |"
                   for k, v in result["llm_calls_by_purpose"].items()]
     lines += ["", "Anchors: " + "; ".join(f"{k} {v}" for k, v in ANCHORS.items()) + ".", ""]

@@ -68,9 +68,12 @@ def _source(stem: str) -> str:
 
 
 # -- ontology matching ------------------------------------------------------------------------------------
+OM_ANATOMY, OM_CONFERENCE = "om_anatomy_no_llm", "om_conference_no_llm"
+
+
 @figure("om-table")
 def om_table(results: Path) -> str:
-    anatomy, conference = load(results, "om_anatomy_no-llm"), load(results, "om_conference_no-llm")
+    anatomy, conference = load(results, OM_ANATOMY), load(results, OM_CONFERENCE)
     a, nt, c = anatomy["scores"], anatomy["non_trivial"], conference["macro"]
     a_anchors = ", ".join(f"{k.split(' (')[0]} {v}" if "gpt" not in k else f"{k} {v}"
                           for k, v in anatomy["anchors"].items())
@@ -87,15 +90,75 @@ def om_table(results: Path) -> str:
 
 @figure("om-anatomy-cost")
 def om_anatomy_cost(results: Path) -> str:
-    r = load(results, "om_anatomy_no-llm")
+    r = load(results, OM_ANATOMY)
     repeats = r.get("repeats", [])
     same = (f"{len(repeats)} runs (vector indexes rebuilt in between) found identical pairs"
             if r.get("identical_across_repeats") and len(repeats) > 1 else
-            "runs differed: " + ", ".join(f"{x['tp']} TP / {x['fp']} FP" for x in repeats))
+            ("one run: " if len(repeats) == 1 else "runs differed: ")
+            + ", ".join(f"{x['tp']} TP / {x['fp']} FP" for x in repeats))
     return (f"Anatomy no-LLM end to end (load, embed {r['cost']['entities']:,} entities, match, write): "
             f"{r['wall_seconds']:.0f} s wall at load average {r['machine']['load_average'][0]:.1f} on "
             f"{r['machine']['cores']} cores, peak RSS {r['peak_rss_mb_python']:.0f} MB Python and "
-            f"{r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM; {same} ({_source('om_anatomy_no-llm')}).")
+            f"{r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM; {same} ({_source(OM_ANATOMY)}).")
+
+
+@figure("om-ablation")
+def om_ablation(results: Path) -> str:
+    """One row per component switched off (the ``--ablate`` runs), next to the full no-LLM matcher."""
+    anatomy, conference = load(results, OM_ANATOMY), load(results, OM_CONFERENCE)
+    rows = {a["without"]: [_f3(a["scores"]["f1"]), "–"] for a in anatomy.get("ablation", [])}
+    for a in conference.get("ablation", []):
+        rows.setdefault(a["without"], ["–", "–"])[1] = _f3(a["macro"]["f1"])
+    return "\n".join([
+        "| no-LLM matcher | anatomy F1 | conference macro F1 |", "|---|---|---|",
+        f"| all components | {_f3(anatomy['scores']['f1'])} | {_f3(conference['macro']['f1'])} |",
+        *(f"| without `{name}` | {a} | {c} |" for name, (a, c) in rows.items()),
+    ])
+
+
+@figure("om-one-to-many")
+def om_one_to_many(results: Path) -> str:
+    """The one-to-many output next to the 1:1 default, on the same data."""
+    parts = []
+    for label, stem, one_to_one, key in (("anatomy", OM_ANATOMY + "_one-to-one-false", OM_ANATOMY, "scores"),
+                                         ("conference (macro)", OM_CONFERENCE + "_one-to-one-false", OM_CONFERENCE,
+                                          "macro")):
+        many, single = load(results, stem), load(results, one_to_one)
+        m, o = many[key], single[key]
+        parts.append(f"{label}: P {_f3(m['precision'])} R {_f3(m['recall'])} F1 {_f3(m['f1'])} with "
+                     f"{m['system_size']:,} pairs (1:1: P {_f3(o['precision'])} R {_f3(o['recall'])} F1 "
+                     f"{_f3(o['f1'])}, {o['system_size']:,} pairs; {_source(stem)})")
+    return "; ".join(parts)
+
+
+@figure("om-gated-llm")
+def om_gated_llm(results: Path) -> str:
+    """Gated LLM mode on seeded conference pairs, next to the no-LLM run of the same pairs."""
+    found = sorted(results.glob("om_conference_gated_*_mode-gated.json"))
+    if len(found) != 1:
+        raise KgAgentsError(f"README figure om-gated-llm needs exactly one om_conference_gated_*_mode-gated.json in "
+                            f"{results}, found {len(found)}: run `kgagents bench om conference --set mode=gated "
+                            "--sample 5 --seed 20`")
+    r = load(results, found[0].stem)
+    offline = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
+    rows = [f"| {p['pair']} | {_f3(offline[p['pair']]['f1'])} | {_f3(p['f1'])} | {p['llm_calls']} | "
+            f"{p['seconds'] / 60:.1f} |" for p in r["pairs"]]
+    no_llm_macro = sum(offline[p["pair"]]["f1"] for p in r["pairs"]) / len(r["pairs"])
+    cost = r["cost"]
+    return "\n".join([
+        f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
+        f"{_seed(r['command'])} ({_source(found[0].stem)}; load average {r['machine']['load_average'][0]:.1f}, "
+        f"shared model server):", "",
+        "| pair | no-LLM F1 | gated LLM F1 | LLM calls | minutes |", "|---|---|---|---|---|", *rows,
+        f"| **macro** | {_f3(no_llm_macro)} | {_f3(r['macro']['f1'])} | {cost['llm_calls']} "
+        f"({cost['fraction_of_agent_om_calls'] * 100:.1f} % of Agent-OM's (k+1)(Ns+Nt) = "
+        f"{cost['agent_om_cost_model_calls']:,}) | {sum(p['seconds'] for p in r['pairs']) / 60:.1f} |",
+    ])
+
+
+def _seed(command: str) -> str:
+    match = re.search(r"--seed (\d+)", command)
+    return match.group(1) if match else "20 (the default)"
 
 
 @figure("om-llm-pair")
@@ -113,29 +176,82 @@ def om_llm_pair(results: Path) -> str:
             f"{r['machine']['cores']} cores ({_source(stem)})")
 
 
+def _llm_variant(r: dict[str, Any], model: str, variant: str) -> dict[str, Any]:
+    m = next(m for m in r["models"] if m["model"] == model)
+    return next(v for v in m["variants"] if v["variant"] == variant)
+
+
 @figure("llm-local-yes-no")
 def llm_local_yes_no(results: Path) -> str:
+    """SmolLM2's yes/no accuracy with the free-text instruction the matching runs above used."""
+    v = _llm_variant(load(results, "llm_local"), "smollm2-135m", "yes_no/start-with-yes-or-no")
+    return f"{v['accuracy'] * 100:.0f} % accuracy on {v['n']} easy yes/no items with smollm2-135m"
+
+
+@figure("llm-local")
+def llm_local(results: Path) -> str:
+    """Per model and way of asking: accuracy, first replies in the format, yes share, tokens and seconds."""
     r = load(results, "llm_local")
-    model = next(m for m in r["models"] if m["model"] == r["chosen_default"])
-    yes_no = model["format_check"]["text"]["yes_no"]
-    return (f"{yes_no['accuracy'] * 100:.0f} % accuracy on {yes_no['n']} easy yes/no items with "
-            f"{model['model']}")
+    lines = ["| model | task / how asked | accuracy | first reply parsed | answered yes | tokens (prompt + reply) | "
+             "seconds |", "|---|---|---|---|---|---|---|"]
+    for m in r["models"]:
+        for v in m["variants"]:
+            yes = f"{v['yes_share'] * 100:.0f} %" if "yes_share" in v else "–"
+            lines.append(f"| {m['model']} | {v['variant']} | {v['accuracy'] * 100:.0f} % | "
+                         f"{v['parse_rate_first_reply'] * 100:.0f} % | {yes} | "
+                         f"{v['prompt_tokens']:,} + {v['completion_tokens']:,} | {v['seconds']:.0f} |")
+    load_avg = r["load_average_at_start"][0]
+    lines.append(f"\n{r['models'][0]['variants'][0]['n']} items per row, temperature 0, load average {load_avg:.1f} "
+                 f"at the start on {r['machine']['cores']} cores ({_source('llm_local')}).")
+    return "\n".join(lines)
+
+
+@figure("llm-speed")
+def llm_speed(results: Path) -> str:
+    """Prompt and generation tokens/s by model, threads, slots and competing busy loops."""
+    r = load(results, "llm_speed")
+    lines = ["| model | threads | slots | busy loops | load avg | prompt tok/s | generation tok/s per request "
+             "(total) |", "|---|---|---|---|---|---|---|"]
+    for row in r["rows"]:
+        per = " / ".join(f"{x:.1f}" for x in row["generation_tokens_per_s_per_request"])
+        lines.append(f"| {row['model']} | {row['threads']} | {row['slots']} | {row['busy_loops']} | "
+                     f"{row['load_average_1min']:.1f} | {row['prompt_tokens_per_s']:.0f} | {per} "
+                     f"({row['generation_tokens_per_s_total']:.1f}) |")
+    lines.append(f"\nllama-server's own timings, best of {r['tries']} tr{'y' if r['tries'] == 1 else 'ies'}; "
+                 f"load average before each configuration in the table ({_source('llm_speed')}).")
+    return "\n".join(lines)
 
 
 # -- entity alignment ---------------------------------------------------------------------------------------
 EA_DATASETS = (("dbp15k_zh_en", "DBP15K ZH-EN"), ("srprs_en_fr", "SRPRS EN-FR"))
 
 
+#: the two name settings of `bench ea-retrieval`: every name with the multilingual encoder (the default) and
+#: `--no-multilingual` (English names only)
+EA_NAME_VARIANTS = (("", "all names, multilingual-e5"), ("_english-names", "English names"))
+
+
+def ea_retrieval_runs(results: Path, stem: str) -> list[tuple[str, dict[str, Any]]]:
+    """(label, results) of every name variant of one dataset that has a results file, the default first."""
+    found = [(label, load(results, f"ea_retrieval_{stem}{suffix}")) for suffix, label in EA_NAME_VARIANTS
+             if (results / f"ea_retrieval_{stem}{suffix}.json").is_file()]
+    if not found:
+        load(results, f"ea_retrieval_{stem}")  # the error that names the command
+    return found
+
+
 @figure("ea-retrieval")
 def ea_retrieval(results: Path) -> str:
-    rows = ["| dataset | Hits@1 | Hits@10 | MRR | without exact-name pairs: H@1 / H@10 | retrieval time |",
-            "|---|---|---|---|---|---|"]
-    for stem, title in EA_DATASETS:
-        r = load(results, f"ea_retrieval_{stem}")
-        full, hard = r["scores"]["fused"]["test/all_links"], r["scores"]["fused"]["test/non_exact"]
-        rows.append(f"| {title} | **{_f3(full['hits_at_1'])}** | **{_f3(full['hits_at_10'])}** | {_f3(full['mrr'])} "
+    rows = ["| dataset | names | Hits@1 | Hits@1 without the 1:1 assignment | Hits@10 | MRR "
+            "| without exact-name pairs: H@1 / H@10 | retrieval time (load average) |",
+            "|---|---|---|---|---|---|---|---|"]
+    for title, (names, r) in ((t, run) for stem, t in EA_DATASETS for run in ea_retrieval_runs(results, stem)):
+        head = r["scores"][r["headline"]]
+        full, hard, plain = head["test/all_links"], head["test/non_exact"], r["scores"]["fused"]["test/all_links"]
+        rows.append(f"| {title} | {names} | **{_f3(full['hits_at_1'])}** | {_f3(plain['hits_at_1'])} "
+                    f"| **{_f3(full['hits_at_10'])}** | {_f3(full['mrr'])} "
                     f"| {_f3(hard['hits_at_1'])} / {_f3(hard['hits_at_10'])} ({r['non_exact_links']:,} links) "
-                    f"| {r['timings_s']['retrieval']:.0f} s |")
+                    f"| {r['timings_s']['retrieval']:.0f} s ({r['load_average']['start'][0]:.1f}) |")
     return "\n".join(rows)
 
 
@@ -170,14 +286,15 @@ def ea_prompt_tokens(results: Path) -> str:
 
 @figure("ea-pseudo-seeds")
 def ea_pseudo_seeds(results: Path) -> str:
-    rounds = load(results, "ea_retrieval_dbp15k_zh_en")["pseudo_seeds_per_round"]
+    rounds = ea_retrieval_runs(results, "dbp15k_zh_en")[0][1]["pseudo_seeds_per_round"]
     return f"{len(rounds)} rounds; DBP15K: {' then '.join(f'{n:,}' for n in rounds)} pseudo-seeds"
 
 
 @figure("ea-bootstrap-gain")
 def ea_bootstrap_gain(results: Path) -> str:
-    scores = load(results, "ea_retrieval_dbp15k_zh_en")["scores"]
-    plain, boot = scores["fused, no bootstrap"]["test/all_links"], scores["fused"]["test/all_links"]
+    scores = ea_retrieval_runs(results, "dbp15k_zh_en")[0][1]["scores"]
+    plain = scores["fused, no bootstrap + assignment"]["test/all_links"]
+    boot = scores["fused + assignment"]["test/all_links"]
     return (f"Hits@10 from {_f3(plain['hits_at_10'])} to {_f3(boot['hits_at_10'])}, and Hits@1 from "
             f"{_f3(plain['hits_at_1'])} to {_f3(boot['hits_at_1'])}")
 
@@ -194,25 +311,43 @@ def ea_small_models(results: Path) -> str:
 
 
 # -- KG question answering ----------------------------------------------------------------------------------
-KGQA_RUNS = (
-    ("kgqa_metaqa_sample1000_no-llm", "MetaQA dev (kb_partial), 1,000 seeded per hop file"),
-    ("kgqa_pq-2h_no-llm", "PathQuestion PQ-2H"),
-    ("kgqa_pq-3h_no-llm", "PathQuestion PQ-3H"),
-    ("kgqa_qald-onehop_no-llm", "QALD-10 one-hop (gold-triple graph)"),
-)
+KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half"), ("pq-2h", "PathQuestion PQ-2H, held-out 10 %"),
+                 ("pq-3h", "PathQuestion PQ-3H, held-out 10 %"))
+
+
+def _hops(r: dict[str, Any]) -> str:
+    return " / ".join(f"{100 * v:.1f}" for v in r["hits_at_1_by_hops"].values())
 
 
 @figure("kgqa-offline")
 def kgqa_offline(results: Path) -> str:
-    rows = ["| data | questions | Hits@1 by hops (%) | gold in observation (%) | observe p50 / p95 (ms) "
-            "| questions/s | load avg |", "|---|---|---|---|---|---|---|"]
-    for stem, title in KGQA_RUNS:
+    rows = ["| data | test questions | with path memory: Hits@1 by hops (%) | answer-set F1 (%) | zero-shot (no "
+            "memory): Hits@1 by hops (%) | memory examples (from train questions) | questions/s, observe p50 / p95 "
+            "(ms), load avg |", "|---|---|---|---|---|---|---|"]
+    for name, title in KGQA_DATASETS:
+        m, z = load(results, f"kgqa_{name}_memory_no-llm"), load(results, f"kgqa_{name}_zeroshot_no-llm")
+        mem = m["memory"]
+        rows.append(f"| {title} | {m['questions']:,} | {_hops(m)}; **all {100 * m['hits_at_1']:.1f}** "
+                    f"| {100 * m['f1']:.1f} | {_hops(z)}; all {100 * z['hits_at_1']:.1f} "
+                    f"| {mem['examples']:,} ({mem['questions_learned_from']:,}) "
+                    f"| {m['questions_per_second']:.1f} ({m['workers']} workers), {m['observe_ms_p50']:.0f} / "
+                    f"{m['observe_ms_p95']:.0f}, {m['load_average_before'][0]:.1f} |")
+    q = load(results, "kgqa_qald-onehop_zeroshot_no-llm")
+    rows.append(f"| QALD-10 one-hop (gold-triple graph) | {q['questions']:,} | – | – | {_hops(q)}; all "
+                f"{100 * q['hits_at_1']:.1f} | – | {q['questions_per_second']:.1f} ({q['workers']} workers), "
+                f"{q['observe_ms_p50']:.0f} / {q['observe_ms_p95']:.0f}, {q['load_average_before'][0]:.1f} |")
+    return "\n".join(rows)
+
+
+@figure("kgqa-linking")
+def kgqa_linking(results: Path) -> str:
+    rows = ["| data | questions (no brackets, no topic ids) | linking top-1 (%) | Hits@1 with linked topics (%) |",
+            "|---|---|---|---|"]
+    for stem, title in (("kgqa_metaqa_memory_linked_sample300_no-llm", "MetaQA held-out half, 300 seeded per hop"),
+                        ("kgqa_pq-2h_memory_linked_no-llm", "PathQuestion PQ-2H held-out 10 %")):
         r = load(results, stem)
-        hops = ", ".join(f"{h}-hop {100 * v:.1f}" for h, v in r["hits_at_1_by_hops"].items())
-        rows.append(f"| {title} | {r['questions']:,} | {hops}; **all {100 * r['hits_at_1']:.1f}** "
-                    f"| {100 * r['observation_answer_recall']:.1f} | {r['observe_ms_p50']:.0f} / "
-                    f"{r['observe_ms_p95']:.0f} | {r['questions_per_second']:.1f} ({r['workers']} workers) "
-                    f"| {r['load_average_before'][0]:.1f} |")
+        rows.append(f"| {title} | {r['questions']:,} | {100 * r['linking_accuracy']:.1f} "
+                    f"| {100 * r['hits_at_1']:.1f} ({_source(stem)}) |")
     return "\n".join(rows)
 
 
@@ -314,9 +449,13 @@ def load_batched_figure(results: Path) -> str:
 
 @figure("kgqa-llm")
 def kgqa_llm(results: Path) -> str:
-    stem = "kgqa_pq-2h_full_sample3_smollm2-135m-instruct"
-    r = load(results, stem)
-    return (f"with {r['model']} on {r['questions']} seeded PQ-2H questions (mode {r['mode']}): Hits@1 "
-            f"{100 * r['hits_at_1']:.1f} %, {r['llm_calls_per_question']:.1f} LLM calls and "
-            f"{r['tokens_per_question']:,.0f} tokens per question, mean iterations {r['mean_iterations']:.2f} "
-            f"({_source(stem)})")
+    rows = ["| data (seeded sample of the held-out split) | configuration | Hits@1 (%) | LLM calls / question "
+            "| tokens / question | seconds / question | answers decided by |", "|---|---|---|---|---|---|---|"]
+    for stem in KGQA_LLM_RUNS:
+        r = load(results, stem)
+        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, gate {r['confident']}") + \
+            (", path memory" if r["memory"] else ", zero-shot")
+        rows.append(f"| {r['dataset']}, {r['questions']} questions | {config} | {100 * r['hits_at_1']:.1f} "
+                    f"| {r['llm_calls_per_question']:.2f} | {r['tokens_per_question']:,.0f} "
+                    f"| {r['seconds_per_question']:.2f} | {r['decided_by']} |")
+    return "\n".join(rows)

@@ -1,39 +1,46 @@
-"""KGQA benchmarks: one command per dataset loads the KG (once), embeds its triple readings (once, incremental),
-runs :func:`kgagents.jobs.kgqa.run_questions` over the dev questions and writes
-``<out>/kgqa_<dataset>_<label>.json`` / ``.md`` (``kgagents bench kgqa`` passes ``benchmarks/results``).
+"""KGQA benchmarks: one command per dataset and configuration, written to ``<out>/kgqa_<dataset>_<config>.json`` /
+``.md`` (``kgagents bench kgqa`` passes ``benchmarks/results``).
 
-Datasets (shared data, never copied): ``metaqa`` (``kb_partial.txt``, the 1/2/3-hop dev sets, only the questions
-whose gold answers are exactly reachable in this partial KB — ``kb_consistent`` — with how many that is),
-``pq-2h`` / ``pq-3h`` (PathQuestion, each with its own tab-separated KB) and ``qald-onehop`` (the 72 one-hop
-QALD-10 questions on the graph of their gold triples, :mod:`kgagents.loaders.qald_graph`).
+Datasets (shared data, never copied): ``metaqa`` (``kb_partial.txt`` and the 1/2/3-hop dev files; evaluated on the
+questions whose gold answers are exactly reachable in this partial KB — ``kb_consistent`` —, with how many that
+is), ``pq-2h`` / ``pq-3h`` (PathQuestion, each with its own KB) and ``qald-onehop`` (the 72 one-hop QALD-10
+questions on the graph of their gold triples, :mod:`kgagents.loaders.qald_graph`; zero-shot only).
 
-Every file records the command that wrote it, the mode and model (``no-llm`` for the offline baseline), the
-sample (``--sample N`` draws N questions per question file with ``random.Random(seed)``), Hits@1 by hop count,
-LLM calls and tokens per question, iterations, cap-hit rate, the observation's p50/p95 time per question, the
-throughput, the one-time cost of embedding the KG's triple readings, and the load average before and after,
-because timings on a shared machine are noisy.
+Protocol — nothing evaluated is ever learned from:
+
+* every question file is split with :func:`kgagents.jobs.kgqa.split` (seeded): MetaQA's dev files each into a
+  ``train`` half and a ``test`` half; PathQuestion 80 / 10 / 10 into ``train`` / ``dev`` / ``test`` (as the IRN
+  paper did). Reported numbers are on ``test`` (``--sample N``: a seeded sample of N per file);
+* ``--memory``: the KG's path memory is made to hold exactly what was learned from ``train`` (examples of any
+  other source are removed; learning runs when the memory does not hold this source yet, or with ``--relearn``);
+  ``--no-memory`` runs zero-shot (the agent ignores the memory);
+* ``--link``: the test questions lose their brackets and topic ids, so the agent links them from plain text;
+  linking accuracy is reported next to Hits@1.
+
+Each file records the command as typed, commit, machine and load average (:func:`write_results`), the mode and
+model, the split and the memory (source, examples, the learning report when it ran), Hits@1 and answer-set
+precision / recall / F1 by hop count, how answers were decided (memory, observation, model, iteration cap), LLM
+calls, tokens and seconds per question, observation p50 / p95 and throughput.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.provenance import write_results
-from kgagents.agent.kgqa.readings import embed_triples, readings_record
+from benchmarks.provenance import file_slug, write_results
+from kgagents.agent.kgqa.pathmemory import PathMemory
+from kgagents.agent.kgqa.questions import plain
+from kgagents.agent.kgqa.results import GOLD_TOPICS, QuestionResult
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
-from kgagents.embeddings.base import Embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
-from kgagents.agent.kgqa.results import QuestionResult
-from kgagents.jobs.kgqa import run_questions, seeded_sample
+from kgagents.jobs.kgqa import SPLIT, learn, prepare_kg, run_questions, seeded_sample, split
 from kgagents.loaders.kg_common import kg_stats
 from kgagents.loaders.qa import Question, read_questions
 from kgagents.loaders.qald_graph import load_qald_onehop
@@ -41,30 +48,35 @@ from kgagents.loaders.triples import load_triples
 from kgagents.paths import data_dir
 
 ANCHORS: dict[str, dict[str, float]] = {
-    "metaqa": {"EmbedKGQA 1-hop": 97.5, "EmbedKGQA 2-hop": 98.8, "EmbedKGQA 3-hop": 94.8},
+    "metaqa": {"EmbedKGQA 1-hop (trained)": 97.5, "EmbedKGQA 2-hop (trained)": 98.8,
+               "EmbedKGQA 3-hop (trained)": 94.8, "NSM 1-hop (trained)": 97.1, "NSM 2-hop (trained)": 99.9,
+               "NSM 3-hop (trained)": 98.9},
     "qald-onehop": {"ODA (GPT-4) QALD-10, all questions": 66.67, "ToG QALD-10, all questions": 53.8},
 }
 
 
 @dataclass(frozen=True)
 class Dataset:
-    """A benchmark: the KG to load (kind ``triples`` or ``qald_onehop``) and its question files."""
+    """A benchmark: the KG to load (kind ``triples`` or ``qald_onehop``), its question files and their split."""
 
     name: str
     kg: str
     kb: tuple[str, ...]
     questions: tuple[tuple[str, ...], ...]
+    ratios: dict[str, float] | None
     kind: str = "triples"
     only_kb_consistent: bool = False
 
 
+HALVES = {"train": 0.5, "test": 0.5}
+IRN = {"train": 0.8, "dev": 0.1, "test": 0.1}
 DATASETS = {d.name: d for d in (
     Dataset("metaqa", "metaqa", ("kgqa", "metaqa", "kb_partial.txt"),
-            tuple(("kgqa", "metaqa", f"metaqa_{h}hop_dev.jsonl") for h in (1, 2, 3)), only_kb_consistent=True),
-    Dataset("pq-2h", "pq-2h", ("kgqa", "pathquestion", "2H-kb.txt"), (("kgqa", "pathquestion", "PQ-2H.jsonl"),)),
-    Dataset("pq-3h", "pq-3h", ("kgqa", "pathquestion", "3H-kb.txt"), (("kgqa", "pathquestion", "PQ-3H.jsonl"),)),
+            tuple(("kgqa", "metaqa", f"metaqa_{h}hop_dev.jsonl") for h in (1, 2, 3)), HALVES, only_kb_consistent=True),
+    Dataset("pq-2h", "pq-2h", ("kgqa", "pathquestion", "2H-kb.txt"), (("kgqa", "pathquestion", "PQ-2H.jsonl"),), IRN),
+    Dataset("pq-3h", "pq-3h", ("kgqa", "pathquestion", "3H-kb.txt"), (("kgqa", "pathquestion", "PQ-3H.jsonl"),), IRN),
     Dataset("qald-onehop", "qald-onehop", ("kgqa", "wikidata_questions", "qald_10-en_onehop_gold_triples.json"),
-            (("kgqa", "wikidata_questions", "qald_10-en_onehop_gold_triples.json"),), kind="qald_onehop"),
+            (("kgqa", "wikidata_questions", "qald_10-en_onehop_gold_triples.json"),), None, kind="qald_onehop"),
 )}
 
 
@@ -74,15 +86,12 @@ def dataset(name: str) -> Dataset:
     return DATASETS[name]
 
 
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
-
-
-def result_stem(name: str, mode: str, model: str, sample: int | None) -> str:
-    """``kgqa_<dataset>_no-llm`` or ``kgqa_<dataset>_<mode>[_sample<N>]_<model-slug>``."""
-    if mode == "no_llm":
-        return "_".join(["kgqa", name, *([f"sample{sample}"] if sample else []), "no-llm"])
-    return "_".join(["kgqa", name, mode, *([f"sample{sample}"] if sample else []), slug(model)])
+def result_stem(name: str, mode: str, model: str, *, memory: bool, link: bool, sample: int | None) -> str:
+    """``kgqa_<dataset>_<memory|zeroshot>[_linked][_sample<N>]_<no-llm | mode_model>``."""
+    parts = ["kgqa", name, "memory" if memory else "zeroshot", *(["linked"] if link else []),
+             *([f"sample{sample}"] if sample else [])]
+    parts += ["no-llm"] if mode == "no_llm" else [mode, file_slug(model)]
+    return "_".join(parts)
 
 
 def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
@@ -99,62 +108,154 @@ def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
     return {"loaded_now": True, **result.model_dump()}
 
 
-def benchmark_questions(ds: Dataset, sample: int | None, seed: int) -> tuple[list[Question], list[dict[str, Any]]]:
-    """The questions evaluated (per file: kb-consistent filter, then the seeded sample) and per-file counts."""
-    chosen: list[Question] = []
+def splits(ds: Dataset, seed: int) -> tuple[list[Question], list[tuple[Path, list[Question], list[Question]]]]:
+    """(every question learned from, per file: (path, all its questions, its test part)). Without a split (QALD)
+    every question is a test question."""
+    learned: list[Question] = []
     files = []
     for parts in ds.questions:
         path = data_dir(*parts)
         questions = read_questions(path)
-        usable = [q for q in questions if q.extra.get("kb_consistent", True)] if ds.only_kb_consistent else questions
+        if ds.ratios is None:
+            files.append((path, questions, questions))
+            continue
+        split_parts = split(questions, ds.ratios, seed)
+        learned.extend(split_parts["train"])
+        files.append((path, questions, split_parts["test"]))
+    return learned, files
+
+
+def test_questions(ds: Dataset, files: Sequence[tuple[Path, list[Question], list[Question]]], sample: int | None,
+                   seed: int, link: bool) -> tuple[list[Question], list[dict[str, Any]]]:
+    """The evaluated questions (per file: the test part, kb-consistent ones for MetaQA, the seeded sample; with
+    ``link`` stripped of brackets and topic ids) and per-file counts."""
+    chosen: list[Question] = []
+    counts = []
+    for path, questions, test in files:
+        usable = [q for q in test if q.extra.get("kb_consistent", True)] if ds.only_kb_consistent else test
         picked = seeded_sample(usable, sample, seed)
-        files.append({"file": str(path), "questions": len(questions), "kb_consistent": len(usable)
-                      if ds.only_kb_consistent else None, "evaluated": len(picked)})
-        chosen.extend(picked)
-    return chosen, files
+        counts.append({"file": str(path), "questions": len(questions), "test": len(test),
+                       "kb_consistent": len(usable) if ds.only_kb_consistent else None, "evaluated": len(picked)})
+        chosen.extend(_unlinked(q) if link else q for q in picked)
+    return [q.model_copy(update={"extra": {k: v for k, v in q.extra.items() if k != SPLIT}}) for q in chosen], counts
 
 
-def _loadavg() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
+def _unlinked(question: Question) -> Question:
+    """The question as a user types it: no brackets, no topic ids (kept aside to score the linking)."""
+    return question.model_copy(update={"question": plain(question.question), "topic_entities": [],
+                                       "extra": {**question.extra,
+                                                 GOLD_TOPICS: [t.id or t.name for t in question.topic_entities]}})
+
+
+def ensure_memory(graph: Graph, ds: Dataset, learned: list[Question], *, seed: int, relearn: bool,
+                  workers: int) -> dict[str, Any]:
+    """The KG's path memory holding exactly what was learned from this benchmark's ``train`` split."""
+    source = f"bench {ds.name}: train split {ds.ratios} seed {seed}"
+    memory = PathMemory(graph, ds.kg)
+    removed = memory.forget_other_sources(source)
+    report = None
+    if relearn or memory.count() == 0:
+        report = learn(graph, ds.kg, learned, source=source, workers=workers).as_dict()
+    return {"source": source, "split": "train", "questions_learned_from": len(learned),
+            "examples": memory.count(), "removed_from_other_sources": removed, "learned_now": report}
 
 
 def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings | None = None,
-          sample: int | None = None, seed: int = 7, workers: int = 1, out: Path | None = None,
-          embedder: Embedder | None = None,
+          memory: bool = True, link: bool = False, sample: int | None = None, seed: int = 7, workers: int = 1,
+          relearn: bool = False, out: Path | None = None,
           on_question: Callable[[QuestionResult], None] | None = None) -> dict[str, Any]:
     """Run one dataset's benchmark (mode ``no_llm`` when ``chat`` is None); write the files when ``out`` is given."""
     ds = dataset(name)
-    settings = settings or KGQASettings()
+    if memory and ds.ratios is None:
+        raise KgAgentsError(f"{name} has no training split to learn a path memory from; use --no-memory")
+    settings = (settings or KGQASettings()).model_copy(update={"memory": memory})
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
-    load_before = _loadavg()
+    load_before = [round(x, 2) for x in os.getloadavg()]
     started = time.perf_counter()
     kg = ensure_kg(graph, ds)
-    embedder = embedder or get_embedder()
-    readings = embed_triples(graph, embedder, ds.kg)
-    questions, files = benchmark_questions(ds, sample, seed)
-    run = run_questions(graph, ds.kg, questions, settings, chat, workers=workers, embedder=embedder,
-                        dataset=ds.name, on_question=on_question)
-    summary = run.summary()
+    prepared = prepare_kg(graph, ds.kg, get_embedder())
+    learned, files = splits(ds, seed)
+    memory_record = ensure_memory(graph, ds, learned, seed=seed, relearn=relearn, workers=max(workers, 2)) \
+        if memory else None
+    questions, counts = test_questions(ds, files, sample, seed, link)
+    run = run_questions(graph, ds.kg, questions, settings, chat, workers=workers, dataset=ds.name,
+                        on_question=on_question)
+    summary = run.output.summary()
+    config = ("path memory" if memory else "zero-shot (no memory)") + (", topics linked from plain text" if link
+                                                                        else "")
     result: dict[str, Any] = {
-        "benchmark": f"KGQA {ds.name}: {len(questions)} questions"
-                     + (f" (seeded sample of {sample} per question file, seed {seed})" if sample else ""),
-        "label": "no-llm (offline baseline: observation ranking only, answer = best-scoring tail)"
-                 if settings.mode == "no_llm" else f"ODA mode {settings.mode} with {run.model}",
+        "benchmark": f"KGQA {ds.name}: {len(questions)} test questions"
+                     + (f" (seeded sample of {sample} per question file)" if sample else "") + f"; {config}",
+        "label": (f"no-llm ({run.model})" if settings.mode == "no_llm" else f"ODA mode {settings.mode} with "
+                  f"{run.model}") + f"; {config}",
         "dataset": ds.name, "kg": ds.kg, "mode": settings.mode, "model": run.model, "run_id": run.run_id,
-        "sample_per_file": sample, "seed": seed if sample else None, "question_files": files,
-        "settings": settings.model_dump(), **summary,
-        "kg_load": kg,
-        "triple_readings": {"this_run": {"texts_embedded": readings.texts, "readings_written": readings.readings_written,
-                                         "unchanged": readings.unchanged, "seconds": round(readings.seconds, 2)},
-                            "one_time_cost": readings_record(graph, ds.kg)},
+        "memory": memory_record, "link": link, "confident": settings.confident,
+        "split": {"ratios": ds.ratios, "seed": seed, "reported": "test"},
+        "sample_per_file": sample, "question_files": counts, "settings": settings.model_dump(mode="json"),
+        "scores": run.scores, **summary, "llm": run.llm.model_dump(),
+        "kg_load": kg, "kg_prepare": prepared,
         "wall_seconds": round(time.perf_counter() - started, 1),
-        "load_average_before": load_before, "load_average_after": _loadavg(),
+        "load_average_before": load_before, "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "anchors": ANCHORS.get(ds.name, {}),
         "timing_note": "measured on a machine shared with other jobs; see load averages",
     }
     if out is not None:
-        write_results(out, result_stem(ds.name, settings.mode, run.model, sample), result, markdown)
+        write_results(out, result_stem(ds.name, settings.mode, run.model, memory=memory, link=link, sample=sample),
+                      result, markdown)
+    return result
+
+
+def threshold(pairs: Sequence[tuple[float, bool]], weak: float) -> float:
+    """The gate: the largest confidence below which the no-LLM answers are right at most ``weak`` of the time
+    (0.0 when even the least confident are right more often: the model is never asked)."""
+    ranked = sorted(pairs, key=lambda p: p[0])
+    best, right = 0.0, 0
+    for i, (_, correct) in enumerate(ranked, 1):
+        right += correct
+        if right / i <= weak and (i == len(ranked) or ranked[i][0] > ranked[i - 1][0]):
+            best = ranked[i][0] if i < len(ranked) else ranked[-1][0] + 1e-9
+    return round(best, 4)
+
+
+def calibrate(graph: Graph, name: str, *, memory: bool = True, sample: int | None = None, seed: int = 7,
+              weak: float = 0.6, workers: int = 1, relearn: bool = False, out: Path | None = None,
+              on_question: Callable[[QuestionResult], None] | None = None) -> dict[str, Any]:
+    """The LLM gate's threshold (``--confident``), learned on the TRAIN split only: the no-LLM agent answers a
+    seeded sample of train questions (with the memory, each question's own examples left out); the model is asked
+    only where the no-LLM answer is unreliable — below the largest confidence margin under which at most ``weak``
+    of the no-LLM answers are right (:func:`threshold`)."""
+    ds = dataset(name)
+    if ds.ratios is None:
+        raise KgAgentsError(f"{name} has no training split to calibrate on")
+    settings = KGQASettings(mode="no_llm", memory=memory)
+    ensure_kg(graph, ds)
+    prepare_kg(graph, ds.kg, get_embedder())
+    learned, _ = splits(ds, seed)
+    memory_record = ensure_memory(graph, ds, learned, seed=seed, relearn=relearn, workers=max(workers, 2)) \
+        if memory else None
+    usable = [q for q in learned if q.extra.get("kb_consistent", True)] if ds.only_kb_consistent else learned
+    questions = [q.model_copy(update={"extra": {k: v for k, v in q.extra.items() if k != SPLIT}})
+                 for q in seeded_sample(usable, sample, seed)]
+    run = run_questions(graph, ds.kg, questions, settings, None, workers=workers, dataset=ds.name,
+                        leave_one_out=memory, on_question=on_question)
+    pairs = [(r.confidence, bool(r.correct)) for r in run.output.results]
+    chosen = threshold(pairs, weak)
+    above = [c for conf, c in pairs if conf >= chosen]
+    below = [c for conf, c in pairs if conf < chosen]
+    result: dict[str, Any] = {
+        "benchmark": f"KGQA {ds.name}: LLM gate threshold on {len(questions)} TRAIN questions "
+                     f"({'path memory, leave-one-out' if memory else 'zero-shot'})",
+        "dataset": ds.name, "memory": memory_record, "split": {"ratios": ds.ratios, "seed": seed,
+                                                               "calibrated_on": "train"},
+        "weak_accuracy": weak, "confident": chosen, "run_id": run.run_id,
+        "hits_at_1": run.output.summary()["hits_at_1"],
+        "share_answered_without_model": round(len(above) / len(pairs), 4) if pairs else None,
+        "accuracy_above_threshold": round(sum(above) / len(above), 4) if above else None,
+        "accuracy_below_threshold": round(sum(below) / len(below), 4) if below else None,
+    }
+    if out is not None:
+        write_results(out, f"kgqa_{ds.name}_{'memory' if memory else 'zeroshot'}_gate", result)
     return result
 
 
@@ -167,27 +268,41 @@ def markdown(result: dict[str, Any]) -> str:
     cov = result["coverage"]
     lines = [f"# {result['benchmark']}", "", f"**{result['label']}** — run `{result['run_id']}`.", "",
              f"Command: `{result['command']}`", "",
-             "| hops | questions | Hits@1 (%) |", "|---|---|---|"]
-    lines += [f"| {h} | {result['questions_by_hops'][h]} | {_pct(v)} |" for h, v in result["hits_at_1_by_hops"].items()]
-    lines += [f"| all | {result['questions']} | **{_pct(result['hits_at_1'])}** |", ""]
-    lines += ["- question files: " + "; ".join(
-        f"{Path(f['file']).name}: {f['evaluated']} evaluated of {f['questions']}"
-        + (f" ({f['kb_consistent']} kb-consistent)" if f["kb_consistent"] is not None else "")
-        for f in result["question_files"]),
+             "| hops | questions | Hits@1 (%) | answer-set P / R / F1 (%) |", "|---|---|---|---|"]
+    for h, v in result["hits_at_1_by_hops"].items():
+        lines.append(f"| {h} | {result['questions_by_hops'][h]} | {_pct(v)} | {_pct(result['precision_by_hops'][h])} / "
+                     f"{_pct(result['recall_by_hops'][h])} / {_pct(result['f1_by_hops'][h])} |")
+    lines += [f"| all | {result['questions']} | **{_pct(result['hits_at_1'])}** | {_pct(result['precision'])} / "
+              f"{_pct(result['recall'])} / {_pct(result['f1'])} |", ""]
+    mem = result["memory"]
+    lines += [
+        "- question files: " + "; ".join(
+            f"{Path(f['file']).name}: {f['evaluated']} evaluated of {f['test']} test of {f['questions']}"
+            + (f" ({f['kb_consistent']} kb-consistent)" if f["kb_consistent"] is not None else "")
+            for f in result["question_files"]),
+        f"- split: {result['split']['ratios']} seed {result['split']['seed']}; reported on test",
+        "- path memory: " + (f"{mem['examples']} examples learned from {mem['questions_learned_from']} train "
+                             f"questions ({mem['source']})" if mem else "not used (zero-shot)"),
+        f"- answers decided by: {result['decided_by']}"
+        + ("" if result["mode"] == "no_llm" else f" (the model is asked when the best path leads by less than "
+                                                 f"{result['confident']})"),
         f"- coverage: topic entity in the KG for {cov['topic_in_kg']}, a gold answer in the KG for "
-        f"{cov['gold_in_kg']}, both for {cov['topic_and_gold_in_kg']} (Hits@1 on those: {_pct(cov['hits_at_1_covered'])} %)",
-        f"- the observation held a gold answer for {_pct(result['observation_answer_recall'])} % of the questions "
-        f"(its best {result['settings']['observation_shown']} triples, what the LLM is shown: "
-        f"{_pct(result['shown_observation_answer_recall'])} %)",
+        f"{cov['gold_in_kg']}, both for {cov['topic_and_gold_in_kg']} (Hits@1 on those: "
+        f"{_pct(result['hits_at_1_covered'])} %)",
+        f"- the observation held a gold answer for {_pct(result['observation_answer_recall'])} % of the questions",
+    ]
+    if result["link"]:
+        lines.append(f"- entity linking (plain-text questions): top-1 accuracy {_pct(result['linking_accuracy'])} % "
+                     f"on {result['linked']} linked questions")
+    lines += [
         f"- LLM calls per question {result['llm_calls_per_question']}, tokens per question "
-        f"{result['tokens_per_question']}, mean iterations {result['mean_iterations']}, cap-hit rate "
-        f"{result['cap_hit_rate']}",
+        f"{result['tokens_per_question']}, seconds per question {result['seconds_per_question']}, mean iterations "
+        f"{result['mean_iterations']}, cap-hit rate {result['cap_hit_rate']}",
         f"- observation time per question: p50 {result['observe_ms_p50']} ms, p95 {result['observe_ms_p95']} ms "
-        f"(depth {result['settings']['depth']}, N {result['settings']['top_n']}, P {result['settings']['top_percent']})",
+        f"(D {result['settings']['depth']}, N {result['settings']['top_n']}, P {result['settings']['top_percent']})",
         f"- throughput: {result['questions_per_second']} questions/s over the loop with {result['workers']} worker(s) "
         f"({result['questions_per_second_with_embedding']} including embedding the questions); wall "
         f"{result['wall_seconds']} s",
-        f"- triple readings: {json.dumps(result['triple_readings'])}",
         f"- load average before {result['load_average_before']}, after {result['load_average_after']} "
         f"({result['machine']['cores']} cores): timings on a shared machine are noisy"]
     if result["anchors"]:

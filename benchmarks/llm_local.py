@@ -1,40 +1,58 @@
-"""Pick the embedded model: speed and format-following of each candidate GGUF model on this machine.
+"""Format-following of the embedded models: yes/no and pick-one, free text against JSON-schema-constrained.
 
-For each model in kgagents.llm.local_server.LOCAL_MODELS: start the embedded llama.cpp server with
-``--threads`` threads, measure prompt and generation tokens/s, then ask 20 yes/no and 20 pick-one
-questions with unambiguous, hand-written answers (easy ontology-matching style) through the same
-helpers the agents use ("text": plain reply, lenient parsing, one repair) and through structured()
-with the schema sent as JSON mode ("json": grammar-constrained by llama.cpp). Parse rate (the reply
-followed the format) and accuracy are reported apart: a model that follows the format but answers at
-random is as useless as one that rambles.
+Twenty yes/no and twenty pick-one questions with unambiguous, hand-written answers (easy ontology-matching
+style; the right option's position varies; 10 yes, 10 no) are asked of each model through the same helpers the
+agents use, in several ways:
 
-    .venv/bin/python benchmarks/llm_local.py [--models NAME ...] [--threads 2] [--port 8799]
+* ``yes_no/start-with-yes-or-no``: the old instruction ("Start your reply with the word yes or no, then give a
+  short reason on the same line"), free text, lenient parsing, one repair — the defect of issue 20;
+* ``yes_no/constrained``: :func:`kgagents.llm.ask_yes_no` — ``{"reason": …, "answer": "yes"|"no"}`` decoded
+  under the JSON schema by llama-server (results files before commit "yes/no reason first" have the
+  answer-first form in this row and the reason-first form as ``constrained-reason-first``);
+* ``yes_no/constrained-answer-only``: ``{"answer": "yes"|"no"}`` only (fewest tokens);
+* ``yes_no/constrained-answer-first``: ``{"answer": …, "reason": …}`` (the answer before any reason);
+* ``yes_no/unconstrained-json``: ask_yes_no's prompt with the schema *not* sent (the fallback path of an
+  endpoint without JSON mode: the JSON is parsed from free text and repaired once);
+* ``pick_one/constrained`` and ``pick_one/unconstrained-json``: :func:`kgagents.llm.pick_one` with and
+  without the schema.
 
-Writes benchmarks/results/llm_local.json.
+Parse rate (the reply followed the format) and accuracy are reported apart, with the share of "yes" answers
+(a model that copies the first word of the prompt answers "yes" to everything), the ledger's per-purpose
+outcomes, tokens and seconds. Temperature 0.
+
+    kgagents bench llm [--model qwen2.5-coder-1.5b --model smollm2-135m ...] [--threads N] [--port 8799]
+    kgagents bench llm --base-url http://127.0.0.1:8765/v1 --model NAME    # a server that already runs
+
+Writes benchmarks/results/llm_local.json (``--out`` DIR to change).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
-import sys
 import time
-from importlib.metadata import PackageNotFoundError, version
+from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any, Literal
 
-from openai import OpenAI
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from benchmarks.provenance import write_results
 from kgagents.config import LLMSettings
 from kgagents.errors import StructuredOutputError
-from kgagents.llm import ChatModel, ChatResult, Ledger, Message, OpenAIChatModel, ask_yes_no, pick_one, structured
-from kgagents.llm.local_server import LOCAL_JSON_FORMAT, LOCAL_MAX_TOKENS, LOCAL_MODELS, LocalLLMServer
-
-RESULTS = Path(__file__).resolve().parent / "results" / "llm_local.json"
+from kgagents.llm import (
+    ChatModel,
+    Ledger,
+    Message,
+    OpenAIChatModel,
+    ask_with_repair,
+    ask_yes_no,
+    map_on_slots,
+    pick_one,
+)
+from kgagents.llm.models import LOCAL_MODELS, model_file
+from kgagents.llm.structured import YES_NO_MAX_TOKENS, parse_yes_no
+from kgagents.servers.llama import LOCAL_MAX_TOKENS, LlamaServer, llm_home
 
 # (question, expected answer): 10 yes, 10 no.
 YES_NO: list[tuple[str, bool]] = [
@@ -84,22 +102,68 @@ PICK_ONE: list[tuple[str, list[str], int]] = [
     ("Lecturer", ["Student", "Building", "Exam", "Teacher"], 3),
 ]
 
-PROMPT_TEXT = (
-    "An ontology describes the concepts of a domain and the relations between them. In a conference "
-    "ontology there are papers, authors, reviewers, program committee members, sessions, tracks, "
-    "deadlines, registrations, fees and venues. Ontology matching finds which concepts of two "
-    "ontologies mean the same thing, for example a class named Paper in one ontology and a class named "
-    "Article in another. Matchers compare names, labels, comments, superclasses and properties. "
-)
+#: The instruction kgagents used before issue 20 (kept here only to measure what it did).
+OLD_YES_NO_INSTRUCTION = "Start your reply with the word yes or no, then give a short reason on the same line."
 
 
-class YesNo(BaseModel):
+class AnswerOnly(BaseModel):
     answer: Literal["yes", "no"]
-    reason: str
 
 
-class Pick(BaseModel):
-    option: int
+class AnswerFirst(BaseModel):
+    answer: Literal["yes", "no"]
+    reason: str = Field(max_length=120)
+
+
+def _old_yes_no(chat: ChatModel, question: str, purpose: str) -> bool | None:
+    ask: list[Message] = [{"role": "user", "content": f"{question}\n\n{OLD_YES_NO_INSTRUCTION}"}]
+
+    def parse(text: str) -> tuple[Any, None] | tuple[None, str]:
+        parsed = parse_yes_no(text)
+        return (parsed[0], None) if parsed is not None else (None, "it did not start with yes or no.")
+
+    ok, value, _ = ask_with_repair(chat, ask, parse, purpose=purpose, again=OLD_YES_NO_INSTRUCTION,
+                                   max_tokens=YES_NO_MAX_TOKENS)
+    return value if ok else None
+
+
+def _json_yes_no(schema: type[BaseModel], shape: str, max_tokens: int) -> Callable[[ChatModel, Any, str], Any]:
+    """Ask for ``shape`` under ``schema`` (decoded under it where the endpoint can); the answer or None."""
+    def ask_it(chat: ChatModel, question: str, purpose: str) -> bool | None:
+        ask: list[Message] = [{"role": "user", "content": f"{question}\n\nReply with one JSON object: {shape}."}]
+
+        def parse(text: str) -> tuple[Any, None] | tuple[None, str]:
+            parsed = parse_yes_no(text)
+            return (parsed[0], None) if parsed is not None else (None, "it was not a JSON answer.")
+
+        ok, value, _ = ask_with_repair(chat, ask, parse, purpose=purpose, again=f"Reply with {shape}.",
+                                       json_schema=schema.model_json_schema(), max_tokens=max_tokens)
+        return value if ok else None
+
+    return ask_it
+
+
+def _yes_no(chat: ChatModel, question: str, purpose: str) -> bool | None:
+    try:
+        return ask_yes_no(chat, question, purpose=purpose)[0]
+    except StructuredOutputError:
+        return None
+
+
+# (variant, task, uses the schema, ask)
+VARIANTS: list[tuple[str, str, bool, Callable[[ChatModel, Any, str], Any]]] = [
+    ("yes_no/start-with-yes-or-no", "yes_no", False, _old_yes_no),
+    ("yes_no/constrained", "yes_no", True, _yes_no),
+    ("yes_no/constrained-answer-only", "yes_no", True,
+     _json_yes_no(AnswerOnly, '{"answer": "yes" or "no"}', 16)),
+    ("yes_no/constrained-answer-first", "yes_no", True,
+     _json_yes_no(AnswerFirst, '{"answer": "yes" or "no", "reason": "<one short sentence>"}', YES_NO_MAX_TOKENS)),
+    ("yes_no/unconstrained-json", "yes_no", False, _yes_no),
+    ("pick_one/constrained", "pick_one", True,
+     lambda chat, item, purpose: pick_one(chat, item[0], item[1], purpose=purpose)),
+    ("pick_one/unconstrained-json", "pick_one", False,
+     lambda chat, item, purpose: pick_one(chat, item[0], item[1], purpose=purpose)),
+]
 
 
 class Recorder(ChatModel):
@@ -113,165 +177,99 @@ class Recorder(ChatModel):
     def model_name(self) -> str:
         return self.inner.model_name
 
-    def complete(self, messages: Sequence[Message], *, purpose: str, json_schema: dict[str, Any] | None = None,
-                 max_tokens: int | None = None) -> ChatResult:
-        result = self.inner.complete(messages, purpose=purpose, json_schema=json_schema, max_tokens=max_tokens)
+    def complete(self, messages: Any, **kwargs: Any) -> Any:
+        result = self.inner.complete(messages, **kwargs)
         self.replies.append(result.text)
         return result
 
 
-def _package_version(name: str) -> str | None:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return None
+def _items(task: str) -> list[tuple[Any, Any]]:
+    if task == "yes_no":
+        return [(q, expected) for q, expected in YES_NO]
+    return [((f"Which option means the same as '{term}'?", options), options[right])
+            for term, options, right in PICK_ONE]
 
 
-def _speed(base_url: str, model: str) -> dict[str, Any]:
-    """Prompt tokens/s: a long, new chat prompt with a 1-token reply. Generation tokens/s: a raw text
-    prompt (plain completion, so a base model continues it too) is sent once for 1 token, then again for
-    128 — llama.cpp reuses the cached prompt, so the second call's time is generation only. Best of two
-    tries (the machine is shared)."""
-    client = OpenAI(base_url=base_url, api_key="not-needed", max_retries=0, timeout=600)
-
-    def timed(content: str, max_tokens: int) -> tuple[float, Any]:
-        start = time.perf_counter()
-        r = client.chat.completions.create(model=model, messages=[{"role": "user", "content": content}],
-                                           max_tokens=max_tokens, temperature=0)
-        return time.perf_counter() - start, r.usage
-
-    def timed_text(text: str, max_tokens: int) -> tuple[float, Any]:
-        start = time.perf_counter()
-        r = client.completions.create(model=model, prompt=text, max_tokens=max_tokens, temperature=0)
-        return time.perf_counter() - start, r.usage
-
-    prompt_tps: list[float] = []
-    gen_tps: list[float] = []
-    for attempt in range(2):
-        seconds, usage = timed(f"Text {attempt}:\n{PROMPT_TEXT * 6}\nSummarise the text above in one word.", 1)
-        prompt_tps.append(usage.prompt_tokens / seconds)
-        listing = f"A list of {30 + attempt} things found at a scientific conference, one per line:\n1."
-        timed_text(listing, 1)
-        seconds, usage = timed_text(listing, 128)
-        if usage.completion_tokens >= 8:  # a model that stops at once has no measurable generation speed
-            gen_tps.append(usage.completion_tokens / seconds)
-    return {
-        "prompt_tokens_per_s": round(max(prompt_tps), 1),
-        "generation_tokens_per_s": round(max(gen_tps), 1) if gen_tps else None,
-    }
-
-
-def _ask(mode: str, chat: ChatModel, task: str, question: str, options: list[str]) -> Any:
-    """One benchmark question. ``text``: the agents' helpers (plain-text reply, lenient parsing, one
-    repair). ``json``: structured() with the schema sent as JSON mode (grammar-constrained on llama.cpp)."""
-    try:
-        if mode == "text" and task == "yes_no":
-            return ask_yes_no(chat, question, purpose=f"bench-{task}")[0]
-        if mode == "text":
-            return pick_one(chat, question, options, purpose=f"bench-{task}")
-        if task == "yes_no":
-            return structured(chat, [{"role": "user", "content": question}], YesNo,
-                              purpose=f"bench-{task}").answer == "yes"
-        listing = "\n".join(f"{i}. {o}" for i, o in enumerate(options, start=1))
-        number = structured(chat, [{"role": "user", "content": f"{question}\n\nOptions:\n{listing}\n\n"
-                                                              "Give the number of the correct option."}],
-                            Pick, purpose=f"bench-{task}").option
-        return options[number - 1] if 1 <= number <= len(options) else None
-    except StructuredOutputError:
-        return None
-
-
-def _format_check(chat: OpenAIChatModel, mode: str) -> dict[str, Any]:
-    ledger = Ledger(LLMSettings())
-    recorder = Recorder(chat)
-    wrapped = ledger.wrap(recorder)
-    questions = [("yes_no", q, [], expected) for q, expected in YES_NO] + [
-        ("pick_one", f"Which option means the same as '{term}'?", options, options[right])
-        for term, options, right in PICK_ONE
-    ]
-    items: list[dict[str, Any]] = []
+def run_variant(base_url: str, model: str, variant: str, task: str, constrained: bool,
+                ask: Callable[[ChatModel, Any, str], Any]) -> dict[str, Any]:
+    settings = LLMSettings(base_url=base_url, model=model, temperature=0.0)
+    client = OpenAIChatModel(settings, max_tokens=LOCAL_MAX_TOKENS, json_format="json_schema" if constrained else None,
+                             extra_body={"cache_prompt": True})
+    ledger = Ledger(settings)
+    recorder = Recorder(client)
+    chat = ledger.wrap(recorder)
+    rows: list[dict[str, Any]] = []
     start = time.perf_counter()
-    for task, question, options, expected in questions:
+    for item, expected in _items(task):
         before = len(recorder.replies)
-        answer = _ask(mode, wrapped, task, question, options)
+        answer = ask(chat, item, variant)
         replies = recorder.replies[before:]
-        parsed = answer is not None
-        items.append({"task": task, "question": question, "options": options or None, "expected": expected,
-                      "answer": answer, "replies": replies, "first_reply_parsed": parsed and len(replies) == 1,
-                      "parsed": parsed, "correct": answer == expected})
+        question, options = (item, None) if task == "yes_no" else item
+        rows.append({"question": question, "options": options,
+                     "expected": expected, "answer": answer, "replies": replies,
+                     "first_reply_parsed": answer is not None and len(replies) == 1, "parsed": answer is not None,
+                     "correct": answer == expected})
     seconds = time.perf_counter() - start
-
-    def summary(task: str) -> dict[str, Any]:
-        rows = [i for i in items if i["task"] == task]
-        parsed = [i for i in rows if i["parsed"]]
-        return {
-            "n": len(rows),
-            "parse_rate_first_reply": sum(i["first_reply_parsed"] for i in rows) / len(rows),
-            "parse_rate_after_repair": len(parsed) / len(rows),
-            "accuracy": sum(i["correct"] for i in rows) / len(rows),
-            "accuracy_of_parsed": (sum(i["correct"] for i in parsed) / len(parsed)) if parsed else None,
-        }
-
     totals = ledger.totals()
-    return {"yes_no": summary("yes_no"), "pick_one": summary("pick_one"), "seconds": round(seconds, 1),
-            "calls": totals.calls, "prompt_tokens": totals.prompt_tokens,
-            "completion_tokens": totals.completion_tokens, "items": items}
-
-
-def bench_model(name: str, port: int, threads: int) -> dict[str, Any]:
-    settings = LLMSettings(base_url=None, local_model=name, local_port=port, local_threads=threads)
-    server = LocalLLMServer(settings)
-    model = LOCAL_MODELS[name]
-    gguf = model.locate(server.home)
-    start = time.perf_counter()
-    status = server.start()
-    startup_s = time.perf_counter() - start
-    try:
-        chat = OpenAIChatModel(settings, base_url=status.base_url, model=name, max_tokens=LOCAL_MAX_TOKENS,
-                               json_format=LOCAL_JSON_FORMAT)
-        speed = _speed(status.base_url, name)
-        checks = {mode: _format_check(chat, mode) for mode in ("text", "json")}
-    finally:
-        server.stop()
-    return {"model": name, "requirement": model.requirement, "gguf": gguf.name,
-            "gguf_bytes": gguf.stat().st_size, "startup_s": round(startup_s, 1), **speed, "format_check": checks}
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="*", default=list(LOCAL_MODELS))
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--port", type=int, default=8799)
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    results = []
-    for name in args.models:
-        print(f"== {name}", flush=True)
-        result = bench_model(name, args.port, args.threads)
-        brief = {**result, "format_check": {m: {k: v for k, v in c.items() if k != "items"}
-                                            for m, c in result["format_check"].items()}}
-        print(json.dumps(brief, indent=1), flush=True)
-        results.append(result)
-    # Default: best mean accuracy of the agents' text helpers, then their parse rate, then prompt speed.
-    def rank(r: dict[str, Any]) -> tuple[float, float, float]:
-        text = r["format_check"]["text"]
-        return ((text["yes_no"]["accuracy"] + text["pick_one"]["accuracy"]) / 2,
-                (text["yes_no"]["parse_rate_after_repair"] + text["pick_one"]["parse_rate_after_repair"]) / 2,
-                r["prompt_tokens_per_s"])
-
-    best = max(results, key=rank)
-    report = {
-        "command": " ".join([".venv/bin/python", "benchmarks/llm_local.py", *sys.argv[1:]]),
-        "machine": {"cpus": os.cpu_count(), "threads": args.threads, "platform": platform.platform(),
-                    "load_average_at_end": os.getloadavg()},
-        "server": {"llama_cpp_python": _package_version("llama_cpp_python"), "temperature": 0.0},
-        "chosen_default": best["model"],
-        "models": results,
+    parsed = [r for r in rows if r["parsed"]]
+    summary: dict[str, Any] = {
+        "variant": variant, "task": task, "constrained": constrained, "n": len(rows),
+        "accuracy": sum(r["correct"] for r in rows) / len(rows),
+        "parse_rate_first_reply": sum(r["first_reply_parsed"] for r in rows) / len(rows),
+        "parse_rate_after_repair": len(parsed) / len(rows),
+        "accuracy_of_parsed": (sum(r["correct"] for r in parsed) / len(parsed)) if parsed else None,
+        "seconds": round(seconds, 1), "calls": totals.calls, "prompt_tokens": totals.prompt_tokens,
+        "completion_tokens": totals.completion_tokens,
+        "outcomes": [asdict(o) for o in ledger.outcomes()],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
-    print(f"chosen default: {best['model']}; wrote {args.out}")
+    if task == "yes_no":
+        summary["yes_share"] = sum(r["answer"] is True for r in rows) / len(rows)
+    summary["items"] = rows
+    return summary
 
 
-if __name__ == "__main__":
-    main()
+def bench_model(name: str, *, threads: int | None, slots: int, port: int, base_url: str | None,
+                on_variant: Callable[[str], None]) -> dict[str, Any]:
+    """All variants for one model; with ``slots`` > 1 that many variants run at once (their ``seconds`` are
+    then wall time shared with the others)."""
+    server: LlamaServer | None = None
+    start = time.perf_counter()
+    if base_url:
+        served: dict[str, Any] = {"base_url": base_url, "slots": slots}
+    else:
+        server = LlamaServer(LLMSettings(base_url=None, local_port=port, local_ctx=2048))
+        status = server.start(model=name, threads=threads, parallel=slots)
+        base_url = status.base_url
+        served = {"threads": status.threads, "threads_chosen": status.threads_chosen, "slots": status.parallel,
+                  "ctx_per_slot": status.ctx_per_slot, "load_at_start": status.load_at_start}
+    startup_s = time.perf_counter() - start
+    url = base_url
+
+    def one(spec: tuple[str, str, bool, Callable[[ChatModel, Any, str], Any]]) -> dict[str, Any]:
+        variant, task, constrained, ask = spec
+        on_variant(f"{name}: {variant}")
+        return run_variant(url, name, variant, task, constrained, ask)
+
+    try:
+        variants = map_on_slots(None, one, VARIANTS, workers=slots)
+    finally:
+        if server is not None:
+            server.stop()
+    spec = LOCAL_MODELS.get(name)
+    return {"model": name, "title": spec.title if spec else None,
+            "gguf_sha256": spec.sha256 if spec else None,
+            "gguf": str(model_file(spec, llm_home())) if spec else None,
+            "server": served, "startup_s": round(startup_s, 1), "variants": variants}
+
+
+def run(models: list[str], *, out: Path, threads: int | None = None, slots: int = 1, port: int = 8799,
+        base_url: str | None = None, on_variant: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Every variant for every model; writes ``<out>/llm_local.json`` and returns the results."""
+    started = time.time()
+    load_start = os.getloadavg()
+    results = [bench_model(name, threads=threads, slots=slots, port=port, base_url=base_url, on_variant=on_variant)
+               for name in models]
+    report: dict[str, Any] = {"load_average_at_start": load_start, "temperature": 0.0,
+                              "wall_seconds": round(time.time() - started, 1), "models": results}
+    write_results(out, "llm_local", report)
+    return report

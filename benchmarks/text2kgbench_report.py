@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,8 @@ def markdown(result: dict[str, Any]) -> str:
     m = result["machine"]
     lines = [f"# Text2KGBench DBpedia-WebNLG — {result['label']}", "",
              f"Command: `{result['command']}`  ", f"Commit: `{result['git_commit']}`  ",
-             f"Data: `{result['data']}`, split {result['split']} ({result['split_note']})  ", f"Model: {result['model']}  ",
+             f"Data: `{result['data']}`, split {result['split']} ({result['split_note']})  ",
+             f"Model: {result['model']}  ",
              f"Wall time {result['wall_seconds']} s on {m['cores']} cores; load average at the end "
              f"{result['load_average_at_end']} (a machine shared with other jobs: timings are noisy).", ""]
     lines += _no_llm(result) if result["mode"] == "no_llm" else _llm(result)
@@ -80,7 +82,7 @@ def _no_llm(result: dict[str, Any]) -> list[str]:
         reasons = ", ".join(f"{k} {v}" for k, v in r["rejected_by_type"].items()) or "–"
         caught = " / ".join(f"{c['rejected']}/{c['fed']}" for c in r["corruptions"].values())
         cells = "".join(f" {f} / {c} |" for f, c in zip(_baseline_cells(result, oid, "f1"),
-                                                       _baseline_cells(result, oid, "onto_conf")))
+                                                       _baseline_cells(result, oid, "onto_conf"), strict=True))
         lines.append(f"| {oid} | {r['sentences']} | {r['ground_truth_triples']} | {r['accepted']} | {reasons} | "
                      f"{s['f1']:.2f} ({s['f1_ignoring_quotes']:.2f}) | {s['onto_conf']:.2f} | {caught} |{cells}")
     lines += ["", "Rejection examples (first three per reason and ontology) are in the JSON file."]
@@ -100,7 +102,8 @@ def _llm(result: dict[str, Any]) -> list[str]:
         f"Global (mean over ontologies): P {g['precision']:.3f}, R {g['recall']:.3f}, **F1 {g['f1']:.3f}**, "
         f"**conformance {g['onto_conf']:.3f}**, subject / relation / object hallucination {g['sub_halluc']:.3f} / "
         f"{g['rel_halluc']:.3f} / {g['obj_halluc']:.3f}; F1 ignoring WebNLG's literal quotes (diagnostic) "
-        f"{g['f1_ignoring_quotes']:.3f}.", "",
+        f"{g['f1_ignoring_quotes']:.3f}. On the same sentences, no_llm (their ground truth fed through the same "
+        f"tools, the most any agent writing through them can reach): F1 {result['global_no_llm']['f1']:.3f}.", "",
         "| ontology | sent. | tool calls | refused | repairs | P | R | F1 | conf. | sub. / obj. halluc. | s / sent. |"
         + "".join(f" {m} F1 |" for m in models),
         "|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(models),
@@ -111,6 +114,17 @@ def _llm(result: dict[str, Any]) -> list[str]:
         lines.append(f"| {oid} | {r['sentences']} | {r['tool_calls']} | {r['rejected_calls']} | {r['repairs']} | "
                      f"{s['precision']:.2f} | {s['recall']:.2f} | {s['f1']:.2f} | {s['onto_conf']:.2f} | "
                      f"{s['sub_halluc']:.2f} / {s['obj_halluc']:.2f} | {r['seconds_per_sentence']} |{cells}")
+    calls: Counter[str] = Counter()
+    unusable: Counter[str] = Counter()
+    refused: Counter[str] = Counter()
+    for r in result["per_ontology"].values():
+        calls.update(r["llm_calls_by_step"])
+        unusable.update(r["unparsed_by_step"])
+        refused.update(r["rejected_by_type"])
+    lines += ["", "Model calls by step (unusable replies): "
+              + ", ".join(f"{step} {n} ({unusable.get(step, 0)})" for step, n in calls.items())
+              + "; refused tool calls by reason: "
+              + (", ".join(f"{k} {v}" for k, v in refused.most_common()) or "none") + "."]
     if models:
         published = ", ".join(f"{m} {_f(result['baselines'][m].get('global', {}).get('f1'))}" for m in models)
         lines += ["", f"Published global F1 (all test sentences, 13B models): {published}."]

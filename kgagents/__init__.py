@@ -24,6 +24,12 @@ _EXPORTS: dict[str, str] = {
     "GraphLike": "kgagents.graph.connection",
     "connect": "kgagents.graph.connection",
     "Neo4jSettings": "kgagents.config",
+    # the agent contract and the run store every agent writes through
+    "Agent": "kgagents.agent.base",
+    "AgentSettings": "kgagents.agent.base",
+    "RunResult": "kgagents.agent.base",
+    "RunStore": "kgagents.graph.runs",
+    "Run": "kgagents.graph.runs",
     # ontology matching (Agent-OM)
     "MatchingAgent": "kgagents.agent.matching.graph",
     "MatchSettings": "kgagents.agent.matching.settings",
@@ -73,6 +79,9 @@ _EXPORTS: dict[str, str] = {
     "get_embedder": "kgagents.embeddings",
     # errors
     "KgAgentsError": "kgagents.errors",
+    "UnsupportedObjectError": "kgagents.errors",
+    "ChatModelRequiredError": "kgagents.errors",
+    "AgentSettingsError": "kgagents.errors",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -92,6 +101,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__ resolves
+    from kgagents.agent.base import Agent, AgentSettings, RunResult
+    from kgagents.graph.runs import Run, RunStore
     from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings, EAState
     from kgagents.agent.alignment.retrieval import retrieve
     from kgagents.agent.alignment.settings import RetrievalSettings
@@ -105,7 +116,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.config import Neo4jSettings
     from kgagents.embeddings import get_embedder
     from kgagents.embeddings.base import Embedder
-    from kgagents.errors import KgAgentsError
+    from kgagents.errors import AgentSettingsError, ChatModelRequiredError, KgAgentsError, UnsupportedObjectError
     from kgagents.graph.connection import Graph, GraphLike, connect
     from kgagents.jobs.alignment import align, load_pair
     from kgagents.jobs.extraction import extract_document, feed_document

@@ -108,10 +108,15 @@ class LLMSettings(BaseSettings):
     temperature: float = 0.0
     prompt_cost_per_1k: float = 0.0
     completion_cost_per_1k: float = 0.0
+    # how many calls the agents may send at once (independent items run on this many threads)
+    parallel: int = Field(1, ge=1)
+    # the embedded llama-server (`kgagents llm start`): model, port, threads (unset: the cores not busy when it
+    # starts), parallel slots, and context tokens per slot
     local_port: int = 8765
-    local_model: str = "smollm2-135m-instruct"
-    local_threads: int = 2
-    local_ctx: int = 4096
+    local_model: str = "qwen2.5-coder-1.5b"
+    local_threads: int | None = Field(None, ge=1)
+    local_parallel: int = Field(1, ge=1)
+    local_ctx: int = Field(8192, ge=512)
 
 
 class DataSettings(BaseSettings):

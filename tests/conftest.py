@@ -22,8 +22,8 @@ import pytest
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.servers.neo4j import LocalNeo4j
 from kgagents.paths import data_dir
+from kgagents.servers.neo4j import LocalNeo4j
 
 SHARED_DATA = data_dir()
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

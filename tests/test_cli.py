@@ -58,9 +58,8 @@ def test_bad_arguments_are_explained(args: list[str], neo4j_settings: Neo4jSetti
 def test_match_no_llm_scores_against_a_reference_and_exports_the_alignment(
         graph: Graph, neo4j_settings: Neo4jSettings, fixtures: Path, tmp_path: Path) -> None:
     from kgagents.embeddings.index import drop_vector_index, vector_indexes
-    from kgagents.metrics.oaei import equivalence_pairs
-    from kgagents.metrics.oaei import score_pairs
     from kgagents.loaders.alignment import read_alignment
+    from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 
     for index in vector_indexes(graph):
         drop_vector_index(graph, index.name)

@@ -14,7 +14,7 @@ from neo4j.exceptions import ServiceUnavailable
 from typer.testing import CliRunner
 
 from kgagents.cli import app
-from kgagents.cli.common import guarded
+from kgagents.cli.common import console, guarded
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
@@ -35,9 +35,9 @@ def _refused(args: list[str], *expected: str) -> str:
 
 
 @pytest.mark.parametrize("args", [
-    ["kgqa", "q.jsonl", "--kg", "x", "--sample", "-3"],
-    ["kgqa", "q.jsonl", "--kg", "x", "--sample", "0"],
-    ["kgqa", "q.jsonl", "--kg", "x", "--workers", "0"],
+    ["kgqa", "run", "q.jsonl", "--kg", "x", "--sample", "-3"],
+    ["kgqa", "run", "q.jsonl", "--kg", "x", "--sample", "0"],
+    ["kgqa", "run", "q.jsonl", "--kg", "x", "--workers", "0"],
     ["align", "pair", "--retrieval-run", "r", "--sample", "-1"],
     ["serve-tools", "t.ttl", "--http", "99999"],
 ])
@@ -83,12 +83,14 @@ def test_a_lost_server_is_one_line() -> None:
     assert exit_.value.exit_code == 1
 
 
-def test_a_failed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo4jSettings) -> None:
+def test_a_failed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo4jSettings,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(console, "width", 250)  # a wide terminal: the test reads cells, not the layout
     store = RunStore(graph)
     with pytest.raises(RuntimeError), store.running("kgqa", run_id="died", mode="no_llm"):
         raise RuntimeError("out of memory")
     store.finish(store.start("matching", run_id="fine", mode="no_llm"), scores={"f1": 0.5}, metric="f1")
-    result = runner.invoke(app, ["stats"], env={"KGAGENTS_NEO4J_URI": neo4j_settings.uri, "COLUMNS": "250",
+    result = runner.invoke(app, ["stats"], env={"KGAGENTS_NEO4J_URI": neo4j_settings.uri,
                                                 "KGAGENTS_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()})
     text = " ".join(result.output.split())
     assert result.exit_code == 0, text

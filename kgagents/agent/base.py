@@ -103,7 +103,8 @@ class Agent(ABC, Generic[SettingsT]):
     #: name of the headline score in :attr:`RunResult.scores`
     metric: ClassVar[str | None] = None
 
-    def __init__(self, graph: GraphLike, chat: Any = None, settings: SettingsT | Mapping[str, Any] | None = None) -> None:
+    def __init__(self, graph: GraphLike, chat: Any = None,
+                 settings: SettingsT | Mapping[str, Any] | None = None) -> None:
         self.graph = connect(graph)
         self.settings: SettingsT = self._validate(settings)
         if self.settings.uses_llm and chat is None:

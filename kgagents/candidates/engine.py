@@ -15,10 +15,11 @@ measured (``kgagents bench engine``).
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
 
+from kgagents.candidates.bulk import search_bulk
 from kgagents.candidates.exact import search_exact
 from kgagents.candidates.hnsw import fetch_size, search_index
-from kgagents.candidates.bulk import search_bulk
 from kgagents.candidates.requests import TargetIds, exclusion_map, resolve_source, resolve_target
 from kgagents.candidates.scopes import ScopeIndex, count_in_scope, ensure_scope_index, index_name, scope_label
 from kgagents.candidates.settings import EngineSettings
@@ -134,8 +135,9 @@ class CandidateEngine:
             raise KgAgentsError("The 'bulk' back-end (GDS KNN) needs node sources (a Scope or node Ids), "
                                 "not raw vectors or relationships; use 'batched'")
         s = self.settings
-        common = {"k": k, "vector_property": vector_property, "source_vector_property": source_vector_property,
-                  "floor": floor, "exclude": exclusion_map(exclude)}
+        common: dict[str, Any] = {"k": k, "vector_property": vector_property,
+                                  "source_vector_property": source_vector_property,
+                                  "floor": floor, "exclude": exclusion_map(exclude)}
         if chosen == "exact" or n_targets == 0:
             targets = (resolve_target(self.graph, target, vector_property) if n_targets
                        else TargetIds("node", []))

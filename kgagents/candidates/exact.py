@@ -14,7 +14,6 @@ from kgagents.candidates.types import Hit
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph, Row
 
-
 #: k × targets per query that stays well inside the transaction memory of the local server's 2 GB heap
 PAIRS_PER_QUERY = 200_000
 
@@ -24,8 +23,8 @@ def search_exact(graph: Graph, sources: SourceRows, targets: TargetIds, *, k: in
                  parallel: int, target_batch: int) -> dict[str, list[Hit]]:
     """Top-``k`` targets per source by exact cosine (≥ ``floor``, not excluded, not the source itself).
 
-    Targets go in slices of ``target_batch`` (2,000 by default), each slice's top-``k`` merged: a query holds one slice's vectors,
-    so a hub's tens of thousands of neighbour triples stay within the server's transaction memory."""
+    Targets go in slices of ``target_batch`` (2,000 by default), each slice's top-``k`` merged: a query holds one
+    slice's vectors, so a hub's tens of thousands of neighbour triples stay within the server's transaction memory."""
     if not sources.rows:
         return {}
     query = cypher("candidates/exact")

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import typer
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
@@ -62,7 +62,7 @@ def guarded(fn: F) -> F:
         except (KgAgentsError, ValidationError, OSError, ValueError, DriverError, Neo4jError) as exc:
             if os.environ.get("KGAGENTS_DEBUG") == "1":
                 raise
-            errors.print(f"[red]error:[/red] {escape(error_line(exc))}")
+            errors.print(f"[red]error:[/red] {escape(error_line(exc))}", soft_wrap=True)
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
@@ -151,6 +151,10 @@ def output_file(path: Path | None, option: str, *, create_folder: bool = False) 
     return path
 
 
+@overload
+def input_file(path: Path, option: str) -> Path: ...
+@overload
+def input_file(path: None, option: str) -> None: ...
 def input_file(path: Path | None, option: str) -> Path | None:
     """Check that ``path`` is a readable file (not a folder), before anything is written."""
     if path is None:

@@ -17,7 +17,8 @@ commands = App()
 @commands.command("demo")
 def demo(
     data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
-    job: list[str] = typer.Option([], "--job", help="run only these jobs (matching, alignment, kgqa, extraction); default all"),
+    job: list[str] = typer.Option([], "--job",
+                                  help="run only these jobs (matching, alignment, kgqa, extraction); default all"),
     no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
 ) -> None:
     """Every job on a small real slice (matching, alignment, KGQA, extraction), scored; the summary is read back
@@ -55,6 +56,9 @@ def demo(
         table.add_row(s.job, s.data, score, f"{s.seconds:.1f}" if s.seconds is not None else "n/a",
                       s.model or "?", s.run_id)
     console.print(table)
+    for s in summaries:
+        if s.example:
+            console.print(escape(f"{s.job}: {s.example}"))
     console.print("[bold]See each job's results with provenance in Cypher[/bold] (Neo4j Browser: run the :param line, "
                   "then the query):")
     for s in summaries:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 from rich.table import Table
 
@@ -17,8 +15,6 @@ commands = App()
 def embed_cmd(
     ontology: list[str] = typer.Option([], "--ontology", "-o", help="ontology name(s) to embed"),
     kg: list[str] = typer.Option([], "--kg", help="KG name(s) to embed"),
-    triples: bool = typer.Option(False, "--triples", help="for --kg: embed every triple's two readings "
-                                 "(KGQA observation) instead of entity names"),
 ) -> None:
     """Embed entity names (label, else local name) into a vector index; unchanged texts are skipped."""
     from kgagents.embeddings import get_embedder
@@ -27,11 +23,6 @@ def embed_cmd(
     if not ontology and not kg:
         raise KgAgentsError("name at least one --ontology or --kg to embed")
     embedder = get_embedder()
-    if triples:
-        _embed_triple_readings(embedder, kg)
-        if not ontology:
-            return
-        kg = []
     jobs = [(Scope.ontology(o), "Resource", "resource_embedding") for o in ontology]
     jobs += [(Scope.kg(k), "Entity", "entity_embedding") for k in kg]
     with connected() as graph:
@@ -42,18 +33,6 @@ def embed_cmd(
                                     vector_property="embedding", progress=advance)
             console.print(f"{scope.value}: {stats.embedded} embedded, {stats.unchanged} unchanged, "
                           f"{stats.empty} without text ({stats.seconds:.1f}s); index '{index}'")
-
-
-def _embed_triple_readings(embedder: Any, kgs: list[str]) -> None:
-    from kgagents.agent.kgqa.readings import embed_triples
-
-    with connected() as graph:
-        for name in kgs:
-            with progress_bar(f"embedding triple readings of {name} with {embedder.name}") as advance:
-                stats = embed_triples(graph, embedder, name, progress=advance)
-            console.print(f"{name}: {stats.triples} triples, {stats.readings_written} readings written "
-                          f"({stats.texts} distinct texts embedded), {stats.unchanged} unchanged, "
-                          f"{stats.seconds:.1f}s")
 
 
 @commands.command("stats")
@@ -68,7 +47,7 @@ def stats_cmd() -> None:
                 console.print(f"[dim]{title}: none[/dim]")
                 continue
             for column in rows[0]:  # ids in full (never cut to "om-2026…"): they are what other commands take
-                table.add_column(column, no_wrap=column in ("run", "ontology", "kg", "name"),
+                table.add_column(column, no_wrap=column in ("run", "ontology", "kg", "name"), overflow="fold",
                                  min_width=max(len(str(row[column])) for row in rows) if column == "run" else None)
             for row in rows:
                 table.add_row(*[str(v) for v in row.values()])

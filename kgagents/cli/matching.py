@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -9,15 +10,26 @@ import typer
 from rich.markup import escape
 
 from kgagents.cli.common import App, chat_or_none, checkpointer, connected, console, input_file, output_file
+from kgagents.errors import KgAgentsError
 from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
 commands = App()
 
-def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str | None) -> Any:
+def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str | None,
+                    changes: Sequence[str] = ()) -> Any:
+    """The run's settings; ``changes``: ``KEY=VALUE`` texts (validated by the settings model, one error)."""
     from kgagents.agent.matching.settings import MatchSettings
 
-    overrides: dict[str, Any] = {"mode": "no_llm" if no_llm else "full", "context": context}
+    overrides: dict[str, Any] = {}
+    for change in changes:
+        key, sep, value = change.partition("=")
+        if not sep or not key:
+            raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. one_to_one=false")
+        overrides[key.strip()] = value.strip()
+    overrides["context"] = context
+    if no_llm or "mode" not in overrides:  # --set mode=gated picks an LLM mode; without a model it is no_llm
+        overrides["mode"] = "no_llm" if no_llm else "full"
     if threshold is not None:
         overrides["threshold"] = threshold
     if top_k is not None:

@@ -16,7 +16,8 @@ commands = App()
 
 @commands.command("compile")
 def compile_cmd(
-    ontology: Path = typer.Argument(..., help="T-Box: OWL (RDF/XML, Turtle, N-Triples) or a Text2KGBench ontology JSON"),
+    ontology: Path = typer.Argument(..., help="T-Box: OWL (RDF/XML, Turtle, N-Triples) or a Text2KGBench ontology "
+                                    "JSON"),
     json_out: Path = typer.Option(None, "--json", help="also write the catalogue (names, groups, JSON schemas) here"),
     markdown_out: Path = typer.Option(None, "--markdown", help="also write the catalogue as a markdown table here"),
 ) -> None:
@@ -105,7 +106,8 @@ def _render_extraction(run: Any) -> None:
 @commands.command("serve-tools")
 def serve_tools_cmd(
     ontology: Path = typer.Argument(..., help="T-Box to compile (OWL or Text2KGBench JSON)"),
-    http: int = typer.Option(None, "--http", min=1, max=65535, help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
+    http: int = typer.Option(None, "--http", min=1, max=65535,
+                             help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
     abox: str = typer.Option(None, help="A-Box the tools write (default: the ontology's name)"),
 ) -> None:
     """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout)."""
@@ -121,7 +123,7 @@ def serve_tools_cmd(
         with Graph() as graph:
             runtime = ToolRuntime(graph, catalogue, abox=abox)
             errors.print(escape(f"{len(catalogue)} tools for {catalogue.tbox.name}, A-Box '{runtime.abox}', "
-                                f"{'http://127.0.0.1:%d/mcp' % http if http else 'stdio'}"))
+                                f"{f'http://127.0.0.1:{http}/mcp' if http else 'stdio'}"))
             if http:
                 serve_http(runtime, http)
             else:

@@ -6,13 +6,13 @@ queries in files means no Cypher strings scattered in Python, and users can read
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from kgagents.errors import CypherNotFoundError
 
 
-@lru_cache(maxsize=None)
+@cache
 def cypher(name: str) -> str:
     """The text of the named query (path below kgagents/cypher, without ``.cypher``)."""
     resource = resources.files(__name__).joinpath(f"{name}.cypher")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgagents.cypher import cypher
-from kgagents.embeddings.base import Embedder
+from kgagents.embeddings.base import Embedder, l2_normalise
 from kgagents.errors import KgAgentsError, VectorIndexError
 from kgagents.graph.connection import Graph
 
@@ -173,7 +173,8 @@ TextSpec = str | Sequence[str | Sequence[str]]
 
 
 def text_groups(spec: TextSpec) -> list[tuple[str, ...]]:
-    """``"label"`` → ``[("label",)]``; ``[("label", "name"), "comment"]`` → first non-empty of label/name, then comment."""
+    """``"label"`` → ``[("label",)]``; ``[("label", "name"), "comment"]`` → first non-empty of label/name, then
+    comment."""
     groups = [spec] if isinstance(spec, str) else list(spec)
     out = [(g,) if isinstance(g, str) else tuple(g) for g in groups]
     for group in out:
@@ -241,24 +242,54 @@ def embed_nodes(
     )
     if not rows and scope.key is not None:
         raise _unknown_scope(graph, scope)
+    pending = [Pending(row["id"], [text] if (text := text_of(dict(zip(props, row["parts"], strict=True)), groups))
+                       else [], row["has_vector"], row["sha"]) for row in rows]
+    return embed_pending(graph, embedder, pending, vector_property=vector_property, progress=progress,
+                         started=started)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A node that may need a vector: its element id, the texts its vector is the (normalised) mean of, and what is
+    stored now (a vector? the hash it was made from)."""
+
+    node: str
+    texts: Sequence[str]
+    has_vector: bool
+    stored_sha: str | None
+
+
+def embed_pending(graph: Graph, embedder: Embedder, pending: Sequence[Pending], *, vector_property: str,
+                  progress: Callable[[int], None] | None = None, started: float | None = None) -> EmbedStats:
+    """Embed and store the vectors of ``pending`` nodes whose texts or model changed (hash in
+    ``<vector_property>_sha``), one transaction per :data:`WRITE_BATCH` nodes; a node with several texts gets the
+    normalised mean of their vectors, and a text shared by nodes of one batch is embedded once. Nodes without text
+    are left alone (``empty``). ``progress`` receives node counts: the skipped ones first, then each batch."""
+    started = time.perf_counter() if started is None else started
+    sha_property = f"{identifier(vector_property, 'property')}_sha"
     stats = EmbedStats()
-    todo: list[tuple[str, str, str]] = []
-    for row in rows:
-        text = text_of(dict(zip(props, row["parts"])), groups)
-        if not text:
+    todo: list[tuple[str, Sequence[str], str]] = []
+    for item in pending:
+        if not item.texts:
             stats.empty += 1
             continue
-        sha = text_sha(embedder.name, text)
-        if row["has_vector"] and row["sha"] == sha:
+        sha = text_sha(embedder.name, "\x1f".join(item.texts))
+        if item.has_vector and item.stored_sha == sha:
             stats.unchanged += 1
         else:
-            todo.append((row["id"], text, sha))
+            todo.append((item.node, item.texts, sha))
     if progress is not None and stats.total:
         progress(stats.total)
     for start in range(0, len(todo), WRITE_BATCH):
         batch = todo[start : start + WRITE_BATCH]
-        vectors = embedder.embed([text for _, text, _ in batch])
-        payload = [{"id": i, "vector": v.tolist(), "sha": sha} for (i, _, sha), v in zip(batch, vectors)]
+        unique = list(dict.fromkeys(t for _, texts, _ in batch for t in texts))
+        position = {t: i for i, t in enumerate(unique)}
+        vectors = embedder.embed(unique)
+        means = [vectors[position[texts[0]]] if len(texts) == 1
+                 else l2_normalise(vectors[[position[t] for t in texts]].mean(axis=0, keepdims=True))[0]
+                 for _, texts, _ in batch]
+        payload = [{"id": node, "vector": v.tolist(), "sha": sha}
+                   for (node, _, sha), v in zip(batch, means, strict=True)]
         with graph.transaction() as tx:
             graph.write_rows(tx, "embeddings/write_vectors", payload,
                              vector_property=vector_property, sha_property=sha_property)

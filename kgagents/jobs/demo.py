@@ -11,7 +11,8 @@ Jobs (each a function of ``(graph, chat, data_dir, workdir)``, so tests can run 
 * ``matching`` — Agent-OM on the OAEI conference pair cmt–confOf, scored against its reference (F1);
 * ``alignment`` — EA candidate retrieval + EA-Agent on a seeded slice of SRPRS EN-FR (Hits@1 on the slice's
   test links);
-* ``kgqa`` — ODA on a seeded sample of PathQuestion PQ-2H against its KB (Hits@1);
+* ``kgqa`` — ODA on PathQuestion PQ-2H: the path memory learned from the seeded train split, the held-out test
+  questions answered (Hits@1), and one question asked in plain words shown with its answer and path;
 * ``extraction`` — Text2KGBench (DBpedia-WebNLG, one ontology): the T-Box compiled into tools, a seeded sample
   of test sentences written through them (F1). Offline nothing is extracted: the ground-truth triples and three
   corruptions of each are fed through the tools, which shows what the ontology accepts and rejects.
@@ -21,21 +22,20 @@ With no chat model every job runs its documented no-LLM ablation, and the model 
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kgagents.agent.alignment.retrieval import retrieve
-from kgagents.agent.kgqa.readings import embed_triples
+from kgagents.agent.kgqa.pathmemory import PathMemory
+from kgagents.agent.kgqa.questions import plain
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cypher import cypher
-from kgagents.embeddings import get_embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.jobs.alignment import align, load_pair
-from kgagents.jobs.kgqa import run_questions
+from kgagents.jobs.kgqa import ask, learn, prepare_kg, run_questions, seeded_sample, split
 from kgagents.jobs.matching import ensure_loaded, match_pair
 from kgagents.loaders.jape_slice import slice_jape
 from kgagents.loaders.qa import read_questions
@@ -48,6 +48,7 @@ class DemoSettings:
 
     ea_links: int = 600
     kgqa_questions: int = 200
+    kgqa_learn: int | None = None  # train questions the KGQA path memory learns from (None: the whole train split)
     extraction_ontology: str = "1_university"
     extraction_sentences: int = 10
     seed: int = 7
@@ -63,6 +64,7 @@ class JobRun:
     metric: str  # shown name of the score
     score_property: str  # property of the (:Run) node holding it
     show_query: str  # cypher/demo/<name>: the query a Neo4j user runs to see the results ($run)
+    example: str | None = None  # one worked example the demo prints under the table
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class JobSummary:
     run_id: str
     model: str | None
     show_query: str
+    example: str | None = None
 
     @property
     def cypher(self) -> str:
@@ -105,25 +108,46 @@ def alignment_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: 
 
 
 def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
+    """The best offline configuration: the path memory learned from PQ-2H's seeded 80 % train split, then a seeded
+    sample of the held-out 10 % test split answered; and one test question asked in plain words (no brackets, no
+    topic id), printed with its answer and the path that produced it."""
     folder = data / "kgqa" / "pathquestion"
     kg = "demo_pq2h"
     load_triples(graph, folder / "2H-kb.txt", kg=kg)
-    embed_triples(graph, get_embedder(), kg)
-    questions = read_questions(folder / "PQ-2H.jsonl")
-    sample = random.Random(settings.seed).sample(questions, min(settings.kgqa_questions, len(questions)))
-    run = run_questions(graph, kg, sample, chat=chat, dataset="PQ-2H")
-    return JobRun("KG question answering", f"PathQuestion PQ-2H, {len(sample)} seeded questions", run.run_id,
-                  "Hits@1", "summary_hits_at_1", "demo/show_kgqa")
+    prepare_kg(graph, kg)
+    parts = split(read_questions(folder / "PQ-2H.jsonl"), {"train": 0.8, "dev": 0.1, "test": 0.1}, settings.seed)
+    source = f"demo: PQ-2H train split (80 %, seed {settings.seed}, {settings.kgqa_learn or 'all'} learned)"
+    memory = PathMemory(graph, kg)
+    memory.forget_other_sources(source)
+    if memory.count() == 0:
+        learn(graph, kg, seeded_sample(parts["train"], settings.kgqa_learn, settings.seed), source=source, workers=2)
+    test = seeded_sample([q.model_copy(update={"extra": {}}) for q in parts["test"]], settings.kgqa_questions,
+                         settings.seed)
+    run = run_questions(graph, kg, test, chat=chat, dataset="PQ-2H", workers=2)
+    shown = test[0]
+    words = plain(shown.question).replace("_", " ")
+    asked = ask(graph, kg, words, chat=chat)
+    example = (f"asked in plain words: {words!r} → {', '.join(asked.result.answer.splitlines()) or '(no answer)'} "
+               f"via {asked.result.path} "
+               f"(topic linked: {asked.linked[0]['id'] if asked.linked else 'none'}; decided by "
+               f"{asked.result.decided_by}; gold {', '.join(a.name for a in shown.answers)})")
+    return JobRun("KG question answering", f"PathQuestion PQ-2H: path memory from the seeded 80 % train split, "
+                  f"{len(test)} test questions", run.run_id, "Hits@1", "hits_at_1", "demo/show_kgqa", example)
 
 
 def extraction_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
     from kgagents.agent.extraction.agent import ExtractionAgent
+    from kgagents.jobs.text2kgbench import train_sentences
+    from kgagents.jobs.text2kgbench_agent import similar_examples
     from kgagents.metrics.text2kgbench import load_ontology_data, sample_sentences
 
-    onto = load_ontology_data(data / "extraction" / "text2kgbench" / "dbpedia_webnlg", settings.extraction_ontology)
+    root = data / "extraction" / "text2kgbench" / "dbpedia_webnlg"
+    onto = load_ontology_data(root, settings.extraction_ontology)
     chosen = set(sample_sentences(onto, settings.extraction_sentences, settings.seed))
     feed = chat is None  # no_llm: the ground truth goes through the tools; nothing is extracted
-    documents = [{"id": s.id, "text": s.text, "expected": s.triples, **({"triples": s.triples} if feed else {})}
+    pool = () if feed else train_sentences(root, onto.id)  # with a model: the most similar train sentence solved
+    documents = [{"id": s.id, "text": s.text, "expected": s.triples,
+                  **({"triples": s.triples} if feed else {"examples": similar_examples(s, pool, 1)})}
                  for s in onto.sentences if s.id in chosen]
     agent = ExtractionAgent(graph, chat, {"mode": "no_llm" if feed else "full"}, ontology=onto.ontology_path,
                             abox=f"demo:{onto.id}")
@@ -145,7 +169,7 @@ def read_back(graph: Graph, job: JobRun) -> JobSummary:
         raise KgAgentsError(f"run {job.run_id} of the {job.job} job is not in the graph: it was not written.")
     row = rows[0]
     return JobSummary(job.job, job.data, job.metric, row["score"], row["seconds"], job.run_id, row["model"],
-                      job.show_query)
+                      job.show_query, job.example)
 
 
 def run_demo(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings | None = None,

@@ -27,18 +27,19 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
+from kgagents.jobs.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
 from kgagents.metrics.text2kgbench import (
     ABOX_PREFIX,
     METRICS,
+    Sentence,
     global_means,
     load_ontology_data,
     ontology_ids,
     published_baselines,
     sample_sentences,
 )
-from kgagents.jobs.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
-from kgagents.graph.connection import Graph
-from kgagents.graph.runs import RunStore
 from kgagents.paths import REPO_ROOT, data_dir
 from kgagents.tools.runtime import delete_aboxes, ensure_tool_schema
 
@@ -48,7 +49,7 @@ NO_LLM_MODEL = "none (no_llm: ground-truth triples fed through the tools)"
 
 def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = None, sample: int | None = None,
         seed: int = 7, ontologies: list[str] | None = None, root: Path | None = None, split: str = "test",
-        on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
+        examples: int = 1, on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark on ``root`` (default: the shared DBpedia-WebNLG part) with the agent ``settings``
     (``mode`` ``full`` needs ``chat``; ``no_llm`` feeds the ground truth) and record the run; returns the
     results the benchmark writes out."""
@@ -68,7 +69,8 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
     delete_aboxes(graph, prefix)
     store = RunStore(graph)
     model = chat_name(chat) if mode != "no_llm" else NO_LLM_MODEL
-    properties = {"benchmark": BENCHMARK, "split": split, "sample_per_ontology": sample, "seed": seed,
+    properties = {"benchmark": BENCHMARK, "split": split, "examples": examples, "sample_per_ontology": sample,
+                  "seed": seed,
                   "ontologies": ids, "abox_prefix": prefix,
                   **{k: v for k, v in settings.items() if k != "mode"}}
     per: dict[str, Any] = {}
@@ -77,19 +79,29 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
             data = all_data[oid]
             sentence_ids = sample_sentences(data, sample, seed)
             if mode == "no_llm":
-                per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=sorted(every_relation - data.relations),
-                                                seed=seed, run_id=f"{run_id}:{oid}", abox_prefix=prefix)
+                foreign = sorted(every_relation - data.relations)
+                per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=foreign, seed=seed,
+                                                run_id=f"{run_id}:{oid}", abox_prefix=prefix)
             else:
+                pool = data.sentences if split == "train" else train_sentences(root, oid)
                 per[oid] = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
-                                          run_id=f"{run_id}:{oid}", abox_prefix=prefix)
+                                          run_id=f"{run_id}:{oid}", abox_prefix=prefix, examples=pool, k=examples)
             if on_ontology is not None:
                 on_ontology(oid)
         result = _summary(mode, model, settings, per, sample, seed, root, time.perf_counter() - start,
                           baselines if split == "test" else {}, split)
+        result["examples_per_sentence"] = examples if mode != "no_llm" else 0
         result["run_id"] = run_id
         store.finish(run_id, scores=result["global"], metric="f1",
                      properties={"parts": [r["run_id"] for r in per.values()]})
     return result
+
+
+def train_sentences(root: Path, oid: str) -> tuple[Sentence, ...]:
+    """The ontology's train sentences (the pool solved examples come from); none when the data has no train part."""
+    if not (root / "train" / f"ont_{oid}_train.jsonl").is_file():
+        return ()
+    return load_ontology_data(root, oid, "train").sentences
 
 
 def chat_name(chat: Any) -> str:
@@ -107,7 +119,8 @@ def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, 
     summary: dict[str, Any] = {
         "benchmark": BENCHMARK, "mode": mode, "label": label, "model": model,
         "constraint_feedback": feedback if mode != "no_llm" else None,
-        "agent_settings": dict(settings), "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample, "seed": seed,
+        "agent_settings": dict(settings), "data": os.path.relpath(root, REPO_ROOT), "sample_per_ontology": sample,
+        "seed": seed,
         "split": split, "split_note": ("sentences sampled from the test split's ground truth; prompts and design "
                                        "chosen on train sentences" if split == "test" else
                                        "train sentences: for choosing prompts and design, not for reporting"),
@@ -116,9 +129,12 @@ def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, 
         "global": {k: round(v, 4) for k, v in global_means({o: r[key] for o, r in per.items()}).items()},
         "baselines": baselines,
     }
+    if mode != "no_llm":
+        summary["global_no_llm"] = {
+            k: round(v, 4) for k, v in global_means({o: r["no_llm_scores"] for o, r in per.items()}).items()}
     if mode == "no_llm":
-        summary["global_ground_truth_itself"] = {
-            k: round(v, 4) for k, v in global_means({o: r["scores_ground_truth_itself"] for o, r in per.items()}).items()}
+        itself = global_means({o: r["scores_ground_truth_itself"] for o, r in per.items()})
+        summary["global_ground_truth_itself"] = {k: round(v, 4) for k, v in itself.items()}
         total = sum(r["ground_truth_triples"] for r in per.values())
         summary["ground_truth_acceptance"] = round(sum(r["accepted"] for r in per.values()) / total, 4) if total else 0
         summary["corruption_rejection"] = {

@@ -3,15 +3,17 @@ document in its own A-Box, scored by the agent with the benchmark's definitions.
 
 from __future__ import annotations
 
+import math
 import random
+import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgagents.agent.base import RunResult
 from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent
-from kgagents.metrics.text2kgbench import OntologyData, Triple, score_ontology
 from kgagents.graph.connection import Graph
+from kgagents.metrics.text2kgbench import OntologyData, Sentence, Triple, score_ontology
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.feed import FeedOutcome, assert_triples
 
@@ -19,16 +21,39 @@ EXAMPLES = 2  # sentences per ontology whose tool calls are kept in the results 
 CORRUPTIONS = ("relation_outside_ontology", "swapped_subject_object", "relation_with_other_signature")
 
 
+def _tokens(text: str) -> Counter[str]:
+    return Counter(re.findall(r"\w+", text.lower()))
+
+
+def similar_examples(sentence: Sentence, pool: Sequence[Sentence], k: int) -> list[dict[str, Any]]:
+    """The ``k`` sentences of ``pool`` (the ontology's train sentences) most similar to ``sentence`` by word
+    cosine, with their triples, as solved examples — the benchmark's own prompting setting (one similar train
+    sentence as a demonstration). Train sentences that share a triple with ``sentence`` are left out, so tuning on
+    train sentences never shows the model its own answer (test and train share none)."""
+    if k <= 0:
+        return []
+    own, words = set(sentence.triples), _tokens(sentence.text)
+    def cosine(other: Sentence) -> float:
+        theirs = _tokens(other.text)
+        dot = sum(words[w] * theirs[w] for w in words)
+        norm = math.sqrt(sum(v * v for v in words.values()) * sum(v * v for v in theirs.values()))
+        return dot / norm if norm else 0.0
+    candidates = [s for s in pool if s.id != sentence.id and not own & set(s.triples)]
+    ranked = sorted(candidates, key=lambda s: (-cosine(s), s.id))[:k]
+    return [{"text": s.text, "triples": [list(t) for t in s.triples]} for s in ranked]
+
+
 def run_agent(graph: Graph, data: OntologyData, sentence_ids: list[str], *, chat: Any,
-              settings: Mapping[str, Any], run_id: str, abox_prefix: str) -> tuple[ExtractionAgent, RunResult]:
+              settings: Mapping[str, Any], run_id: str, abox_prefix: str, examples: Sequence[Sentence] = (),
+              k: int = 0) -> tuple[ExtractionAgent, RunResult]:
     """The agent on the sampled sentences (with their ground truth: as ``expected`` always, and as the
-    ``triples`` to feed in mode ``no_llm``)."""
+    ``triples`` to feed in mode ``no_llm``), each with the ``k`` most similar of ``examples`` as solved ones."""
     mode = settings.get("mode", "full")
     catalogue = compile_ontology(data.ontology_path)
     agent = ExtractionAgent(graph, chat, settings, ontology=catalogue, abox=abox_prefix.rstrip(":"))
     wanted = set(sentence_ids)
     documents = [{"id": s.id, "text": s.text, "abox": f"{abox_prefix}{s.id}", "expected": s.triples,
-                  **({"triples": s.triples} if mode == "no_llm" else {})}
+                  **({"triples": s.triples} if mode == "no_llm" else {"examples": similar_examples(s, examples, k)})}
                  for s in data.sentences if s.id in wanted]
     return agent, agent.run({"run_id": run_id, "documents": documents})
 
@@ -38,10 +63,15 @@ def _by_type(results: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, chat: Any,
-                   settings: Mapping[str, Any], run_id: str, abox_prefix: str) -> dict[str, Any]:
-    """LLM mode: what the agent wrote for one ontology, scored."""
+                   settings: Mapping[str, Any], run_id: str, abox_prefix: str, examples: Sequence[Sentence],
+                   k: int) -> dict[str, Any]:
+    """LLM mode: what the agent wrote for one ontology (each sentence with ``k`` similar train sentences as solved
+    examples), scored — next to the no-LLM figure on the same sentences (their ground truth fed through the same
+    tools: what an agent that can only write through them can reach at best)."""
     agent, run = run_agent(graph, data, sentence_ids, chat=chat, settings=settings, run_id=run_id,
-                           abox_prefix=abox_prefix)
+                           abox_prefix=abox_prefix, examples=examples, k=k)
+    _, fed = run_agent(graph, data, sentence_ids, chat=None, settings={"mode": "no_llm"}, run_id=f"{run_id}:no_llm",
+                       abox_prefix=f"{abox_prefix}no_llm:")
     documents: list[DocumentResult] = run.output
     calls = [c for d in documents for c in d.calls]
     n = max(1, len(documents))
@@ -50,10 +80,13 @@ def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *,
         "tool_calls": len(calls), "rejected_calls": sum(not c["result"].get("ok") for c in calls),
         "rejected_by_type": _by_type([c["result"] for c in calls]),
         "repairs": run.properties["repairs"], "unparsed_replies": run.properties["unparsed_replies"],
+        "llm_calls_by_step": dict(Counter(r.purpose.removeprefix("extract:") for r in agent.ledger.records)),
+        "unparsed_by_step": dict(Counter(step for d in documents for step in d.unparsed_replies)),
         "triples_written": run.properties["triples_written"], "llm_calls": run.llm.calls,
         "tokens_per_sentence": round((run.llm.prompt_tokens + run.llm.completion_tokens) / n),
         "seconds_per_sentence": round(run.seconds / n, 1),
         "scores": score_ontology(data, {d.id: d.triples for d in documents}, sentence_ids),
+        "no_llm_scores": score_ontology(data, {d.id: d.triples for d in fed.output}, sentence_ids),
         "examples": [{"id": d.id, "sentence": next(s.text for s in data.sentences if s.id == d.id),
                       "calls": [_call_line(c) for c in d.calls], "written": [list(t) for t in d.triples],
                       "ground_truth": [list(t) for t in next(s.triples for s in data.sentences if s.id == d.id)]}
@@ -96,7 +129,7 @@ def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[st
                 if c["step"] == "assert" and not c["result"].get("ok")]
     corrupted: dict[str, list[FeedOutcome]] = {k: [] for k in CORRUPTIONS}
     for doc in documents:
-        truth = [tuple(t) for t in next(s.triples for s in data.sentences if s.id == doc.id)]
+        truth = list(next(s.triples for s in data.sentences if s.id == doc.id))
         iris = {(e["label"], e["class"]): e["iri"] for e in doc.entities}
         rng = random.Random(f"{seed}:{doc.id}")
         for kind in CORRUPTIONS:

@@ -60,6 +60,10 @@ class ChatResult:
     seconds: float
     model: str
     failed_requests: tuple[FailedRequest, ...] = ()
+    #: what shaped the reply: "json_schema" (decoded under the schema), "json_object" (any JSON) or "text"
+    output_format: str = "text"
+    #: the ledger entry of this reply (set by :class:`~kgagents.llm.ledger.LedgeredChatModel`)
+    call_id: str | None = None
 
 
 class ChatModel(ABC):
@@ -84,6 +88,15 @@ class ChatModel(ABC):
         or ignore it — callers still parse and validate. ``max_tokens`` caps the reply (``None``: the
         model's own limit), so a short answer cannot turn into a long, slow ramble."""
 
+    @property
+    def slots(self) -> int:
+        """How many calls the endpoint serves at once (:func:`kgagents.llm.parallel.map_on_slots` uses it)."""
+        return 1
+
+    def record_outcome(self, result: ChatResult, parsed: bool) -> None:  # noqa: B027 - optional hook
+        """Note whether the caller could use ``result`` (structured helpers call it after parsing; a ledger
+        records it per purpose). A model without a ledger ignores it."""
+
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -107,25 +120,23 @@ def _transient(exc: BaseException) -> bool:
     return isinstance(exc, APIStatusError) and exc.status_code >= 500
 
 
-# What to send as ``response_format`` when a JSON schema is hinted, best first: OpenAI's json_schema
-# (OpenAI, vLLM, llama-server), llama-cpp-python's json_object with a schema, plain JSON mode, nothing.
-# A server whose error names the response format is asked again with the next; the level that worked
-# is remembered per client, so JSON mode is used where supported and never required.
-JSON_FORMATS: tuple[str | None, ...] = ("json_schema", "json_object_schema", "json_object", None)
+# What to send as ``response_format`` when a JSON schema is hinted, best first: OpenAI's json_schema (OpenAI,
+# vLLM, llama-server: the reply is decoded under the schema), plain JSON mode, nothing (the prompt asks for JSON
+# and the caller parses and repairs). The first request in a JSON mode is a probe: if the endpoint refuses it,
+# the same request is sent once in the next mode, and if that answers, the client stays there — a server
+# without json_schema costs one refused request per client, not a round of retries per call.
+JSON_FORMATS: tuple[str | None, ...] = ("json_schema", "json_object", None)
 
 
 def _about_response_format(exc: LLMRequestError) -> bool:
-    """A rejection of the JSON mode itself (not, say, of a too-long prompt). llama-cpp-python answers an
-    unknown response_format with HTTP 500, others with 400/422; all name it in the message."""
+    """A rejection of the JSON mode or schema itself (not, say, of a too-long prompt)."""
     text = str(exc).lower()
-    return "response_format" in text or "json" in text
+    return any(word in text for word in ("response_format", "json", "schema", "grammar"))
 
 
 def _response_format(kind: str | None, schema: dict[str, Any]) -> dict[str, Any] | None:
     if kind == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
-    if kind == "json_object_schema":
-        return {"type": "json_object", "schema": schema}
     if kind == "json_object":
         return {"type": "json_object"}
     return None
@@ -143,19 +154,26 @@ class OpenAIChatModel(ChatModel):
         backoff_s: float = 1.0,
         max_tokens: int | None = None,
         json_format: str | None = "json_schema",
+        slots: int | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
         """``base_url``/``model`` override the settings (the embedded server passes its own);
         ``backoff_s`` is the first retry wait, doubled per attempt up to 30 s, plus jitter;
         ``max_tokens`` caps replies whose caller sets no cap; ``json_format`` is the first
-        ``response_format`` kind to try when a schema is hinted (see ``JSON_FORMATS``)."""
+        ``response_format`` kind to try when a schema is hinted (see ``JSON_FORMATS``); ``slots``: calls the
+        endpoint serves at once (default ``settings.parallel``); ``extra_body``: fields the endpoint takes
+        beyond OpenAI's (llama-server: ``cache_prompt``)."""
         self.settings = settings
         self.base_url = base_url or settings.base_url
         if not self.base_url:
             raise LLMUnavailableError(NO_MODEL_MESSAGE)
         self.backoff_s = backoff_s
         self.max_tokens = max_tokens
+        self.extra_body = extra_body
+        self._slots = slots or settings.parallel
         self._model = model or settings.model
         self._format_level = JSON_FORMATS.index(json_format)
+        self._format_confirmed = False
         self._client = OpenAI(
             base_url=self.base_url,
             api_key=settings.api_key.get_secret_value(),
@@ -176,6 +194,15 @@ class OpenAIChatModel(ChatModel):
             self._model = ids[0]
         return self._model
 
+    @property
+    def slots(self) -> int:
+        return self._slots
+
+    @property
+    def json_format(self) -> str | None:
+        """The ``response_format`` kind this client sends with a schema now (after any fallback)."""
+        return JSON_FORMATS[self._format_level]
+
     # -- calls -----------------------------------------------------------------------------------
     def complete(
         self,
@@ -189,14 +216,19 @@ class OpenAIChatModel(ChatModel):
         cap = max_tokens or self.max_tokens
         start = time.perf_counter()
         failed: list[FailedRequest] = []
+        level = self._format_level if json_schema is not None else len(JSON_FORMATS) - 1
+        probed: int | None = None  # the level whose probe the endpoint refused in this call
         while True:
-            kind = JSON_FORMATS[self._format_level] if json_schema is not None else None
+            kind = JSON_FORMATS[level]
+            probing = kind is not None and not self._format_confirmed
             extra: dict[str, Any] = {} if cap is None else {"max_tokens": cap}
             if kind is not None and json_schema is not None:
                 extra["response_format"] = _response_format(kind, json_schema)
+            if self.extra_body:
+                extra["extra_body"] = self.extra_body
             try:
                 response = self._with_retries(
-                    lambda: self._client.chat.completions.create(
+                    lambda extra=extra: self._client.chat.completions.create(
                         model=model,
                         messages=list(messages),  # type: ignore[arg-type]
                         temperature=self.settings.temperature,
@@ -204,18 +236,27 @@ class OpenAIChatModel(ChatModel):
                         **extra,
                     ),
                     failed,
+                    retry_server_errors=not probing,
                 )
                 break
             except LLMRequestError as exc:
-                # The server does not know this response_format: ask again with a plainer one.
-                if kind is not None and _about_response_format(exc):
-                    self._format_level += 1
+                # A probe the endpoint refused, or a schema it cannot decode under: the next, plainer mode.
+                status = exc.status_code or 0
+                refused = (probing and status >= 500) or (400 <= status < 500 and status != 429
+                                                          and _about_response_format(exc))
+                if kind is not None and refused:
+                    probed = level if probing else probed
+                    level += 1
                     continue
                 exc.failed_requests = tuple(failed)  # type: ignore[attr-defined]  # read by the ledger
                 raise
             except LLMUnavailableError as exc:
                 exc.failed_requests = tuple(failed)  # type: ignore[attr-defined]
                 raise
+        if probed is not None:  # the refused mode is unsupported: this client stays at the one that answered
+            self._format_level = max(self._format_level, level)
+        if JSON_FORMATS[level] is not None and level == self._format_level:
+            self._format_confirmed = True
         text = valid_text((response.choices[0].message.content or "") if response.choices else "")
         usage = response.usage
         prompt_tokens = usage.prompt_tokens if usage else sum(approx_tokens(m["content"]) for m in messages)
@@ -227,11 +268,14 @@ class OpenAIChatModel(ChatModel):
             seconds=time.perf_counter() - start,
             model=response.model or model,
             failed_requests=tuple(failed),
+            output_format=JSON_FORMATS[level] or "text",
         )
 
-    def _with_retries(self, call: Any, failed: list[FailedRequest] | None = None) -> Any:
-        """Run ``call`` with exponential backoff on transient errors; translate what remains. Every
-        request that raises is appended to ``failed``."""
+    def _with_retries(self, call: Any, failed: list[FailedRequest] | None = None,
+                      retry_server_errors: bool = True) -> Any:
+        """Run ``call`` with exponential backoff on transient errors (a probe of a JSON mode does not retry a
+        5xx: it may be the mode's refusal); translate what remains. Every request that raises is appended to
+        ``failed``."""
         attempts = self.settings.max_retries + 1
 
         def request() -> Any:
@@ -244,8 +288,12 @@ class OpenAIChatModel(ChatModel):
                                                 f"{type(exc).__name__}: {exc}"[:500]))
                 raise
 
+        def worth_retrying(exc: BaseException) -> bool:
+            return _transient(exc) and (retry_server_errors or not isinstance(exc, APIStatusError)
+                                        or isinstance(exc, RateLimitError))
+
         retrying = Retrying(
-            retry=retry_if_exception(_transient),
+            retry=retry_if_exception(worth_retrying),
             stop=stop_after_attempt(attempts),
             wait=wait_exponential_jitter(multiplier=self.backoff_s, max=30.0, jitter=self.backoff_s),
             reraise=True,
@@ -282,14 +330,13 @@ def _status_error(exc: APIStatusError, message: str) -> LLMRequestError:
 
 def resolve_chat_model(settings: LLMSettings | None = None) -> ChatModel:
     """The configured endpoint if ``base_url`` is set; else the embedded server if it runs; else an error."""
-    from kgagents.llm.local_server import LOCAL_JSON_FORMAT, LOCAL_MAX_TOKENS, LocalLLMServer
+    from kgagents.servers.llama import LOCAL_MAX_TOKENS, LlamaServer
 
     settings = settings or LLMSettings()
     if settings.base_url:
         return OpenAIChatModel(settings)
-    server = LocalLLMServer(settings)
-    status = server.status()
+    status = LlamaServer(settings).status()
     if status.running:
         return OpenAIChatModel(settings, base_url=status.base_url, model=status.model, max_tokens=LOCAL_MAX_TOKENS,
-                               json_format=LOCAL_JSON_FORMAT)
+                               slots=status.parallel, extra_body={"cache_prompt": True})
     raise LLMUnavailableError(NO_MODEL_MESSAGE)

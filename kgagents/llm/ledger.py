@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from threading import Lock
 from typing import Any
@@ -43,6 +43,52 @@ class CallRecord:
     ok: bool
     error: str | None
     started_at: str
+    schema_asked: bool = False  # the caller wanted one JSON object of a schema
+    output_format: str = "text"  # what shaped the reply: json_schema (constrained), json_object or text
+    parsed: bool | None = None  # whether the caller could use the reply (None: it did not say)
+
+
+@dataclass(frozen=True)
+class PurposeOutcomes:
+    """How one purpose's replies fared (``:repair`` calls counted under their purpose): ``fallbacks`` are
+    replies that were asked for a schema but not decoded under it; ``parse_failures`` replies the caller
+    could not use (each triggers a repair call or an error)."""
+
+    purpose: str
+    calls: int
+    schema_asked: int
+    constrained: int
+    fallbacks: int
+    parsed: int
+    parse_failures: int
+    repairs: int
+
+    @property
+    def parse_failure_rate(self) -> float | None:
+        judged = self.parsed + self.parse_failures
+        return self.parse_failures / judged if judged else None
+
+    @property
+    def fallback_rate(self) -> float | None:
+        return self.fallbacks / self.schema_asked if self.schema_asked else None
+
+
+def purpose_outcomes(records: Sequence[CallRecord]) -> list[PurposeOutcomes]:
+    """Per purpose, over answered calls: constrained decoding, fallbacks, parse failures and repairs."""
+    groups: dict[str, list[CallRecord]] = {}
+    for r in records:
+        if r.ok:
+            groups.setdefault(r.purpose.removesuffix(":repair"), []).append(r)
+    return [
+        PurposeOutcomes(
+            purpose=purpose, calls=len(rows), schema_asked=sum(r.schema_asked for r in rows),
+            constrained=sum(r.output_format == "json_schema" for r in rows),
+            fallbacks=sum(r.schema_asked and r.output_format != "json_schema" for r in rows),
+            parsed=sum(r.parsed is True for r in rows), parse_failures=sum(r.parsed is False for r in rows),
+            repairs=sum(r.purpose.endswith(":repair") for r in rows),
+        )
+        for purpose, rows in sorted(groups.items())
+    ]
 
 
 @dataclass(frozen=True)
@@ -86,35 +132,56 @@ class Ledger:
         return prompt_tokens / 1000 * s.prompt_cost_per_1k + completion_tokens / 1000 * s.completion_cost_per_1k
 
     def record(self, *, purpose: str, model: str, started_at: datetime, seconds: float,
-               result: ChatResult | None = None, error: BaseException | None = None) -> CallRecord:
+               result: ChatResult | None = None, error: BaseException | None = None,
+               schema_asked: bool = False) -> CallRecord:
         """Add one request (``result`` if it answered, ``error`` if the call raised) — and first one failed
         entry per request the call made before (``failed_requests`` of the result or the error)."""
         failed: tuple[FailedRequest, ...] = (result.failed_requests if result is not None
                                              else getattr(error, "failed_requests", ()))
         with self._lock:
-            added = [self._entry(purpose, model, f.started_at, f.seconds, None, f.error) for f in failed]
+            added = [self._entry(purpose, model, f.started_at, f.seconds, None, f.error, schema_asked)
+                     for f in failed]
             if result is not None:  # its seconds: the call's, less the failed requests' already counted
                 answered = max(0.0, result.seconds - sum(f.seconds for f in failed))
-                added.append(self._entry(purpose, result.model, started_at.isoformat(), answered, result, None))
+                added.append(self._entry(purpose, result.model, started_at.isoformat(), answered, result, None,
+                                         schema_asked))
             elif not failed:  # the call failed without saying which requests it made: count it as one
                 added.append(self._entry(purpose, model, started_at.isoformat(), seconds, None,
-                                         f"{type(error).__name__}: {error}"[:500]))
+                                         f"{type(error).__name__}: {error}"[:500], schema_asked))
         if self._graph is not None:
             self.flush(self._graph)
         return added[-1]
 
     def _entry(self, purpose: str, model: str, started_at: str, seconds: float, result: ChatResult | None,
-               error: str | None) -> CallRecord:
+               error: str | None, schema_asked: bool) -> CallRecord:
         """Append one entry (the caller holds the lock)."""
         prompt = result.prompt_tokens if result else 0
         completion = result.completion_tokens if result else 0
         record = CallRecord(
             id=uuid.uuid4().hex, seq=len(self._records), run_id=self.run_id, purpose=purpose, model=model,
             prompt_tokens=prompt, completion_tokens=completion, seconds=seconds, cost=self.cost(prompt, completion),
-            ok=error is None, error=error, started_at=started_at,
+            ok=error is None, error=error, started_at=started_at, schema_asked=schema_asked,
+            output_format=result.output_format if result else "text",
         )
         self._records.append(record)
         return record
+
+    def mark_parsed(self, call_id: str, parsed: bool) -> None:
+        """Record whether the caller could use the reply of call ``call_id`` (rewritten on the next flush)."""
+        with self._lock:
+            for i, r in enumerate(self._records):
+                if r.id == call_id:
+                    self._records[i] = replace(r, parsed=parsed)
+                    self._written.discard(call_id)
+                    break
+            else:
+                return
+        if self._graph is not None:
+            self.flush(self._graph)
+
+    def outcomes(self) -> list[PurposeOutcomes]:
+        """Per purpose: constrained decoding, fallbacks, parse failures and repairs of the calls recorded here."""
+        return purpose_outcomes(self.records)
 
     @property
     def records(self) -> list[CallRecord]:
@@ -171,6 +238,14 @@ class LedgeredChatModel(ChatModel):
     def model_name(self) -> str:
         return self.inner.model_name
 
+    @property
+    def slots(self) -> int:
+        return self.inner.slots
+
+    def record_outcome(self, result: ChatResult, parsed: bool) -> None:
+        if result.call_id is not None:
+            self.ledger.mark_parsed(result.call_id, parsed)
+
     def complete(
         self,
         messages: Sequence[Message],
@@ -186,11 +261,11 @@ class LedgeredChatModel(ChatModel):
                                          max_tokens=max_tokens)
         except Exception as exc:
             self.ledger.record(purpose=purpose, model=self._name_or_unknown(), started_at=started,
-                               seconds=time.perf_counter() - clock, error=exc)
+                               seconds=time.perf_counter() - clock, error=exc, schema_asked=json_schema is not None)
             raise
-        self.ledger.record(purpose=purpose, model=result.model, started_at=started, seconds=result.seconds,
-                           result=result)
-        return result
+        record = self.ledger.record(purpose=purpose, model=result.model, started_at=started, seconds=result.seconds,
+                                    result=result, schema_asked=json_schema is not None)
+        return replace(result, call_id=record.id)
 
     def _name_or_unknown(self) -> str:
         """The model's name for a failed call (asking an unreachable server for it would fail too)."""

@@ -1,19 +1,25 @@
 """Getting answers a program can use out of a chat model: JSON objects, yes/no, one-of-these.
 
-Why lenient parsing plus ONE repair retry: small local models wrap JSON in code fences and chatter,
-or answer "Option 2." instead of "2". Extracting leniently accepts every reply that carries the
-answer; showing the model its own reply and what was wrong fixes most of the rest; a second
-failure is reported instead of looping, so one bad item never stalls a run.
+Why a JSON schema on every call, plus lenient parsing and ONE repair retry: where the endpoint decodes under
+the schema (llama-server, OpenAI, vLLM — see :mod:`kgagents.llm.client`) the first reply is valid by
+construction; elsewhere (an endpoint without JSON mode, a LangChain model) small models wrap JSON in code
+fences and chatter, or answer "Option 2." instead of "2", so extracting leniently accepts every reply that
+carries the answer; showing the model its own reply and what was wrong fixes most of the rest; a second
+failure is reported instead of looping, so one bad item never stalls a run. Every reply's fate (parsed or
+not) is recorded with :meth:`ChatModel.record_outcome`, so a ledger can report parse failures per purpose.
+
+Yes/no is asked as ``{"reason": ..., "answer": "yes"|"no"}``: asked to *start* its reply with yes or no — or
+made to write the answer first — Qwen2.5-Coder-1.5B says "yes" to everything (``benchmarks/llm_local.py``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from kgagents.errors import StructuredOutputError
 from kgagents.llm.client import ChatModel, Message
@@ -54,7 +60,30 @@ def _repair(messages: Sequence[Message], reply: str, problem: str) -> list[Messa
             {"role": "user", "content": f"That reply could not be used: {problem}\n"}]
 
 
-def structured(chat: ChatModel, messages: Sequence[Message], schema: type[T], *, purpose: str) -> T:
+#: A parser: the reply's value, or the problem with it (a one-line string the model is shown in the repair).
+Parse = Callable[[str], "tuple[Any, None] | tuple[None, str]"]
+
+
+def ask_with_repair(chat: ChatModel, ask: list[Message], parse: Parse, *, purpose: str, again: str,
+                    json_schema: dict[str, Any] | None = None,
+                    max_tokens: int | None = None) -> tuple[bool, Any, str]:
+    """``(ok, value, last reply)``: ``ask``, parse the reply, and if that fails ask once more with the reply
+    and its problem shown (``again`` says what to do). Each reply's outcome goes to ``chat.record_outcome``."""
+    result = chat.complete(ask, purpose=purpose, json_schema=json_schema, max_tokens=max_tokens)
+    value, problem = parse(result.text)
+    chat.record_outcome(result, problem is None)
+    if problem is None:
+        return True, value, result.text
+    repair = _repair(ask, result.text, problem)
+    repair[-1]["content"] += again
+    second = chat.complete(repair, purpose=f"{purpose}:repair", json_schema=json_schema, max_tokens=max_tokens)
+    value, problem = parse(second.text)
+    chat.record_outcome(second, problem is None)
+    return problem is None, value, second.text
+
+
+def structured(chat: ChatModel, messages: Sequence[Message], schema: type[T], *, purpose: str,
+               max_tokens: int | None = None) -> T:
     """Ask for one JSON object matching ``schema``, validate it, repair once, else StructuredOutputError."""
     json_schema = schema.model_json_schema()
     ask = _with_instruction(
@@ -62,28 +91,23 @@ def structured(chat: ChatModel, messages: Sequence[Message], schema: type[T], *,
         "Reply with only one JSON object (no prose, no code fences) that matches this JSON Schema:\n"
         + json.dumps(json_schema),
     )
-    reply = chat.complete(ask, purpose=purpose, json_schema=json_schema).text
-    problem = _validation_problem(reply, schema)
-    if isinstance(problem, BaseModel):
-        return problem
-    repair = _repair(ask, reply, problem)
-    repair[-1]["content"] += "Reply again with only a JSON object that matches the schema above."
-    second = chat.complete(repair, purpose=f"{purpose}:repair", json_schema=json_schema).text
-    result = _validation_problem(second, schema)
-    if isinstance(result, BaseModel):
-        return result
+    ok, value, reply = ask_with_repair(
+        chat, ask, lambda text: _validated(text, schema), purpose=purpose, json_schema=json_schema,
+        max_tokens=max_tokens, again="Reply again with only a JSON object that matches the schema above.")
+    if ok:
+        return value
     raise StructuredOutputError(
         f"{purpose}: {chat.model_name} did not return JSON matching {schema.__name__} even after a repair "
-        f"retry ({result}). Last reply: {second[:200]!r}"
+        f"retry ({_validated(reply, schema)[1]}). Last reply: {reply[:200]!r}"
     )
 
 
-def _validation_problem(reply: str, schema: type[T]) -> T | str:
+def _validated(reply: str, schema: type[T]) -> tuple[T, None] | tuple[None, str]:
     """The validated object, or a one-line description of what is wrong with the reply."""
     try:
-        return schema.model_validate(extract_json(reply))
+        return schema.model_validate(extract_json(reply)), None
     except ValueError as exc:  # ValidationError is a ValueError too
-        return _explain(exc) if isinstance(exc, ValidationError) else str(exc)
+        return None, _explain(exc) if isinstance(exc, ValidationError) else str(exc)
 
 
 # -- yes / no ----------------------------------------------------------------------------------------
@@ -93,33 +117,52 @@ _YES_NO = re.compile(
 # Reply caps: room for the answer and a one-line reason, not for an essay.
 YES_NO_MAX_TOKENS = 96
 PICK_ONE_MAX_TOKENS = 32
-_YES_NO_INSTRUCTION = "Start your reply with the word yes or no, then give a short reason on the same line."
+
+
+class YesNo(BaseModel):
+    """A yes/no verdict, the reason FIRST: decoding the answer before any reason, Qwen2.5-Coder-1.5B answered
+    "yes" to 20 of 20 easy questions; after a short reason it scored 15 of 20 (``benchmarks/llm_local.py``).
+    The reason is capped, so the answer always fits the reply cap."""
+
+    reason: str = Field(max_length=120)
+    answer: Literal["yes", "no"]
+
+
+_YES_NO_SCHEMA = YesNo.model_json_schema()
+_YES_NO_INSTRUCTION = 'Reply with one JSON object: {"reason": "<one short sentence>", "answer": "yes" or "no"}.'
 
 
 def parse_yes_no(text: str) -> tuple[bool, str] | None:
-    """``(answer, reason)`` if the reply starts with yes/no (or true/false), else ``None``."""
+    """``(answer, reason)`` from a JSON object whose ``answer`` is yes or no, or from a reply that starts with
+    yes/no (or true/false); else ``None``."""
+    try:
+        obj = extract_json(text)
+    except ValueError:
+        obj = {}
+    if obj.get("answer") in ("yes", "no"):
+        return obj["answer"] == "yes", str(obj.get("reason") or "")
     match = _YES_NO.match(text.strip())
     if match is None:
         return None
     return match.group(1).lower() in ("yes", "true"), match.group(2).strip()
 
 
+def _yes_no(text: str) -> tuple[tuple[bool, str], None] | tuple[None, str]:
+    parsed = parse_yes_no(text)
+    return (parsed, None) if parsed is not None else (None, "it was neither a JSON answer nor a plain yes or no.")
+
+
 def ask_yes_no(chat: ChatModel, question: str, *, purpose: str) -> tuple[bool, str]:
     """A yes/no answer and the model's reason; one repair retry, then StructuredOutputError."""
     ask: list[Message] = [{"role": "user", "content": f"{question}\n\n{_YES_NO_INSTRUCTION}"}]
-    reply = chat.complete(ask, purpose=purpose, max_tokens=YES_NO_MAX_TOKENS).text
-    parsed = parse_yes_no(reply)
-    if parsed is None:
-        repair = _repair(ask, reply, "it did not start with yes or no.")
-        repair[-1]["content"] += _YES_NO_INSTRUCTION
-        reply = chat.complete(repair, purpose=f"{purpose}:repair", max_tokens=YES_NO_MAX_TOKENS).text
-        parsed = parse_yes_no(reply)
-    if parsed is None:
+    ok, value, reply = ask_with_repair(chat, ask, _yes_no, purpose=purpose, again=_YES_NO_INSTRUCTION,
+                                       json_schema=_YES_NO_SCHEMA, max_tokens=YES_NO_MAX_TOKENS)
+    if not ok:
         raise StructuredOutputError(
             f"{purpose}: {chat.model_name} did not answer yes or no even after a repair retry. "
             f"Last reply: {reply[:200]!r}"
         )
-    return parsed
+    return value
 
 
 # -- one of these options ----------------------------------------------------------------------------
@@ -152,18 +195,31 @@ def parse_choice(text: str, options: Sequence[str]) -> str | None:
     return maximal[0] if len(maximal) == 1 else None
 
 
+def _option_schema(count: int) -> dict[str, Any]:
+    return {"type": "object", "properties": {"option": {"type": "integer", "enum": list(range(1, count + 1))}},
+            "required": ["option"], "additionalProperties": False}
+
+
+def _picked(text: str, options: Sequence[str]) -> tuple[str, None] | tuple[None, str]:
+    """The option a ``{"option": n}`` object or a plain reply names."""
+    try:
+        number = extract_json(text).get("option")
+    except ValueError:
+        number = None
+    if isinstance(number, int) and 1 <= number <= len(options):
+        return options[number - 1], None
+    choice = parse_choice(text, options)
+    return (choice, None) if choice is not None else (None, "it did not name one of the options.")
+
+
 def pick_one(chat: ChatModel, question: str, options: list[str], *, purpose: str) -> str | None:
     """The option the model picks; one repair retry; ``None`` if it still names none of them."""
     if not options:
         return None
     listing = "\n".join(f"{i}. {option}" for i, option in enumerate(options, start=1))
-    instruction = f"Reply with the number of the correct option only (1-{len(options)})."
+    instruction = f'Reply with one JSON object: {{"option": <the number of the correct option, 1-{len(options)}>}}.'
     ask: list[Message] = [{"role": "user", "content": f"{question}\n\nOptions:\n{listing}\n\n{instruction}"}]
-    reply = chat.complete(ask, purpose=purpose, max_tokens=PICK_ONE_MAX_TOKENS).text
-    choice = parse_choice(reply, options)
-    if choice is None:
-        repair = _repair(ask, reply, "it did not name one of the options.")
-        repair[-1]["content"] += instruction
-        repaired = chat.complete(repair, purpose=f"{purpose}:repair", max_tokens=PICK_ONE_MAX_TOKENS)
-        choice = parse_choice(repaired.text, options)
-    return choice
+    ok, value, _ = ask_with_repair(chat, ask, lambda text: _picked(text, options), purpose=purpose,
+                                   again=instruction, json_schema=_option_schema(len(options)),
+                                   max_tokens=PICK_ONE_MAX_TOKENS)
+    return value if ok else None

@@ -44,7 +44,6 @@ from typing import IO, Any
 from urllib.parse import unquote
 
 import numpy as np
-
 from pydantic import BaseModel
 
 from kgagents.cypher import cypher

@@ -13,6 +13,8 @@ format                    file   source
 ``trex``                  json   T-REx slot filling ("subject [SEP] relation" → answer + aliases)
 ``zero_shot_re``          json   Zero-Shot RE (the same, plus natural-language template questions)
 ``creak``                 json   Creak claims (true/false about one entity)
+``metaqa_text``           txt    MetaQA as distributed: ``question<TAB>answer|answer`` with the topic in
+                                 [brackets], and its ``<stem>_qtype.txt`` (one question type per line) beside it
 ========================  =====  ============================================================================
 
 A malformed record raises :class:`ParseError` with its line (jsonl) or record index (json) before any
@@ -29,7 +31,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kgagents.errors import ParseError
+from kgagents.errors import InputFileError, ParseError
 
 _WIKIDATA_ID = re.compile(r"[QPL][1-9][0-9]*")
 
@@ -181,7 +183,7 @@ class TRExFormat(QuestionFormat):
     """``"Cirith Ungol [SEP] genre"``: the question is the subject and relation label, as in ToG's prompts."""
 
     name = "trex"
-    record = _SlotFillingRecord
+    record: ClassVar[type[_Record]] = _SlotFillingRecord
 
     def matches(self, raw: dict[str, Any]) -> bool:
         return super().matches(raw) and "template_questions" not in raw
@@ -266,10 +268,58 @@ def _raw_records(path: Path) -> list[tuple[int | None, str, Any]]:
     return [(None, f"record {i}", rec) for i, rec in enumerate(data)]
 
 
-def read_questions(path: Path | str, *, format: str | None = None, dataset: str | None = None) -> list[Question]:
-    """All questions of one file. ``format`` is detected from the first record when not given;
-    ``dataset`` (default: the file name without extension) prefixes generated ids."""
+_BRACKETED = re.compile(r"\[([^\]]+)\]")
+_HOP_FOLDER = re.compile(r"^(\d+)-hop$")
+METAQA_TEXT = "metaqa_text"
+
+
+def read_metaqa_text(path: Path | str, *, qtypes: Path | str | None = None, hops: int | None = None,
+                     dataset: str | None = None) -> list[Question]:
+    """MetaQA's own files: one ``question<TAB>answer|answer|…`` per line, the topic entity in [brackets]. The
+    question types come from ``qtypes`` (default: ``<stem>_qtype.txt`` beside the file, when it exists; one type
+    per line, aligned with the questions); the hop count from ``hops``, else from the type (``actor_to_movie`` is
+    one hop), else from a ``<n>-hop`` folder in the path (MetaQA's layout ``2-hop/vanilla/qa_dev.txt``)."""
     path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"question file not found: {path}")
+    folder_hops = next((int(m.group(1)) for part in path.parts if (m := _HOP_FOLDER.match(part))), None)
+    qtype_path = Path(qtypes) if qtypes is not None else path.with_name(f"{path.stem}_qtype.txt")
+    types: list[str] | None = None
+    if qtypes is not None or qtype_path.is_file():
+        if not qtype_path.is_file():
+            raise InputFileError(f"question type file not found: {qtype_path}")
+        types = [t.strip() for t in qtype_path.read_text(encoding="utf-8").splitlines() if t.strip()]
+    lines = [(n, line) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if line.strip()]
+    if not lines:
+        raise ParseError(str(path), None, "no question records")
+    if types is not None and len(types) != len(lines):
+        raise ParseError(str(qtype_path), None, f"{len(types)} question types for {len(lines)} questions in {path}")
+    prefix = f"{dataset or path.stem}" + (f"_{folder_hops}hop" if folder_hops and not dataset else "")
+    questions = []
+    for i, (lineno, line) in enumerate(lines):
+        text, sep, answers = line.partition("\t")
+        topics = _BRACKETED.findall(text)
+        if not sep or not answers.strip():
+            raise ParseError(str(path), lineno, "expected 'question<TAB>answer|answer|…'")
+        if not topics:
+            raise ParseError(str(path), lineno, "no topic entity in [brackets] in the question")
+        qtype = types[i] if types is not None else None
+        n = hops or (qtype.count("_to_") if qtype else None) or folder_hops
+        questions.append(Question(
+            id=f"{prefix}_{lineno:05d}", dataset=dataset or path.stem, question=text.strip(),
+            topic_entities=[EntityRef(id=t.strip(), name=t.strip()) for t in topics],
+            answers=[EntityRef(id=a.strip(), name=a.strip()) for a in answers.split("|") if a.strip()], hops=n,
+            extra={"qtype": qtype, "line": lineno} if qtype else {"line": lineno}))
+    return questions
+
+
+def read_questions(path: Path | str, *, format: str | None = None, dataset: str | None = None) -> list[Question]:
+    """All questions of one file. ``format`` is detected from the first record when not given (a ``.txt`` file is
+    MetaQA's own format, :func:`read_metaqa_text`); ``dataset`` (default: the file name without extension)
+    prefixes generated ids."""
+    path = Path(path)
+    if format == METAQA_TEXT or (format is None and path.suffix == ".txt"):
+        return read_metaqa_text(path, dataset=dataset)
     dataset = dataset or path.stem
     records = _raw_records(path)
     if not records:
@@ -285,7 +335,7 @@ def read_questions(path: Path | str, *, format: str | None = None, dataset: str 
     elif format in QUESTION_FORMATS:
         fmt = QUESTION_FORMATS[format]
     else:
-        raise ValueError(f"unknown question format {format!r}; known: {sorted(QUESTION_FORMATS)}")
+        raise ValueError(f"unknown question format {format!r}; known: {sorted([*QUESTION_FORMATS, METAQA_TEXT])}")
     questions: list[Question] = []
     for index, (lineno, where, raw) in enumerate(records):
         try:

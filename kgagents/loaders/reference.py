@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from kgagents.metrics.oaei import IGNORED_NAMESPACES
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment
+from kgagents.metrics.oaei import IGNORED_NAMESPACES
 
 MAX_LISTED = 5
 

@@ -241,7 +241,7 @@ def _apply_names(data: KGData, names: dict[str, dict[str, str]], aliases: dict[s
         texts = names.get(eid, {})
         data.entity(eid, name=texts.get("label") or texts.get("name"), description=texts.get("description"),
                     aliases=list(dict.fromkeys(aliases[eid])) if eid in aliases else None)
-    for rid, rel in data.relations.items():
+    for rel in data.relations.values():
         texts = names.get(rel["type"], {})
         rel["name"] = texts.get("label") or texts.get("name") or rel["type"]
         if "description" in texts:

@@ -1,6 +1,7 @@
-"""The KGQA scorer: Hits@1 by exact match after light normalisation, any-of over the gold answers.
+"""The KGQA scorer: Hits@1 by exact match after light normalisation, any-of over the gold answers; and answer-set
+precision / recall / F1 (MetaQA's answers are sets).
 
-The prediction is the answer's FIRST item: its first non-empty line (an agent answers a list one item per line),
+Hits@1: the prediction is the answer's FIRST item: its first non-empty line (an agent answers a list one item per line),
 or — when that line does not match and holds commas — the line's first comma-separated part. It is a hit when
 it equals (after :func:`normalise`) any gold answer's name or alias, or when the entity the agent resolved it to
 is a gold answer's KG id (Wikidata QIDs). Normalisation is light on purpose: lower case, underscores as spaces,
@@ -46,3 +47,21 @@ def contains_gold(entities: Sequence[tuple[str, str]], gold: Sequence[EntityRef]
     ids = {g.id for g in gold if g.id}
     names = {normalise(n) for g in gold for n in (g.name, *g.aliases)}
     return any(e in ids or normalise(name) in names for e, name in entities)
+
+
+def set_scores(predicted: Sequence[tuple[str, str]], gold: Sequence[EntityRef]) -> tuple[float, float, float]:
+    """(precision, recall, F1) of a predicted answer *set* ((id, name) pairs) against the gold answers: a predicted
+    entity is right when its id is a gold id or its name (normalised) a gold name or alias; every gold answer found
+    counts once. An empty prediction scores 0 / 0 / 0."""
+    if not predicted or not gold:
+        return 0.0, 0.0, 0.0
+    gold_ids = {a.id for a in gold if a.id is not None}
+    gold_names = {normalise(n) for a in gold for n in (a.name, *a.aliases)}
+    pred_ids = {e for e, _ in predicted}
+    pred_names = {normalise(name) for _, name in predicted}
+    right = sum(e in gold_ids or normalise(name) in gold_names for e, name in predicted)
+    found = sum((a.id is not None and a.id in pred_ids) or any(normalise(n) in pred_names for n in (a.name, *a.aliases))
+                for a in gold)
+    precision, recall = right / len(predicted), found / len(gold)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1

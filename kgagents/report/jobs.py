@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.errors import KgAgentsError
-from kgagents.loaders.reference import check_reference_in_graph
-from kgagents.metrics.oaei import equivalence_pairs
 from kgagents.graph.connection import Graph
+from kgagents.llm.ledger import PurposeOutcomes
 from kgagents.loaders.alignment import Alignment, read_alignment, stored_alignment
 from kgagents.loaders.jape import gold_links
+from kgagents.loaders.reference import check_reference_in_graph
+from kgagents.metrics.oaei import equivalence_pairs
 from kgagents.progress import MATCHING_STAGES
 from kgagents.report.model import Prediction, Reference, RunReport, stage_rows, stage_seconds
 
@@ -63,6 +64,7 @@ def build_report(graph: Graph, run_id: str, reference: Path | None = None) -> Ru
     job = str(run.get("job") or "unknown")
     read = READERS.get(job, _generic)
     report = read(graph, run, reference)
+    report.outputs = [PurposeOutcomes(**row) for row in graph.run("report/llm_outcomes", run_id=run["id"])]
     status = run.get("status")
     if status == "failed":
         report.notes.insert(0, f"this run FAILED: {run.get('error') or 'no error recorded'}")

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgagents.llm.ledger import PurposeOutcomes
+
 #: a numeric run property named ``<stage>_seconds`` is the time of that stage (``retrieval_seconds``)
 _STAGE_PROPERTY = re.compile(r"^(?:timings?[._])?(?P<stage>.+?)_seconds$|^timings?[._](?P<bare>.+)$")
 
@@ -78,6 +80,7 @@ class RunReport:
     reference: Reference | None = None
     stages: list[StageRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    outputs: list[PurposeOutcomes] = field(default_factory=list)  # LLM output handling per purpose
 
     def origins(self) -> list[str]:
         """Origins of the predictions, most frequent first."""

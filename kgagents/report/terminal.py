@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from kgagents.llm.ledger import PurposeOutcomes
 from kgagents.report.model import CurvePoint, RunReport, StageRow
 
 BINS = 10
@@ -91,6 +92,21 @@ def _stage_table(stages: list[StageRow]) -> Table:
     return table
 
 
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.0f} %"
+
+
+def _outputs_table(outputs: list[PurposeOutcomes]) -> Table:
+    table = Table(title="LLM output per purpose (answered calls, repairs included)", title_justify="left")
+    for column in ("purpose", "calls", "schema asked", "constrained", "fallback", "parse failures", "repairs"):
+        table.add_column(column, justify="left" if column == "purpose" else "right")
+    for o in outputs:
+        table.add_row(escape(o.purpose), str(o.calls), str(o.schema_asked), str(o.constrained),
+                      f"{o.fallbacks} ({_rate(o.fallback_rate)})",
+                      f"{o.parse_failures} ({_rate(o.parse_failure_rate)})", str(o.repairs))
+    return table
+
+
 def render(report: RunReport) -> Group:
     """Everything the report shows, as rich renderables in reading order."""
     parts: list[RenderableType] = [Text(report.title, style="bold")]
@@ -100,6 +116,8 @@ def render(report: RunReport) -> Group:
         if report.reference is not None:
             parts.append(_curve_table(report))
     parts.append(_stage_table(report.stages) if report.stages else Text("no stage times or LLM calls recorded"))
+    if report.outputs:
+        parts.append(_outputs_table(report.outputs))
     return Group(*parts)
 
 

@@ -4,10 +4,10 @@ Deterministic (no LLM): the same ontology always gives the same tools, names and
 ``create_<Class>(label)`` and ``check_existing_<Class>(label)``; per property ``add_<property>`` taking an
 instance IRI (object property), a literal value (datatype property), either (a property whose range is left
 open) or a number and a unit (a property whose range is an OM-2 quantity); tools are named after the terms'
-names (an OWL local name, a Text2KGBench label) while bound to their IRIs; one ``validate(instance_iri)``; and read-only graph tools
-(``search_by_label``, ``neighbours``). Each tool has a pydantic argument model (so its JSON schema is the
-model's) and a description built from the ontology: labels and ``rdfs:comment`` as guidance, the axioms
-(domain, range, datatype, cardinality, allowed values, units) stated as rules the runtime enforces.
+names (an OWL local name, a Text2KGBench label) while bound to their IRIs; one ``validate(instance_iri)``;
+and read-only graph tools (``search_by_label``, ``neighbours``). Each tool has a pydantic argument model (so its
+JSON schema is the model's) and a description built from the ontology: labels and ``rdfs:comment`` as guidance,
+the axioms (domain, range, datatype, cardinality, allowed values, units) stated as rules the runtime enforces.
 """
 
 from __future__ import annotations
@@ -255,7 +255,8 @@ def _add_tool(tbox: TBox, prop: PropertyDef, stem: str, class_names: dict[str, s
         units = ", ".join(u.name for u in units_for(quantity))
         return ToolSpec(
             name=name, kind=ToolKind.ADD_QUANTITY, group=ToolGroup.QUANTITY, target=prop.iri,
-            description=f"{head} Creates a quantity of class {tbox.label_of(quantity)} with a numerical value and a unit "
+            description=f"{head} Creates a quantity of class {tbox.label_of(quantity)} with a numerical value and a "
+                        f"unit "
                         f"(allowed units: {units}).{_guidance(prop.comment)}",
             args=_model(name, subject_iri=_SUBJECT,
                         value=(float, Field(description="the numerical value")),

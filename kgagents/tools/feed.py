@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgagents.errors import InputFileError
-
 from kgagents.tools.compiler import ToolKind
 from kgagents.tools.runtime import ToolResult, ToolRuntime
 from kgagents.tools.tbox import PropertyDef, PropertyKind

@@ -140,7 +140,8 @@ class TBox:
 
     def local_range(self, cls: str, prop: str) -> tuple[str, ...]:
         """Class-local ranges (``allValuesFrom``) that apply to ``prop`` on instances of ``cls``."""
-        return tuple(sorted({r.filler for r in self.local_ranges if r.property == prop and self.is_subclass(cls, r.cls)}))
+        return tuple(sorted({r.filler for r in self.local_ranges
+                             if r.property == prop and self.is_subclass(cls, r.cls)}))
 
     # -- quantities ----------------------------------------------------------------------------------
     def quantity_class(self, prop: PropertyDef) -> str | None:

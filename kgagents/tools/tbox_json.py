@@ -47,9 +47,9 @@ def read_json_tbox(path: str | Path, name: str | None = None) -> TBox:
     concepts_ns, relations_ns = f"{BASE}{onto_id}/concepts#", f"{BASE}{onto_id}/relations#"
     classes: dict[str, ClassDef] = {}
     by_label: dict[str, str] = {}
-    for i, concept in enumerate(_list(data, "concepts", path)):
-        qid = _text(concept, "qid", path, f"concepts[{i}]")
-        label = str(concept.get("label") or "").strip() or qid
+    for i, item in enumerate(_list(data, "concepts", path)):
+        qid = _text(item, "qid", path, f"concepts[{i}]")
+        label = str(item.get("label") or "").strip() or qid
         iri = concepts_ns + _iri_part(qid)
         classes[iri] = ClassDef(iri=iri, name=term_name(label), label=label)
         by_label.setdefault(label.casefold(), iri)

@@ -159,3 +159,39 @@ def test_a_missing_reference_fails_before_matching_and_the_run_says_failed(conf:
     run = conf.run_text("MATCH (r:Run {id: 'bad-reference'}) RETURN r.status AS status, "
                         "COUNT { ()-[:MATCHES {run_id: 'bad-reference'}]->() } AS matches")[0]
     assert run == {"status": "failed", "matches": 0}
+
+
+def test_gated_mode_asks_the_validator_only_about_the_uncertain_band_once_per_pair(conf: Graph) -> None:
+    chat = ScriptedChatModel([_scripted_reply] * 500)
+    settings = MatchSettings(mode="gated", threshold=0.3, structural=False)
+    result = MatchingAgent(conf, chat, settings).run({"source": "confa", "target": "confb"})
+    assert chat.calls and all(c["purpose"].startswith("validate") for c in chat.calls)  # no LLM-written texts
+    asked = [tuple(re.findall(r"name: (\S+)", c["messages"][-1]["content"])[:2]) for c in chat.calls]
+    assert len(asked) == len({frozenset(p) for p in asked})  # each pair once, whichever direction asked first
+    retrieved = [m for m in result.output if not any(c.startswith("lexical:") for c in m["channels"])]
+    for m in retrieved:  # confident candidates unasked, the band only with the validator's yes
+        assert (m["similarity"] >= settings.accept_similarity) != m["validated"], m
+    pairs = {(m["source"], m["target"]) for m in result.output}
+    assert (A + "Reviewer", B + "Referee") in pairs and (A + "Person", B + "Human") not in pairs
+    assert result.llm.calls == len(chat.calls)
+
+
+def test_one_to_many_output_keeps_the_one_to_one_pairs_and_marks_what_it_adds(graph: Graph, tmp_path: Path) -> None:
+    prefix = "@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> ."
+    (tmp_path / "one.ttl").write_text(f"""{prefix} @prefix : <http://example.org/one#> .
+        :Chair a owl:Class ; rdfs:label "Chair" . :Paper a owl:Class ; rdfs:label "Paper" .""")
+    (tmp_path / "two.ttl").write_text(f"""{prefix} @prefix : <http://example.org/two#> .
+        :SessionChair a owl:Class ; rdfs:label "chair" . :ProgramChair a owl:Class ; rdfs:label "Chair" .
+        :Paper a owl:Class ; rdfs:label "paper" .""")
+    for name in ("one", "two"):
+        load_ontology(graph, tmp_path / f"{name}.ttl", name=name)
+    inputs = {"source": "one", "target": "two"}
+    one = MatchingAgent(graph, None, MatchSettings(mode="no_llm")).run(inputs)
+    many = MatchingAgent(graph, None, MatchSettings(mode="no_llm", one_to_one=False)).run(inputs)
+    o, t = "http://example.org/one#", "http://example.org/two#"
+    # the chair has two equally good counterparts: 1:1 keeps one of them, the one-to-many output keeps both
+    single = {(m["source"], m["target"]) for m in one.output}
+    assert (o + "Paper", t + "Paper") in single and len(single) == len({s for s, _ in single}) == 2
+    assert {(m["source"], m["target"]) for m in many.output} == {
+        (o + "Paper", t + "Paper"), (o + "Chair", t + "SessionChair"), (o + "Chair", t + "ProgramChair")}
+    assert all("many" in m["channels"] for m in many.output if (m["source"], m["target"]) not in single)

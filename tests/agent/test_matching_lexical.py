@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.agent.matching.lexical import LexicalEntity, LexicalMatch, key_of, lexical_matches
+from kgagents.agent.matching.lexical import (
+    LexicalEntity,
+    LexicalMatch,
+    containment_matches,
+    every_best,
+    key_of,
+    lexical_matches,
+    one_to_one,
+)
 from kgagents.embeddings.index import Scope
 from kgagents.graph.connection import Graph
 
@@ -56,3 +64,29 @@ def test_kinds_must_agree(graph: Graph, fixtures: Path) -> None:
     sources = [LexicalEntity("a:p", "Relationship", ["author"])]
     targets = [LexicalEntity("b:c", "Class", ["Author"])]
     assert matched(graph, fixtures, sources, targets) == []
+
+
+def test_one_to_many_keeps_every_strictest_pair_that_one_to_one_drops() -> None:
+    # s1 shares its exact label with t1 and t2 (tier 0); s2 shares a synonym with t2 (tier 1), s3 a stem with t3
+    best = {"s1": {"t1": 0, "t2": 0}, "s2": {"t2": 1}, "s3": {"t3": 6, "t4": 7}}
+    assert {(m.source, m.target) for m in one_to_one(best)} == {("s3", "t3")}  # s1 is ambiguous, t2 claimed twice
+    many = {(m.source, m.target, m.key) for m in every_best(best)}
+    # every pair at its source's or its target's strictest tier: s2-t2 is s2's best, s3-t4 is t4's only pair
+    assert many == {("s1", "t1", "exact"), ("s1", "t2", "exact"), ("s2", "t2", "exact"), ("s3", "t3", "stem"),
+                    ("s3", "t4", "stem")}
+
+
+def test_containment_pairs_differ_by_at_most_one_word_and_are_unique_on_both_sides() -> None:
+    sources = [LexicalEntity("s:author", "Class", ["Regular_author"]),
+               LexicalEntity("s:vomer", "Class", ["vomer"]),
+               LexicalEntity("s:chair", "Class", ["Chair"]),
+               LexicalEntity("s:email", "Property", ["email"]),
+               LexicalEntity("s:far", "Class", ["Early paid applicant"])]
+    targets = [LexicalEntity("t:author", "Class", ["Author"]),
+               LexicalEntity("t:vomer", "Class", ["Vomer bone"]),
+               LexicalEntity("t:pc", "Class", ["Chair PC"]), LexicalEntity("t:session", "Class", ["Session chair"]),
+               LexicalEntity("t:email", "Class", ["has email"]),
+               LexicalEntity("t:far", "Class", ["Applicant"])]
+    found = {(m.source, m.target) for m in containment_matches(sources, targets)}
+    # chair has two candidates (ambiguous), email's only candidate is another kind, "applicant" lacks two words
+    assert found == {("s:author", "t:author"), ("s:vomer", "t:vomer")}

@@ -18,7 +18,8 @@ from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.alignment.agent import EAAgent, EASettings, EAState
-from kgagents.agent.alignment.retrieval import RetrievalRun, embed_names, retrieve
+from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.retrieval import RetrievalRun, retrieve
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph

@@ -18,18 +18,19 @@ Londres → Paris (aligner names nothing twice: top-1 fallback), Paris → Londo
 from __future__ import annotations
 
 import json
-import sys
 import math
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from benchmarks import ea_agent as ea_agent_runner
 from kgagents.agent.alignment.agent import EASettings
-from kgagents.agent.alignment.retrieval import Candidate, PairSignals, store_candidates
+from kgagents.agent.alignment.candidate_store import Candidate, store_candidates
+from kgagents.agent.alignment.signals import PairSignals
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
-from benchmarks import ea_agent as ea_agent_runner
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import approx_tokens
 from kgagents.loaders.jape import load_jape_pair
@@ -63,7 +64,7 @@ def pair(graph: Graph, fixtures: Path) -> Graph:
     load_jape_pair(graph, fixtures / "agent_ea" / DATASET)
     candidates = {FR + s: [Candidate(EN + t, rank, score, PairSignals(name=score))
                            for rank, (t, score) in enumerate(cands, 1)] for s, cands in CANDIDATES.items()}
-    store_candidates(graph, run_id=RETRIEVAL, kg1=KG1, kg2=KG2, candidates=candidates, props={"dataset": DATASET})
+    store_candidates(graph, run_id=RETRIEVAL, kg1=KG1, kg2=KG2, candidates=candidates)
     return graph
 
 
@@ -174,3 +175,17 @@ def test_llm_rewrite_of_stored_trajectories_scripted(pair: Graph, tmp_path: Path
                                                     ["relation_selector", "aligner"], ["aligner"]]
     assert "Path used: aligner > reflector" in chat.calls[1]["messages"][0]["content"]
     assert chat.remaining == 0
+
+
+def test_gated_bench_asks_the_model_only_below_the_margin(pair: Graph, tmp_path: Path) -> None:
+    # margins: Paris 0.4, Allemagne 0.05, Londres 0.05, Berlin 0.05; gate 0.1 -> three sources reach the model
+    chat = ScriptedChatModel([
+        '{"choice": 2, "sure": true}', '{"same_as": "B"}',   # Allemagne: sure of Germany; A=Berlin, B=Germany
+        '{"choice": 2, "sure": true}', '{"same_as": "A"}',   # Berlin: sure of Germany, not confirmed -> Berlin
+        '{"choice": 2, "sure": false}',                      # Londres: unsure -> Paris kept
+    ])
+    result = ea_agent_runner.bench(pair, chat, dataset=DATASET, retrieval_run_id=RETRIEVAL, mode="gated",
+                                   settings=EASettings(gate_margin=0.1), out=tmp_path, run_id="ea-gated")
+    assert chat.remaining == 0
+    assert result["sources_sent_to_llm"] == 3 and result["llm_calls_per_entity"] == 5 / 4
+    assert result["changed_vs_retrieval"] == {"changed": 1, "right": 1, "wrong": 0, "broke_right_top1": 0}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kgagents.names import name_key
 from kgagents.metrics.ea import non_trivial_links, rank_of, rank_scores
+from kgagents.names import name_key
 
 
 def test_rank_scores_on_a_toy_ranking() -> None:

@@ -14,15 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.agent.alignment.retrieval import (
-    embed_names, mutual_best, retrieve, stored_candidates, split_links,
-)
+from kgagents.agent.alignment.assignment import assigned_first, csls, stable_assignment
+from kgagents.agent.alignment.bootstrap import pseudo_seeds
+from kgagents.agent.alignment.candidate_store import stored_candidates
+from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.retrieval import retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.local_minilm import LocalMiniLM
-from kgagents.metrics.ea import rank_scores
 from kgagents.graph.connection import Graph
 from kgagents.loaders.jape import load_jape_pair
+from kgagents.metrics.ea import rank_scores
 
 DATASET = "jape_tiny_de_en"
 KG1, KG2 = f"{DATASET}:de", f"{DATASET}:en"
@@ -65,8 +67,11 @@ def test_signals_ranking_and_storage(loaded: Graph) -> None:
     assert [r["rank"] for r in stored] == [1, 2, 3]
     assert stored[0]["target"] == en + "Germany"
     assert set(stored[0]["signals"]) == {"name", "exact", "structure"}
+    assert stored[0]["assigned"] is True and not any(r["assigned"] for r in stored[1:])
     run_node = loaded.run("alignment_ea/run", run_id="ea-test")[0]
     assert run_node["run"]["job"] == "ea-retrieval"
+    assert run_node["run"]["status"] == "finished"
+    assert (run_node["run"]["metric"], run_node["run"]["score"]) == ("hits_at_1", 1.0)
     assert run_node["candidates"] == 3 * 3
 
 
@@ -81,21 +86,40 @@ def test_rerun_replaces_and_all_space(loaded: Graph) -> None:
     assert row["run"]["candidate_space"] == "all"
 
 
-def test_mutual_best_needs_threshold_and_an_uncontested_target() -> None:
+def test_assignment_resolves_conflicts_greedily_by_score() -> None:
     ranked = {"a": [("x", 0.9), ("y", 0.5)],
-              "b": [("x", 0.7)],             # loses x to a
-              "c": [("z", 0.6)],             # below the threshold
-              "d": [("w", 0.95)], "e": [("w", 0.95)],  # tie: nobody gets w
+              "b": [("x", 0.8), ("y", 0.7)],   # wants x too, but a's claim scores higher: b gets y
+              "c": [("y", 0.6)],               # y went to b (0.7 > 0.6), nothing left for c
+              "d": [("w", 0.95)], "e": [("w", 0.95)],  # a tie: broken by id, so runs repeat
               "f": []}
-    assert mutual_best(ranked, 0.65) == {"a": "x"}
-    assert mutual_best(ranked, 0.5) == {"a": "x", "c": "z"}
+    assignment = stable_assignment(ranked)
+    assert assignment == {"a": "x", "b": "y", "d": "w"}
+    final = assigned_first(ranked, assignment)
+    assert final["b"] == [("y", 0.7), ("x", 0.8)]  # the assigned target first, the rest kept for the agent
+    assert final["c"] == [("y", 0.6)] and final["e"] == [("w", 0.95)]
+
+
+def test_csls_discounts_a_hub_target() -> None:
+    # x scores high with both sources (a hub); with k = 1: r_a = 0.9, r_b = 0.85, r_x = 0.9, r_y = 0.84
+    ranked = {"a": [("x", 0.9), ("y", 0.8)], "b": [("x", 0.85), ("y", 0.84)]}
+    out = csls(ranked, 1)
+    assert [t for t, _ in out["b"]] == ["y", "x"]  # b's hub candidate falls behind y: -0.01 > -0.05
+    assert out["a"][0][0] == "x" and out["a"][0][1] == pytest.approx(0.0)
+    assert out["b"][0][1] == pytest.approx(2 * 0.84 - 0.85 - 0.84)
+    assert stable_assignment(out) == {"a": "x", "b": "y"}
+
+
+def test_pseudo_seeds_are_the_best_scoring_share_of_the_assignment() -> None:
+    ranked = {"a": [("x", 0.9)], "b": [("x", 0.8), ("y", 0.3)], "c": [("z", 0.6)]}
+    assert pseudo_seeds(ranked, 1.0) == {"a": "x", "c": "z", "b": "y"}
+    assert pseudo_seeds(ranked, 0.5) == {"a": "x", "c": "z"}  # round(1.5) = 2 best of 3
 
 
 def test_bootstrap_counts_pseudo_seeds_stored_on_the_run(loaded: Graph) -> None:
-    # every test source's top candidate is its own-name target with fused score >= 1.5 (cosine 1 + exact 0.5)
-    run = retrieve(loaded, dataset=DATASET, run_id="ea-boot", settings=RetrievalSettings(bootstrap_threshold=1.4, bootstrap_rounds=1))
+    run = retrieve(loaded, dataset=DATASET, run_id="ea-boot", settings=RetrievalSettings(bootstrap_share=1.0,
+                                                                                        bootstrap_rounds=1))
     assert run.pseudo_seeds == [3]
     assert loaded.run("alignment_ea/run", run_id="ea-boot")[0]["run"]["pseudo_seeds"] == [3]
-    strict = retrieve(loaded, dataset=DATASET, run_id="ea-boot",
-                      settings=RetrievalSettings(bootstrap_threshold=10.0, bootstrap_rounds=2))
-    assert strict.pseudo_seeds == [0, 0]
+    few = retrieve(loaded, dataset=DATASET, run_id="ea-boot",
+                   settings=RetrievalSettings(bootstrap_share=0.1, bootstrap_rounds=2))
+    assert few.pseudo_seeds == [0, 0]

@@ -127,3 +127,29 @@ def test_reward_cases() -> None:
         "relation_selector", "aligner", "reflector"]
     assert rewrite_path(["attribute_selector", "aligner", "reflector"], initial="a", final="b", margin=0.5,
                         empty_selectors=["attribute_selector"]) == ["aligner", "reflector"]
+
+
+# -- the gated aligner: constrained answers, override only when sure and confirmed ----------------------
+def _cands() -> list:
+    from kgagents.agent.alignment.tools import EntityContext
+    return [EntityContext("t:Paris", "Paris", score=0.9), EntityContext("t:Lyon", "Lyon", score=0.85),
+            EntityContext("t:Nice", "Nice", score=0.5)]
+
+
+@pytest.mark.parametrize(("replies", "target", "changed", "confirmer"), [
+    (['{"choice": 1, "sure": true}'], "t:Paris", False, False),                      # agrees with rank 1
+    (['{"choice": 2, "sure": false}'], "t:Paris", False, False),                     # unsure: rank 1 kept
+    (['{"choice": 2, "sure": true}', '{"same_as": "A"}'], "t:Lyon", True, True),      # A = t:Lyon (ids sorted)
+    (['{"choice": 2, "sure": true}', '{"same_as": "B"}'], "t:Paris", False, True),    # not confirmed
+    (['{"choice": 7, "sure": true}', '{"choice": 9, "sure": true}'], "t:Paris", False, False),  # no such option
+])
+def test_gated_aligner_overrides_only_when_sure_and_confirmed(replies: list[str], target: str, changed: bool,
+                                                              confirmer: bool) -> None:
+    from kgagents.agent.alignment.tools import GATED_SYSTEM, EntityContext, GatedAligner
+    chat = ScriptedChatModel(replies)
+    choice, asked = GatedAligner(chat).align(EntityContext("s:Paris", "Paris"), _cands())
+    assert (choice.target, choice.changed, asked) == (target, changed, confirmer)
+    assert chat.remaining == 0
+    # the fixed instructions come first in every call (one prompt-cache prefix), and the answer is schema-bound
+    assert all(c["messages"][0] == {"role": "system", "content": GATED_SYSTEM} for c in chat.calls)
+    assert chat.calls[0]["json_schema"]["properties"]["choice"]["maximum"] == 3

@@ -16,11 +16,11 @@ import rdflib
 from typer.testing import CliRunner
 
 from kgagents.agent.extraction.agent import ExtractionAgent
-from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
+from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.loaders.triples import load_triples
 from kgagents.tools.compiler import compile_ontology
 from kgagents.tools.export import export_turtle, label_triples
@@ -43,6 +43,7 @@ def fact(subject: str, relation: str, obj: str, **classes: str) -> str:
 
 
 DROP = json.dumps({"drop": True})
+YES, NO = json.dumps({"answer": "yes"}), json.dumps({"answer": "no"})
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,8 @@ def test_entities_then_facts_with_handles(graph: Graph, university) -> None:  # 
     typing_prompt, facts_prompt = (c["messages"][0]["content"] for c in chat.calls)
     assert TEXT in typing_prompt and "- city: University -> City" in typing_prompt
     assert "- academicStaffSize: University -> number" in typing_prompt
-    assert "University" in chat.calls[0]["json_schema"]["properties"]["entities"]["items"]["properties"]["class"]["enum"]
+    entity_schema = chat.calls[0]["json_schema"]["properties"]["entities"]["items"]
+    assert "University" in entity_schema["properties"]["class"]["enum"]
     assert "E1 = AWH Engineering College (University)" in facts_prompt
     assert "country" in chat.calls[1]["json_schema"]["properties"]["facts"]["items"]["properties"]["relation"]["enum"]
     # every prompt of a document starts with the same block (the server's prompt cache reuses it)
@@ -95,25 +97,38 @@ def test_objects_are_typed_by_the_relation_signature(graph: Graph, university) -
     assert ("AWH Engineering College", "state", "Kerala") in doc.triples
 
 
-def test_a_refused_fact_is_repaired_from_one_concrete_step(graph: Graph, university) -> None:  # noqa: ANN001
+def test_a_refused_fact_gets_one_concrete_repair_for_the_model_to_confirm(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([
-        entities(("AWH Engineering College", "University"), ("Kerala", "City")),
-        facts(("E1", "state", "E2"), ("E1", "established", "June 5, 2001")),
-        fact("E1", "state", "E2", object_class="State"),
-        fact("E1", "established", "2001-06-05"),
+        entities(("AWH Engineering College", "University"), ("Kuttikkattoor", "Place")),
+        facts(("E1", "city", "E2"), ("E1", "established", "June 5, 2001"), ("E1", "academicStaffSize", "many")),
+        YES,  # city → the same fact with Kuttikkattoor re-typed as a City
+        NO,  # established → 2001-06-05
+        fact("E1", "academicStaffSize", "250"),  # no number in "many": the model repairs from the hint
     ])
     [doc] = extract_document(graph, university, TEXT, chat=chat, abox="repair").output
     assert [c["result"].get("error_type") for c in doc.calls if c["step"] == "facts"] == [
-        "range_violation", "datatype_violation"]
-    range_prompt, date_prompt = (c["messages"][0]["content"] for c in chat.calls[2:])
-    assert "range_violation: state of a University must be of class State" in range_prompt
-    assert 'Repair: send {"subject": "E2"' not in range_prompt
-    assert '"object_class": "State"' in range_prompt and "use a relation that fits" in range_prompt
-    assert "city" in range_prompt.split("use a relation that fits")[1]
-    assert 'Repair: send {"subject": "E1", "relation": "established", "object": "2001-06-05"}' in date_prompt
-    assert doc.repairs == 2 and set(doc.triples) == {("AWH Engineering College", "established", "2001-06-05"),
-                                                    ("AWH Engineering College", "state", "Kerala")}
-    assert {(e["label"], e["class_label"]) for e in doc.entities} >= {("Kerala", "City"), ("Kerala", "State")}
+        "range_violation", "datatype_violation", "datatype_violation"]
+    city, date, staff = (c["messages"][0]["content"] for c in chat.calls[2:])
+    assert "range_violation: city of a University must be of class City" in city
+    assert ("Repaired fact: {subject: AWH Engineering College, relation: city, object: Kuttikkattoor (as a City)}"
+            in city)
+    assert chat.calls[2]["json_schema"]["properties"]["answer"]["enum"] == ["yes", "no"]
+    assert "Repaired fact: {subject: AWH Engineering College, relation: established, object: 2001-06-05}" in date
+    assert "Repair: write the object as number" in staff and '{"drop": true}' in staff
+    assert doc.repairs == 3 and set(doc.triples) == {("AWH Engineering College", "academicStaffSize", "250"),
+                                                    ("AWH Engineering College", "city", "Kuttikkattoor")}
+    assert {(e["label"], e["class_label"]) for e in doc.entities} >= {("Kuttikkattoor", "Place"),
+                                                                      ("Kuttikkattoor", "City")}
+
+
+def test_the_repair_prefers_a_swap_then_the_relation_named_after_the_class(graph: Graph, university) -> None:  # noqa: ANN001
+    chat = ScriptedChatModel([
+        entities(("AWH Engineering College", "University"), ("India", "Country"), ("Kerala", "City")),
+        facts(("E2", "country", "E1"), ("E1", "state", "E3")), NO, NO])
+    extract_document(graph, university, TEXT, chat=chat, abox="repair2")
+    swap, named = (c["messages"][0]["content"] for c in chat.calls[2:])
+    assert "Repaired fact: {subject: AWH Engineering College, relation: country, object: India}" in swap
+    assert "Repaired fact: {subject: AWH Engineering College, relation: city, object: Kerala}" in named
 
 
 def test_feedback_off_shows_only_that_a_fact_was_refused(graph: Graph, university) -> None:  # noqa: ANN001
@@ -129,23 +144,23 @@ def test_feedback_off_shows_only_that_a_fact_was_refused(graph: Graph, universit
 
 def test_violations_never_reach_the_graph_and_the_budget_holds(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([
-        entities(("India", "Country"), ("AWH", "University")),
-        facts(("E1", "country", "E2"), ("E2", "founder", "E1"), ("E2", "established", "soon")),
+        entities(("India", "Country"), ("AWH", "University")),  # the University becomes E1: most relations apply to it
+        facts(("E2", "country", "E1"), ("E1", "founder", "E2"), ("E1", "established", "soon")),
         "I think the college is in India.",  # unusable repair reply
-        fact("E1", "country", "E2"),  # the same refused fact again
+        NO,  # the concrete repair (country, named after the class) is not what the text says
     ])
     run = extract_document(graph, university, TEXT, chat=chat, settings={"max_repairs": 2}, abox="bad")
     [doc] = run.output
     assert [c["result"].get("error_type") for c in doc.calls if c["step"] == "facts"] == [
         "domain_violation", "range_violation", "datatype_violation"]
-    assert chat.remaining == 0 and doc.repairs == 2 and doc.unparsed_replies == 1
-    assert label_triples(graph, "bad") == []
+    assert chat.remaining == 0 and doc.repairs == 2 and doc.unparsed_replies == ["repair"]
+    assert label_triples(graph, "bad") == [] and [e["label"] for e in doc.entities] == ["AWH", "India"]
 
 
 def test_an_unusable_reply_writes_nothing_and_is_counted(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel(["no JSON here", json.dumps({"facts": "none"})])
     [doc] = extract_document(graph, university, TEXT, chat=chat, abox="unusable").output
-    assert doc.unparsed_replies == 2 and doc.calls == [] and doc.triples == []
+    assert doc.unparsed_replies == ["entities", "facts"] and doc.calls == [] and doc.triples == []
 
 
 def test_several_documents_each_in_its_own_abox_and_scored(graph: Graph, university) -> None:  # noqa: ANN001
@@ -217,3 +232,28 @@ def test_cli_extract_without_llm_writes_a_run(graph: Graph, neo4j_settings: Neo4
                                   str(tmp_path / "missing" / "x.ttl")], env=env)
     assert nowhere.exit_code == 1 and "does not exist" in " ".join(nowhere.output.split())
     assert len(RunStore(graph).latest(job="extraction")) == 1  # checked before the first write
+
+
+def test_a_subject_of_the_wrong_class_is_replaced_by_the_texts_entity_the_relation_applies_to(
+        graph: Graph, shared_data: Path) -> None:
+    film = compile_ontology(shared_data / "extraction" / "text2kgbench" / "dbpedia_webnlg" / "ontologies"
+                            / "19_film_ontology.json")
+    chat = ScriptedChatModel([entities(("Harold French", "Person"), ("English Without Tears", "Film")),
+                              facts(("E2", "director", "Harold French")), YES])
+    [doc] = extract_document(graph, film, "English Without Tears was directed by Harold French.", chat=chat,
+                             abox="film").output
+    assert [e["label"] for e in doc.entities] == ["English Without Tears", "Harold French"]  # the Film is E1
+    assert ("Repaired fact: {subject: English Without Tears, relation: director, object: Harold French}"
+            in chat.calls[2]["messages"][0]["content"])
+    assert doc.triples == [("English Without Tears", "director", "Harold French")]
+
+
+def test_the_demo_job_extracts_with_a_solved_example(graph: Graph, shared_data: Path, tmp_path: Path) -> None:
+    from kgagents.jobs.demo import DemoSettings, extraction_job
+
+    chat = ScriptedChatModel([entities(("AWH Engineering College", "University")),
+                              facts(("E1", "academicStaffSize", "250"))])
+    job = extraction_job(graph, chat, shared_data, tmp_path, DemoSettings(extraction_sentences=1, seed=3))
+    prompt = chat.calls[0]["messages"][0]["content"]
+    assert "Example text:" in prompt and "Its facts:" in prompt and "extracted through the tools" in job.data
+    assert RunStore(graph).get(job.run_id).get("llm_calls") == 2

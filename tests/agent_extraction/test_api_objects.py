@@ -11,11 +11,11 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from neo4j import GraphDatabase
 
-from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.config import Neo4jSettings
 from kgagents.errors import UnsupportedObjectError
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
+from kgagents.jobs.extraction import extract_document, feed_document
 from kgagents.tools.compiler import compile_ontology
 from kgagents.tools.export import label_triples
 from kgagents.tools.runtime import ToolRuntime
@@ -51,7 +51,8 @@ def test_a_uri_a_driver_and_a_langchain_model_work(graph: Graph, neo4j_settings:
     with GraphDatabase.driver(neo4j_settings.uri, auth=auth) as driver:
         runtime = ToolRuntime(driver, university, abox="by-driver")
         assert runtime.call("create_University", {"label": "AWH"}).ok
-        replies = iter([AIMessage(json.dumps({"entities": [{"name": "AWH Engineering College", "class": "University"}]})),
+        college = {"name": "AWH Engineering College", "class": "University"}
+        replies = iter([AIMessage(json.dumps({"entities": [college]})),
                         AIMessage(json.dumps({"facts": [{"subject": "E1", "relation": "academicStaffSize",
                                                          "object": "250"}]}))])
         chat = GenericFakeChatModel(messages=replies)

@@ -8,13 +8,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from kgagents.agent.kgqa.readings import embed_triples
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
-from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
-from kgagents.jobs.kgqa import run_questions
+from kgagents.jobs.kgqa import prepare_kg, run_questions
 from kgagents.loaders.kg_common import kg_stats
 from kgagents.loaders.qa import read_questions
 from kgagents.loaders.qald_graph import load_qald_onehop
@@ -38,42 +36,50 @@ def test_qald_onehop_graph_holds_the_gold_triples_and_every_question_is_covered(
     assert (stats["triples"], stats["entities"]) == (len(gold), len(entities))
     labelled = graph.run_text("MATCH (e:Entity {kg: 'qald1'}) WHERE e.name <> e.id RETURN count(e) AS n")[0]["n"]
     assert labelled == len({q for r in raw for q in r["labels"]} & entities)
-    embed_triples(graph, get_embedder(), "qald1")
+    prepare_kg(graph, "qald1")
     questions = read_questions(path)
     run = run_questions(graph, "qald1", questions, KGQASettings(), None, workers=2)
-    summary = run.summary()
+    summary = run.output.summary()
     assert summary["questions"] == len(raw) == 72
     assert summary["coverage"]["topic_and_gold_in_kg"] == 72
     assert summary["observation_answer_recall"] == 1.0  # the answers are one hop from the topic, always observed
 
 
-def test_kgqa_command_reports_coverage_against_whatever_is_loaded(graph: Graph, neo4j_settings: Neo4jSettings,
-                                                                  fixtures: Path) -> None:
+def test_kgqa_run_reports_coverage_against_whatever_is_loaded(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                              fixtures: Path) -> None:
     load_wikidata_nt(graph, fixtures / "kgqa" / "wikidata_small.nt", kg="wd")
     env = _env(neo4j_settings)
-    result = runner.invoke(app, ["embed", "--kg", "wd", "--triples"], env=env)
+    result = runner.invoke(app, ["kgqa", "prepare", "--kg", "wd"], env=env)
     assert result.exit_code == 0, result.output
     # T-REx format: two questions about Q42 (one answer, Cambridge, is an entity of the KG), one about Q7259 (absent)
     trex = fixtures / "kgqa" / "trex_small.json"
-    result = runner.invoke(app, ["kgqa", str(trex), "--kg", "wd", "--no-llm"], env=env)
+    result = runner.invoke(app, ["kgqa", "run", str(trex), "--kg", "wd", "--no-llm"], env=env)
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "[no-llm] 3 questions" in text
     assert "topic entity in the KG for 2, a gold answer for 1, both for 1" in text
 
 
-def test_ask_prints_answer_and_trace_and_refuses_an_unembedded_kg(graph: Graph, neo4j_settings: Neo4jSettings,
-                                                                  fixtures: Path) -> None:
+def test_ask_answers_plain_words_and_learn_refuses_a_test_split(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                                 fixtures: Path, tmp_path: Path) -> None:
     env = _env(neo4j_settings)
     path = fixtures / "kgqa" / "movies_kb.txt"
     assert runner.invoke(app, ["load", "kg", str(path), "--format", "triples", "--name", "m"], env=env).exit_code == 0
-    refused = runner.invoke(app, ["ask", "who directed [Kismet]", "--kg", "m", "--no-llm"], env=env)
-    assert refused.exit_code == 1 and "kgagents embed --kg m --triples" in " ".join(refused.output.split())
-    assert "Traceback" not in refused.output
-    assert runner.invoke(app, ["embed", "--kg", "m", "--triples"], env=env).exit_code == 0
-    result = runner.invoke(app, ["ask", "who directed [Kismet]", "--kg", "m", "--no-llm"], env=env)
+    assert runner.invoke(app, ["kgqa", "prepare", "--kg", "m"], env=env).exit_code == 0
+    result = runner.invoke(app, ["ask", "who directed Kismet", "--kg", "m", "--no-llm"], env=env)
     assert result.exit_code == 0, result.output
-    assert "[no-llm] answer:" in result.output and "observation (best first)" in result.output
-    assert "MATCH (t:QATrace" in " ".join(result.output.split())
-    no_topic = runner.invoke(app, ["ask", "who directed Kismet", "--kg", "m", "--no-llm"], env=env)
-    assert no_topic.exit_code == 1 and "no topic entity: mark it in [brackets]" in " ".join(no_topic.output.split())
+    text = " ".join(result.output.split())
+    assert "topic: 'Kismet' → Kismet" in text and "[no-llm] answer: " in text
+    assert "path: " in text and "observed paths (best first)" in text and "MATCH (t:QATrace" in text
+    nothing = runner.invoke(app, ["ask", "who directed Nobody At All", "--kg", "m", "--no-llm"], env=env)
+    assert nothing.exit_code == 0 and "no topic entity of KG 'm' found" in " ".join(nothing.output.split())
+    held_out = tmp_path / "held_out.jsonl"
+    held_out.write_text((fixtures / "kgqa" / "movies_questions.jsonl").read_text(encoding="utf-8")
+                        .replace('"split": "dev"', '"split": "test"'), encoding="utf-8")
+    refused = runner.invoke(app, ["kgqa", "learn", str(held_out), "--kg", "m"], env=env)
+    assert refused.exit_code == 1 and "marked as a test split" in " ".join(refused.output.split())
+    assert "Traceback" not in refused.output
+    assert graph.run_text("MATCH (x:PathExample) RETURN count(x) AS n")[0]["n"] == 0
+    learned = runner.invoke(app, ["kgqa", "learn", str(fixtures / "kgqa" / "movies_questions.jsonl"), "--kg", "m"],
+                            env=env)
+    assert learned.exit_code == 0 and "3 of 4 questions learned" in " ".join(learned.output.split())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kgagents.metrics.qa import contains_gold, first_item, hits_at_1, normalise
 from kgagents.loaders.qa import EntityRef
+from kgagents.metrics.qa import contains_gold, first_item, hits_at_1, normalise
 
 GOLD = [EntityRef(id="Once Were Warriors", name="Once Were Warriors"), EntityRef(name="River Queen"),
         EntityRef(id="Q2", name="Earth", aliases=["Blue Planet"])]

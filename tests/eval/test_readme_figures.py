@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.errors import KgAgentsError
-from benchmarks.figures import FIGURES, marked, render
 from benchmarks import RESULTS_DIR as RESULTS
+from benchmarks.figures import FIGURES, marked, render
+from kgagents.errors import KgAgentsError
 from kgagents.paths import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
@@ -29,9 +29,9 @@ def test_every_defined_figure_is_in_the_readme() -> None:
 def test_a_changed_results_file_makes_the_readme_stale(tmp_path: Path) -> None:
     results = tmp_path / "results"
     shutil.copytree(RESULTS, results)
-    anatomy = json.loads((results / "om_anatomy_no-llm.json").read_text())
+    anatomy = json.loads((results / "om_anatomy_no_llm.json").read_text())
     anatomy["scores"]["recall"] += 0.001
-    (results / "om_anatomy_no-llm.json").write_text(json.dumps(anatomy))
+    (results / "om_anatomy_no_llm.json").write_text(json.dumps(anatomy))
     current = README.read_text(encoding="utf-8")
     assert render(current, results) != current
 
@@ -44,7 +44,8 @@ def test_an_unknown_figure_name_is_an_error() -> None:
 def test_every_results_file_records_the_command_that_wrote_it() -> None:
     files = sorted(p for p in RESULTS.iterdir() if p.is_file())
     reports = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in files if p.suffix == ".json"}
-    companions = {name for report in reports.values() for name in report.get("files", [])}
+    companions = {Path(name).name for report in reports.values()
+                  for name in [*report.get("files", []), report.get("alignment_file")] if name}
     for name, report in reports.items():
         assert str(report.get("command", "")).strip(), f"{name} records no command"
     for path in files:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kgagents.loaders.alignment import Alignment, Cell, read_alignment
 from kgagents.metrics.oaei import (
     Scores,
     is_trivial,
@@ -17,7 +18,6 @@ from kgagents.metrics.oaei import (
     score_non_trivial,
     score_pairs,
 )
-from kgagents.loaders.alignment import Alignment, Cell, read_alignment
 from tests.eval import ontology_terms
 
 A, B = "http://a.example.org/o#", "http://b.example.org/o#"

@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.text2kgbench_report import write_report
+from kgagents.errors import InputFileError
+from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
 from kgagents.metrics.text2kgbench import (
     Sentence,
     load_ontology_data,
@@ -20,9 +24,6 @@ from kgagents.metrics.text2kgbench import (
     score_sentence,
     subject_object_hallucination,
 )
-from benchmarks.text2kgbench_report import write_report
-from kgagents.graph.connection import Graph
-from kgagents.graph.runs import RunStore
 
 SENT = Sentence("s1", "The AWH Engineering College is located in Kerala and has 250 academic staff.",
                 (("AWH_Engineering_College", "state", "Kerala"), ("AWH_Engineering_College", "academicStaffSize", "250")))
@@ -105,7 +106,8 @@ def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> N
 
 
 def _copy_without_baselines(root: Path, target: Path, onto_id: str) -> Path:
-    for sub, name in (("ontologies", f"{onto_id}_ontology.json"), ("ground_truth", f"ont_{onto_id}_ground_truth.jsonl")):
+    for sub, name in (("ontologies", f"{onto_id}_ontology.json"),
+                      ("ground_truth", f"ont_{onto_id}_ground_truth.jsonl")):
         (target / sub).mkdir(parents=True, exist_ok=True)
         shutil.copy(root / sub / name, target / sub / name)
     return target
@@ -129,8 +131,8 @@ def test_bench_runs_without_the_baseline_files(graph: Graph, root: Path, tmp_pat
 
 @pytest.mark.integration
 def test_full_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_path: Path) -> None:
-    from kgagents.metrics.text2kgbench import sample_sentences
     from kgagents.jobs.text2kgbench import run
+    from kgagents.metrics.text2kgbench import sample_sentences
     from tests.scripted_chat import ScriptedChatModel
 
     data = load_ontology_data(root, "7_company")
@@ -143,6 +145,23 @@ def test_full_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_pat
     r = result["per_ontology"]["7_company"]
     assert result["label"] == "LLM (scripted), constraint feedback off" and r["sentences"] == 1
     assert (r["llm_calls"], r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (2, 1, 1, 0)
+    assert r["llm_calls_by_step"] == {"entities": 1, "facts": 1} and r["unparsed_by_step"] == {"facts": 1}
     assert r["scores"]["f1"] == 0.0 and r["examples"][0]["id"] == sentence_id
     assert (tmp_path / "text2kgbench_llm_scripted_no-feedback.md").is_file()
     assert RunStore(graph).get(r["run_id"]).get("llm_calls") == 2
+
+
+def test_train_split_and_similar_examples_never_show_the_answer(root: Path) -> None:
+    from kgagents.jobs.text2kgbench_agent import similar_examples
+
+    train = load_ontology_data(root, "1_university", "train")
+    test = load_ontology_data(root, "1_university")
+    assert train.sentences[0].id.startswith("ont_1_university_train_") and test.sentences[0].id.endswith("test_1")
+    with pytest.raises(InputFileError, match="unknown Text2KGBench split"):
+        load_ontology_data(root, "1_university", "dev")
+    sentence = train.sentences[0]
+    [example] = similar_examples(sentence, train.sentences, 1)
+    assert not set(map(tuple, example["triples"])) & set(sentence.triples)  # other verbalisations are left out
+    [for_test] = similar_examples(test.sentences[0], train.sentences, 1)
+    assert "academic staff" in for_test["text"]  # the test sentence: "… Kerala and it has 250 academic staff"
+    assert similar_examples(sentence, train.sentences, 0) == []

@@ -34,13 +34,13 @@ def test_pinned_versions_match_running_server(graph: Graph) -> None:
 
 def test_unreachable_server_gives_start_instructions() -> None:
     with pytest.raises(Neo4jUnavailableError, match="kgagents neo4j start"):
-        Graph(Neo4jSettings(uri="bolt://127.0.0.1:1")).driver
+        Graph(Neo4jSettings(uri="bolt://127.0.0.1:1")).driver  # noqa: B018 - the property connects
 
 
 def test_wrong_password_is_an_auth_error(neo4j_settings: Neo4jSettings) -> None:
     bad = neo4j_settings.model_copy(update={"password": SecretStr("definitely-wrong")})
     with pytest.raises(Neo4jAuthError, match="KGAGENTS_NEO4J_PASSWORD"):
-        Graph(bad).driver
+        Graph(bad).driver  # noqa: B018 - the property connects
 
 
 def test_start_twice_is_harmless(local_server: LocalNeo4j | None) -> None:

@@ -20,8 +20,8 @@ from pydantic import SecretStr
 
 from kgagents.config import ALLOWED_PROCEDURES, LocalServerSettings, Neo4jSettings
 from kgagents.errors import ForeignServerError, ServerInstallError
-from kgagents.servers import neo4j as server_module
 from kgagents.graph.connection import Graph
+from kgagents.servers import neo4j as server_module
 from kgagents.servers.neo4j import LocalNeo4j
 
 CALLED_NAME = re.compile(r"\b((?:gds|apoc)\.[A-Za-z_][\w.]*[A-Za-z_\d])")

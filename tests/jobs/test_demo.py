@@ -14,7 +14,7 @@ from kgagents.loaders.jape_slice import slice_jape
 
 pytestmark = pytest.mark.integration
 
-SMALL = DemoSettings(ea_links=120, kgqa_questions=15, extraction_sentences=4, seed=3)
+SMALL = DemoSettings(ea_links=120, kgqa_questions=15, kgqa_learn=300, extraction_sentences=4, seed=3)
 
 
 def test_every_demo_job_runs_offline_and_reads_its_summary_back_from_neo4j(
@@ -31,6 +31,8 @@ def test_every_demo_job_runs_offline_and_reads_its_summary_back_from_neo4j(
         rows = graph.run(s.show_query, run=s.run_id)
         assert rows, f"the Cypher shown for {s.job} finds nothing for run {s.run_id}"
     assert set(JOBS) == {"matching", "alignment", "kgqa", "extraction"}
+    kgqa = summaries[2]
+    assert kgqa.example is not None and "asked in plain words" in kgqa.example and " via " in kgqa.example
 
 
 def test_jape_slice_keeps_sampled_links_their_entities_and_the_triples_between_them(

@@ -91,13 +91,57 @@ def test_json_mode_falls_back_when_server_rejects_it(fake_endpoint: FakeEndpoint
     assert chat.complete(HELLO, purpose="test", json_schema=schema).text == '{"a": 1}'
     formats = [r.get("response_format") for r in fake_endpoint.requests]
     assert formats[0]["type"] == "json_schema"
-    assert formats[1] == {"type": "json_object", "schema": schema}
+    assert formats[1] == {"type": "json_object"}
     # the level that worked is remembered; calls without a schema send no response_format
-    chat.complete(HELLO, purpose="test", json_schema=schema)
+    assert chat.complete(HELLO, purpose="test", json_schema=schema).output_format == "json_object"
     assert fake_endpoint.requests[2]["response_format"]["type"] == "json_object"
     fake_endpoint.answers = [Answer(text="plain")]
-    chat.complete(HELLO, purpose="test")
+    assert chat.complete(HELLO, purpose="test").output_format == "text"
     assert "response_format" not in fake_endpoint.requests[3]
+
+
+def test_a_server_error_on_the_first_json_schema_request_is_probed_once_not_retried(
+        fake_endpoint: FakeEndpoint) -> None:
+    """llama-cpp-python's server answers json_schema with HTTP 500: one refused request, then the plainer mode
+    for the rest of the client's life (it used to be retried five times, ~21 s, per client)."""
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    fake_endpoint.answers = [Answer(status=500, text="Internal Server Error"), Answer(text='{"a": 1}'),
+                             Answer(text='{"a": 2}')]
+    chat = _chat(fake_endpoint)
+    first = chat.complete(HELLO, purpose="test", json_schema=schema)
+    assert (first.text, first.output_format, len(first.failed_requests)) == ('{"a": 1}', "json_object", 1)
+    assert chat.json_format == "json_object"
+    chat.complete(HELLO, purpose="test", json_schema=schema)
+    assert [(r.get("response_format") or {}).get("type") for r in fake_endpoint.requests] == [
+        "json_schema", "json_object", "json_object"]
+
+
+def test_once_json_schema_worked_a_server_error_is_retried_as_usual(fake_endpoint: FakeEndpoint) -> None:
+    schema = {"type": "object"}
+    fake_endpoint.answers = [Answer(text="{}"), Answer(status=503), Answer(text="{}")]
+    chat = _chat(fake_endpoint)
+    assert chat.complete(HELLO, purpose="test", json_schema=schema).output_format == "json_schema"
+    assert chat.complete(HELLO, purpose="test", json_schema=schema).output_format == "json_schema"
+    assert [r["response_format"]["type"] for r in fake_endpoint.requests] == ["json_schema"] * 3
+
+
+def test_a_schema_the_endpoint_cannot_decode_falls_back_for_that_call_only(fake_endpoint: FakeEndpoint) -> None:
+    fake_endpoint.answers = [Answer(text="{}"), Answer(status=400, text="failed to parse JSON schema"),
+                             Answer(text="{}"), Answer(text="{}")]
+    chat = _chat(fake_endpoint)
+    chat.complete(HELLO, purpose="test", json_schema={"type": "object"})
+    assert chat.complete(HELLO, purpose="test", json_schema={"type": "object"}).output_format == "json_object"
+    assert chat.json_format == "json_schema"  # other schemas still decode under json_schema
+    assert chat.complete(HELLO, purpose="test", json_schema={"type": "object"}).output_format == "json_schema"
+
+
+def test_extra_body_and_slots_go_where_the_local_server_wants_them(fake_endpoint: FakeEndpoint) -> None:
+    fake_endpoint.answers = [Answer(text="hi")]
+    settings = LLMSettings(base_url=fake_endpoint.base_url, model="fake-model", parallel=3)
+    chat = OpenAIChatModel(settings, extra_body={"cache_prompt": True})
+    chat.complete(HELLO, purpose="test")
+    assert fake_endpoint.requests[0]["cache_prompt"] is True
+    assert chat.slots == 3 and OpenAIChatModel(settings, slots=2).slots == 2
 
 
 def test_other_rejections_of_a_json_call_do_not_turn_json_mode_off(fake_endpoint: FakeEndpoint) -> None:

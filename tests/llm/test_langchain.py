@@ -9,7 +9,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel, G
 from langchain_core.messages import AIMessage
 
 from kgagents.errors import LLMRequestError, UnsupportedObjectError
-from kgagents.llm import Ledger, LangChainChatModel, as_chat_model, ask_yes_no
+from kgagents.llm import LangChainChatModel, Ledger, as_chat_model, ask_yes_no
 from tests.scripted_chat import ScriptedChatModel
 
 MESSAGES = [{"role": "system", "content": "Answer yes or no."}, {"role": "user", "content": "Is a cat an animal?"}]

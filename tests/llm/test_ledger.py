@@ -85,3 +85,19 @@ def test_ledger_scripted_flush_writes_run_and_calls(graph: Graph) -> None:
 def test_ledger_flush_without_run_id_is_refused(graph: Graph) -> None:
     with pytest.raises(ValueError, match="run_id"):
         Ledger().flush(graph)
+
+
+def test_outcomes_count_fallbacks_parse_failures_and_repairs_per_purpose() -> None:
+    ledger = Ledger(run_id="r")
+    chat = ledger.wrap(ScriptedChatModel(["hmm", '{"answer": "yes"}', '{"answer": "no"}', "plain"]))
+    assert ask_yes_no(chat, "Same?", purpose="validate")[0] is True
+    assert ask_yes_no(chat, "Same?", purpose="validate")[0] is False
+    chat.complete([{"role": "user", "content": "hi"}], purpose="describe")
+    by_purpose = {o.purpose: o for o in ledger.outcomes()}
+    validate = by_purpose["validate"]
+    assert (validate.calls, validate.repairs, validate.parsed, validate.parse_failures) == (3, 1, 2, 1)
+    # the scripted model decodes nothing under the schema: every schema call is a fallback
+    assert (validate.schema_asked, validate.constrained, validate.fallbacks) == (3, 0, 3)
+    assert validate.parse_failure_rate == pytest.approx(1 / 3) and validate.fallback_rate == 1.0
+    describe = by_purpose["describe"]
+    assert (describe.schema_asked, describe.parse_failure_rate, describe.fallback_rate) == (0, None, None)

@@ -79,6 +79,9 @@ def test_structured_scripted_fails_after_exactly_one_repair() -> None:
         ("Not really.", None),
         ("Yesterday they were the same", None),
         ("I think yes", None),
+        ('{"answer": "no", "reason": "a hotel is a place"}', (False, "a hotel is a place")),
+        ('```json\n{"answer": "yes"}\n```', (True, "")),
+        ('{"answer": "maybe"}', None),
     ],
 )
 def test_parse_yes_no(text: str, expected: tuple[bool, str] | None) -> None:
@@ -89,7 +92,16 @@ def test_ask_yes_no_scripted_first_reply() -> None:
     chat = ScriptedChatModel(["Yes. Both are publications."])
     assert ask_yes_no(chat, "Is 'Paper' the same concept as 'Article'?", purpose="validate") == (
         True, "Both are publications.")
-    assert "yes or no" in chat.calls[0]["messages"][-1]["content"]
+    call = chat.calls[0]
+    assert '"answer": "yes" or "no"' in call["messages"][-1]["content"]
+    # constrained where the endpoint can: the answer is one of two words, not the first word of the prompt
+    assert call["json_schema"]["properties"]["answer"]["enum"] == ["yes", "no"]
+
+
+def test_ask_yes_no_takes_the_constrained_object() -> None:
+    chat = ScriptedChatModel(['{"answer": "no", "reason": "a conference is an event, a hotel a place"}'])
+    assert ask_yes_no(chat, "Is 'Conference' the same concept as 'Hotel'?", purpose="validate") == (
+        False, "a conference is an event, a hotel a place")
 
 
 def test_ask_yes_no_scripted_repair_then_answer() -> None:
@@ -139,6 +151,18 @@ def test_pick_one_scripted_lists_numbered_options() -> None:
     assert pick_one(chat, "Which is a publication?", ["Reviewer", "Paper"], purpose="pick") == "Paper"
     prompt = chat.calls[0]["messages"][-1]["content"]
     assert "1. Reviewer\n2. Paper" in prompt
+
+
+def test_pick_one_constrains_the_number_to_the_options() -> None:
+    chat = ScriptedChatModel(['{"option": 3}'])
+    assert pick_one(chat, "Which is a date?", ["Reviewer", "Paper", "Deadline"], purpose="pick") == "Deadline"
+    assert chat.calls[0]["json_schema"]["properties"]["option"]["enum"] == [1, 2, 3]
+
+
+def test_pick_one_repairs_a_number_out_of_range() -> None:
+    chat = ScriptedChatModel(['{"option": 4}', '{"option": 2}'])
+    assert pick_one(chat, "Which is a publication?", ["Reviewer", "Paper"], purpose="pick") == "Paper"
+    assert chat.calls[1]["purpose"] == "pick:repair"
 
 
 def test_pick_one_scripted_repair_then_answer() -> None:

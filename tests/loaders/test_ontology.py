@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rdflib import OWL, RDF, RDFS, BNode, Graph as RdfGraph, Namespace, URIRef
+from rdflib import OWL, RDF, RDFS, BNode, Namespace, URIRef
+from rdflib import Graph as RdfGraph
 from rdflib.collection import Collection
 
 from kgagents.errors import InputFileError, ParseError

@@ -11,7 +11,14 @@ import pytest
 
 from kgagents.errors import KgAgentsError, ParseError
 from kgagents.graph.connection import Graph
-from kgagents.loaders.alignment import Alignment, Cell, load_alignment, read_alignment, stored_alignment, write_alignment
+from kgagents.loaders.alignment import (
+    Alignment,
+    Cell,
+    load_alignment,
+    read_alignment,
+    stored_alignment,
+    write_alignment,
+)
 from tests.eval import ontology_terms
 
 A = "http://a.example.org/onto#"

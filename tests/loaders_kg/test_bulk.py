@@ -13,14 +13,21 @@ from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.errors import BulkImportError, ParseError
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.servers.neo4j import LocalNeo4j
-from kgagents.loaders.bulk import (BulkInput, bulk_load, check_target, jape_input, managed_server, triples_input,
-                                   wikidata_input)
+from kgagents.loaders.bulk import (
+    BulkInput,
+    bulk_load,
+    check_target,
+    jape_input,
+    managed_server,
+    triples_input,
+    wikidata_input,
+)
 from kgagents.loaders.import_files import ImportFilesWriter
 from kgagents.loaders.jape import load_jape_pair
 from kgagents.loaders.kg_common import KGData, kg_stats
 from kgagents.loaders.triples import load_triples
 from kgagents.loaders.wikidata import load_wikidata_nt
+from kgagents.servers.neo4j import LocalNeo4j
 
 pytestmark = pytest.mark.skipif(os.environ.get("KGAGENTS_TEST_USE_CONFIGURED") == "1",
                                 reason="bulk import needs the test server kgagents runs itself")

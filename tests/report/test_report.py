@@ -10,25 +10,26 @@ import pytest
 from typer.testing import CliRunner
 
 from kgagents.agent.alignment.agent import EAAgent, EASettings
-from kgagents.agent.alignment.retrieval import embed_names, retrieve, split_links
+from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.retrieval import retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from kgagents.jobs.matching import ensure_loaded, match_pair
-from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 from kgagents.graph.connection import Graph
-from tests.scripted_chat import ScriptedChatModel
+from kgagents.jobs.matching import ensure_loaded, match_pair
 from kgagents.loaders.alignment import load_alignment, read_alignment
 from kgagents.loaders.jape import load_jape_pair
+from kgagents.metrics.oaei import equivalence_pairs, score_pairs
+from kgagents.progress import MATCHING_STAGES
 from kgagents.report import build_report
 from kgagents.report.jobs import RunNotFoundError
-from kgagents.progress import MATCHING_STAGES
 from kgagents.report.model import stage_seconds
 from kgagents.report.plot import write_png
 from kgagents.report.terminal import histogram
+from tests.scripted_chat import ScriptedChatModel
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -113,6 +114,11 @@ def test_scripted_llm_run_has_llm_calls_per_stage(clean: Graph, shared_data: Pat
     assert by_stage["validate"].calls == sum(p.startswith("validate") for p in purposes) > 0
     assert sum(s.calls for s in report.stages) == len(purposes) == run.llm_calls
     assert by_stage["texts"].seconds is not None and by_stage["texts"].tokens > 0
+    outputs = {o.purpose: o for o in report.outputs}  # every validate reply parsed, none decoded under the schema
+    validate = outputs["validate"]
+    assert validate.calls == validate.schema_asked == validate.parsed == purposes.count("validate")
+    assert (validate.parse_failures, validate.constrained, validate.fallback_rate) == (0, 0, 1.0)
+    assert outputs["describe"].schema_asked == 0
 
 
 def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: Graph, fixtures: Path) -> None:
@@ -126,7 +132,9 @@ def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: G
     assert report.reference is not None and report.reference.pairs == frozenset(split_links(graph, dataset))
     last = report.curve()[-1]
     assert last.true_positives == len(top1 & set(split_links(graph, dataset)))
-    assert [s.stage for s in report.stages] == ["retrieval"]
+    # every stage of the run, each once (the run's own seconds hold the total)
+    assert sorted(s.stage for s in report.stages) == sorted(["read", "names", "structure", "score_pairs", "bootstrap",
+                                                             "assignment", "store"])
     # the EA-Agent (offline: retrieval top-1) over the same run: its SAME_AS links, by tool path
     result = EAAgent(graph, None, EASettings(mode="no_llm")).run({"dataset": dataset, "retrieval_run_id": run.run_id, "run_id": "ea-agent-report"})
     agent = build_report(graph, "ea-agent-report")

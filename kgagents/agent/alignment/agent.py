@@ -38,21 +38,34 @@ from typing import Any, Literal, TypedDict
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel, Field
 
-from kgagents.agent.base import Agent, AgentSettings, RunResult
-from kgagents.graph.runs import new_run_id
-
 from kgagents.agent.alignment.planner import CLOSE_MARGIN, LLMPlanner, Plan, rule_plan
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.reward import reward, rewrite_path, write_trajectories
 from kgagents.agent.alignment.statistics import EntityStatistics, entity_statistics
 from kgagents.agent.alignment.tools import (
-    ALIGNER, ALL_TRIPLES_CAP, ATTRIBUTE_SELECTOR, REFLECTOR, RELATION_SELECTOR, SELECTORS, TOOLS,
-    AttributeTripleSelector, EntityAlignmentTool, EntityContext, Reflector, RelationTripleSelector,
-    candidate_views, entity_contexts, ranked, relation_frequencies,
+    ALIGNER,
+    ALL_TRIPLES_CAP,
+    ATTRIBUTE_SELECTOR,
+    REFLECTOR,
+    RELATION_SELECTOR,
+    SELECTORS,
+    TOOLS,
+    AttributeTripleSelector,
+    EntityAlignmentTool,
+    EntityContext,
+    GatedAligner,
+    Reflector,
+    RelationTripleSelector,
+    candidate_views,
+    entity_contexts,
+    ranked,
+    relation_frequencies,
 )
+from kgagents.agent.base import Agent, AgentSettings, RunResult
 from kgagents.graph.connection import GraphLike
+from kgagents.graph.runs import new_run_id
 
-Mode = Literal["full", "rule_planner", "no_planning", "llm_only", "no_selectors", "no_llm"]
+Mode = Literal["full", "rule_planner", "no_planning", "llm_only", "no_selectors", "gated", "no_llm"]
 NO_LLM_STEP = "retrieval_top1"
 #: Default number of candidates shown to the LLM tools (best retrieval scores first). The EA-Agent paper's own
 #: number was not found in the sources reachable here. Halving the issue's top-10 halves the aligner/reflector
@@ -74,6 +87,13 @@ class EASettings(AgentSettings):
         description="candidates (best retrieval scores) the aligner and reflector see and choose from; the "
         "rest stay in the ranking after the agent's choice")
     use_gold: bool = Field(True, description="read test gold links for the reward and Hits@1 (never for decisions)")
+    gated_triples: int = Field(
+        3, ge=0, description="mode 'gated': relation triples kept per entity for the aligner (5 blocks of 3 keep a "
+        "call near 500 tokens)")
+    gate_margin: float | None = Field(
+        None, description="mode 'gated': sources whose retrieval margin (rank-1 score minus the best other score) is "
+        "at least this keep retrieval's rank 1 without any LLM call; None sends every source to the model. "
+        "Choose it on train links (the retrieval benchmark's 'gate' section), never on the reported ones")
 
 
 class EAState(TypedDict, total=False):
@@ -180,7 +200,8 @@ class EAAgent(Agent[EASettings]):
         return {"batch": state["queue"][:n], "queue": state["queue"][n:]}
 
     def statistics(self, state: EAState) -> dict[str, Any]:
-        stats = entity_statistics(self.graph, kg1=state["kg1"], run_id=state["retrieval_run_id"], sources=state["batch"])
+        stats = entity_statistics(self.graph, kg1=state["kg1"], run_id=state["retrieval_run_id"],
+                                  sources=state["batch"])
         return {"statistics": {s: st.model_dump() for s, st in stats.items()}}
 
     def plan(self, state: EAState) -> dict[str, Any]:
@@ -216,17 +237,16 @@ class EAAgent(Agent[EASettings]):
 
     def record(self, state: EAState) -> dict[str, Any]:
         results = state["results"]
+        stored = ("source", "path", "initial", "final", "tokens", "prompt_tokens", "completion_tokens", "seconds",
+                  "reward", "score", "plan_source", "notes", "fallback", "rewritten_path")
         with self.graph.transaction() as tx:
             self.graph.write_rows(tx, "alignment_ea/agent_write_alignments",
-                                  [{**{k: r[k] for k in ("source", "path", "initial", "final", "tokens", "prompt_tokens",
-                                                          "completion_tokens", "seconds", "reward", "score",
-                                                          "plan_source", "notes", "fallback", "rewritten_path")},
-                                    "query": json.dumps(r["query"], ensure_ascii=False)} for r in results],
+                                  [{**{k: r[k] for k in stored}, "query": json.dumps(r["query"], ensure_ascii=False)}
+                                   for r in results],
                                   kg1=state["kg1"], kg2=state["kg2"], run_id=state["run_id"],
                                   model=self.model_name, mode=self.settings.mode)
-        trajectories = [*state.get("trajectories", []), *({k: r[k] for k in ("query", "path", "reward", "rewritten_path",
-                                                                              "source", "final", "fallback",
-                                                                              "plan_fallback")} for r in results)]
+        kept = ("query", "path", "reward", "rewritten_path", "source", "final", "fallback", "plan_fallback")
+        trajectories = [*state.get("trajectories", []), *({k: r[k] for k in kept} for r in results)]
         return {"trajectories": trajectories, "done": state.get("done", 0) + len(results), "results": []}
 
     def write(self, state: EAState) -> dict[str, Any]:
@@ -236,7 +256,7 @@ class EAAgent(Agent[EASettings]):
         return {}
 
     # -- helpers -----------------------------------------------------------------------------------
-    def _queue(self, state: EAState) -> list[str]:
+    def _queue(self, state: Mapping[str, Any]) -> list[str]:
         """The input's sources, else every source the retrieval run stored candidates for."""
         if state.get("sources") is not None:
             return list(state["sources"])
@@ -258,6 +278,11 @@ class EAAgent(Agent[EASettings]):
             return Plan(path=list(TOOLS), source="fixed")
         if mode == "llm_only":
             return Plan(path=[ALIGNER], source="fixed")
+        if mode == "gated":
+            gate = self.settings.gate_margin
+            if gate is not None and stats.margin >= gate:
+                return Plan(path=[NO_LLM_STEP], source="gate", note=f"margin {stats.margin:.3f} >= gate {gate:g}")
+            return Plan(path=[RELATION_SELECTOR, ALIGNER], source="gate")
         if mode == "rule_planner":
             return rule_plan(stats, self.settings.close_margin)
         assert self.chat is not None
@@ -290,7 +315,7 @@ class EAAgent(Agent[EASettings]):
         notes = [plan.note] if plan.note else []
         gold = self._gold_of(state["dataset"]).get(source)
         empty: list[str] = []
-        fallback = False
+        fallback = asked_confirmer = False
         if not cands:
             initial = final = None
             notes.append("no candidates stored for this source")
@@ -313,11 +338,19 @@ class EAAgent(Agent[EASettings]):
                     if not src.attributes:
                         empty.append(tool)
                 elif tool == RELATION_SELECTOR:
+                    s = self.settings
+                    limit = s.gated_triples if s.mode == "gated" else s.relation_limit
                     for ctx, kg in ((src, state["kg1"]), *((c, state["kg2"]) for c in cands)):
-                        selector_r = RelationTripleSelector(self._frequencies_of(kg), self.settings.relation_limit)
+                        selector_r = RelationTripleSelector(self._frequencies_of(kg), limit)
                         ctx.triples = selector_r.select(raw(ctx).triples)
                     if not src.triples:
                         empty.append(tool)
+                elif tool == ALIGNER and self.settings.mode == "gated":
+                    choice, confirmed = GatedAligner(self.chat).align(src, cands)
+                    initial = final = choice.target
+                    fallback = choice.fallback
+                    asked_confirmer = confirmed
+                    notes.append(choice.note)
                 elif tool == ALIGNER:
                     choice = EntityAlignmentTool(self.chat).align(src, cands)
                     initial = final = choice.target
@@ -329,11 +362,12 @@ class EAAgent(Agent[EASettings]):
                     final = choice.target
                     if choice.note:
                         notes.append(choice.note)
-        path = plan.path
+        path = [*plan.path, REFLECTOR] if asked_confirmer else plan.path
         score = next((c.score for c in retrieved if c.id == final), None)
         return {
             "source": source, "path": path, "initial": initial, "final": final, "score": score,
-            "plan_source": plan.source, "notes": notes, "fallback": fallback, "plan_fallback": plan.source == "fallback",
+            "plan_source": plan.source, "notes": notes, "fallback": fallback,
+            "plan_fallback": plan.source == "fallback",
             "gold": gold, "reward": reward(path=path, initial=initial, final=final, gold=gold),
             "rewritten_path": rewrite_path(path, initial=initial, final=final, margin=stats.margin,
                                            empty_selectors=empty, close_margin=self.settings.close_margin),

@@ -35,7 +35,7 @@ class Plan(BaseModel):
     """A tool path and where it came from (``note`` explains a fallback)."""
 
     path: list[str]
-    source: Literal["llm", "rule", "fallback", "fixed"]
+    source: Literal["llm", "rule", "fallback", "fixed", "gate"]
     note: str = ""
 
 

@@ -12,11 +12,14 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypeVar
 
+from pydantic import BaseModel, Field, create_model
+
+from kgagents.errors import StructuredOutputError
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import ChatModel
-from kgagents.llm.structured import pick_one
+from kgagents.llm.structured import pick_one, structured
 from kgagents.loaders.kg_common import local_name
 
 ATTRIBUTE_SELECTOR = "attribute_selector"
@@ -27,6 +30,7 @@ SELECTORS = (ATTRIBUTE_SELECTOR, RELATION_SELECTOR)
 TOOLS = (ATTRIBUTE_SELECTOR, RELATION_SELECTOR, ALIGNER, REFLECTOR)
 #: cap on the triples shown per entity when selection is switched off (the "no selectors" ablation)
 ALL_TRIPLES_CAP = 40
+T = TypeVar("T", bound=BaseModel)
 _NAME_LIKE = re.compile(r"(name|label|title)$", re.I)
 
 
@@ -164,13 +168,13 @@ def _options(candidates: Sequence[EntityContext]) -> list[str]:
 
 
 def ranked(candidates: Sequence[EntityContext], limit: int | None = None) -> list[EntityContext]:
-    """Candidates by retrieval score, best first (stable for ties), at most ``limit`` of them."""
-    out = sorted(candidates, key=lambda c: -(c.score or 0.0))
-    return out if limit is None else out[:limit]
+    """Candidates in retrieval order (rank 1 first: the one-to-one assignment's target, which need not have the
+    highest score), at most ``limit`` of them."""
+    return list(candidates) if limit is None else list(candidates[:limit])
 
 
 class EntityAlignmentTool:
-    """Asks the model which candidate (blocks sorted by retrieval score) is the source entity's counterpart."""
+    """Asks the model which candidate (blocks in retrieval order) is the source entity's counterpart."""
 
     name = ALIGNER
 
@@ -207,6 +211,74 @@ class Reflector:
             return Choice(initial, fallback=True, note="reflector named no candidate after one retry: kept initial")
         target = cands[options.index(picked)].id
         return Choice(target, changed=target != initial)
+
+
+# -- constrained, gated tools ------------------------------------------------------------------------
+#: the fixed first message of every gated-aligner and confirmer call: identical across entities, so a server's
+#: prompt cache keeps it (the entity blocks follow in the user message)
+GATED_SYSTEM = ("You match entities between two knowledge graphs in different languages. Names may be translated "
+                "or transliterated. " + TRIPLE_LEGEND + " Answer only with the JSON object asked for.")
+
+
+class AlignerAnswer(BaseModel):
+    """The gated aligner's constrained reply: an option number and whether the model is sure."""
+
+    choice: int
+    sure: bool
+
+
+class ConfirmAnswer(BaseModel):
+    """The confirmer's constrained reply: which of two candidates, "A" or "B", is the source's counterpart."""
+
+    same_as: Literal["A", "B"]
+
+
+def _choice_schema(n: int) -> type[AlignerAnswer]:
+    """:class:`AlignerAnswer` with ``choice`` limited to 1..n, so a JSON-schema-constrained server can only
+    answer with an existing option."""
+    return create_model("AlignerAnswer", __base__=AlignerAnswer,
+                        choice=(int, Field(ge=1, le=n, description="number of the matching candidate")))
+
+
+class GatedAligner:
+    """The aligner and reflector for sources retrieval is unsure about, with constrained answers.
+
+    The model may override retrieval's rank-1 candidate only when it is sure of another candidate AND a second,
+    pairwise question (rank-1 as A or B against its pick, order fixed by id so position does not decide) confirms
+    it; any unusable reply keeps rank 1. Every call starts with :data:`GATED_SYSTEM`."""
+
+    def __init__(self, chat: ChatModel) -> None:
+        self.chat = chat
+
+    def _ask(self, content: str, schema: type[T], purpose: str) -> T | None:
+        try:
+            return structured(self.chat, [{"role": "system", "content": GATED_SYSTEM},
+                                          {"role": "user", "content": content}], schema, purpose=purpose)
+        except StructuredOutputError:
+            return None
+
+    def align(self, source: EntityContext, candidates: Sequence[EntityContext]) -> tuple[Choice, bool]:
+        """(the choice, whether the confirmer was asked)."""
+        top = candidates[0].id
+        answer = self._ask(f"Which candidate is the same real-world entity as the source?\n"
+                           f"{blocks(source, candidates)}", _choice_schema(len(candidates)), "ea-agent:align")
+        if answer is None:
+            return Choice(top, fallback=True, note="aligner reply unusable: rank 1 kept"), False
+        pick = candidates[answer.choice - 1].id
+        if pick == top:
+            return Choice(top, note="aligner agrees with rank 1"), False
+        if not answer.sure:
+            return Choice(top, note=f"aligner unsure about option {answer.choice}: rank 1 kept"), False
+        first, second = sorted((c for c in candidates if c.id in (top, pick)), key=lambda c: c.id)
+        confirm = self._ask(f"Which of the two is the same real-world entity as the source?\n"
+                            f"{render(source, header='Source:')}\n{render(first, header='A:')}\n"
+                            f"{render(second, header='B:')}", ConfirmAnswer, "ea-agent:reflect")
+        if confirm is None:
+            return Choice(top, fallback=True, note="confirmer reply unusable: rank 1 kept"), True
+        confirmed = (first if confirm.same_as == "A" else second).id
+        if confirmed != pick:
+            return Choice(top, note="confirmer did not confirm the aligner's pick: rank 1 kept"), True
+        return Choice(pick, changed=True, note="sure and confirmed: rank 1 overridden"), True
 
 
 def candidate_views(contexts: Mapping[str, EntityContext], stored: Sequence[dict[str, Any]]) -> list[EntityContext]:

@@ -11,7 +11,8 @@ subgraph and a checkpointer resumes it mid-corpus)::
 * ``begin``: the document's A-Box, and the relations offered to the model (those sharing words with the text
   first, at most ``max_relations``).
 * ``type_entities``: the model names the text's entities with classes of the ontology; each becomes a
-  ``create_<Class>`` call.
+  ``create_<Class>`` call, the entities of the classes most offered relations apply to first (``E1`` is then
+  the document's main subject, as small models assume).
 * ``state_facts``: the model states facts with the offered relations, shown as compact signatures.
 * ``write_facts``: each fact through its ``add_`` tool (:mod:`~kgagents.agent.extraction.facts`): one
   transaction, every axiom checked; a refusal comes back as structured feedback.
@@ -39,13 +40,13 @@ from pydantic import BaseModel
 
 from kgagents.agent.base import Agent, RunResult
 from kgagents.agent.extraction import prompts as p
-from kgagents.agent.extraction.facts import Call, Entity, FactWriter
+from kgagents.agent.extraction.facts import HANDLE, Call, Entity, FactWriter
 from kgagents.agent.extraction.grounding import ground_instances
 from kgagents.agent.extraction.repair import repair_step, repairable
 from kgagents.agent.extraction.settings import ExtractionSettings
 from kgagents.errors import ChatModelRequiredError, InputFileError
-from kgagents.metrics.text2kgbench import METRICS, Sentence, score_sentence
 from kgagents.graph.connection import GraphLike
+from kgagents.metrics.text2kgbench import METRICS, Sentence, score_sentence
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
 from kgagents.tools.feed import feed_triples
@@ -67,7 +68,7 @@ class DocumentResult(BaseModel):
     validation: list[dict[str, Any]]
     grounded: list[dict[str, Any]]
     repairs: int
-    unparsed_replies: int
+    unparsed_replies: list[str]  # the step of each reply that could not be used (entities, facts, repair)
     scores: dict[str, float] | None = None
 
     @property
@@ -78,7 +79,7 @@ class DocumentResult(BaseModel):
 
 class ExtractionState(TypedDict, total=False):
     run_id: str
-    documents: list[dict[str, Any]]  # id, text, abox, triples (no_llm), expected (scoring)
+    documents: list[dict[str, Any]]  # id, text, abox, triples (no_llm), expected (scoring), examples (solved ones)
     index: int  # the document being extracted
     relations: list[str]  # IRIs of the relations offered for this document
     entities: list[Entity]
@@ -86,7 +87,7 @@ class ExtractionState(TypedDict, total=False):
     rejected: list[dict[str, Any]]  # refused facts waiting for a repair turn: {fact, result}
     calls: list[Call]
     repairs: int
-    unparsed: int
+    unparsed: list[str]  # the step of each unusable reply
     results: list[dict[str, Any]]  # DocumentResult of each finished document
 
 
@@ -94,6 +95,16 @@ def _words(text: str) -> set[str]:
     """Lower-case 5-letter stems of a text or a camelCase name (``hasTargetTemperature`` → has, targe, tempe)."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
     return {w[:5] for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) > 3}
+
+
+def _in_words(writer: FactWriter, fact: Mapping[str, str]) -> str:
+    """A fact as the model reads it: entities by name, with the class a re-typing gives them."""
+    def side(key: str) -> str:
+        found = writer.find(fact[key]) if HANDLE.match(fact[key]) else None
+        name = found["label"] if found is not None else fact[key]
+        cls = fact.get(f"{key}_class")
+        return f"{name} (as a {cls})" if cls else name
+    return f"{{subject: {side('subject')}, relation: {fact['relation']}, object: {side('object')}}}"
 
 
 class ExtractionAgent(Agent[ExtractionSettings]):
@@ -109,8 +120,9 @@ class ExtractionAgent(Agent[ExtractionSettings]):
     metric = "f1"
     no_llm_label = "given triples fed through the tools; nothing extracted"
 
-    def __init__(self, graph: GraphLike, chat: Any = None, settings: ExtractionSettings | Mapping[str, Any] | None = None,
-                 *, ontology: str | Path | ToolCatalogue, abox: str | None = None,
+    def __init__(self, graph: GraphLike, chat: Any = None,
+                 settings: ExtractionSettings | Mapping[str, Any] | None = None, *,
+                 ontology: str | Path | ToolCatalogue, abox: str | None = None,
                  tool_settings: ToolSettings | None = None) -> None:
         super().__init__(graph, chat, settings)
         self.catalogue = ontology if isinstance(ontology, ToolCatalogue) else compile_ontology(ontology)
@@ -143,6 +155,9 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         for key in ("triples", "expected"):
             if doc.get(key) is not None:
                 out[key] = [list(map(str, t)) for t in doc[key]]
+        if doc.get("examples"):
+            out["examples"] = [{"text": str(e["text"]), "triples": [list(map(str, t)) for t in e["triples"]]}
+                               for e in doc["examples"]]
         return out
 
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
@@ -175,7 +190,8 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         return [self.tbox.properties[iri] for iri in state["relations"]]
 
     def _block(self, state: ExtractionState) -> str:
-        return p.preamble(self.tbox, self._relations(state), self._doc(state)["text"])
+        doc = self._doc(state)
+        return p.preamble(self.tbox, self._relations(state), doc["text"], doc.get("examples", ()))
 
     def offered(self, text: str) -> list[str]:
         """Relations to show for ``text``: those sharing word stems with it first, then file order."""
@@ -204,7 +220,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         if state["index"] >= len(state["documents"]):
             return {}
         return {"relations": self.offered(self._doc(state)["text"]), "entities": [], "facts": [], "rejected": [],
-                "calls": [], "repairs": 0, "unparsed": 0}
+                "calls": [], "repairs": 0, "unparsed": []}
 
     def feed(self, state: ExtractionState) -> ExtractionState:
         doc = self._doc(state)
@@ -226,12 +242,15 @@ class ExtractionAgent(Agent[ExtractionSettings]):
                           p.typing_schema(classes, self.settings.max_entities), p.TYPE_MAX_TOKENS)
         typed = p.parse_entities(reply, classes)
         if isinstance(typed, str):
-            return {"unparsed": state["unparsed"] + 1}
+            return {"unparsed": [*state["unparsed"], "entities"]}
         writer = self._writer(state)
-        for name, cls in typed[: self.settings.max_entities]:
-            iri = writer.class_iri(cls)
-            if iri is not None:
-                writer.create(name, iri, "entities")
+        relations = self._relations(state)
+        typed = [(name, iri) for name, cls in typed[: self.settings.max_entities]
+                 if (iri := writer.class_iri(cls)) is not None]
+        # the entity the ontology can say most about first: it becomes E1, the usual subject
+        typed.sort(key=lambda e: -sum(bool(r.domain) and self.tbox.fits(e[1], r.domain) for r in relations))
+        for name, iri in typed:
+            writer.create(name, iri, "entities")
         return {"entities": writer.entities, "calls": [*state["calls"], *writer.calls]}
 
     def state_facts(self, state: ExtractionState) -> ExtractionState:
@@ -240,7 +259,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
                           p.facts_schema(relations, self.settings.max_facts), p.FACTS_MAX_TOKENS)
         facts = p.parse_facts(reply)
         if isinstance(facts, str):
-            return {"unparsed": state["unparsed"] + 1}
+            return {"unparsed": [*state["unparsed"], "facts"]}
         return {"facts": facts[: self.settings.max_facts]}
 
     def write_facts(self, state: ExtractionState) -> ExtractionState:
@@ -256,15 +275,24 @@ class ExtractionAgent(Agent[ExtractionSettings]):
     def repair(self, state: ExtractionState) -> ExtractionState:
         item, rest = state["rejected"][0], state["rejected"][1:]
         writer = self._writer(state)
-        problem, step = repair_step(writer, item["fact"], item["result"]) if self.settings.feedback else (None, None)
-        relations = [r.label for r in self._relations(state)]
-        messages = p.repair_messages(self._block(state), state["entities"], item["fact"], problem, step)
-        reply = self._ask(state, messages, "repair", p.repair_schema(relations, p.class_names(self.tbox)),
-                          p.REPAIR_MAX_TOKENS)
-        fact = p.parse_repair(reply)
+        block, entities = self._block(state), state["entities"]
         update: ExtractionState = {"rejected": rest, "repairs": state["repairs"] + 1}
+        fix = repair_step(writer, item["fact"], item["result"]) if self.settings.feedback else None
+        if fix is not None and fix.fact is not None:  # one concrete repair: does the text state it?
+            messages = p.confirm_messages(block, entities, item["fact"], fix.problem, _in_words(writer, fix.fact))
+            answer = p.parse_confirm(self._ask(state, messages, "repair", p.CONFIRM_SCHEMA, p.CONFIRM_MAX_TOKENS))
+            if isinstance(answer, str):
+                update["unparsed"] = [*state["unparsed"], "repair"]
+            elif answer:
+                update["facts"] = [fix.fact]
+            return update
+        relations = [r.label for r in self._relations(state)]
+        messages = p.repair_messages(block, entities, item["fact"], fix.problem if fix else None,
+                                     fix.hint if fix else None)
+        schema = p.repair_schema(relations, p.class_names(self.tbox))
+        fact = p.parse_repair(self._ask(state, messages, "repair", schema, p.REPAIR_MAX_TOKENS))
         if isinstance(fact, str):
-            update["unparsed"] = state["unparsed"] + 1
+            update["unparsed"] = [*state["unparsed"], "repair"]
         elif fact is not None and fact != item["fact"]:
             update["facts"] = [fact]
         return update
@@ -287,7 +315,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         """Text2KGBench's per-sentence metrics when the document carries its expected triples."""
         if doc.get("expected") is None:
             return None
-        sentence = Sentence(doc["id"], doc["text"], tuple(tuple(t) for t in doc["expected"]))  # type: ignore[misc]
+        sentence = Sentence(doc["id"], doc["text"], tuple((s, r, o) for s, r, o in doc["expected"]))
         relations = {prop.name for prop in self.tbox.properties.values()}
         concepts = [c.label for c in self.tbox.classes.values() if c.declared]
         return score_sentence(sentence, triples, relations, concepts)
@@ -329,7 +357,8 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         properties = {
             "documents": len(documents), "tool_calls": len(calls),
             "rejected_calls": sum(not c["result"].get("ok") for c in calls),
-            "repairs": sum(d.repairs for d in documents), "unparsed_replies": sum(d.unparsed_replies for d in documents),
+            "repairs": sum(d.repairs for d in documents),
+            "unparsed_replies": sum(len(d.unparsed_replies) for d in documents),
             "instances": sum(len(d.entities) for d in documents),
             "triples_written": sum(len(d.triples) for d in documents),
             "grounded": sum(len(d.grounded) for d in documents),

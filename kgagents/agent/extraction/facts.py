@@ -26,7 +26,7 @@ from kgagents.tools.runtime import ToolRuntime
 Entity = dict[str, str]
 Call = dict[str, Any]
 
-_HANDLE = re.compile(r"^\s*[Ee](\d+)\b")
+HANDLE = re.compile(r"^\s*[Ee](\d+)\b")
 
 
 class FactWriter:
@@ -59,7 +59,7 @@ class FactWriter:
 
     def find(self, text: str, wanted: tuple[str, ...] = ()) -> Entity | None:
         """The entity ``text`` refers to: its handle, else its name (one whose class fits ``wanted`` first)."""
-        handle = _HANDLE.match(text)
+        handle = HANDLE.match(text)
         if handle is not None:
             found = next((e for e in self.entities if e["handle"] == f"E{handle.group(1)}"), None)
             if found is not None:
@@ -98,7 +98,7 @@ class FactWriter:
         elif spec.kind is ToolKind.ADD_QUANTITY:
             args |= parse_quantity(fact["object"])
         else:
-            entity = self.find(fact["object"]) if _HANDLE.match(fact["object"]) else None
+            entity = self.find(fact["object"]) if HANDLE.match(fact["object"]) else None
             args["value"] = entity["label"] if entity is not None else fact["object"]
         return self._call(step, spec.name, args)
 

@@ -3,10 +3,13 @@
 1. **type entities**: the entities the text names, each with a class of the ontology;
 2. **state facts**: ``(subject, relation, object)`` facts with relations of the ontology, shown compactly as
    signatures (``city: University -> City``, ``established: University -> date YYYY-MM-DD``);
-3. **repair**: one rejected fact at a time, with (feedback on) the tool's structured error and one concrete
-   repair step derived from it, or (feedback off, the seed's ablation) only the news that it was rejected.
+3. **repair**: one rejected fact at a time: with feedback on, the tool's structured error and the one concrete
+   repaired fact derived from it, which the model confirms against the text (or, when no fact can be derived,
+   the form the fact needs, for the model to repair); with feedback off (the seed's ablation) only the news that
+   it was rejected, for the model to repair on its own.
 
-Every prompt starts with the same block — the task, the ontology's classes and relations, then the text — so a
+Every prompt starts with the same block — the task, the ontology's classes and relations, solved examples if the
+document has some, then the text — so a
 server's prompt cache reuses it across the steps of a document and (up to the text) across documents of one
 ontology; only the last paragraph differs. Each reply is one JSON object whose JSON schema is sent with the
 request (constrained decoding where the server supports it: class and relation names are enums, so a model
@@ -16,6 +19,7 @@ short handles (``E1``) that the model may use instead of repeating names.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +31,7 @@ from kgagents.tools.tbox import PropertyDef, PropertyKind, TBox
 TYPE_MAX_TOKENS = 320
 FACTS_MAX_TOKENS = 480
 REPAIR_MAX_TOKENS = 120
+CONFIRM_MAX_TOKENS = 12
 
 #: how a datatype is written in a signature and which form values must take
 _VALUE_FORMS = {"date": "date YYYY-MM-DD", "gYear": "year YYYY", "gYearMonth": "YYYY-MM", "decimal": "number",
@@ -58,14 +63,43 @@ def class_names(tbox: TBox) -> list[str]:
     return list(dict.fromkeys(c.label for c in tbox.classes.values()))
 
 
-def preamble(tbox: TBox, relations: Sequence[PropertyDef], text: str) -> str:
-    """The block every prompt of a document starts with (see the module docstring)."""
+def _name(text: str) -> str:
+    """How an example writes a name or value: ``_`` as space, without surrounding quotes."""
+    return " ".join(text.replace("_", " ").split()).strip('"').strip()
+
+
+def example_block(tbox: TBox, example: Mapping[str, Any]) -> str:
+    """A solved example (a text with its triples) in the form the model replies in: its entities, typed by the
+    relations they take part in (``rdfs:domain`` / ``rdfs:range``), and its facts."""
+    by_name = {p.name: p for p in tbox.properties.values()} | {p.label: p for p in tbox.properties.values()}
+    entities: dict[str, str] = {}
+    facts = []
+    for sub, rel, obj in example["triples"]:
+        prop = by_name.get(rel) or by_name.get(rel.replace(" ", "_"))
+        if prop is None:
+            continue
+        if prop.domain:
+            entities.setdefault(_name(sub), tbox.label_of(prop.domain[0]))
+        if prop.kind is PropertyKind.OBJECT and prop.range:
+            entities.setdefault(_name(obj), tbox.label_of(prop.range[0]))
+        facts.append({"subject": _name(sub), "relation": prop.label, "object": _name(obj)})
+    typed = [{"name": n, "class": c} for n, c in entities.items()]
+    return "\n".join([f"Example text: \"{' '.join(example['text'].split())}\"",
+                      f"Its entities: {json.dumps({'entities': typed}, ensure_ascii=False)}",
+                      f"Its facts: {json.dumps({'facts': facts}, ensure_ascii=False)}"])
+
+
+def preamble(tbox: TBox, relations: Sequence[PropertyDef], text: str,
+             examples: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The block every prompt of a document starts with (see the module docstring): task, classes, relation
+    signatures, solved examples (if the document comes with some), the text."""
     return "\n".join([
         "You build a knowledge graph from a text, using only the classes and relations of an ontology.",
         "Classes: " + ", ".join(class_names(tbox)),
         "Relations (subject class -> object):",
         *(f"- {signature(tbox, p)}" for p in relations),
         "",
+        *(f"{example_block(tbox, e)}\n" for e in examples),
         f"Text: \"{text}\"",
     ])
 
@@ -77,9 +111,9 @@ def _user(block: str, task: str) -> list[Message]:
 # -- step 1: entities ------------------------------------------------------------------------------------
 def typing_messages(block: str) -> list[Message]:
     return _user(block, (
-        "Step 1: list every entity the text names (people, places, organisations, works, things), each with the "
-        "class from the list that fits it best. Copy each name exactly as the text writes it. Numbers, dates and "
-        "other values are not entities.\n"
+        "Step 1: list every entity the Text names (only the Text, not an example): people, places, organisations, "
+        "works, things, each with the class from the list that fits it best. Copy each name exactly as the Text "
+        "writes it. Numbers, dates, measurements and other values are not entities.\n"
         'Reply with JSON: {"entities": [{"name": "...", "class": "..."}]}'))
 
 
@@ -114,9 +148,9 @@ def entity_lines(entities: Sequence[Mapping[str, str]]) -> str:
 def facts_messages(block: str, entities: Sequence[Mapping[str, str]]) -> list[Message]:
     return _user(block, (
         f"Entities:\n{entity_lines(entities)}\n\n"
-        "Step 2: write every fact the text states as subject, relation, object, with a relation from the list "
-        "whose classes fit. Subject and object: an entity's E-number, or a value written in the relation's form "
-        "(a date as YYYY-MM-DD, a number as digits).\n"
+        "Step 2: write every fact the Text states (only the Text, not an example) as subject, relation, object, "
+        "with a relation from the list whose classes fit. Subject and object: an entity (its E-number or name), "
+        "or a value written in the relation's form (a date as YYYY-MM-DD, a number as digits).\n"
         'Reply with JSON: {"facts": [{"subject": "E1", "relation": "...", "object": "..."}]}'))
 
 
@@ -160,17 +194,40 @@ def show_fact(fact: Mapping[str, str]) -> str:
 
 
 def repair_messages(block: str, entities: Sequence[Mapping[str, str]], fact: Mapping[str, str],
-                    problem: str | None, step: str | None) -> list[Message]:
-    """One rejected fact: with feedback, the tool's error (``problem``) and one concrete repair ``step``;
-    without (the ablation), only that it was rejected."""
+                    problem: str | None, hint: str | None) -> list[Message]:
+    """One rejected fact for the model to repair itself: with feedback, the tool's error (``problem``) and what
+    form the fact needs (``hint``); without (the ablation), only that it was rejected."""
     lines = [f"Entities:\n{entity_lines(entities)}", "",
-             f"Step 3: the tools rejected your fact {show_fact(fact)}"
-             + (f": {problem}" if problem else ".")]
-    if step:
-        lines.append(f"Repair: {step}")
+             f"Step 3: the tools rejected your fact {show_fact(fact)}" + (f": {problem}" if problem else ".")]
+    if hint:
+        lines.append(f"Repair: {hint}")
     lines.append('Reply with JSON: the repaired fact {"subject": "...", "relation": "...", "object": "..."}, or '
                  '{"drop": true} if the text does not state it.')
     return _user(block, "\n".join(lines))
+
+
+def confirm_messages(block: str, entities: Sequence[Mapping[str, str]], fact: Mapping[str, str], problem: str,
+                     repaired: str) -> list[Message]:
+    """One rejected fact with the concrete repair the tool's feedback gives: does the text state it?"""
+    return _user(block, "\n".join([
+        f"Entities:\n{entity_lines(entities)}", "",
+        f"Step 3: the tools rejected your fact {show_fact(fact)}: {problem}",
+        f"Repaired fact: {repaired}",
+        'Does the text state the repaired fact? Reply with JSON: {"answer": "yes"} or {"answer": "no"}']))
+
+
+CONFIRM_SCHEMA: dict[str, Any] = {"type": "object",
+                                  "properties": {"answer": {"type": "string", "enum": ["yes", "no"]}},
+                                  "required": ["answer"]}
+
+
+def parse_confirm(text: str) -> bool | str:
+    """True / False from a confirmation reply, or what is wrong with it."""
+    obj = _json(text)
+    if isinstance(obj, str):
+        return obj
+    answer = str(obj.get("answer", "")).strip().lower()
+    return answer == "yes" if answer in ("yes", "no") else "the reply's answer is neither yes nor no"
 
 
 def repair_schema(relations: Sequence[str], classes: Sequence[str]) -> dict[str, Any]:
@@ -189,7 +246,7 @@ def parse_repair(text: str) -> dict[str, str] | None | str:
     if obj.get("drop") is True:
         return None
     fact = _fact(obj)
-    return fact if fact is not None else 'the reply is neither a fact with subject, relation and object nor {"drop": true}'
+    return fact if fact is not None else 'the reply is neither a fact (subject, relation, object) nor {"drop": true}'
 
 
 def _items(text: str, key: str) -> list[Any] | str:

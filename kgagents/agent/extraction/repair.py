@@ -1,14 +1,16 @@
 """Turn a tool's structured feedback into one concrete repair step the model can copy.
 
 The runtime says *what* is wrong (``error_type``, ``field``, ``message``, ``allowed_values``); a small model
-repairs far better from a ready-made fact than from a rule. So each error becomes one suggested fact, written
-out as the JSON the model replies with:
+judges a ready-made fact far better than it repairs from a rule. So each error becomes one repaired fact, which
+the model is asked to confirm against the text:
 
 * ``datatype_violation``: the object rewritten in the datatype's form when the text's wording converts
   (``July 28, 1944`` → ``1944-07-28``, ``250 academic staff`` → ``250``), else the form to use;
-* ``range_violation`` / ``domain_violation``: the same fact with the entity re-typed to the class the relation
-  needs (``object_class``), or subject and object swapped when the relation fits them the other way round —
-  plus the relations that fit the entities as typed, in case the relation was the mistake;
+* ``range_violation`` / ``domain_violation``: subject and object swapped when the relation fits them the other
+  way round; for a subject of the wrong class, the text's first entity of the class the relation applies to (a
+  director's film); else the relation that fits the entities as typed and is named after the offending entity's class
+  (``city`` for a City: the relation the model most likely meant); else the same fact with the entity re-typed to
+  the class the relation needs (``object_class`` / ``subject_class``);
 * ``unknown_tool`` (a relation the ontology lacks) and ``not_allowed_value`` / ``invalid_unit``: the closest
   allowed relation or value.
 
@@ -18,9 +20,9 @@ Errors a repair cannot fix (a cardinality already reached) get no repair turn at
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -56,18 +58,31 @@ def convert_value(datatype: str, text: str) -> str | None:
     return next((v for c in candidates if (v := check_literal(datatype, c)) is not None), None)
 
 
-def _fact_json(fact: Mapping[str, str]) -> str:
-    return json.dumps({k: fact[k] for k in ("subject", "relation", "object", "subject_class", "object_class")
-                       if k in fact}, ensure_ascii=False)
-
-
-def _fitting(writer: FactWriter, subject_cls: str | None, object_cls: str | None, limit: int = 5) -> list[str]:
+def _fitting(writer: FactWriter, subject_cls: str | None, object_cls: str | None) -> list[PropertyDef]:
     """Relations whose signature fits the entities' classes as typed."""
     tbox = writer.tbox
-    return [p.label for p in tbox.properties.values()
+    return [p for p in tbox.properties.values()
             if subject_cls is not None and tbox.fits(subject_cls, p.domain)
             and (p.kind is PropertyKind.ANY or (p.kind is PropertyKind.OBJECT and object_cls is not None
-                                                and tbox.fits(object_cls, p.range)))][:limit]
+                                                and tbox.fits(object_cls, p.range)))]
+
+
+def _stems(text: str) -> set[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) > 2}
+
+
+def _named_after(writer: FactWriter, candidates: list[PropertyDef], cls: str | None,
+                 refused: PropertyDef) -> str | None:
+    """Of the relations that fit the entities as typed, the one named after the entity's class (``city`` for a
+    City, before ``largestCity``): the relation the model most likely meant. None when no relation's name shares a
+    word with the class."""
+    if cls is None:
+        return None
+    words = _stems(writer.tbox.label_of(cls))
+    scored = sorted((-len(_stems(p.label) & words), len(_stems(p.label) - words), p.label)
+                    for p in candidates if p.iri != refused.iri)
+    return scored[0][2] if scored and scored[0][0] < 0 else None
 
 
 def _swap_fits(writer: FactWriter, prop: PropertyDef, subject_cls: str | None, object_cls: str | None) -> bool:
@@ -75,8 +90,18 @@ def _swap_fits(writer: FactWriter, prop: PropertyDef, subject_cls: str | None, o
             and writer.tbox.fits(object_cls, prop.domain) and writer.tbox.fits(subject_cls, prop.range))
 
 
-def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str, Any]) -> tuple[str, str | None]:
-    """``(problem, step)``: the tool's error as the model sees it, and one concrete repair (None: no suggestion)."""
+@dataclass(frozen=True)
+class Repair:
+    """The tool's error as the model sees it (``problem``), and either one concrete repaired ``fact`` or, when
+    none can be derived, a ``hint`` saying what form the fact needs."""
+
+    problem: str
+    fact: dict[str, str] | None = None
+    hint: str | None = None
+
+
+def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str, Any]) -> Repair:
+    """One concrete repair of a refused ``fact`` from the tool's structured ``result`` (see the module docstring)."""
     error = result.get("error_type") or "rejected"
     problem = f"{error}: {result.get('message', '')}".strip()
     prop = property_named(writer.runtime, fact["relation"])
@@ -84,33 +109,38 @@ def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str
     if error == "unknown_tool" or prop is None:
         close = difflib.get_close_matches(fact["relation"], [p.label for p in writer.tbox.properties.values()],
                                           n=1, cutoff=0)
-        return problem, (f"send {_fact_json({**fact, 'relation': close[0]})}" if close else None)
+        return Repair(problem, {**fact, "relation": close[0]} if close else None)
     if error == "datatype_violation":
         forms = " or ".join(value_form(d) for d in prop.range) or "text"
         converted = next((v for d in prop.range if (v := convert_value(d, fact["object"])) is not None), None)
         if converted is not None:
-            return problem, f"send {_fact_json({**fact, 'object': converted})}"
-        return problem, f"write the object as {forms}, or drop the fact if the text gives no such value"
+            return Repair(problem, {**fact, "object": converted})
+        return Repair(problem, hint=f"write the object as {forms}, or drop the fact if the text gives no such value")
     if error in ("not_allowed_value", "invalid_unit") and allowed:
         close = difflib.get_close_matches(fact["object"], allowed, n=1, cutoff=0)
-        return problem, f"send {_fact_json({**fact, 'object': close[0]})}" if close else None
+        return Repair(problem, {**fact, "object": close[0]} if close else None)
     subject = writer.find(fact["subject"], prop.domain)
     obj = writer.find(fact["object"], prop.range)
     subject_cls, object_cls = (subject or {}).get("class"), (obj or {}).get("class")
     if error in ("range_violation", "domain_violation"):
         if _swap_fits(writer, prop, subject_cls, object_cls):
-            return problem, f"send {_fact_json({**fact, 'subject': fact['object'], 'object': fact['subject']})}"
+            return Repair(problem, {**fact, "subject": fact["object"], "object": fact["subject"]})
+        if error == "domain_violation":
+            fitting = [e for e in writer.entities if writer.tbox.fits(e["class"], prop.domain)
+                       and e is not obj and e is not subject]
+            if fitting:  # the text's entity the relation is about (a film's director: the film)
+                return Repair(problem, {**fact, "subject": fitting[0]["handle"]})
+        typed = object_cls if error == "range_violation" else subject_cls
+        other = _named_after(writer, _fitting(writer, subject_cls, object_cls), typed, prop)
+        if other is not None:
+            return Repair(problem, {**fact, "relation": other})
         side = "object_class" if error == "range_violation" else "subject_class"
         needed = prop.range if error == "range_violation" else prop.domain
-        step = f"send {_fact_json({**fact, side: writer.tbox.label_of(needed[0])})}" if needed else None
-        others = [r for r in _fitting(writer, subject_cls, object_cls) if r != prop.label]
-        if others:
-            step = f"{step + ', or ' if step else ''}use a relation that fits the entities as typed: {', '.join(others)}"
-        return problem, step
+        return Repair(problem, {**fact, side: writer.tbox.label_of(needed[0])} if needed else None)
     if error == "unknown_instance":
         side = "object_class" if result.get("field") in ("object_iri", "object") else "subject_class"
         needed = prop.range if side == "object_class" else prop.domain
         if needed:
-            return problem, f"send {_fact_json({**fact, side: writer.tbox.label_of(needed[0])})}"
-        return problem, "use an entity's E-number"
-    return problem, None
+            return Repair(problem, {**fact, side: writer.tbox.label_of(needed[0])})
+        return Repair(problem, hint="use an entity's E-number")
+    return Repair(problem)

@@ -1,22 +1,31 @@
-"""ODA (observe → act → reflect) as a LangGraph ``StateGraph``; every KG access is a Cypher query in Neo4j.
+"""ODA (observe → act → reflect) over relation paths, as LangGraph ``StateGraph``s on the agent contract.
 
-    observe → act ─┬─ GetNeighbor / GetPath → tool → reflect ─┬─ observe   (next iteration)
-                   │                                          └─ answer    (iteration cap hit)
-                   └─ Answer → answer → END
-    observe → baseline → END                                               (mode no_llm)
+One question (:meth:`ODAAgent.question_graph`, state :class:`QAState`):
 
-* ``observe``: the recursive observation from the current entities (:mod:`observation`); none in the
-  ``no_observation`` ablation.
-* ``act``: the LLM picks GetNeighbor (only with fewer than two entity ids), GetPath or Answer, seeing the
-  question, memory, entity ids, the best observation triples, labels and the actions taken so far.
-* ``tool``: runs the chosen tool (:mod:`tools`).
-* ``reflect``: keeps at most K of the tool's triples in memory (LLM selection; the ablations select by
-  similarity, at random, or let the LLM write facts instead), and their far ends become the next entities.
-* ``answer``: the LLM answers from memory and observation, after Answer or after ``max_iterations`` rounds
-  (``cap_hit`` recorded). ``baseline`` (no LLM): the far end of the best-scoring observed triple.
+    start → observe ─┬─ answer → END                       (mode no_llm, or a confident path: no model call)
+                     └─ act ─┬─ answer → END               (the model answers with a path)
+                             └─ tool → reflect ─┬─ observe (next iteration)
+                                                └─ answer  (iteration cap hit)
 
-The state is plain JSON, so any LangGraph checkpointer can store and resume one question. :meth:`ODAAgent.run`
-answers a list of questions and stores their traces in Neo4j in batches (:mod:`kgagents.agent.kgqa.store`).
+* ``start``: the topic entities — given, in [brackets] (resolved by name), or linked from plain text
+  (:mod:`linking`) — the question with its topic masked and embedded, and the path memory's prior
+  (:mod:`pathmemory`): the vote of the nearest learned questions for their paths.
+* ``observe``: the recursive path observation from the topics (:mod:`observation`) at the first iteration; later
+  iterations add the paths the reflection kept. The best path's lead over the next path with a different answer
+  is the question's *confidence*.
+* ``act``: the model picks a path to answer with, a path to extend (GetPath) or an entity to look around
+  (GetNeighbor), seeing the best paths with their end entities, the kept paths and the memory's suggestion.
+* ``tool``: GetPath extends the chosen path by one relation (Cypher, relation-level); GetNeighbor observes one
+  level around an entity.
+* ``reflect``: keeps at most K of the tool's paths (the model's choice; the ablations keep the best-scoring, a
+  seeded random sample, or the paths closest to what the model writes).
+* ``answer``: the chosen path — the model's, else the best-scoring kept or observed path — and its complete end
+  set, ranked by support (how many walks reach each end).
+
+A run (:meth:`ODAAgent.build`, state :class:`RunState`): ``begin`` → ``answer_batch`` (repeated) → ``finish``.
+Each ``answer_batch`` step answers the next questions with the question graph (one per step with a model, a trace
+batch without one), scores them and writes their traces, so a checkpointed run resumes at the first question it
+had not finished; ``finish`` records the run with ``hits_at_1`` as its headline score. Both states are plain JSON.
 """
 
 from __future__ import annotations
@@ -25,269 +34,430 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from dataclasses import asdict
 from typing import Any, TypedDict
 
 import numpy as np
 from langgraph.graph import END, START, StateGraph
 
-from kgagents.agent.kgqa.llm_steps import Action, LLMSteps, resolve_entity
-from kgagents.agent.kgqa.memory import next_entities, remember
-from kgagents.agent.kgqa.observation import Observer
-from kgagents.agent.kgqa.prompts import ANSWER, NEIGHBOR
-from kgagents.agent.kgqa.questions import presence, question_text, topic_ids
-from kgagents.agent.kgqa.readings import require_triple_vectors
+from kgagents.agent.base import Agent, RunResult
+from kgagents.agent.kgqa.linking import EntityLinker
+from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
+from kgagents.agent.kgqa.observation import Observation, PathObserver, follow
+from kgagents.agent.kgqa.pathmemory import PathMemory, Prior
+from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths
+from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
+from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
+from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
-from kgagents.agent.kgqa.store import trace_row, write_run, write_traces
-from kgagents.agent.kgqa.tools import get_neighbor, get_path
-from kgagents.agent.kgqa.triples import Triple, triples
-from kgagents.candidates import CandidateEngine
+from kgagents.agent.kgqa.store import trace_row, write_traces
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
-from kgagents.errors import ChatModelRequiredError
-from kgagents.graph import runs
-from kgagents.graph.connection import GraphLike, connect
-from kgagents.llm.langchain import as_chat_model
-from kgagents.llm.ledger import Ledger
+from kgagents.graph.connection import GraphLike
 from kgagents.loaders.qa import Question
 
-NO_LLM_MODEL = "none (no-llm: best-scoring observed tail)"
 #: traces written per transaction
 TRACE_BATCH = 500
 
 
-def new_run_id() -> str:
-    return runs.new_run_id("kgqa")
+class RunState(TypedDict, total=False):
+    """A run over many questions (JSON-serialisable): the questions, how far it got, each one's result."""
+
+    run_id: str
+    dataset: str | None
+    workers: int
+    leave_one_out: bool
+    questions: list[dict[str, Any]]
+    index: int
+    results: list[dict[str, Any]]
+    embed_seconds: float
+    loop_seconds: float
 
 
 class QAState(TypedDict, total=False):
     """One question's run (JSON-serialisable)."""
 
+    run_id: str
     question_id: str
     question: str
-    question_vector: list[float]
     topics: list[str]
-    entities: list[str]
     labels: dict[str, str]
+    linked: list[dict[str, Any]]
+    masked: str
+    leave_out: bool
+    question_vector: list[float]
+    prior: list[dict[str, Any]]
+    neighbours: list[dict[str, Any]]
     observation: list[dict[str, Any]]
-    memory: list[list[dict[str, Any]]]
+    memory: list[dict[str, Any]]
+    shown: list[dict[str, Any]]
     history: list[dict[str, Any]]
     pending: dict[str, Any]
     output: list[dict[str, Any]]
     iteration: int
+    steps: list[dict[str, Any]]
+    confidence: float
+    decided_by: str
+    answer_path: dict[str, Any] | None
+    answer_entities: list[str]
+    answer_names: list[str]
+    answer_size: int
     answer: str
     top_entity: str | None
-    answer_entities: list[str]
     cap_hit: bool
-    steps: list[dict[str, Any]]
     observe_seconds: list[float]
     reflect_fallbacks: int
 
 
-def _labels(state: Mapping[str, Any], found: Sequence[Triple]) -> dict[str, str]:
-    labels = dict(state.get("labels", {}))
-    for t in found:
-        labels.setdefault(t.head, t.head_name)
-        labels.setdefault(t.tail, t.tail_name)
-    return labels
+def confidence(observed: Sequence[ObservedPath]) -> float:
+    """How far the best path leads the best path with a different end set (its whole score without a rival)."""
+    if not observed:
+        return 0.0
+    best = observed[0]
+    rival = next((p for p in observed[1:] if (p.size, p.ends) != (best.size, best.ends)), None)
+    return round(best.score - (rival.score if rival else 0.0), 4)
 
 
-class ODAAgent:
+def _merge(observed: Sequence[ObservedPath], extra: Sequence[ObservedPath]) -> list[ObservedPath]:
+    """Both lists as one, each (topic, path) once (its best score), best first."""
+    best: dict[tuple[str, PathKey], ObservedPath] = {}
+    for p in [*observed, *extra]:
+        key = (p.topic, p.key)
+        if key not in best or p.score > best[key].score:
+            best[key] = p
+    return sorted(best.values(), key=lambda p: (-p.score, p.length, p.path))
+
+
+class ODAAgent(Agent[KGQASettings]):
     """The ODA graph over one KG in Neo4j and (except in mode ``no_llm``) one chat model."""
 
-    def __init__(self, graph: GraphLike, chat: Any = None, settings: KGQASettings | None = None, *, kg: str,
-                 engine: CandidateEngine | None = None) -> None:
-        """``graph``: a :class:`Graph`, ``neo4j.Driver`` or URI; ``kg``: the name of a loaded KG whose triple
-        readings are embedded (``kgagents embed --kg NAME --triples``); ``chat``: any chat model
-        :func:`~kgagents.llm.as_chat_model` accepts, required unless ``settings.mode == 'no_llm'``. Its calls are
-        recorded in ``self.ledger``. The sampling temperature is the chat model's own: the CLI builds it with
-        ``settings.temperature`` (0.4)."""
-        self.graph = connect(graph)
+    job = "kgqa"
+    settings_type = KGQASettings
+    state_type = RunState
+    metric = "hits_at_1"
+    no_llm_label = "best-scoring relation path"
+
+    def __init__(self, graph: GraphLike, chat: Any = None, settings: KGQASettings | Mapping[str, Any] | None = None,
+                 *, kg: str, embedder: Embedder | None = None,
+                 on_question: Callable[[QuestionResult], None] | None = None) -> None:
+        """``kg``: the name of a loaded KG (entity names embedded with ``kgagents embed --kg NAME`` for the answer
+        types; without them the scorer uses relation words only); ``embedder``: the text embedder (default:
+        :func:`~kgagents.embeddings.get_embedder`); ``on_question``: called with each answered question's result
+        (progress display)."""
+        super().__init__(graph, chat, settings)
         self.kg = kg
-        self.settings = settings or KGQASettings()
-        if self.settings.mode != "no_llm" and chat is None:
-            raise ChatModelRequiredError(f"KGQA mode '{self.settings.mode}' needs a chat model (chat=...); use "
-                                         "KGQASettings(mode='no_llm') for the offline baseline")
-        self.ledger = Ledger()
-        self.chat = self.ledger.wrap(as_chat_model(chat)) if self.settings.mode != "no_llm" else None
         self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
-        self.engine = engine or CandidateEngine(self.graph)
-        self.embedder: Embedder | None = None
-        self.observer = Observer(self.graph, kg, self.settings, self.engine)
+        self._embedder = embedder
+        self._scorer: PathScorer | None = None
+        self._observer: PathObserver | None = None
+        self.memory = PathMemory(self.graph, kg)
+        self.linker = EntityLinker(self.graph, kg)
+        self._examples: int | None = None
+        self.on_question = on_question
+
+    # -- collaborators ------------------------------------------------------------------------------
+    @property
+    def scorer(self) -> PathScorer:
+        if self._scorer is None:
+            self._scorer = PathScorer(self._embedder or get_embedder(), self.settings)
+        return self._scorer
 
     @property
-    def model_name(self) -> str:
-        return self.chat.model_name if self.chat is not None else NO_LLM_MODEL
+    def observer(self) -> PathObserver:
+        if self._observer is None:
+            self._observer = PathObserver(self.graph, self.kg, self.settings, self.scorer)
+        return self._observer
 
-    # -- graph ---------------------------------------------------------------------------------
-    def build(self) -> StateGraph:
-        """The uncompiled graph (embeddable as a subgraph)."""
+    def memory_examples(self) -> int:
+        """Path examples the KG has, counted once per agent (what every run records)."""
+        if self._examples is None:
+            self._examples = self.memory.count() if self.settings.memory else 0
+        return self._examples
+
+    def _vector(self, text: str) -> np.ndarray:
+        return self.scorer.vectors([text])[0]
+
+    def _prior(self, vector: np.ndarray, leave_out: str | None = None) -> Prior:
+        if not self.memory_examples():
+            return Prior()
+        s = self.settings
+        return self.memory.prior(vector, k=s.memory_k, pool=s.memory_pool, min_similarity=s.memory_min_similarity,
+                                 temperature=s.memory_temperature, leave_out=leave_out)
+
+    def _context(self, masked_question: str, entity: str) -> float:
+        """Linking context: with a memory, how close the masked question comes to a learned one; without, how
+        well the entity's own relations fit it."""
+        vector = self._vector(masked_question)
+        if self.memory_examples():
+            rows = self._prior(vector).neighbours
+            return float(rows[0]["similarity"]) if rows else 0.0
+        observed = self.observer.observe(vector, [entity], depth=1).paths
+        return max((p.similarity for p in observed), default=0.0)
+
+    # -- graph ----------------------------------------------------------------------------------------
+    def question_graph(self) -> StateGraph:
+        """The uncompiled graph that answers ONE question (state :class:`QAState`): invoke it with
+        ``{"question": "…"}`` (optionally ``topics``) to embed ODA in another LangGraph app question by question."""
         g = StateGraph(QAState)
-        for name in ("start", "observe", "act", "tool", "reflect", "answer", "baseline"):
+        for name in ("start", "observe", "act", "tool", "reflect", "answer"):
             g.add_node(name, getattr(self, name))
         g.add_edge(START, "start")
         g.add_edge("start", "observe")
-        g.add_conditional_edges("observe", lambda s: "baseline" if self.llm is None else "act",
-                                {"baseline": "baseline", "act": "act"})
+        g.add_conditional_edges("observe", self._after_observe, {"answer": "answer", "act": "act"})
         g.add_conditional_edges("act", lambda s: "answer" if s["pending"]["action"] == ANSWER else "tool",
                                 {"answer": "answer", "tool": "tool"})
         g.add_edge("tool", "reflect")
         g.add_conditional_edges("reflect", self._after_reflect, {"observe": "observe", "answer": "answer"})
         g.add_edge("answer", END)
-        g.add_edge("baseline", END)
         return g
 
-    def compile(self, checkpointer: Any = None) -> Any:
-        return self.build().compile(checkpointer=checkpointer)
+    def build(self) -> StateGraph:
+        """The run's graph (state :class:`RunState`): ``begin`` → ``answer_batch`` (repeated: each step answers the
+        next batch of questions with :meth:`question_graph`, scores them and writes their traces) → ``finish``."""
+        g = StateGraph(RunState)
+        for name in ("begin", "answer_batch", "finish"):
+            g.add_node(name, getattr(self, name))
+        g.add_edge(START, "begin")
+        g.add_edge("begin", "answer_batch")
+        g.add_conditional_edges("answer_batch", lambda s: "answer_batch" if s["index"] < len(s["questions"])
+                                else "finish", {"answer_batch": "answer_batch", "finish": "finish"})
+        g.add_edge("finish", END)
+        return g
+
+    def batch_size(self) -> int:
+        """Questions per ``answer_batch`` step (one checkpoint each): one with a model, else a trace batch."""
+        return 1 if self.llm is not None else TRACE_BATCH
+
+    def recursion_limit(self, state: Mapping[str, Any]) -> int:
+        return len(state.get("questions") or []) // self.batch_size() + 10
+
+    def _after_observe(self, state: QAState) -> str:
+        if self.llm is None:
+            return "answer"
+        if state["iteration"] == 0 and state.get("observation") and state["confidence"] >= self.settings.confident:
+            return "answer"
+        return "act"
 
     def _after_reflect(self, state: QAState) -> str:
         return "answer" if state["iteration"] >= self.settings.max_iterations else "observe"
 
-    @staticmethod
-    def initial_state(question_id: str, question: str, vector: np.ndarray, topics: Mapping[str, str]) -> QAState:
-        """Input for one question with its vector already computed (a run embeds all its questions at once);
-        ``topics`` maps topic entity ids to names."""
-        return {"question_id": question_id, "question": question, "question_vector": vector.tolist(),
-                "topics": list(topics), "labels": dict(topics)}
-
-    # -- nodes ---------------------------------------------------------------------------------
+    # -- nodes ----------------------------------------------------------------------------------------
     def start(self, state: QAState) -> dict[str, Any]:
-        """Complete the input: ``{"question", "topics"}`` is enough (the question is embedded and the topics'
-        names read from the KG when not given)."""
-        out: dict[str, Any] = {"question_id": state.get("question_id") or "question", "entities": list(state["topics"]),
-                               "memory": [], "history": [], "iteration": 0, "cap_hit": False, "steps": [],
-                               "observe_seconds": [], "reflect_fallbacks": 0}
-        if not state.get("question_vector"):
-            out["question_vector"] = self._embedder().embed([question_text(state["question"])])[0].tolist()
-        if not state.get("labels"):
-            names = {r["id"]: r["name"] for r in self.graph.run("kgqa/entity_names", kg=self.kg, ids=state["topics"])}
-            out["labels"] = {t: names.get(t, t) for t in state["topics"]}
+        """Complete the input: ``{"question"}`` is enough (topics linked, question masked and embedded, prior
+        looked up); given ``topics``, ``masked`` or ``question_vector`` are used as they are."""
+        question = state["question"]
+        out: dict[str, Any] = {"question_id": state.get("question_id") or "question", "memory": [], "history": [],
+                               "iteration": 0, "cap_hit": False, "steps": [], "observe_seconds": [],
+                               "reflect_fallbacks": 0, "decided_by": ""}
+        topics = list(state.get("topics") or [])
+        text = state.get("masked")
+        if not topics:
+            names = bracketed(question)
+            if names:
+                found = [self.linker.resolve(n, self._context, question) for n in names]
+                topics = [t for t in found if t is not None]
+            else:
+                mentions = self.linker.link(plain(question), self._context)
+                out["linked"] = [m.as_dict() for m in mentions]
+                if mentions:
+                    topics = [mentions[0].id]
+                    text = text or masked(plain(question)[: mentions[0].start] + "[" + mentions[0].text + "]"
+                                          + plain(question)[mentions[0].end:])
+        labels = dict(state.get("labels") or {})
+        missing = [t for t in topics if t not in labels]
+        if missing:
+            labels.update({r["id"]: r["name"] for r in self.graph.run("kgqa/entity_names", kg=self.kg, ids=missing)})
+        text = text or masked(question, [labels.get(t, t) for t in topics])
+        vector = np.asarray(state["question_vector"], dtype=np.float32) if state.get("question_vector") \
+            else self._vector(text)
+        prior = self._prior(vector, question if state.get("leave_out") else None)
+        out.update({"topics": topics, "labels": labels, "masked": text, "question_vector": vector.tolist(),
+                    "prior": prior.as_state(), "neighbours": prior.neighbours})
         return out
 
-    def _embedder(self) -> Embedder:
-        if self.embedder is None:
-            self.embedder = get_embedder()
-        return self.embedder
-
-    # -- nodes ---------------------------------------------------------------------------------
     def observe(self, state: QAState) -> dict[str, Any]:
-        if self.settings.mode == "no_observation":
-            return {"observation": []}
-        obs = self.observer.observe(np.asarray(state["question_vector"], dtype=np.float32), state["entities"])
-        return {"observation": [t.as_dict() for t in obs.triples], "labels": _labels(state, obs.triples),
-                "observe_seconds": [*state.get("observe_seconds", []), obs.seconds]}
+        if state["iteration"] == 0:
+            if self.settings.mode == "no_observation" or not state["topics"]:
+                return {"observation": [], "confidence": 0.0}
+            prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
+            reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
+            obs: Observation = self.observer.observe(np.asarray(state["question_vector"], dtype=np.float32),
+                                                     state["topics"], prior, reentry=reentry)
+            return {"observation": [p.as_dict() for p in obs.paths], "confidence": confidence(obs.paths),
+                    "observe_seconds": [*state.get("observe_seconds", []), round(obs.seconds, 4)]}
+        merged = _merge(paths(state.get("observation", [])), paths(state.get("memory", [])))
+        return {"observation": [p.as_dict() for p in merged]}
 
-    def _shown(self, state: QAState) -> list[Triple]:
-        return triples(state.get("observation", [])[: self.settings.observation_shown])
+    def _shown(self, state: QAState) -> list[ObservedPath]:
+        return _merge(paths(state.get("memory", [])), [])[: self.settings.reflect_k] + [
+            p for p in paths(state.get("observation", []))[: self.settings.paths_shown]
+            if (p.topic, p.key) not in {(m["topic"], tuple(m["path"])) for m in state.get("memory", [])}]
 
     def act(self, state: QAState) -> dict[str, Any]:
         assert self.llm is not None
-        action = self.llm.act(state["question"], entities=state["entities"], labels=state["labels"],
-                              memory=state["memory"], observation=self._shown(state), history=state["history"])
-        return {"pending": action.as_dict(), "history": [*state["history"], action.as_dict()]}
+        shown = self._shown(state)
+        labels = dict(state["labels"])
+        for p in shown:
+            labels.update(zip(p.ends[: self.settings.ends_shown], p.end_names[: self.settings.ends_shown],
+                              strict=False))
+        action = self.llm.act(plain(state["question"]), shown=shown, memory=paths(state.get("memory", [])),
+                              prior=state.get("prior", []), history=state["history"], labels=labels,
+                              ends=self.settings.ends_shown)
+        return {"pending": action.as_dict(), "history": [*state["history"], action.as_dict()],
+                "shown": [p.as_dict() for p in shown], "labels": labels}
 
     def tool(self, state: QAState) -> dict[str, Any]:
-        action = Action(state["pending"]["action"], state["pending"]["args"])
-        question = np.asarray(state["question_vector"], dtype=np.float32)
-        if action.name == NEIGHBOR:
-            found = get_neighbor(self.graph, self.engine, self.kg, action.args[0], question, self.settings)
+        action = Action.of(state["pending"])
+        vector = np.asarray(state["question_vector"], dtype=np.float32)
+        if action.name == GET_PATH and action.path is not None:
+            found = self.observer.extend(vector, paths([state["shown"][action.path - 1]]), state["topics"])
+        elif action.name == GET_NEIGHBOR and action.entity is not None:
+            found = self.observer.observe(vector, [action.entity], depth=1).paths
         else:
-            found = get_path(self.graph, self.kg, action.args[0], action.args[1], self.settings)
-        return {"output": [t.as_dict() for t in found], "labels": _labels(state, found)}
+            found = []
+        return {"output": [p.as_dict() for p in found]}
 
     def reflect(self, state: QAState) -> dict[str, Any]:
         s, mode = self.settings, self.settings.mode
-        output, iteration = triples(state["output"]), state["iteration"] + 1
+        output, iteration = paths(state["output"]), state["iteration"] + 1
         fallback = False
         if not output:
-            kept: list[Triple] = []
+            kept: list[ObservedPath] = []
         elif mode == "reflect_similarity":
-            kept = sorted(output, key=lambda t: -t.score)[: s.reflect_k]
+            kept = sorted(output, key=lambda p: -p.score)[: s.reflect_k]
         elif mode == "reflect_random":
             rng = random.Random(f"{s.seed}:{state['question_id']}:{iteration}")
             kept = rng.sample(output, min(s.reflect_k, len(output)))
         elif mode == "reflect_generated":
             assert self.llm is not None
-            kept = self.llm.generate(state["question"], memory=state["memory"], output=output,
-                                     labels=state["labels"], k=s.reflect_k, tag=f"generated:{iteration}")
+            written = self.llm.generate(plain(state["question"]), output=output, ends=s.ends_shown)
+            kept = self._closest(written, output)
         else:
             assert self.llm is not None
-            kept, fallback = self.llm.reflect(state["question"], memory=state["memory"], output=output,
-                                              k=s.reflect_k)
-        known = [e for e in next_entities(kept) if e in state["labels"]]
-        step = {"iteration": iteration, "action": state["pending"], "observed": len(state.get("observation", [])),
-                "output": len(output), "kept": [t.as_dict() for t in kept], "reflect_fallback": fallback}
-        return {"memory": remember(state["memory"], kept), "entities": known or state["entities"],
-                "iteration": iteration, "steps": [*state["steps"], step],
-                "reflect_fallbacks": state.get("reflect_fallbacks", 0) + int(fallback)}
+            kept, fallback = self.llm.reflect(plain(state["question"]), output=output, k=s.reflect_k,
+                                              ends=s.ends_shown)
+        step = {"iteration": iteration, "action": state["pending"], "output": len(output),
+                "kept": [p.display for p in kept], "reflect_fallback": fallback}
+        return {"memory": [p.as_dict() for p in _merge(paths(state["memory"]), kept)], "iteration": iteration,
+                "steps": [*state["steps"], step], "reflect_fallbacks": state.get("reflect_fallbacks", 0) + fallback}
+
+    def _closest(self, written: Sequence[str], output: Sequence[ObservedPath]) -> list[ObservedPath]:
+        """For each written path, the output path whose display text is most similar (at most K, once each)."""
+        if not written:
+            return []
+        sims = self.scorer.vectors(list(written)) @ self.scorer.vectors([p.display for p in output]).T
+        picked = list(dict.fromkeys(int(i) for i in sims.argmax(axis=1)))
+        return [output[i] for i in picked[: self.settings.reflect_k]]
 
     def answer(self, state: QAState) -> dict[str, Any]:
-        assert self.llm is not None
-        text = self.llm.answer(state["question"], memory=state["memory"], observation=self._shown(state))
-        resolved = [resolve_entity(line, state["labels"]) for line in text.splitlines()]
-        capped = state["pending"]["action"] != ANSWER
-        return {"answer": text, "top_entity": resolved[0] if resolved else None,
-                "answer_entities": list(dict.fromkeys(e for e in resolved if e)), "cap_hit": capped}
+        """The answer path and its complete end set, ranked by support."""
+        pending = state.get("pending") or {}
+        chosen: ObservedPath | None = None
+        if pending.get("action") == ANSWER and pending.get("path") and state.get("shown"):
+            chosen = ObservedPath.of(state["shown"][pending["path"] - 1])
+            decided = "llm_fallback" if pending.get("fallback") else "llm"
+        else:
+            pool = paths(state.get("memory", [])) or paths(state.get("observation", []))
+            chosen = pool[0] if pool else None
+            decided = ("cap" if self.llm is not None and state.get("history") else
+                       "memory" if chosen is not None and chosen.prior > 0 else "observation")
+        capped = self.llm is not None and bool(state.get("history")) and pending.get("action") != ANSWER
+        if chosen is None:
+            return {"answer": "", "top_entity": None, "answer_entities": [], "answer_names": [], "answer_size": 0,
+                    "answer_path": None, "decided_by": "none", "cap_hit": capped}
+        ends = self._ends(chosen, state["topics"])
+        return {"answer_path": chosen.as_dict(), "answer_entities": [e["id"] for e in ends],
+                "answer_names": [e["name"] for e in ends], "answer_size": chosen.size,
+                "answer": "\n".join(e["name"] for e in ends), "top_entity": ends[0]["id"] if ends else None,
+                "decided_by": decided, "cap_hit": capped}
 
-    def baseline(self, state: QAState) -> dict[str, Any]:
-        best = next((t for t in triples(state["observation"]) if t.target not in state["topics"]), None)
-        if best is None:
-            return {"answer": "", "top_entity": None, "answer_entities": []}
-        return {"answer": best.target_name, "top_entity": best.target, "answer_entities": [best.target]}
+    def _ends(self, path: ObservedPath, topics: Sequence[str]) -> list[dict[str, Any]]:
+        cap = self.settings.answer_cap
+        if path.complete and path.size <= len(path.ends):
+            return [{"id": e, "name": n, "support": s}
+                    for e, n, s in zip(path.ends, path.end_names, path.supports, strict=False)][:cap]
+        exclude = [t for t in dict.fromkeys([*topics, path.topic]) if not (path.reentry and t == path.topic)]
+        return follow(self.graph, self.kg, path.topic, path.path, exclude, cap)
 
-    # -- a run over many questions -------------------------------------------------------------
-    def run(self, questions: Sequence[Question], *, run_id: str | None = None, workers: int = 1,
-            embedder: Embedder | None = None, dataset: str | None = None,
-            on_question: Callable[[QuestionResult], None] | None = None) -> KGQARun:
-        """Answer ``questions``: check the KG has its triple readings, embed the questions once, run the graph per
-        question (``workers`` at once in mode ``no_llm``; one at a time with an LLM, whose calls are counted per
-        question from the ledger), score answers that have gold, and store the traces in batches."""
-        require_triple_vectors(self.graph, self.kg)
-        s = self.settings
-        run_id = run_id or new_run_id()
-        self.ledger.run_id = run_id
-        workers = workers if self.llm is None else 1
-        run = KGQARun(run_id, self.kg, s.mode, self.model_name, s.model_dump(), workers=workers)
-        write_run(self.graph, run_id, {"kg": self.kg, "mode": s.mode, "model": run.model, "dataset": dataset,
-                                       "started_at": datetime.now(timezone.utc).isoformat(), **run.settings})
+    # -- a run over many questions ------------------------------------------------------------------------
+    def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        return {**super().run_properties(inputs), "kg": self.kg, "dataset": inputs.get("dataset"),
+                "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples(),
+                "leave_one_out": bool(inputs.get("leave_one_out", False))}
+
+    def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """The run's input state: the questions as JSON (validated as :class:`~kgagents.loaders.qa.Question`)."""
+        questions = [q if isinstance(q, Question) else Question.model_validate(q) for q in inputs["questions"]]
+        return {"run_id": inputs["run_id"], "dataset": inputs.get("dataset"), "workers": int(inputs.get("workers", 1)),
+                "leave_one_out": bool(inputs.get("leave_one_out", False)),
+                "questions": [q.model_dump(mode="json") for q in questions]}
+
+    def begin(self, state: RunState) -> dict[str, Any]:
+        self.start_run(state)
+        return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0}
+
+    def initial_state(self, question: Question, run_id: str, labels: Mapping[str, str],
+                      vector: np.ndarray | None, leave_out: bool = False) -> QAState:
+        topics = given_topics(question)
+        state: QAState = {"run_id": run_id, "question_id": question.id, "question": question.question,
+                          "topics": topics, "labels": {t: labels.get(t, t) for t in topics}, "leave_out": leave_out}
+        if vector is not None:
+            state["question_vector"] = vector.tolist()
+        return state
+
+    def answer_batch(self, state: RunState) -> dict[str, Any]:
+        """The next batch: masked questions embedded at once, each answered by :meth:`question_graph` (``workers``
+        at once without a model), scored, and its trace written (one transaction per batch)."""
+        start = state["index"]
+        questions = [Question.model_validate(q) for q in state["questions"][start:start + self.batch_size()]]
+        run_id = state["run_id"]
         names, gold_ids, gold_names = presence(self.graph, self.kg, questions)
         started = time.perf_counter()
-        if embedder is not None:
-            self.embedder = embedder
-        vectors = self._embedder().embed([question_text(q.question) for q in questions]) if questions else []
-        run.embed_seconds = time.perf_counter() - started
-        app = self.compile()
-        config = {"recursion_limit": 5 * s.max_iterations + 10}
+        given = [i for i, q in enumerate(questions) if given_topics(q)]
+        texts = [masked(questions[i].question, [names.get(t, t) for t in given_topics(questions[i])]) for i in given]
+        vectors = dict(zip(given, self.scorer.vectors(texts), strict=True)) if texts else {}
+        embedded = time.perf_counter() - started
+        app = self.question_graph().compile()
+        config = {"recursion_limit": 5 * self.settings.max_iterations + 10}
 
         def answer(i: int) -> tuple[QuestionResult, dict[str, Any]]:
             q = questions[i]
-            topics = {t: names.get(t, t) for t in topic_ids(q)}
             calls_before = len(self.ledger.records)
             t0 = time.perf_counter()
-            state = app.invoke(self.initial_state(q.id, q.question, vectors[i], topics), config)
-            result = QuestionResult.of(q, state, seconds=time.perf_counter() - t0,
-                                       calls=self.ledger.records[calls_before:], topic_in_kg=any(t in names for t in topics),
-                                       gold_ids=gold_ids, gold_names=gold_names, shown=s.observation_shown)
-            return result, trace_row(state, shown=s.observation_shown,
-                                     extra={**result.trace_fields(), "dataset": q.dataset,
-                                            "gold": [a.name for a in q.answers], "model": run.model})
+            start = self.initial_state(q, run_id, names, vectors.get(i), state.get("leave_one_out", False))
+            final = dict(app.invoke(start, config))  # type: ignore[call-overload]
+            result = QuestionResult.of(q, final, seconds=time.perf_counter() - t0,
+                                       calls=self.ledger.records[calls_before:],
+                                       topic_in_kg=any(t in names for t in given_topics(q)) if given_topics(q)
+                                       else bool(final["topics"]),
+                                       gold_ids=gold_ids, gold_names=gold_names)
+            return result, trace_row(final, extra={**result.trace_fields(), "dataset": q.dataset,
+                                                   "gold": [a.name for a in q.answers], "model": self.model_name})
 
-        pending: list[dict[str, Any]] = []
         started = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for result, row in pool.map(answer, range(len(questions))):
-                run.results.append(result)
-                pending.append(row)
-                if len(pending) >= TRACE_BATCH:
-                    write_traces(self.graph, run_id, self.kg, pending)
-                    pending = []
-                if on_question is not None:
-                    on_question(result)
-        write_traces(self.graph, run_id, self.kg, pending)
-        run.loop_seconds = time.perf_counter() - started
-        if self.chat is not None:
-            self.ledger.flush(self.graph, run_id)
-        write_run(self.graph, run_id, {f"summary_{k}": v for k, v in run.summary().items() if not isinstance(v, dict)}
-                  | {"finished_at": datetime.now(timezone.utc).isoformat()})
-        return run
+        workers = state.get("workers", 1) if self.llm is None else 1
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            answered = list(pool.map(answer, range(len(questions))))
+        write_traces(self.graph, run_id, self.kg, [row for _, row in answered])
+        if self.on_question is not None:
+            for result, _ in answered:
+                self.on_question(result)
+        return {"index": start + len(questions), "results": [*state["results"], *(asdict(r) for r, _ in answered)],
+                "embed_seconds": state["embed_seconds"] + embedded,
+                "loop_seconds": state["loop_seconds"] + time.perf_counter() - started}
+
+    def finish(self, state: RunState) -> dict[str, Any]:
+        self.finish_run(state)
+        return {}
+
+    def result(self, state: Mapping[str, Any]) -> RunResult:
+        run = KGQARun(state["run_id"], self.kg, self.settings.mode, self.model_name,
+                      self.settings.model_dump(mode="json"), [QuestionResult(**r) for r in state.get("results", [])],
+                      embed_seconds=state.get("embed_seconds", 0.0), loop_seconds=state.get("loop_seconds", 0.0),
+                      workers=state.get("workers", 1) if self.llm is None else 1,
+                      memory_examples=self.memory_examples())
+        summary = run.summary()
+        scores = {k: v for k, v in summary.items() if k in run.SCORES and v is not None}
+        properties = {k: v for k, v in summary.items() if k not in scores}
+        return self.new_result(state, scores=scores, properties=properties, output=run)

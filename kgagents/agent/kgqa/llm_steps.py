@@ -1,146 +1,106 @@
-"""ODA's three LLM steps — action, reflection, answer — with lenient parsing, one repair, a recorded fallback.
+"""ODA's LLM steps over relation paths — action and reflection — with JSON replies, one repair, a recorded fallback.
 
-Why a fallback instead of an error: one unparseable reply from a small model must not end the question.
-Every fallback is recorded on the step (``fallback: true`` and why), and counted per run:
+Why a fallback instead of an error: one unusable reply from a small model must not end the question. Every
+fallback is recorded on the step (``fallback: true`` and why) and counted per run:
 
-* action: after a failed repair, GetNeighbor on the only entity id (GetPath on the first two when there are
-  more), or Answer when that call was already made;
-* reflection: after a failed repair, the K output triples most similar to the question (what the
-  similarity-reflection ablation does anyway);
-* answer: the reply's first non-empty line, whatever it is (scored as given).
+* action: after a failed repair, answer with the best-scoring path shown (what the no-LLM mode does);
+* reflection: after a failed repair, the K output paths that score best (the similarity-reflection ablation).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from kgagents.agent.kgqa.memory import Path
+from kgagents.agent.kgqa.paths import ObservedPath
 from kgagents.agent.kgqa.prompts import (
-    ANSWER, NEIGHBOR, PATH, action_prompt, answer_prompt, generation_prompt, reflection_prompt,
+    ACTION_SCHEMA,
+    ACTION_SYSTEM,
+    ACTIONS,
+    ANSWER,
+    GENERATE_SCHEMA,
+    GENERATE_SYSTEM,
+    GET_NEIGHBOR,
+    GET_PATH,
+    REFLECT_SCHEMA,
+    REFLECT_SYSTEM,
+    action_prompt,
+    reflection_prompt,
 )
-from kgagents.agent.kgqa.triples import Triple
 from kgagents.llm.client import ChatModel, Message
-
-_ACTION = re.compile(rf"({NEIGHBOR}|{PATH}|{ANSWER})\s*(?:\((.*?)\))?", re.I | re.S)
-_NUMBER = re.compile(r"\d+")
-_NONE = re.compile(r"^\W*none\b", re.I)
-_ANSWER_PREFIX = re.compile(r"^\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is)?\s*[:\-]?\s*", re.I)
+from kgagents.llm.structured import extract_json
 
 
 @dataclass
 class Action:
-    """A chosen action: ``name`` (GetNeighbor | GetPath | Answer), entity ids, and how it was chosen."""
+    """A chosen action: ``name`` (answer | get_path | get_neighbor), its path (1-based, of the shown list) or
+    entity, and how it was chosen."""
 
     name: str
-    args: list[str] = field(default_factory=list)
+    path: int | None = None
+    entity: str | None = None
     fallback: bool = False
     note: str = ""
 
     @property
     def call(self) -> str:
-        return f"{self.name}({', '.join(self.args)})" if self.args else self.name
+        arg = self.path if self.path is not None else self.entity
+        return f"{self.name}({arg})" if arg is not None else self.name
 
     def as_dict(self) -> dict[str, Any]:
-        return {"action": self.name, "args": self.args, "call": self.call, "fallback": self.fallback,
-                "note": self.note}
+        return {"action": self.name, "path": self.path, "entity": self.entity, "call": self.call,
+                "fallback": self.fallback, "note": self.note}
 
-
-def _clean_id(text: str) -> str:
-    return text.strip().strip("\"'`[]<> ").strip()
+    @classmethod
+    def of(cls, value: Mapping[str, Any]) -> Action:
+        return cls(value["action"], value.get("path"), value.get("entity"), value.get("fallback", False),
+                   value.get("note", ""))
 
 
 def resolve_entity(text: str, labels: Mapping[str, str]) -> str | None:
     """The entity id a reply names: an id, or a name (case-insensitive) of a known entity."""
-    wanted = _clean_id(text)
+    wanted = text.strip().strip("\"'`[]<> ").strip()
     if wanted in labels:
         return wanted
     lowered = wanted.lower()
-    for entity, name in labels.items():
-        if entity.lower() == lowered or name.lower() == lowered:
-            return entity
-    return None
+    return next((e for e, name in labels.items() if e.lower() == lowered or name.lower() == lowered), None)
 
 
-def _split_two(inner: str, labels: Mapping[str, str]) -> list[str] | None:
-    """Two known entities from ``a, b`` — trying every comma as the split, since names may contain commas."""
-    parts = inner.split(",")
-    for i in range(1, len(parts)):
-        a, b = resolve_entity(",".join(parts[:i]), labels), resolve_entity(",".join(parts[i:]), labels)
-        if a is not None and b is not None and a != b:
-            return [a, b]
-    return None
-
-
-def parse_action(text: str, *, entities: Sequence[str], labels: Mapping[str, str],
-                 done: Sequence[str]) -> Action | str:
-    """The action a reply names, validated (known ids, the GetNeighbor rule, no repeats), or why it is unusable."""
-    match = _ACTION.search(text)
-    if match is None:
-        return f"it names none of {NEIGHBOR}, {PATH}, {ANSWER}"
-    name = next(n for n in (NEIGHBOR, PATH, ANSWER) if n.lower() == match.group(1).lower())
-    inner = match.group(2) or ""
-    if name == ANSWER:
-        return Action(ANSWER)
-    if name == NEIGHBOR:
-        if len(entities) >= 2:
-            return f"{NEIGHBOR} is only allowed with fewer than two entity ids; use {PATH} or {ANSWER}"
-        entity = resolve_entity(inner, labels)
-        if entity is None:
-            return f"{inner!r} is not one of the entity ids shown"
-        action = Action(NEIGHBOR, [entity])
+def parse_action(reply: str, *, shown: int, labels: Mapping[str, str], done: Sequence[str]) -> Action | str:
+    """The action a reply names, validated (a shown path number, a known entity, no repeat), or what is wrong."""
+    try:
+        value = extract_json(reply)
+    except ValueError:
+        return "the reply is not a JSON object"
+    name = str(value.get("action", "")).strip().lower()
+    if name not in ACTIONS:
+        return f"action must be one of {', '.join(ACTIONS)}"
+    if name in (ANSWER, GET_PATH):
+        number = value.get("path")
+        if not isinstance(number, int) or not 1 <= number <= shown:
+            return f"{name} needs a path number between 1 and {shown}"
+        action = Action(name, path=number)
     else:
-        pair = _split_two(inner, labels)
-        if pair is None:
-            return f"{PATH} needs two different entity ids from those shown, got {inner!r}"
-        action = Action(PATH, pair)
-    if action.call in done:
+        entity = resolve_entity(str(value.get("entity", "")), labels)
+        if entity is None:
+            return "get_neighbor needs the name of an entity shown in the paths"
+        action = Action(GET_NEIGHBOR, entity=entity)
+    if action.name != ANSWER and action.call in done:
         return f"{action.call} was already done; choose another action"
     return action
 
 
-def fallback_action(entities: Sequence[str], done: Sequence[str], note: str) -> Action:
-    """The rule used when the model's action is unusable after a repair (see the module docstring)."""
-    candidates = [Action(NEIGHBOR, [entities[0]])] if len(entities) == 1 else \
-        [Action(PATH, list(entities[:2]))] if len(entities) > 1 else []
-    for action in candidates:
-        if action.call not in done:
-            action.fallback, action.note = True, note
-            return action
-    return Action(ANSWER, fallback=True, note=note)
-
-
-def parse_selection(text: str, n: int, k: int) -> list[int] | None:
-    """0-based indices of the triples a reply selects (at most ``k``, in range, once each); [] for "none";
-    None if the reply is neither."""
-    if _NONE.match(text):
-        return []
-    picked = list(dict.fromkeys(i for i in (int(x) - 1 for x in _NUMBER.findall(text)) if 0 <= i < n))
-    return picked[:k] if picked else None
-
-
-def parse_facts(text: str, labels: Mapping[str, str], *, k: int, tag: str) -> list[Triple]:
-    """Generated ``head | relation | tail`` lines as triples; ends resolved to entity ids where the name is known."""
-    facts: list[Triple] = []
-    for line in text.splitlines():
-        parts = [p.strip().strip("-*• ").strip() for p in line.split("|")]
-        if len(parts) != 3 or not all(parts):
-            continue
-        head, relation, tail = parts
-        h, t = resolve_entity(head, labels) or head, resolve_entity(tail, labels) or tail
-        facts.append(Triple(rid=f"{tag}:{len(facts)}", head=h, head_name=labels.get(h, head), relation=relation,
-                            relation_name=relation, tail=t, tail_name=labels.get(t, tail), source=h, target=t))
-        if len(facts) == k:
-            break
-    return facts
-
-
-def clean_answer(text: str) -> str:
-    """The answer as given, minus an "Answer:" prefix and blank lines."""
-    lines = [_ANSWER_PREFIX.sub("", ln).strip() for ln in text.strip().splitlines()]
-    return "\n".join(ln for ln in lines if ln)
+def parse_keep(reply: str, n: int, k: int) -> list[int] | str:
+    """0-based indices of the paths a reflection keeps (at most ``k``), or what is wrong."""
+    try:
+        keep = extract_json(reply).get("keep")
+    except ValueError:
+        return "the reply is not a JSON object"
+    if not isinstance(keep, list) or not all(isinstance(i, int) for i in keep):
+        return '"keep" must be a list of path numbers'
+    picked = list(dict.fromkeys(i - 1 for i in keep if 1 <= i <= n))
+    return picked[:k]
 
 
 class LLMSteps:
@@ -150,50 +110,54 @@ class LLMSteps:
         self.chat = chat
         self.max_tokens = max_tokens
 
-    def _ask(self, messages: list[Message], purpose: str) -> str:
-        return self.chat.complete(messages, purpose=purpose, max_tokens=self.max_tokens).text
-
-    def _with_repair(self, prompt: str, purpose: str, parse: Any) -> tuple[Any, str]:
-        """``parse(reply)`` → value or problem string; one repair turn on a problem. Returns (value|problem, reply)."""
-        ask: list[Message] = [{"role": "user", "content": prompt}]
-        reply = self._ask(ask, purpose)
+    def _ask(self, system: str, prompt: str, purpose: str, schema: dict[str, Any],
+             parse: Callable[[str], Any]) -> tuple[Any, str]:
+        """``parse(reply)`` → value or problem string; one repair turn on a problem. (value | problem, reply)."""
+        messages: list[Message] = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+        reply = self.chat.complete(messages, purpose=purpose, json_schema=schema, max_tokens=self.max_tokens).text
         parsed = parse(reply)
         if not isinstance(parsed, str):
             return parsed, reply
-        repair = [*ask, {"role": "assistant", "content": reply},
-                  {"role": "user", "content": f"That reply could not be used: {parsed}. Reply again, following "
-                                              "the instructions exactly."}]
-        reply = self._ask(repair, f"{purpose}:repair")
+        repair = [*messages, {"role": "assistant", "content": reply},
+                  {"role": "user", "content": f"That reply could not be used: {parsed}. Reply again with one JSON "
+                                              "object, following the instructions exactly."}]
+        reply = self.chat.complete(repair, purpose=f"{purpose}:repair", json_schema=schema,
+                                   max_tokens=self.max_tokens).text
         return parse(reply), reply
 
-    def act(self, question: str, *, entities: Sequence[str], labels: Mapping[str, str], memory: Sequence[Path],
-            observation: Sequence[Triple], history: Sequence[Mapping[str, Any]]) -> Action:
+    def act(self, question: str, *, shown: Sequence[ObservedPath], memory: Sequence[ObservedPath],
+            prior: Sequence[Mapping[str, Any]], history: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
+            ends: int) -> Action:
         done = [str(h["call"]) for h in history]
-        prompt = action_prompt(question, entities=entities, labels=labels, memory=memory, observation=observation,
-                               history=history)
-        result, _ = self._with_repair(prompt, "kgqa:action",
-                                      lambda r: parse_action(r, entities=entities, labels=labels, done=done))
-        return result if isinstance(result, Action) else fallback_action(entities, done, result)
+        prompt = action_prompt(question, shown=shown, memory=memory, prior=prior, history=history, ends=ends)
+        result, _ = self._ask(ACTION_SYSTEM, prompt, "kgqa:action", ACTION_SCHEMA,
+                              lambda r: parse_action(r, shown=len(shown), labels=labels, done=done))
+        if isinstance(result, Action):
+            return result
+        return Action(ANSWER, path=1 if shown else None, fallback=True, note=result)
 
-    def reflect(self, question: str, *, memory: Sequence[Path], output: Sequence[Triple],
-                k: int) -> tuple[list[Triple], bool]:
-        """(kept triples, whether the similarity fallback was used)."""
-        prompt = reflection_prompt(question, memory=memory, output=output, k=k)
-
-        def parse(reply: str) -> list[int] | str:
-            picked = parse_selection(reply, len(output), k)
-            return picked if picked is not None else f"name triple numbers between 1 and {len(output)}, or none"
-
-        result, _ = self._with_repair(prompt, "kgqa:reflect", parse)
+    def reflect(self, question: str, *, output: Sequence[ObservedPath], k: int,
+                ends: int) -> tuple[list[ObservedPath], bool]:
+        """(kept paths, whether the score fallback was used)."""
+        prompt = reflection_prompt(question, output=output, k=k, ends=ends)
+        result, _ = self._ask(REFLECT_SYSTEM, prompt, "kgqa:reflect", REFLECT_SCHEMA,
+                              lambda r: parse_keep(r, len(output), k))
         if isinstance(result, str):
-            return sorted(output, key=lambda t: -t.score)[:k], True
+            return sorted(output, key=lambda p: -p.score)[:k], True
         return [output[i] for i in result], False
 
-    def generate(self, question: str, *, memory: Sequence[Path], output: Sequence[Triple], labels: Mapping[str, str],
-                 k: int, tag: str) -> list[Triple]:
-        prompt = generation_prompt(question, memory=memory, output=output, k=k)
-        return parse_facts(self._ask([{"role": "user", "content": prompt}], "kgqa:generate"), labels, k=k, tag=tag)
+    def generate(self, question: str, *, output: Sequence[ObservedPath], ends: int) -> list[str]:
+        """The generated-reflection ablation: the model writes the relation paths it believes in (matched to the
+        output paths by the caller)."""
+        prompt = reflection_prompt(question, output=output, k=len(output), ends=ends)
 
-    def answer(self, question: str, *, memory: Sequence[Path], observation: Sequence[Triple]) -> str:
-        prompt = answer_prompt(question, memory=memory, observation=observation)
-        return clean_answer(self._ask([{"role": "user", "content": prompt}], "kgqa:answer"))
+        def parse(reply: str) -> list[str] | str:
+            try:
+                written = extract_json(reply).get("paths")
+            except ValueError:
+                return "the reply is not a JSON object"
+            return [str(p) for p in written] if isinstance(written, list) else '"paths" must be a list'
+
+        result, _ = self._ask(GENERATE_SYSTEM, prompt, "kgqa:generate", GENERATE_SCHEMA, parse)
+        return [] if isinstance(result, str) else result
+

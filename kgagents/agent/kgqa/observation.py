@@ -1,113 +1,254 @@
-"""ODA's recursive observation, every step in Neo4j: neighbour triples by Cypher, their scores by the engine.
+"""ODA's recursive observation on relation paths, every KG access in Cypher.
 
-Per topic entity, for depth d = 0 … D−1: collect the relation triples touching the frontier
-(``kgqa/neighbours``), score each by cosine(question, its reading from the frontier side — see
-:mod:`readings`), append the best N to the observation, and make the far ends of the best P % the next
-frontier. Scoring is one :class:`~kgagents.candidates.CandidateEngine` ``exact`` search per reading direction
-over exactly those relationships' element ids, so the vectors never leave the database and nothing is scored
-in a Python loop.
-
-Two guards keep it finite on hubs, both recorded in the result: a triple is observed once (a later depth does not
-re-score it), and an entity joins a frontier once, at most ``max_frontier`` per depth (P % of a genre's
-4,000 films would otherwise grow the next expansion without bound).
+From each topic entity, level by level up to D: one ``kgqa/expand_paths`` query takes the end sets of the paths
+chosen for expansion and returns, per path, the relations leaving its end set with the entities they reach
+(relation-level aggregation in Cypher: one row per relation and direction, never one per triple). Each new path
+is scored (:mod:`scoring`); the best N of the level join the observation and the best P % (at least
+``min_expand``) are expanded to the next level, together with every prefix of a path the memory votes for (over
+the relations that continue it), so a remembered path is always observed however its prefixes score. When the
+memory is sure of a path (``memory_focus``), only the remembered prefixes are expanded beyond the first level. An
+end set larger than ``max_frontier`` is observed but not expanded (a genre's thousands of films), and topic entities
+never re-enter a path (a remembered path learned with re-entry is followed with its topic allowed back in).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from kgagents.agent.kgqa.readings import IN_VECTOR, OUT_VECTOR
+from kgagents.agent.kgqa.paths import (
+    ObservedPath,
+    PathKey,
+    path_display,
+    path_phrase,
+    path_text,
+    split_step,
+    step,
+)
+from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
-from kgagents.agent.kgqa.triples import Triple
-from kgagents.candidates import CandidateEngine, Ids, Vectors
-from kgagents.graph.connection import Graph, Row
+from kgagents.graph.connection import Graph
 
 
 @dataclass
 class Observation:
-    """What one observation found: triples best first, and what it cost."""
+    """What one observation found: paths best first, and what it cost."""
 
-    triples: list[Triple] = field(default_factory=list)
+    paths: list[ObservedPath] = field(default_factory=list)
     seconds: float = 0.0
-    scored: int = 0
-    frontier_sizes: list[int] = field(default_factory=list)
-
-    def best_answer(self, exclude: Iterable[str]) -> Triple | None:
-        """The best-scoring triple whose far end is not one of ``exclude`` (the no-LLM baseline's answer)."""
-        skip = set(exclude)
-        return next((t for t in self.triples if t.target not in skip), None)
+    queries: int = 0
+    expanded: int = 0
 
 
-def neighbour_rows(graph: Graph, kg: str, entities: Sequence[str]) -> list[Row]:
-    """GetNeighbor in Cypher: every triple touching ``entities``, with the side it is seen from."""
-    return graph.run("kgqa/neighbours", kg=kg, ids=list(entities)) if entities else []
+class RelationNames:
+    """Display names of a KG's relationship types, read once from its relation catalogue."""
+
+    def __init__(self, graph: Graph, kg: str) -> None:
+        self.graph = graph
+        self.kg = kg
+        self._names: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> dict[str, str]:
+        with self._lock:
+            if self._names is None:
+                self._names = {r["type"]: r["name"] for r in self.graph.run("kgqa/relation_names", kg=self.kg)}
+            return self._names
 
 
-def score_rows(engine: CandidateEngine, question: np.ndarray, rows: Sequence[Row], *, k: int,
-               depth: int = 0) -> list[Triple]:
-    """The ``k`` best of ``rows`` by cosine to ``question`` (one exact engine search per reading), best first.
+class PathObserver:
+    """Runs the path observation for one KG with one settings object and one scorer."""
 
-    A relationship seen from both ends keeps its better reading."""
-    best: dict[str, Triple] = {}
-    for outgoing, prop in ((True, OUT_VECTOR), (False, IN_VECTOR)):
-        side = {row["rid"]: row for row in rows if row["outgoing"] is outgoing}
-        if not side:
-            continue
-        hits = engine.search(Vectors(question), Ids(list(side), kind="relationship"), k=min(k, len(side)),
-                             vector_property=prop, backend="exact").get("0", [])
-        for hit in hits:
-            triple = Triple.from_row(side[hit.element_id], score=hit.cosine, depth=depth)
-            if triple.rid not in best or triple.score > best[triple.rid].score:
-                best[triple.rid] = triple
-    return sorted(best.values(), key=lambda t: (-t.score, t.rid))[:k]
-
-
-class Observer:
-    """Runs the recursive observation for one KG with one settings object."""
-
-    def __init__(self, graph: Graph, kg: str, settings: KGQASettings, engine: CandidateEngine | None = None) -> None:
+    def __init__(self, graph: Graph, kg: str, settings: KGQASettings, scorer: PathScorer,
+                 names: RelationNames | None = None) -> None:
         self.graph = graph
         self.kg = kg
         self.settings = settings
-        self.engine = engine or CandidateEngine(graph)
+        self.scorer = scorer
+        self.names = names or RelationNames(graph, kg)
 
-    def observe(self, question: np.ndarray, entities: Sequence[str]) -> Observation:
-        """Observe from each of ``entities`` in turn; the union is kept best first (a triple once)."""
+    def observe(self, question: np.ndarray, topics: Sequence[str], prior: Mapping[PathKey, float] | None = None,
+                *, reentry: Set[PathKey] = frozenset(), depth: int | None = None) -> Observation:
+        """Observe from each topic in turn (the others are excluded from its paths); paths best first.
+        ``prior``: the memory's share per path; ``reentry``: remembered paths the topic may walk back into."""
         started = time.perf_counter()
         result = Observation()
-        found: dict[str, Triple] = {}
-        for entity in dict.fromkeys(entities):
-            for triple in self._observe_one(question, entity, result):
-                if triple.rid not in found or triple.score > found[triple.rid].score:
-                    found[triple.rid] = triple
-        result.triples = sorted(found.values(), key=lambda t: (-t.score, t.rid))
+        prior = prior or {}
+        for topic in dict.fromkeys(topics):
+            result.paths.extend(self._observe_one(question, topic, list(dict.fromkeys(topics)), prior, reentry,
+                                                  result, depth or self.settings.depth))
+        self._renormalise(result.paths)
+        result.paths.sort(key=lambda p: (-p.score, p.length, p.path))
         result.seconds = time.perf_counter() - started
         return result
 
-    def _observe_one(self, question: np.ndarray, entity: str, result: Observation) -> list[Triple]:
+    def _renormalise(self, observed: list[ObservedPath]) -> None:
+        """The memory's shares over the remembered paths that exist from these topics (a share voted for a path
+        that leads nowhere here goes to the ones that do), and the scores with them."""
+        shares: dict[PathKey, float] = {}
+        for p in observed:
+            if p.prior > 0 and p.size > 0:
+                shares[p.key] = p.prior
+        total = sum(shares.values())
+        if total <= 0:
+            return
+        for p in observed:
+            if p.prior > 0:
+                p.prior = round(shares.get(p.key, 0.0) / total, 4)
+                p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
+
+    def _expand(self, question: np.ndarray, frontiers: list[dict[str, Any]], exclude: list[str],
+                result: Observation) -> list[dict[str, Any]]:
         s = self.settings
-        frontier, visited, seen, observed = [entity], {entity}, set(), []
-        for depth in range(s.depth):
-            rows = [r for r in neighbour_rows(self.graph, self.kg, frontier) if r["rid"] not in seen]
-            result.frontier_sizes.append(len(frontier))
+        result.queries += 1
+        return self.graph.run("kgqa/expand_paths", kg=self.kg, frontiers=frontiers, exclude=exclude,
+                              cap=s.max_frontier, named=s.ends_kept, sample=s.type_sample,
+                              vector=[float(x) for x in question])
+
+    def _observe_one(self, question: np.ndarray, topic: str, exclude: list[str], prior: Mapping[PathKey, float],
+                     reentry: Set[PathKey], result: Observation, depth: int) -> list[ObservedPath]:
+        s = self.settings
+        names = self.names.get()
+        # prefix of a remembered path → the relationship types that continue it
+        forced: dict[PathKey, set[str]] = {}
+        for key in prior:
+            for i in range(1, len(key)):
+                forced.setdefault(key[:i], set()).add(split_step(key[i])[0])
+        focused = max(prior.values(), default=0.0) >= s.memory_focus
+        frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": None}]
+        observed: list[ObservedPath] = []
+        for level in range(1, depth + 1):
+            rows = self._expand(question, frontiers, exclude, result)
             if not rows:
                 break
-            n_triples = len({r["rid"] for r in rows})
-            keep = math.ceil(s.top_percent * n_triples)
-            ranked = score_rows(self.engine, question, rows, k=max(s.top_n, keep), depth=depth)
-            result.scored += n_triples
-            seen.update(r["rid"] for r in rows)
-            observed.extend(ranked[:s.top_n])
-            frontier = []
-            for triple in ranked[:keep]:
-                if triple.target not in visited and len(frontier) < s.max_frontier:
-                    visited.add(triple.target)
-                    frontier.append(triple.target)
-            if not frontier:
+            keys = [tuple(json.loads(r["key"])) + (step(r["relation"], r["forward"]),) for r in rows]
+            texts = [path_text(k, names) for k in keys]
+            sims = self.scorer.similarities(question, texts)
+            level_paths = []
+            full_ends: dict[PathKey, list[str]] = {}
+            for row, key, text, sim in zip(rows, keys, texts, sims, strict=True):
+                level_paths.append(self._path(topic, key, text, row, float(sim), prior.get(key, 0.0), names))
+                full_ends[key] = row["ends"]
+            level_paths.sort(key=lambda p: (-p.score, p.path))
+            # the best N, and every path the memory votes for even when it scored below them
+            observed.extend(p for i, p in enumerate(level_paths) if i < s.top_n or p.prior > 0)
+            if level == depth:
                 break
+            expandable = [p for p in level_paths if p.complete]
+            wanted = 0 if focused else max(s.min_expand, math.ceil(s.top_percent * len(level_paths)))
+            chosen: dict[PathKey, list[str] | None] = {p.key: None for p in expandable[:wanted]}
+            chosen.update({p.key: sorted(forced[p.key]) for p in expandable if p.key in forced and p.key not in chosen})
+            frontiers = [{"key": json.dumps(list(k)), "ids": full_ends[k], "relations": types}
+                         for k, types in chosen.items()]
+            result.expanded += len(frontiers)
+            if not frontiers:
+                break
+        by_key = {p.key: p for p in observed}
+        for key, share in prior.items():
+            if share > 0 and (key not in by_key or key in reentry):
+                remembered = self._remembered(question, topic, key, exclude, share, names, key in reentry, by_key)
+                if remembered is not None:
+                    observed = [p for p in observed if p.key != key] + [remembered]
         return observed
+
+    def _remembered(self, question: np.ndarray, topic: str, key: PathKey, exclude: Sequence[str], share: float,
+                    names: Mapping[str, str], reentry: bool,
+                    observed: Mapping[PathKey, ObservedPath]) -> ObservedPath | None:
+        """A remembered path the level-wise observation did not give as learned, followed directly when it can
+        exist: the empty path (the topic itself); a path learned with ``reentry`` (the topic allowed back in); a
+        path below a prefix too large to expand; or a path whose last step leads back to the topic only ("the
+        child of X's mother" when X has no siblings: X is its end). None when it leads nowhere from this topic."""
+        s = self.settings
+        allowed = [x for x in exclude if x != topic]
+        if not key:
+            ends = [{"id": topic, "name": self._name(topic), "support": 1}]
+        elif reentry or self._below_incomplete(key, observed):
+            ends = follow(self.graph, self.kg, topic, key, allowed if reentry else exclude, s.max_frontier)
+        elif len(key) > 1 and key[:-1] in observed:
+            parent = observed[key[:-1]]
+            relation, forward = split_step(key[-1])
+            back = self.graph.run("kgqa/follow_path", kg=self.kg, ids=parent.ends, relation=relation,
+                                  forward=forward, exclude=allowed)
+            ends = [{"id": topic, "name": self._name(topic), "support": 1}] \
+                if [r["id"] for r in back] == [topic] else []
+        else:
+            ends = []
+        if not ends:
+            return None
+        text = path_text(key, names)
+        similarity = float(self.scorer.similarities(question, [text])[0]) if text else 0.0
+        row = {"size": len(ends), "ends": [e["id"] for e in ends], "names": [e["name"] for e in ends[: s.ends_kept]],
+               "supports": [e["support"] for e in ends], "type_score": None}
+        path = self._path(topic, key, text, row, similarity, share, names)
+        path.reentry = reentry
+        return path
+
+    @staticmethod
+    def _below_incomplete(key: PathKey, observed: Mapping[PathKey, ObservedPath]) -> bool:
+        """Whether the longest observed prefix of ``key`` was too large to expand (so ``key`` may exist)."""
+        for i in range(len(key) - 1, 0, -1):
+            if key[:i] in observed:
+                return not observed[key[:i]].complete
+        return False
+
+    def _name(self, entity: str) -> str:
+        rows = self.graph.run("kgqa/entity_names", kg=self.kg, ids=[entity])
+        return rows[0]["name"] if rows else entity
+
+    def extend(self, question: np.ndarray, observed: Sequence[ObservedPath], topics: Sequence[str],
+               prior: Mapping[PathKey, float] | None = None) -> list[ObservedPath]:
+        """GetPath: each of ``observed`` extended by one relation (its complete end set walked on), best first."""
+        s = self.settings
+        names = self.names.get()
+        prior = prior or {}
+        result = Observation()
+        out: list[ObservedPath] = []
+        for p in observed:
+            exclude = list(dict.fromkeys([*topics, p.topic]))
+            ends = p.ends if p.complete and p.size <= len(p.ends) else \
+                [e["id"] for e in follow(self.graph, self.kg, p.topic, p.path, exclude, s.max_frontier)]
+            rows = self._expand(question, [{"key": "[]", "ids": ends, "relations": None}], exclude, result)
+            keys = [p.key + (step(r["relation"], r["forward"]),) for r in rows]
+            texts = [path_text(k, names) for k in keys]
+            for row, key, text, sim in zip(rows, keys, texts, self.scorer.similarities(question, texts),
+                                           strict=True):
+                out.append(self._path(p.topic, key, text, row, float(sim), prior.get(key, 0.0), names))
+        return sorted(out, key=lambda x: (-x.score, x.path))
+
+    def _path(self, topic: str, key: PathKey, text: str, row: Mapping[str, Any], similarity: float, prior: float,
+              names: Mapping[str, str]) -> ObservedPath:
+        s = self.settings
+        p = ObservedPath(topic=topic, path=list(key), text=text, display=path_display(key, names),
+                         phrase=path_phrase(key, names), size=row["size"],
+                         ends=row["ends"][: s.ends_kept], end_names=row["names"],
+                         supports=row["supports"][: s.ends_kept], similarity=round(similarity, 4),
+                         type_score=round(float(row["type_score"] or 0.0), 4), prior=prior,
+                         complete=row["size"] <= len(row["ends"]))
+        p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
+        return p
+
+
+def follow(graph: Graph, kg: str, topic: str, path: Sequence[str], exclude: Sequence[str],
+           cap: int) -> list[dict[str, Any]]:
+    """The complete end set of ``path`` from ``topic`` (``{id, name, support}`` best supported first, at most
+    ``cap``), one ``kgqa/follow_path`` query per step; an end's support is how many entities of the step
+    before reach it."""
+    current: dict[str, int] = {topic: 1}
+    names: dict[str, str] = {}
+    for s in path:
+        relation, forward = split_step(s)
+        rows = graph.run("kgqa/follow_path", kg=kg, ids=list(current), relation=relation, forward=forward,
+                         exclude=list(exclude))
+        current = {r["id"]: r["support"] for r in rows}
+        names = {r["id"]: r["name"] for r in rows}
+        if not current:
+            break
+    ranked = sorted(current.items(), key=lambda kv: (-kv[1], kv[0]))[:cap]
+    return [{"id": e, "name": names.get(e, e), "support": n} for e, n in ranked]

@@ -1,77 +1,90 @@
-"""The texts ODA's LLM steps send: action choice, reflection (select or generate), answer.
+"""The texts ODA's LLM steps send, over relation paths: the action choice and the reflection.
 
-Kept short because the offline models have a 4k context: the observation is cut to the best
-``observation_shown`` triples, entities are shown as ``id (name)`` only where the two differ (Wikidata QIDs).
+Each call is two messages: a fixed system message (the same for every question of a run, so an inference server's
+prompt cache reuses it) and a user message with the question, the remembered paths (from the reflection), the
+path memory's suggestion, the observed paths (numbered, each with its first end entities and its size) and the
+actions taken. Replies are one JSON object, constrained by a JSON schema where the server supports it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from kgagents.agent.kgqa.memory import Path, render_memory
-from kgagents.agent.kgqa.triples import Triple, numbered
+from kgagents.agent.kgqa.paths import ObservedPath, numbered
 
-NEIGHBOR, PATH, ANSWER = "GetNeighbor", "GetPath", "Answer"
+ANSWER, GET_PATH, GET_NEIGHBOR = "answer", "get_path", "get_neighbor"
+ACTIONS = (ANSWER, GET_PATH, GET_NEIGHBOR)
+
+ACTION_SYSTEM = (
+    "You answer a question with a knowledge graph. Each numbered line is a relation path from the question's topic "
+    "entity X, written as a phrase, followed by the entities it leads to (after =>, the first few and how many in "
+    "all).\n"
+    "Reply with one JSON object:\n"
+    '{"action": "answer", "path": N} - path N is the phrase that means what the question asks (the usual reply);\n'
+    '{"action": "get_path", "path": N} - only if no path fits: continue path N by one more relation;\n'
+    '{"action": "get_neighbor", "entity": "NAME"} - only if no path fits: look around an entity shown.'
+)
+
+ACTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"action": {"type": "string", "enum": list(ACTIONS)},
+                   "path": {"type": "integer", "minimum": 1},
+                   "entity": {"type": "string"}},
+    "required": ["action"],
+}
+
+REFLECT_SYSTEM = (
+    "You answer questions with a knowledge graph. You see numbered relation paths found by the last action. "
+    "Keep the paths that can lead to the answer of the question. Reply with one JSON object: "
+    '{"keep": [numbers of the paths to keep]} (an empty list keeps none).'
+)
+
+REFLECT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"keep": {"type": "array", "items": {"type": "integer", "minimum": 1}}},
+    "required": ["keep"],
+}
+
+GENERATE_SYSTEM = (
+    "You answer questions with a knowledge graph. You see numbered relation paths found by the last action. "
+    "Write the relation paths (relation names joined by ' → ') that lead to the answer of the question. Reply "
+    'with one JSON object: {"paths": ["relation → relation", ...]}.'
+)
+
+GENERATE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"paths": {"type": "array", "items": {"type": "string"}}},
+    "required": ["paths"],
+}
 
 
-def entity_line(entity: str, labels: Mapping[str, str]) -> str:
-    name = labels.get(entity, entity)
-    return entity if name == entity else f"{entity} ({name})"
-
-
-def _history(history: Sequence[Mapping[str, object]]) -> str:
+def _history(history: Sequence[Mapping[str, Any]]) -> str:
     done = [str(h["call"]) for h in history if h.get("call")]
     return "\n".join(f"- {c}" for c in done) if done else "(none)"
 
 
-def action_prompt(question: str, *, entities: Sequence[str], labels: Mapping[str, str], memory: Sequence[Path],
-                  observation: Sequence[Triple], history: Sequence[Mapping[str, object]]) -> str:
-    """Choose GetNeighbor (only with fewer than two entity ids), GetPath or Answer."""
-    tools = []
-    if len(entities) < 2:
-        tools.append(f"{NEIGHBOR}(<entity id>): the knowledge-graph triples around one entity")
-    tools.append(f"{PATH}(<entity id>, <entity id>): the knowledge-graph paths between two entities")
-    tools.append(f"{ANSWER}: stop and answer from the memory")
-    example = f"{NEIGHBOR}({entities[0]})" if len(entities) == 1 else \
-        f"{PATH}({entities[0]}, {entities[1]})" if len(entities) > 1 else ANSWER
+def _suggested(prior: Sequence[Mapping[str, Any]], shown: Sequence[ObservedPath]) -> str:
+    """The memory's suggestion as path numbers of the shown list (paths the memory knows but are not shown are
+    left out: the model can only name shown paths)."""
+    index = {tuple(p.path): i for i, p in enumerate(shown, 1)}
+    lines = [f"path {index[tuple(x['path'])]} ({round(100 * x['share'])} % of similar answered questions)"
+             for x in prior if tuple(x["path"]) in index]
+    return "; ".join(lines) if lines else "(none)"
+
+
+def action_prompt(question: str, *, shown: Sequence[ObservedPath], memory: Sequence[ObservedPath],
+                  prior: Sequence[Mapping[str, Any]], history: Sequence[Mapping[str, Any]], ends: int) -> str:
+    """The action step's user message (see the module docstring)."""
     return (
-        "You answer a question with a knowledge graph. Choose the next action.\n"
         f"Question: {question}\n"
-        f"Entity ids you can use:\n" + "\n".join(f"- {entity_line(e, labels)}" for e in entities) + "\n"
-        f"Memory (reasoning paths so far):\n{render_memory(memory)}\n"
-        f"Observation (triples most similar to the question, best first):\n{numbered(observation) or '(none)'}\n"
-        f"Actions already taken (avoid repeating them):\n{_history(history)}\n"
-        "Actions:\n" + "\n".join(f"- {t}" for t in tools) + "\n"
-        f"Reply with exactly one action and nothing else, for example: {example}"
+        f"Paths (best first):\n{numbered(shown, ends) or '(none)'}\n"
+        f"Kept so far: {', '.join(p.display for p in memory) or '(nothing)'}\n"
+        f"Suggested by similar answered questions: {_suggested(prior, shown)}\n"
+        f"Actions already taken:\n{_history(history)}"
     )
 
 
-def _reflection_context(question: str, memory: Sequence[Path], output: Sequence[Triple]) -> str:
-    return (f"Question: {question}\nMemory (reasoning paths so far):\n{render_memory(memory)}\n"
-            f"New triples from the knowledge graph:\n{numbered(output)}\n")
-
-
-def reflection_prompt(question: str, *, memory: Sequence[Path], output: Sequence[Triple], k: int) -> str:
-    """Select at most ``k`` of the action's triples (by number) for the memory."""
-    return _reflection_context(question, memory, output) + (
-        f"Which of the new triples help answer the question? Reply with at most {k} triple numbers separated "
-        "by commas (for example: 2, 5), or the word none. Nothing else.")
-
-
-def generation_prompt(question: str, *, memory: Sequence[Path], output: Sequence[Triple], k: int) -> str:
-    """The generated-fact reflection ablation: the model writes facts instead of selecting triples."""
-    return _reflection_context(question, memory, output) + (
-        f"Write at most {k} facts that help answer the question, one per line, each as: head | relation | tail. "
-        "Nothing else.")
-
-
-def answer_prompt(question: str, *, memory: Sequence[Path], observation: Sequence[Triple]) -> str:
-    """The final answer: a word, phrase, number, date, true/false, or a list, nothing else."""
-    return (
-        "Answer the question using the knowledge-graph facts below.\n"
-        f"Question: {question}\n"
-        f"Memory (reasoning paths):\n{render_memory(memory)}\n"
-        f"Observation (triples most similar to the question, best first):\n{numbered(observation) or '(none)'}\n"
-        "Reply with only the answer: a word, a phrase, a number, a date, true or false, or a list with one "
-        "item per line. Nothing else."
-    )
+def reflection_prompt(question: str, *, output: Sequence[ObservedPath], k: int, ends: int) -> str:
+    return (f"Question: {question}\nPaths found:\n{numbered(output, ends) or '(none)'}\n"
+            f"Keep at most {k}.")

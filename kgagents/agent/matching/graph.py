@@ -37,9 +37,9 @@ from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve
 from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
-from kgagents.agent.matching.lexical import lexical_matches
+from kgagents.agent.matching.lexical import containment_matches, every_best, lexical_tiers, one_to_one
 from kgagents.agent.matching.llm_steps import LLMSteps
-from kgagents.agent.matching.settings import MatchSettings
+from kgagents.agent.matching.settings import GATED, MatchSettings
 from kgagents.agent.matching.store import write_matches
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
@@ -68,9 +68,11 @@ class MatchState(TypedDict, total=False):
     context: str  # the domain context the LLM steps are given (settings.context, else derived)
     entities: int  # entities of both ontologies (the cost model's Ns + Nt)
     prematched: list[dict[str, Any]]
+    prematched_many: list[dict[str, Any]]  # one-to-many output only: the other pairs at a strictest lexical tier
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
     chosen: dict[str, dict[str, dict[str, Any]]]
+    verdicts: dict[str, list[Any]]  # "source<TAB>target" → [yes/no, reason]: each pair is asked once per run
     matches: list[dict[str, Any]]
     timings: dict[str, float]
 
@@ -168,7 +170,8 @@ class MatchingAgent(Agent[MatchSettings]):
 
     @property
     def _no_llm(self) -> bool:
-        return self.llm is None
+        """No LLM-written channel texts (modes ``no_llm`` and ``gated``): the lexical channel embeds labels."""
+        return self.llm is None or self.settings.mode == GATED
 
     # -- nodes ---------------------------------------------------------------------------------
     def prematch(self, state: MatchState) -> MatchState:
@@ -177,15 +180,20 @@ class MatchingAgent(Agent[MatchSettings]):
         state = {**state, "run_id": state.get("run_id") or runs.new_run_id(self.job)}
         self.start_run(state)
         found: list[dict[str, Any]] = []
+        many: list[dict[str, Any]] = []
         if self.settings.lexical_prematch:
             src = [e.lexical() for e in self.entities(state, state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state, state["target"]).values()]
-            found = [asdict(m) for m in lexical_matches(self.graph, Scope.ontology(state["source"]),
-                                                        Scope.ontology(state["target"]), src, tgt)]
+            tiers = lexical_tiers(self.graph, Scope.ontology(state["source"]), Scope.ontology(state["target"]),
+                                  src, tgt)
+            found = [asdict(m) for m in one_to_one(tiers)]
+            if not self.settings.one_to_one:
+                kept = {(m["source"], m["target"]) for m in found}
+                many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
-        return {"run_id": state["run_id"], "prematched": found, "context": context, "entities": entities,
-                "timings": self._timed(state, "prematch", started)}
+        return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "context": context,
+                "entities": entities, "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
@@ -196,7 +204,7 @@ class MatchingAgent(Agent[MatchSettings]):
             store_texts(self.graph, {
                 uri: {"om_syntactic": e.syntactic_text(), "om_labels": e.labels_text()} for uri, e in entities.items()
             })
-            if self.llm is not None:
+            if self.llm is not None and not self._no_llm:
                 todo = [e for uri, e in entities.items() if uri not in skip]
                 self.llm.write_texts(self.graph, todo, self.settings.channels, self._context(state))
         return {"timings": self._timed(state, "texts", started)}
@@ -230,19 +238,22 @@ class MatchingAgent(Agent[MatchSettings]):
         queue = list(state.get("queue", []))
         batch, rest = queue[: self.settings.batch_size], queue[self.settings.batch_size :]
         chosen = {d: dict(v) for d, v in state.get("chosen", {}).items()}
+        verdicts = dict(state.get("verdicts", {}))
         self._ledger_to(state)
         for direction, uri in batch:
             fused = state["candidates"][direction][uri]
-            pick = self._choose(state, direction, uri, fused)
+            pick = self._choose(state, direction, uri, fused, verdicts)
             if pick is not None:
                 chosen[direction][uri] = pick
         timings = dict(state.get("timings", {}))
         timings["validate"] = round(timings.get("validate", 0.0) + time.perf_counter() - started, 3)
-        return {"queue": rest, "chosen": chosen, "timings": timings}
+        return {"queue": rest, "chosen": chosen, "verdicts": verdicts, "timings": timings}
 
-    def _choose(self, state: MatchState, direction: str, uri: str,
-                fused: list[dict[str, Any]]) -> dict[str, Any] | None:
-        """Walk rank groups (ties: higher summed similarity first); offline, the first candidate wins."""
+    def _choose(self, state: MatchState, direction: str, uri: str, fused: list[dict[str, Any]],
+                verdicts: dict[str, list[Any]]) -> dict[str, Any] | None:
+        """Walk rank groups (ties: higher summed similarity first) and accept the first candidate the validator
+        confirms; offline, the first candidate wins. In mode ``gated`` a candidate whose best channel cosine is at
+        least ``accept_similarity`` is accepted without asking: the model sees only the uncertain band."""
         ordered = sorted((Fused(**f) for f in fused), key=self._walk_order)
         if not ordered:
             return None
@@ -250,14 +261,30 @@ class MatchingAgent(Agent[MatchSettings]):
             best = ordered[0]
             return {"candidate": best.candidate, "score": best.score, "similarity": _similarity(best),
                     "channels": list(best.channels), "validated": False, "reason": None}
-        a, b = (state["source"], state["target"]) if direction == "forward" else (state["target"], state["source"])
-        source = self.entities(state, a)[uri]
         for f in ordered:
-            ok, reason = self.llm.validate(source, self.entities(state, b)[f.candidate], self._context(state))
+            similarity = _similarity(f)
+            if self.settings.mode == GATED and similarity is not None and similarity >= self.settings.accept_similarity:
+                return {"candidate": f.candidate, "score": f.score, "similarity": similarity,
+                        "channels": list(f.channels), "validated": False,
+                        "reason": f"cosine {similarity:.3f} ≥ {self.settings.accept_similarity}: accepted unasked"}
+            pair = (uri, f.candidate) if direction == "forward" else (f.candidate, uri)
+            ok, reason = self._verdict(state, pair, verdicts)
             if ok:
-                return {"candidate": f.candidate, "score": f.score, "similarity": _similarity(f),
+                return {"candidate": f.candidate, "score": f.score, "similarity": similarity,
                         "channels": list(f.channels), "validated": True, "reason": reason}
         return None
+
+    def _verdict(self, state: MatchState, pair: tuple[str, str], verdicts: dict[str, list[Any]]) -> tuple[bool, str]:
+        """The validator's yes/no on a (source, target) pair, asked once per run: the other direction and the
+        structural propagation reuse it (``verdicts`` is in the state, so a resumed run does not ask again)."""
+        key = f"{pair[0]}\t{pair[1]}"
+        if key not in verdicts:
+            assert self.llm is not None
+            ok, reason = self.llm.validate(self.entities(state, state["source"])[pair[0]],
+                                           self.entities(state, state["target"])[pair[1]], self._context(state))
+            verdicts[key] = [ok, reason]
+        ok, reason = verdicts[key]
+        return bool(ok), str(reason)
 
     @staticmethod
     def _walk_order(f: Fused) -> tuple[int, float, str]:
@@ -290,14 +317,42 @@ class MatchingAgent(Agent[MatchSettings]):
                     matches.append({"source": pick["candidate"], "target": t, "score": pick["score"],
                                     "similarity": pick.get("similarity"), "channels": pick["channels"],
                                     "validated": pick["validated"], "reason": pick["reason"]})
+        if not self.settings.one_to_one:
+            matches += self._one_to_many(state, {(m["source"], m["target"]) for m in matches})
         return {"matches": matches, "timings": self._timed(state, "merge", started)}
+
+    def _one_to_many(self, state: MatchState, kept: set[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The pairs the one-to-many output adds to the 1:1 ones: every other pair sharing a label/synonym key at
+        either entity's strictest tier, and every retrieved candidate whose best channel cosine is at least
+        ``many_min_similarity`` (in either direction)."""
+        added = [{"source": p["source"], "target": p["target"], "score": 1.0, "similarity": 1.0,
+                  "channels": [f"lexical:{p['key']}", "many"], "validated": False,
+                  "reason": f"{p['key']} label/synonym match (one-to-many)"}
+                 for p in state.get("prematched_many", []) if (p["source"], p["target"]) not in kept]
+        seen = kept | {(m["source"], m["target"]) for m in added}
+        for direction in DIRECTIONS:
+            for uri, fused in sorted(state.get("candidates", {}).get(direction, {}).items()):
+                for f in (Fused(**x) for x in fused):
+                    pair = (uri, f.candidate) if direction == "forward" else (f.candidate, uri)
+                    similarity = _similarity(f)
+                    if pair in seen or similarity is None or similarity < self.settings.many_min_similarity:
+                        continue
+                    seen.add(pair)
+                    added.append({"source": pair[0], "target": pair[1], "score": f.score, "similarity": similarity,
+                                  "channels": [*f.channels, "many"], "validated": False,
+                                  "reason": f"cosine {similarity:.3f} ≥ {self.settings.many_min_similarity} "
+                                            "(one-to-many)"})
+        return added
 
     def propagate(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
         settings = self.settings
-        if not settings.structural:
-            return {"timings": self._timed(state, "propagate", started)}
         matched = {(m["source"], m["target"]) for m in state["matches"]}
+        verdicts = dict(state.get("verdicts", {}))
+        if not settings.structural:
+            contained = self._contained(state, matched, verdicts) if settings.containment else []
+            return {"matches": state["matches"] + contained, "verdicts": verdicts,
+                    "timings": self._timed(state, "propagate", started)}
         exclude = {s for s, _ in matched} | {t for _, t in matched}
         kinds = KINDS if settings.include_properties else ("Class",)
         best: list[dict[str, Fused]] = []
@@ -309,24 +364,55 @@ class MatchingAgent(Agent[MatchSettings]):
         mutual = sorted((s, f.candidate) for s, f in forward.items()  # a stable validation order
                         if f.candidate in backward and backward[f.candidate].candidate == s)
         uris = sorted({u for pair in mutual for u in pair})
-        rows = self.graph.run("matching/structural_neighbours", uris=uris)
+        rows = self.graph.run("matching/structural_neighbours", uris=uris, domain_range=settings.domain_range)
         neighbours = {r["uri"]: set(r["neighbours"]) for r in rows}
-        added = []
+        added: list[dict[str, Any]] = []
         self._ledger_to(state)
-        for s, t in mutual:
-            support = [(x, y) for x in neighbours.get(s, ()) for y in neighbours.get(t, ()) if (x, y) in matched]
-            if not support:
-                continue
-            validated, reason = False, f"structural: {len(support)} matched neighbour pair(s)"
-            if settings.validator and self.llm is not None:
-                ok, why = self.llm.validate(self.entities(state, state["source"])[s],
-                                            self.entities(state, state["target"])[t], self._context(state))
+        rejected: set[tuple[str, str]] = set()
+        while True:  # a pair accepted in one round can support another in the next, until nothing changes
+            found = 0
+            for s, t in mutual:
+                if (s, t) in matched or (s, t) in rejected:
+                    continue
+                support = [(x, y) for x in neighbours.get(s, ()) for y in neighbours.get(t, ()) if (x, y) in matched]
+                if not support:
+                    continue
+                validated, reason = False, f"structural: {len(support)} matched neighbour pair(s)"
+                if settings.validator and self.llm is not None:
+                    ok, why = self._verdict(state, (s, t), verdicts)
+                    if not ok:
+                        rejected.add((s, t))
+                        continue
+                    validated, reason = True, f"{reason}; {why}"
+                matched.add((s, t))
+                found += 1
+                added.append({"source": s, "target": t, "score": 0.0, "similarity": _similarity(forward[s]),
+                              "channels": ["structural"], "validated": validated, "reason": reason})
+            if not found or not settings.structural_rounds_until_stable:
+                break
+        if settings.containment:
+            added += self._contained(state, matched, verdicts)
+        return {"matches": state["matches"] + added, "verdicts": verdicts,
+                "timings": self._timed(state, "propagate", started)}
+
+    def _contained(self, state: MatchState, matched: set[tuple[str, str]],
+                   verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
+        """Among the entities still unmatched, 1:1 pairs whose word bags differ by at most one word (see
+        :func:`~kgagents.agent.matching.lexical.containment_matches`); the validator decides when there is one."""
+        taken = {s for s, _ in matched} | {t for _, t in matched}
+        sides = [[e.lexical() for uri, e in self.entities(state, o).items() if uri not in taken]
+                 for o in (state["source"], state["target"])]
+        added = []
+        for m in containment_matches(*sides):
+            validated, reason = False, "label/synonym words equal but for one"
+            if self.settings.validator and self.llm is not None:
+                ok, why = self._verdict(state, (m.source, m.target), verdicts)
                 if not ok:
                     continue
                 validated, reason = True, f"{reason}; {why}"
-            added.append({"source": s, "target": t, "score": 0.0, "similarity": _similarity(forward[s]),
-                          "channels": ["structural"], "validated": validated, "reason": reason})
-        return {"matches": state["matches"] + added, "timings": self._timed(state, "propagate", started)}
+            added.append({"source": m.source, "target": m.target, "score": 0.0, "similarity": None,
+                          "channels": ["lexical:contained"], "validated": validated, "reason": reason})
+        return added
 
     @classmethod
     def _best(cls, fused: list[Fused]) -> Fused:

@@ -131,9 +131,52 @@ def one_to_one(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
     return sorted(matches, key=lambda m: (m.source, m.target))
 
 
-def lexical_matches(graph: Graph, source: Scope, target: Scope, sources: Iterable[LexicalEntity],
-                    targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
-    """1:1 matches whose shared label/synonym key is the unique best for both sides.
+def _bags(entity: LexicalEntity) -> set[frozenset[str]]:
+    """The entity's label and synonym word bags (the ``bag`` key, as sets)."""
+    return {frozenset(key.split()) for text in (*entity.labels, *entity.synonyms) if (key := key_of(text, "bag"))}
+
+
+def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+    """Pairs whose label/synonym word bags are equal or differ by one extra word on one side ("Regular author" /
+    "Author", "vomer bone" / "Vomer"), kept only where the pair is the only such pair of both entities (1:1).
+    Meant for entities nothing else matched: a modifier often names the same concept in one ontology's usage."""
+    whole: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)  # (kind, bag) → targets
+    less_one: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)  # (kind, bag less one word) → targets
+    for t in targets:
+        for bag in _bags(t):
+            whole[(t.kind, bag)].add(t.uri)
+            for word in bag if len(bag) > 1 else ():
+                less_one[(t.kind, bag - {word})].add(t.uri)
+    found: dict[str, set[str]] = defaultdict(set)
+    for e in sources:
+        for bag in _bags(e):
+            found[e.uri] |= whole.get((e.kind, bag), set()) | less_one.get((e.kind, bag), set())
+            for word in bag if len(bag) > 1 else ():
+                found[e.uri] |= whole.get((e.kind, bag - {word}), set())
+    claims: dict[str, int] = defaultdict(int)
+    for uris in found.values():
+        for uri in uris:
+            claims[uri] += 1
+    return sorted((LexicalMatch(source, next(iter(ts)), "contained", len(KEYS) * 3) for source, ts in found.items()
+                   if len(ts) == 1 and claims[next(iter(ts))] == 1), key=lambda m: (m.source, m.target))
+
+
+def every_best(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
+    """Every pair at its source's or its target's strictest tier (ties kept): the one-to-many counterpart of
+    :func:`one_to_one`, for alignments where an entity has several correct counterparts."""
+    target_best: dict[str, int] = {}
+    for cands in best.values():
+        for target, tier in cands.items():
+            target_best[target] = min(tier, target_best.get(target, 99))
+    return sorted((LexicalMatch(source, target, KEYS[tier // 3], tier)
+                   for source, cands in best.items() for target, tier in cands.items()
+                   if tier == min(cands.values()) or tier == target_best[target]),
+                  key=lambda m: (m.source, m.target))
+
+
+def lexical_tiers(graph: Graph, source: Scope, target: Scope, sources: Iterable[LexicalEntity],
+                  targets: Iterable[LexicalEntity]) -> dict[str, dict[str, int]]:
+    """source → target → strictest tier of the label/synonym keys they share.
 
     The keys of ``sources`` (nodes of ``source``) and ``targets`` (nodes of ``target``) are written to the graph,
     then joined there; only pairs among the given entities count.
@@ -144,4 +187,10 @@ def lexical_matches(graph: Graph, source: Scope, target: Scope, sources: Iterabl
     write_keys(graph, target, {e.uri: lexical_keys(e) for e in targets}, kinds)
     rows = shared_keys(graph, source, target, kinds=kinds, sources=[e.uri for e in sources],
                        targets=[e.uri for e in targets])
-    return one_to_one(best_tiers(rows))
+    return best_tiers(rows)
+
+
+def lexical_matches(graph: Graph, source: Scope, target: Scope, sources: Iterable[LexicalEntity],
+                    targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+    """1:1 matches whose shared label/synonym key is the unique best for both sides (see :func:`lexical_tiers`)."""
+    return one_to_one(lexical_tiers(graph, source, target, sources, targets))

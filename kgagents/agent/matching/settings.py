@@ -10,6 +10,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from kgagents.agent.base import NO_LLM, AgentSettings
 
 Channel = Literal["syntactic", "lexical", "semantic"]
+#: the LLM only where it pays: no LLM-written channel texts, and the validator asked only about candidates whose
+#: best channel cosine lies in the uncertain band [threshold, accept_similarity)
+GATED = "gated"
 ALL_CHANNELS: tuple[Channel, ...] = ("syntactic", "lexical", "semantic")
 
 
@@ -18,11 +21,13 @@ class MatchSettings(BaseSettings, AgentSettings):
     also come from the environment (``KGAGENTS_MATCH_THRESHOLD=0.8``); an unknown field passed in code is an error.
 
     ``mode``: ``full`` runs Agent-OM's LLM steps; ``no_llm`` is the offline ablation (syntactic channel +
-    label/synonym embeddings as the lexical channel, no semantic channel, no validator)."""
+    label/synonym embeddings as the lexical channel, no semantic channel, no validator); ``gated`` retrieves as
+    ``no_llm`` does, accepts candidates with cosine ≥ ``accept_similarity`` unasked and asks the validator only about
+    those between ``threshold`` (default there: ``structural_threshold``) and ``accept_similarity``."""
 
     model_config = SettingsConfigDict(env_prefix="KGAGENTS_MATCH_", extra="forbid")
 
-    mode: Literal["full", "no_llm"] = "full"
+    mode: Literal["full", "gated", "no_llm"] = "full"
     threshold: float = Field(0.90, ge=-1.0, le=1.0, description="cosine similarity cut-off T per channel")
     top_k: int = Field(3, ge=1, description="candidates kept per channel")
     channels: tuple[Channel, ...] = ALL_CHANNELS
@@ -36,17 +41,40 @@ class MatchSettings(BaseSettings, AgentSettings):
         "with an LLM they must also pass the validator",
     )
     structural_threshold: float = Field(0.80, ge=-1.0, le=1.0)
+    domain_range: bool = Field(
+        True, description="structural neighbours include a property's domain and range classes (and a class's "
+        "properties), so matched classes support their properties' pairs and the other way round")
+    structural_rounds_until_stable: bool = Field(
+        True, description="repeat the propagation while it adds pairs (a pair it accepts supports others); False: "
+        "one round")
+    containment: bool = Field(
+        True, description="last, among entities nothing else matched: accept 1:1 pairs whose label/synonym word "
+        "bags are equal or differ by one extra word ('Regular author' / 'Author'); validated when there is an LLM")
     context: str | None = Field(
         None, description="domain context given to the LLM steps; None: derived from the two ontologies' own "
         "metadata (title, description, main concepts; see kgagents.agent.matching.context)")
+    one_to_one: bool = Field(
+        True, description="1:1 output (each entity in at most one pair), as OAEI conference and anatomy expect. "
+        "False: the one-to-many output also keeps every pair sharing a label/synonym key at either entity's "
+        "strictest tier and every retrieved candidate with best channel cosine ≥ many_min_similarity")
+    many_min_similarity: float = Field(
+        0.95, ge=-1.0, le=1.0, description="the confidence (best channel cosine) a candidate needs to join the "
+        "one-to-many output; recorded on the run")
+    accept_similarity: float = Field(
+        0.90, ge=-1.0, le=1.0, description="gated mode: the upper end of the uncertain band; a candidate at least "
+        "this close (best channel cosine) is accepted without the LLM — the no-LLM threshold, so gated mode only "
+        "adds what the validator confirms below it")
     batch_size: int = Field(64, ge=1, description="entities per checkpointed step")
     include_properties: bool = True
 
     @model_validator(mode="after")
     def _no_llm_ablation(self) -> MatchSettings:
+        if self.mode in (NO_LLM, GATED):
+            self.channels = tuple(c for c in self.channels if c != "semantic") or ("syntactic", "lexical")
         if self.mode == NO_LLM:
             self.validator = False
-            self.channels = tuple(c for c in self.channels if c != "semantic") or ("syntactic", "lexical")
+        if self.mode == GATED and "threshold" not in self.model_fields_set:
+            self.threshold = self.structural_threshold  # the band's lower end
         if not self.channels:
             raise ValueError("at least one channel must be enabled")
         return self

@@ -2,4 +2,4 @@
 MATCH (e:Entity {kg: $kg})
 RETURN e.id AS id,
        [k IN keys(e) WHERE (k = 'name' OR k STARTS WITH 'name_' OR k = 'label' OR k STARTS WITH 'label_')
-                           AND e[k] IS :: STRING | e[k]] AS names
+                           AND NOT k ENDS WITH '_sha' AND e[k] IS :: STRING | e[k]] AS names

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.agent.alignment.agent import EAAgent
-from kgagents.agent.alignment.retrieval import embed_names, retrieve
+from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.retrieval import retrieve
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph

@@ -37,6 +37,6 @@ class AgentCase:
 
 def cases() -> list[AgentCase]:
     """Every agent's case (imported here so a new agent is one line)."""
-    from tests.agent.conformance import case_alignment, case_extraction, case_matching
+    from tests.agent.conformance import case_alignment, case_extraction, case_kgqa, case_matching
 
-    return [case_alignment.CASE, case_matching.CASE, case_extraction.CASE]
+    return [case_alignment.CASE, case_matching.CASE, case_extraction.CASE, case_kgqa.CASE]

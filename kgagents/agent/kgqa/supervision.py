@@ -1,0 +1,117 @@
+"""Weak supervision: a question with known answers → the relation path(s) from its topic entity to those answers.
+
+Nobody labels paths; a labelled question only says *which entities* answer it. The path is recovered from the KG:
+every relation path of length ≤ D from the topic is a candidate, and the path whose end set best matches the
+answers (F1 between end set and answer set) is the question's path. Every equally good path is kept, each with an
+equal share of the weight: a detour that reaches the same set for one question (an actor's films are also the
+films written by the writers of their films, when each wrote one) rarely does for the next question of its kind,
+while the path the question means is among the best for all of them — the memory's vote sorts it out. A best F1
+under ``min_f1`` teaches nothing.
+
+Whether the topic may re-enter a path is learned too. By default it may not (MetaQA's "films that share directors
+with X" are the *other* films); each question is also searched with re-entry allowed (PathQuestion's "X's
+spouse's spouse's nationality" walks back through X), and a path that matches the answers better that way is
+learned with ``reentry``. When the answer is the topic itself ("the child of X's parent" when X is an only
+child), the empty path — the topic itself — is a candidate like any other.
+
+Search, every step in Cypher (``kgqa/expand_paths``): levels 1 … D−1 are walked completely (an end set larger
+than ``max_frontier`` is not walked further), and the last level is goal-directed: the answers' own relations
+(one query from the answers) say which relations could reach them from which prefix, and only those prefixes are
+expanded, over only those relations. The re-entry search runs only when no path matches the answers exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgagents.agent.kgqa.paths import PathKey, step
+from kgagents.graph.connection import Graph, Row
+
+#: F1 within this of the best counts as a tie
+TIE = 1e-9
+#: a learned path and whether the topic may re-enter it
+Learned = tuple[PathKey, bool]
+
+
+@dataclass
+class Supervision:
+    """The best paths found for one question (empty when none reaches its answers well enough)."""
+
+    paths: list[Learned] = field(default_factory=list)
+    f1: float = 0.0
+    candidates: int = 0
+
+
+def f1(ends: set[str], size: int, gold: set[str]) -> float:
+    """F1 of an end set (``ends`` found among its ``size`` members) against the gold set."""
+    hit = len(ends & gold)
+    if not hit:
+        return 0.0
+    precision, recall = hit / max(size, 1), hit / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _expand(graph: Graph, kg: str, frontiers: list[dict[str, Any]], exclude: list[str], cap: int) -> list[Row]:
+    return graph.run("kgqa/expand_paths", kg=kg, frontiers=frontiers, exclude=exclude, cap=cap, named=0, sample=0,
+                     vector=None)
+
+
+def _search(graph: Graph, kg: str, topic: str, gold: set[str], excluded: list[str], *, depth: int,
+            max_frontier: int) -> dict[PathKey, float]:
+    """F1 of every path from ``topic`` (levels 1 … D−1 complete, the last goal-directed) that reaches ``gold``."""
+    scored: dict[PathKey, float] = {}
+    frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": None}]
+    for level in range(1, depth + 1):
+        if level == depth and depth > 1:
+            # goal-directed last level: only prefixes whose end set meets a gold answer's neighbours
+            back = _expand(graph, kg, [{"key": "gold", "ids": sorted(gold), "relations": None}], excluded,
+                           max_frontier)
+            reaching = [(r["relation"], set(r["ends"])) for r in back]
+            narrowed: list[dict[str, Any]] = []
+            for f in frontiers:
+                types = sorted({t for t, sources in reaching if sources.intersection(f["ids"])})
+                if types:
+                    narrowed.append({**f, "relations": types})
+            frontiers = narrowed
+            if not frontiers:
+                break
+        next_frontiers: list[dict[str, Any]] = []
+        for row in _expand(graph, kg, frontiers, excluded, max_frontier):
+            key = tuple(json.loads(row["key"])) + (step(row["relation"], row["forward"]),)
+            score = f1(set(row["ends"]), row["size"], gold)
+            if score > 0:
+                scored[key] = score
+            if level < depth and row["size"] <= len(row["ends"]):
+                next_frontiers.append({"key": json.dumps(list(key)), "ids": row["ends"], "relations": None})
+        frontiers = next_frontiers
+        if not frontiers:
+            break
+    return scored
+
+
+def supervise(graph: Graph, kg: str, topic: str, gold: Iterable[str], *, depth: int, max_frontier: int,
+              min_f1: float, exclude: Iterable[str] = ()) -> Supervision:
+    """The relation paths from ``topic`` whose end sets best match ``gold`` (KG ids); see the module docstring."""
+    gold = set(gold)
+    if not gold:
+        return Supervision()
+    others = sorted(set(exclude) - {topic})
+    scored: dict[Learned, float] = {}
+    if topic in gold:
+        scored[((), False)] = f1({topic}, 1, gold)
+    for key, value in _search(graph, kg, topic, gold, sorted({topic, *others}), depth=depth,
+                              max_frontier=max_frontier).items():
+        scored[(key, False)] = value
+    if max(scored.values(), default=0.0) < 1.0 - TIE:  # re-entry can only do better than an inexact match
+        for key, value in _search(graph, kg, topic, gold, others, depth=depth, max_frontier=max_frontier).items():
+            if value > scored.get((key, False), 0.0) + TIE:
+                scored[(key, True)] = value
+    if not scored:
+        return Supervision()
+    best = max(scored.values())
+    if best < min_f1:
+        return Supervision(f1=best, candidates=len(scored))
+    return Supervision(sorted(k for k, v in scored.items() if best - v <= TIE), best, len(scored))
