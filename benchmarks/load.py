@@ -56,7 +56,10 @@ Log = Callable[[str], None]
 
 # -- one row, in a child process ----------------------------------------------------------------------------
 def _python_peak() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    """This child's own peak RSS (VmHWM). Not ``ru_maxrss``: Linux carries that across the fork and exec that
+    start the child, so it would report the parent's size at that moment (the parent has just generated a
+    multi-million-statement file)."""
+    return peak_rss_mib(os.getpid()) or round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def _python_cpu() -> float:
@@ -170,7 +173,8 @@ def _bulk_row(kind: str, path: str, name: str, overwrite: bool) -> dict[str, Any
             "importer_stages": importer_stages(LocalNeo4j().instance_dir / "logs" / "import.log"),
             **result.model_dump(include={"nodes", "relationships", "parse_seconds", "files_seconds",
                                          "import_seconds", "import_cpu_seconds", "restart_seconds",
-                                         "schema_seconds", "import_peak_rss_mib", "python_peak_rss_mib"})}
+                                         "schema_seconds", "import_peak_rss_mib"}),
+            "python_peak_rss_mib": _python_peak()}
 
 
 def _ceiling_row(path: str, name: str) -> dict[str, Any]:
