@@ -78,6 +78,7 @@ NODE_CACHE = 4_000_000
 _FIRST_SLOTS = 1 << 16
 _DEDUP_HEADS = 5_000  # head nodes per dedup transaction
 _RETRIES = 5  # attempts of a batch transaction the server ended for a deadlock
+_DELETE_BATCH = 20_000  # statements (then nodes) per transaction when a failed load is removed
 #: statement transactions in flight at once (one per server core of the reference machine)
 PARALLEL = 2
 
@@ -251,8 +252,9 @@ def clean_dead_loads(graph: Graph) -> list[str]:
 
 def _remove(graph: Graph, load_id: str, kgs: Iterable[str], error: str) -> None:
     for kg in kgs:
-        graph.run("batched/delete_relationships", kg=kg, load=load_id)
-        graph.run("batched/delete_nodes", kg=kg, load=load_id)
+        for query in ("batched/delete_relationships", "batched/delete_nodes"):
+            while graph.run(query, kg=kg, load=load_id, limit=_DELETE_BATCH)[0]["deleted"]:
+                pass
     graph.run("batched/mark_failed", id=load_id, error=error[:1000])
 
 
