@@ -110,6 +110,8 @@ def bench_load(
     batched_sizes: str = typer.Option("1000000,10000000", help="generated KG sizes loaded in committed batches"),
     only_batched: bool = typer.Option(False, "--only-batched", help="run only the batched rows (DBP15K and "
                                                                     "--batched-sizes) → engine_load_batched.*"),
+    ceiling: int = typer.Option(None, help="generated size whose bulk row is followed by the importer-alone "
+                                "ceiling row (default: --big; with --only-batched: none unless given)"),
     out: Path = _results_option(),
 ) -> None:
     """Transactional, batched and bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
@@ -119,7 +121,7 @@ def bench_load(
 
     report = load_bench.run(sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
                             batched_sizes=tuple(int(x) for x in batched_sizes.split(",") if x),
-                            only_batched=only_batched, overwrite=overwrite, work_dir=work_dir,
+                            only_batched=only_batched, ceiling=ceiling, overwrite=overwrite, work_dir=work_dir,
                             log=lambda msg: console.print(escape(msg)))
     for path in load_bench.write_report(report, out, "engine_load_batched" if only_batched else "engine_load"):
         console.print(f"written {path}")

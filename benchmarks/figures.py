@@ -432,6 +432,21 @@ def load_figure(results: Path) -> str:
     return "\n".join(rows)
 
 
+@figure("load-batched")
+def load_batched_figure(results: Path) -> str:
+    """The batched loader's rows (with where the CPU went) and the bulk importer against its ceiling."""
+    from benchmarks.load import batched_table, ceiling_sentence, load_range
+
+    r = load(results, "engine_load_batched")
+    low, high = load_range(r)
+    shared = (" — a shared machine: wall times are slower than on an idle one, CPU seconds less so"
+              if high > 1.5 else "")
+    head = (f"Measured by `{r['command']}` ({_source('engine_load_batched')}; {r['machine']['cores']} cores, load "
+            f"average {low:.1f}–{high:.1f} as the rows started{shared}; server heap {r['server']['heap']}, page "
+            f"cache {r['server']['pagecache']}):")
+    return "\n".join([head, "", *batched_table(r), "", ceiling_sentence(r)])
+
+
 @figure("kgqa-llm")
 def kgqa_llm(results: Path) -> str:
     rows = ["| data (seeded sample of the held-out split) | configuration | Hits@1 (%) | LLM calls / question "

@@ -101,7 +101,7 @@ def generate_wikidata_nt(path: Path, *, triples: int, entities: int | None = Non
         for lo in range(0, triples, _CHUNK):
             hi = min(triples, lo + _CHUNK)
             rows = zip(range(lo, hi), h[lo:hi].tolist(), r[lo:hi].tolist(), t[lo:hi].tolist(),
-                       is_literal[lo:hi].tolist())
+                       is_literal[lo:hi].tolist(), strict=True)
             out.writelines(_line(i, a, p, b, literal) for i, a, p, b, literal in rows)
     out_degree = np.bincount(h, minlength=entities)
     in_degree = np.bincount(t[~is_literal], minlength=entities)

@@ -77,6 +77,8 @@ class BulkImportSettings(BaseSettings):
     heap: str = "1g"
     max_off_heap: str = "2g"
     threads: int | None = Field(None, description="importer threads (default: one per core)")
+    high_parallel_io: str | None = Field(None, description="the importer's --high-parallel-io: on | off | auto "
+                                         "(default: the importer's own, auto)")
     work_dir: Path | None = Field(None, description="where the CSV files are written (default: the system temp)")
 
 

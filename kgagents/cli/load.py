@@ -67,82 +67,57 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
                                                                           "holds data"),
                 batched: bool = typer.Option(False, "--batched", help="committed batches: for a KG larger than one "
                                              "transaction; all-or-nothing all the same (see README)"),
-                batch_size: int = typer.Option(None, "--batch-size", min=1, help="with --batched: statements per "
-                                               "batch (default 20,000)")) -> None:
+                batch_size: int = typer.Option(None, "--batch-size", help="with --batched: statements per batch "
+                                               "(default 20,000)"),
+                parallel: int = typer.Option(None, "--parallel", help="with --batched: statement transactions "
+                                             "in flight at once (default 2)")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
-    from kgagents.loaders.jape import load_jape_pair
-    from kgagents.loaders.triples import SEPARATORS, detect_separator, load_triples
-    from kgagents.loaders.wikidata import load_wikidata_nt
+    from kgagents.jobs.loading import Method, load_kg
 
-    if property_labels is not None and format is not KGFormat.wikidata:
-        raise KgAgentsError("--property-labels only applies to --format wikidata")
-    if overwrite and not bulk:
-        raise KgAgentsError("--overwrite only applies to --bulk (a transactional load adds to the database)")
-    if format is KGFormat.triples:
-        given = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if sep is not None else None
-        sep = given if given is not None else detect_separator(path)
-        console.print(f"separator: {SEPARATORS.get(sep, repr(sep))} ({'given' if given is not None else 'detected'})")
-    two_langs = _two_langs(langs) if langs else None
-    if batch_size is not None and not batched:
-        raise KgAgentsError("--batch-size only applies to --batched")
     if batched and bulk:
         raise KgAgentsError("choose one of --batched (adds to the database in committed batches) and --bulk "
                             "(replaces the database)")
-    if batched:
-        _batched_load_kg(path, format, name, langs=two_langs, train_ratio=train_ratio, split_seed=split_seed,
-                         sep=sep, property_labels=property_labels, batch_size=batch_size)
-        return
-    if bulk:
-        _bulk_load_kg(path, format, name, overwrite, langs=two_langs, train_ratio=train_ratio,
-                      split_seed=split_seed, sep=sep, property_labels=property_labels)
-        return
-    gold: dict[str, int] = {}
-    with connected() as graph, progress_bar(f"loading {path.name}") as advance:
-        if format is KGFormat.jape:
-            pair = load_jape_pair(graph, path, name=name, progress=advance, train_ratio=train_ratio,
-                                  split_seed=split_seed, langs=two_langs)
-            results, gold = pair.kgs, pair.gold_links
-        elif format is KGFormat.triples:
-            results = [load_triples(graph, path, kg=name or path.stem, sep=sep, progress=advance)]
-        else:
-            results = [load_wikidata_nt(graph, path, kg=name or "wikidata", property_labels=property_labels,
-                                        progress=advance)]
-    _print_kg_loads(results, gold)
+    method: Method = "bulk" if bulk else "batched" if batched else "transactional"
+    given_sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep) if sep is not None else None
+    with progress_bar(f"loading {path.name}" + (" in batches" if batched else "")) as advance:
+        report = load_kg(path, format.value, method=method, name=name, langs=_two_langs(langs) if langs else None,
+                         train_ratio=train_ratio, split_seed=split_seed, sep=given_sep,
+                         property_labels=property_labels, overwrite=overwrite, batch_size=batch_size,
+                         parallel=parallel, progress=advance, stage=lambda text: console.print(f"{text}…"))
+    _print_kg_load(report)
 
 
-def _batched_load_kg(path: Path, format: KGFormat, name: str | None, *, langs: tuple[str, str] | None,
-                     train_ratio: float | None, split_seed: int, sep: str | None, property_labels: Path | None,
-                     batch_size: int | None) -> None:
-    """Read the input lazily and write it in committed batches (kgagents.loaders.batched)."""
-    from kgagents.loaders.batched import BATCH_SIZE, jape_source, load_batched, triples_source, wikidata_source
+def _print_kg_load(report: Any) -> None:
+    """The separator read, the method's own lines, one row per loaded KG, the gold links of a pair."""
+    from kgagents.loaders.triples import SEPARATORS
 
-    if format is KGFormat.jape:
-        source = jape_source(path, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
-    elif format is KGFormat.triples:
-        source = triples_source(path, kg=name or path.stem, sep=sep)
-    else:
-        source = wikidata_source(path, kg=name or "wikidata", property_labels=property_labels)
-    with connected() as graph, progress_bar(f"loading {path.name} in batches") as advance:
-        result = load_batched(graph, source, batch_size=batch_size or BATCH_SIZE, progress=advance)
-    for dead in result.cleaned:
-        console.print(f"removed what the interrupted load {escape(dead)} had written")
-    if result.skipped:
-        console.print(f"{escape(result.load_id)}: these files are loaded already; nothing to do")
-    _print_kg_loads(result.kgs, result.gold_links)
-
-
-def _print_kg_loads(results: list[Any], gold: dict[str, int]) -> None:
-    """One row per loaded KG (counts right-aligned), then the gold links of a pair per split."""
+    if report.separator is not None:
+        console.print(f"separator: {SEPARATORS.get(report.separator, repr(report.separator))} "
+                      f"({'detected' if report.separator_detected else 'given'})")
+    if report.batched is not None:
+        for dead in report.batched.cleaned:
+            console.print(f"removed what the interrupted load {escape(dead)} had written")
+        if report.batched.skipped:
+            console.print(f"{escape(report.batched.load_id)}: these files are loaded already; nothing to do")
     table = Table(title="loaded")
     columns = ("entities", "relations", "triples", "literals", "duplicate_triples")
     table.add_column("kg", no_wrap=True)
     for column in (*columns, "seconds"):
         table.add_column(column.replace("_", " "), justify="right")
-    for r in results:
+    for r in report.kgs:
         table.add_row(escape(r.kg), *(f"{getattr(r, c):,}" for c in columns), f"{r.seconds:.1f}")
     console.print(table)
-    if gold:
-        console.print("gold links: " + ", ".join(f"{split} {n:,}" for split, n in gold.items()))
+    if report.gold_links:
+        console.print("gold links: " + ", ".join(f"{split} {n:,}" for split, n in report.gold_links.items()))
+    result = report.bulk
+    if result is not None:
+        console.print(escape(f"bulk: {result.nodes:,} nodes, {result.relationships:,} relationships in "
+                             f"{result.seconds:.1f}s (parse {result.parse_seconds:.1f}, CSV "
+                             f"{result.files_seconds:.1f}, import {result.import_seconds:.1f}, restart "
+                             f"{result.restart_seconds:.1f}, schema {result.schema_seconds:.1f}); importer peak "
+                             f"{result.import_peak_rss_mib:,.0f} MiB"))
+        if result.replaced:
+            console.print(f"replaced the previous database ({result.replaced['nodes']:,} nodes)")
 
 
 def _two_langs(text: str) -> tuple[str, str]:
@@ -150,31 +125,3 @@ def _two_langs(text: str) -> tuple[str, str]:
     if len(parts) != 2:
         raise KgAgentsError(f"--langs wants two language codes separated by a comma (e.g. zh,en), got {text!r}")
     return parts[0], parts[1]
-
-
-def _bulk_load_kg(path: Path, format: KGFormat, name: str | None, overwrite: bool, *,
-                  langs: tuple[str, str] | None, train_ratio: float | None, split_seed: int, sep: str | None,
-                  property_labels: Path | None) -> None:
-    """Check the target, parse everything, then import offline (kgagents.loaders.bulk)."""
-    from kgagents.config import LocalServerSettings, Neo4jSettings
-    from kgagents.loaders.bulk import bulk_load, check_target, jape_input, managed_server, triples_input, wikidata_input
-
-    local = managed_server(Neo4jSettings(), LocalServerSettings())
-    with console.status(f"checking the database at {local.bolt_uri}…"):
-        replaced = check_target(local, overwrite=overwrite)
-    with console.status(f"parsing {path}…"):
-        if format is KGFormat.jape:
-            data = jape_input(path, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
-        elif format is KGFormat.triples:
-            data = triples_input(path, kg=name or path.stem, sep=sep)
-        else:
-            data = wikidata_input(path, kg=name or "wikidata", property_labels=property_labels)
-    with console.status("writing import files, importing offline, restarting Neo4j, building the schema…"):
-        result = bulk_load(data, local, replaced=replaced)
-    _print_kg_loads(result.kgs, result.gold_links)
-    console.print(escape(f"bulk: {result.nodes:,} nodes, {result.relationships:,} relationships in "
-                         f"{result.seconds:.1f}s (parse {result.parse_seconds:.1f}, CSV {result.files_seconds:.1f}, "
-                         f"import {result.import_seconds:.1f}, restart {result.restart_seconds:.1f}, schema "
-                         f"{result.schema_seconds:.1f}); importer peak {result.import_peak_rss_mib:,.0f} MiB"))
-    if result.replaced:
-        console.print(f"replaced the previous database ({result.replaced['nodes']:,} nodes)")

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Transaction
 from neo4j.exceptions import AuthError, ConfigurationError, Neo4jError, ServiceUnavailable, SessionExpired
@@ -27,6 +27,7 @@ from kgagents.errors import (
 )
 
 Row = dict[str, Any]
+T = TypeVar("T")
 Tx = Transaction | ManagedTransaction
 _TOO_LARGE = re.compile(r"too large to index.*?schema=\(:(\w+) \{([\w, ]+)\}\).*?property size: (\d+)", re.S)
 
@@ -42,7 +43,7 @@ def _raise_refused_value(exc: Neo4jError) -> None:
     raise ValueTooLargeError(found.group(1), found.group(2), int(found.group(3))) from exc
 
 
-def batched(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
+def batched(rows: Iterable[T], size: int) -> Iterator[list[T]]:
     """Successive lists of at most ``size`` rows."""
     it = iter(rows)
     while chunk := list(islice(it, size)):

@@ -111,7 +111,7 @@ class _Handler(ContentHandler):
         self.locator = locator
 
     def line(self) -> int:
-        return self.locator.getLineNumber() if self.locator else 0
+        return (self.locator.getLineNumber() or 0) if self.locator else 0
 
     def fail(self, detail: str, line: int | None = None) -> ParseError:
         return ParseError(self.path, line or self.line(), detail)

@@ -13,8 +13,11 @@ How a batched load stays all-or-nothing:
 
 1. A ``(:Load {id, status: 'loading', kgs})`` record is committed first; its id is that of a transactional load
    of the same files (kind, target, file hash).
-2. Every node and relationship the load *creates* carries ``load: <id>``. Nodes it only matches (an entity an
-   earlier load created) keep theirs. The ``(:KG)`` node is written only at the end.
+2. Every node the load *creates* carries ``load: <id>``; nodes it only matches (an entity an earlier load
+   created) keep theirs. A relationship it creates carries ``load: <id>`` too when the KG held entities before
+   the load; into a fresh KG (the usual case) it does not need to, since one of its ends is a node the load
+   created (and removing that node removes it) — that saves a property on every statement. The ``(:KG)`` node
+   is written only at the end.
 3. A guard transaction stays open for the whole load with ``kgagents_load: <id>`` in its metadata, so
    ``SHOW TRANSACTIONS`` tells a live load from a dead one without clocks or timeouts: the server ends the guard
    when the process dies (kill -9 included).
@@ -23,9 +26,19 @@ How a batched load stays all-or-nothing:
 5. A load that fails removes what it created at once and is marked ``failed``. A load that was killed is found
    by the next batched load (of any KG) — ``loading``, and no guard — and removed the same way.
 
-Readers ignore incomplete loads with ``WHERE NOT coalesce(n.load, '') IN $incomplete`` (``$incomplete`` from
-:func:`incomplete_loads`, usually empty); a KG that only an incomplete load wrote has no ``(:KG)`` node. The
-``load`` property stays after completion as provenance (which load created the element).
+Readers ignore incomplete loads with ``WHERE NOT coalesce(n.load, '') IN $incomplete`` on nodes, and on a
+relationship's ``load`` and both its ends (``$incomplete`` from :func:`incomplete_loads`, usually empty); a KG
+that only an incomplete load wrote has no ``(:KG)`` node. The ``load`` property stays after completion as
+provenance (which load created the element).
+
+Where the time goes, and what is done about it (measured in ``kgagents bench load``; README, "Batched loads"):
+the server's commit path (turning a transaction's state into store records, applying them, index updates) is
+most of the work, so each chunk is written as two transactions — its entities, one chunk at a time and in order,
+then its statements, up to ``parallel`` chunks at once, so both server cores write — while Python reads the
+next chunk. An entity never met before in a fresh KG is CREATEd (a Bloom filter says so; no index lookup or
+lock), one met before is found in an in-memory memo of node ids (no query at all), and statements go to the
+server as node-id pairs grouped by relationship type. No plan has an Eager operator. 5,000 statements per batch:
+larger transactions cost the server's garbage collector more than they save.
 
 Idempotent like the transactional load: loading the same files into the same KG again is a no-op once complete;
 another file into an existing KG MERGEs its entities and relations and leaves out the statements already stored.
@@ -37,6 +50,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -44,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from neo4j.exceptions import TransientError
 from pydantic import BaseModel
 
 from kgagents.cypher import cypher
@@ -52,11 +67,20 @@ from kgagents.graph.connection import Graph, Tx, batched
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress
 from kgagents.loaders.record import LoadRecord
 
-#: statements per committed batch: big enough that a round trip is amortised, small enough for any heap
-BATCH_SIZE = 20_000
-#: entity id -> node id memo; cleared when full, so Python's memory stays flat however many entities there are
-NODE_CACHE = 500_000
+#: statements per committed batch. Measured on 2 cores (generated 1M, server heap 1.5 GB): 5,000 spent 2 s of
+#: server CPU in garbage collection, 10,000 and 20,000 about 20 s (a larger transaction's state outlives the young
+#: generation), while 2,500 added per-transaction work; see README, "Batched loads".
+BATCH_SIZE = 5_000
+#: entity id -> node id memo: at most this many entities (two generations of half this each, 20 bytes a slot, at
+#: least half the slots empty: about 160 MiB when full), so Python's memory stays bounded however many entities
+#: there are; the generated 10M file has 2M entities, all remembered
+NODE_CACHE = 4_000_000
+_FIRST_SLOTS = 1 << 16
 _DEDUP_HEADS = 5_000  # head nodes per dedup transaction
+_RETRIES = 5  # attempts of a batch transaction the server ended for a deadlock
+_DELETE_BATCH = 20_000  # statements (then nodes) per transaction when a failed load is removed
+#: statement transactions in flight at once (one per server core of the reference machine)
+PARALLEL = 2
 
 
 class BatchedLoadError(KgAgentsError):
@@ -228,12 +252,13 @@ def clean_dead_loads(graph: Graph) -> list[str]:
 
 def _remove(graph: Graph, load_id: str, kgs: Iterable[str], error: str) -> None:
     for kg in kgs:
-        graph.run("batched/delete_relationships", kg=kg, load=load_id)
-        graph.run("batched/delete_nodes", kg=kg, load=load_id)
+        for query in ("batched/delete_relationships", "batched/delete_nodes"):
+            while graph.run(query, kg=kg, load=load_id, limit=_DELETE_BATCH)[0]["deleted"]:
+                pass
     graph.run("batched/mark_failed", id=load_id, error=error[:1000])
 
 
-def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH_SIZE,
+def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH_SIZE, parallel: int = PARALLEL,
                  progress: Progress | None = None) -> BatchedLoadResult:
     """Write ``source`` in committed batches of ``batch_size`` statements (see the module docstring)."""
     start = time.perf_counter()
@@ -248,7 +273,7 @@ def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH
         source.before(graph)
     graph.run("batched/begin", id=record.id, kind=record.kind, target=record.target, path=record.path,
               sha256=record.sha256, kgs=kg_names)
-    writer = _Writer(graph, record.id, source)
+    writer = _Writer(graph, record.id, source, parallel)
     with graph.driver.session(database=graph.settings.database) as guard_session:
         guard = guard_session.begin_transaction(metadata={"kgagents_load": record.id})
         guard.run("RETURN 1").consume()  # the server now lists the guard: the load is alive
@@ -294,18 +319,20 @@ def _results(graph: Graph, kgs: list[str], seconds: float, removed: dict[str, in
 
 
 class _Seen:
-    """A fixed-size Bloom filter of the statements written so far: a statement it has not seen cannot repeat one,
-    so only the heads of possible repeats go to the dedup pass. 2**28 bits (32 MiB) whatever the file's size;
-    false positives only cost dedup work (about 0.04 % of statements at 10M)."""
+    """A fixed-size Bloom filter of the rows (statements, entities) written so far: a row it has not seen cannot
+    repeat one, so only the heads of possible repeats go to the dedup pass and an entity never seen is CREATEd.
+    2**28 bits (32 MiB) whatever the file's size; false positives only cost work (a MERGE instead of a CREATE, a
+    head to check in the dedup pass: about 0.04 % of statements at 10M)."""
 
-    BITS = 1 << 28
     _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
-    def __init__(self) -> None:
-        self.bits = np.zeros(self.BITS // 8, dtype=np.uint8)
+    def __init__(self, bits: int = 1 << 28) -> None:
+        self.BITS = bits
+        self.bits = np.zeros(bits // 8, dtype=np.uint8)
 
-    def add(self, *columns: np.ndarray) -> np.ndarray:
-        """Record the rows of ``columns`` (integer arrays); True where a row may have been recorded before."""
+    def add(self, *columns: np.ndarray, peek: bool = False) -> np.ndarray:
+        """Record the rows of ``columns`` (integer arrays; ``peek``: only look); True where a row may have been
+        recorded before."""
         key = np.zeros(len(columns[0]), dtype=np.uint64)
         with np.errstate(over="ignore"):
             for column, mix in zip(columns, self._MIX, strict=False):
@@ -317,20 +344,138 @@ class _Seen:
                 h = (h ^ (h >> np.uint64(29))) % np.uint64(self.BITS)
                 byte, bit = (h >> np.uint64(3)).astype(np.int64), (h & np.uint64(7)).astype(np.uint8)
                 seen &= (self.bits[byte] >> bit) & 1 == 1
-                np.bitwise_or.at(self.bits, byte, np.left_shift(np.uint8(1), bit))
+                if not peek:
+                    np.bitwise_or.at(self.bits, byte, np.left_shift(np.uint8(1), bit))
         return seen
 
 
-class _Writer:
-    """Writes chunks, one committed transaction each, while the next chunk is read (a one-deep pipeline)."""
+class _HashTable:
+    """Open addressing in numpy: 96-bit keys (two hashes of an entity id) -> node id, at most half full."""
 
-    def __init__(self, graph: Graph, load_id: str, source: BatchedSource) -> None:
-        self.graph, self.load, self.source = graph, load_id, source
-        self.nodes: dict[tuple[str, str], int] = {}  # (kg, entity id) -> node id, see NODE_CACHE
+    def __init__(self, slots: int) -> None:
+        self.mask = slots - 1
+        self.k1 = np.zeros(slots, dtype=np.int64)
+        self.k2 = np.zeros(slots, dtype=np.uint32)
+        self.node = np.full(slots, -1, dtype=np.int64)  # -1: an empty slot
+        self.count = 0
+
+    def get(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        """The node id of each key, -1 where it is not in the table."""
+        out = np.full(len(h1), -1, dtype=np.int64)
+        todo = np.arange(len(h1))
+        slot = h1 & self.mask
+        while len(todo):
+            at = slot[todo]
+            node = self.node[at]
+            hit = (node >= 0) & (self.k1[at] == h1[todo]) & (self.k2[at] == h2[todo])
+            out[todo[hit]] = node[hit]
+            todo = todo[(node >= 0) & ~hit]  # an occupied slot of another key: probe the next one
+            slot[todo] = (slot[todo] + 1) & self.mask
+        return out
+
+    def put(self, h1: np.ndarray, h2: np.ndarray, nodes: np.ndarray) -> None:
+        """Insert keys that are not in the table (each at most once); the table doubles to stay half empty."""
+        if 2 * (self.count + len(h1)) > self.mask + 1:
+            used = self.node >= 0
+            grown = _HashTable(1 << (4 * (self.count + len(h1))).bit_length())
+            grown.put(self.k1[used], self.k2[used], self.node[used])
+            self.__dict__.update(grown.__dict__)
+        todo = np.arange(len(h1))
+        slot = h1 & self.mask
+        while len(todo):
+            at = slot[todo]
+            free = self.node[at] < 0
+            _, first = np.unique(at[free], return_index=True)  # two keys probing one free slot: the first wins
+            won = todo[free][first]
+            self.k1[slot[won]], self.k2[slot[won]], self.node[slot[won]] = h1[won], h2[won], nodes[won]
+            placed = np.zeros(len(h1), dtype=bool)
+            placed[won] = True
+            blocked = todo[~free]
+            slot[blocked] = (slot[blocked] + 1) & self.mask
+            todo = todo[~placed[todo]]
+        self.count += len(h1)
+
+
+class _NodeMemo:
+    """Entity id -> node id of the entities this load wrote or met, so later batches' statements find their ends by
+    node id without asking the server. Two generations of ``size`` entries each: a hit in the old one moves the
+    entry to the young one, and when the young one is full the old one is dropped, so the hubs a power-law KG keeps
+    referring to stay while memory stays bounded. Keys are 96 bits of hash (Python's hash of the id and of the id
+    with a suffix), 20 bytes a slot: a collision between two ids, which would give one the other's node, has odds
+    of about n^2 / 2^97 (1e-16 for 100 million entities)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.young = _HashTable(_FIRST_SLOTS)
+        self.old = _HashTable(_FIRST_SLOTS)
+
+    @staticmethod
+    def keys(ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        h1 = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
+        h2 = np.fromiter((hash(i + "\x1f") & 0xFFFFFFFF for i in ids), dtype=np.uint32, count=len(ids))
+        return h1, h2
+
+    def get(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+        """Node ids, -1 for the ids not remembered."""
+        nodes = self.young.get(h1, h2)
+        missing = np.flatnonzero(nodes < 0)
+        if len(missing):
+            old = self.old.get(h1[missing], h2[missing])
+            found = missing[old >= 0]
+            if len(found):
+                nodes[found] = old[old >= 0]
+                self.put(h1[found], h2[found], nodes[found])
+        return nodes
+
+    def put(self, h1: np.ndarray, h2: np.ndarray, nodes: np.ndarray) -> None:
+        """Remember ids that :meth:`get` did not find."""
+        if self.young.count + len(h1) > self.size:
+            self.old, self.young = self.young, _HashTable(_FIRST_SLOTS)
+        self.young.put(h1, h2, nodes)
+
+
+@dataclass
+class _EntityRows:
+    """A chunk's entities: node ids by entity index (filled from the memo, then by the writes), rows to CREATE
+    ([position, id, name]) and to MERGE ([position, id]), and properties to set by node id."""
+
+    nodes: np.ndarray
+    create: list[list[Any]] = field(default_factory=list)
+    merge: list[list[Any]] = field(default_factory=list)
+    extra: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+@dataclass
+class _Statements:
+    """One chunk's statements, ready to send once its entities are committed: triples grouped by relation, literal
+    rows, gold links, and what they count for."""
+
+    kg: str
+    groups: list[dict[str, Any]]
+    literals: list[dict[str, Any]]
+    gold: list[dict[str, str]]
+    size: int  # for the progress bar
+    duplicates: int  # repeats inside the chunk (left out before writing)
+
+
+class _Writer:
+    """Writes a chunk in two committed transactions: its entities (one at a time, in order: a chunk's entity ids
+    are known to every later chunk), then its statements (up to ``parallel`` chunks at once, on the server's
+    cores), while the main thread reads the next chunk. Statements of different chunks never wait on each other's
+    entities, so parallel statement transactions do not deadlock on the entity locks; a deadlock the server
+    detects anyway (relationship chains of shared nodes) is retried."""
+
+    def __init__(self, graph: Graph, load_id: str, source: BatchedSource, parallel: int) -> None:
+        self.graph, self.load, self.source, self.parallel = graph, load_id, source, parallel
+        self.nodes = {kg: _NodeMemo(NODE_CACHE // 2) for kg, _ in source.kgs}
         self.relations: set[tuple[str, str]] = set()  # (kg, relation id) written
         self.heads = tempfile.TemporaryFile()  # node ids of the heads of possible repeats, for the dedup pass
-        self.seen = _Seen()
+        self.seen = _Seen()  # statements written
+        # A KG without entities when the load starts gets only nodes this load creates: an entity never met before
+        # in this load is CREATEd (no lookup, no lock), and its statements need no tag of their own (removing the
+        # load's nodes removes them). Into a KG that held entities, entities are MERGEd and statements tagged.
         self.fresh = {kg: not graph.run("kg/has_entities", kg=kg)[0]["found"] for kg, _ in source.kgs}
+        self.met = {kg: _Seen() for kg, fresh in self.fresh.items() if fresh}  # entities written
         self.relation_ids: dict[str, int] = {}
         self.head_kgs: dict[int, str] = {}
         self.batches = self.statements = 0
@@ -338,66 +483,143 @@ class _Writer:
         self.duplicates: dict[str, int] = {}
         self.splits: dict[str, int] = {}
 
+    # -- the pipeline ---------------------------------------------------------------------------------
     def run(self, chunks: Iterator[Chunk], progress: Progress | None) -> None:
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgagents-batched") as pool:
-            pending: Future[None] | None = None
+        """Read chunk k+1 while chunk k's entities and up to ``parallel`` chunks' statements are written. Returns
+        when everything is committed; on an error, only after every transaction in flight has ended."""
+        entities = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgagents-batched-entities")
+        statements = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="kgagents-batched-statements")
+        pending: Future[_Statements] | None = None
+        in_flight: deque[Future[_Statements]] = deque()
+        try:
             while True:
                 t0 = time.perf_counter()
                 chunk = next(chunks, None)
                 self.parse_seconds += time.perf_counter() - t0
                 if pending is not None:
                     t1 = time.perf_counter()
-                    pending.result()
+                    ready = pending.result()
+                    while len(in_flight) >= self.parallel:
+                        self._count(in_flight.popleft().result(), progress)
                     self.write_seconds += time.perf_counter() - t1
+                    in_flight.append(statements.submit(self._write_statements, ready))
                 if chunk is None:
-                    return
-                pending = pool.submit(self._write, chunk, progress)
+                    break
+                pending = entities.submit(self._write_entities_of, chunk)
+            t1 = time.perf_counter()
+            while in_flight:
+                self._count(in_flight.popleft().result(), progress)
+            self.write_seconds += time.perf_counter() - t1
+        except BaseException:
+            for future in in_flight:  # let the transactions in flight end (counting those that committed)
+                if future.cancel() or future.exception() is not None:
+                    continue
+                self._count(future.result(), progress)
+            raise
+        finally:
+            entities.shutdown(wait=True, cancel_futures=True)
+            statements.shutdown(wait=True, cancel_futures=True)
 
-    def _write(self, chunk: Chunk, progress: Progress | None) -> None:
+    def _count(self, done: _Statements, progress: Progress | None) -> None:
+        self.batches += 1
+        self.statements += sum(len(g["pairs"]) for g in done.groups) + len(done.literals) + len(done.gold)
+        self.duplicates[done.kg] = self.duplicates.get(done.kg, 0) + done.duplicates
+        for row in done.gold:
+            self.splits[row["split"]] = self.splits.get(row["split"], 0) + 1
+        if progress is not None:
+            progress(done.size)
+
+    def _transaction(self, work: Callable[[Tx], None]) -> None:
+        """``work`` in one committed transaction, run again if the server ends it for a deadlock."""
+        for attempt in range(_RETRIES):
+            try:
+                with self.graph.transaction() as tx:
+                    work(tx)
+                return
+            except TransientError as exc:
+                if "Deadlock" not in (exc.code or "") or attempt == _RETRIES - 1:
+                    raise
+                time.sleep(0.05 * 2 ** attempt)
+
+    # -- stage 1: entities (in chunk order) -----------------------------------------------------------
+    def _write_entities_of(self, chunk: Chunk) -> _Statements:
+        """Commit the chunk's new relations and entities (no transaction when there are none); return its
+        statements between the entities' node ids."""
         data = chunk.data
-        with self.graph.transaction() as tx:
-            self._write_relations(tx, data)
-            nodes = self._write_entities(tx, data)
+        keys = list(data.entity_index)
+        relations = [rid for rid in data.relations if (data.name, rid) not in self.relations]
+        met = self.met.get(data.name)
+        h1, h2 = _NodeMemo.keys(keys)
+        rows = self._entity_rows(data, keys, self.nodes[data.name].get(h1, h2),
+                                 met.add(h1, h2, peek=True) if met is not None else None)
+        created: list[tuple[int, int]] = []
+
+        def work(tx: Tx) -> None:
+            created.clear()
+            self._write_relations(tx, data, relations)
+            self._write_entities(tx, data.name, rows, created)
             if chunk.names:
                 tx.run(cypher("batched/merge_names"), rows=chunk.names, kg=data.name, load=self.load).consume()
-            written = self._write_triples(tx, data, nodes) + self._write_literals(tx, data, nodes)
-            if chunk.gold:
-                tx.run(cypher("batched/merge_gold_links"), rows=chunk.gold, kg1=self.source.kgs[0][0],
-                       kg2=self.source.kgs[1][0], dataset=self.source.dataset, load=self.load).consume()
-                for row in chunk.gold:
-                    self.splits[row["split"]] = self.splits.get(row["split"], 0) + 1
-        self.batches += 1
-        self.statements += written + len(chunk.gold)
-        self.duplicates[data.name] = self.duplicates.get(data.name, 0) + data.duplicate_triples
-        if progress is not None:
-            progress(chunk.size)
 
-    def _write_relations(self, tx: Tx, data: KGData) -> None:
-        known = self.source.relation_props
-        rows = [{"id": rid, "props": {**props, **known.get(rid, {})}}
-                for rid, props in data.relations.items() if (data.name, rid) not in self.relations]
-        if rows:
+        if relations or chunk.names or rows.create or rows.merge or rows.extra:
+            self._transaction(work)  # what it wrote is remembered once it is committed:
+        self.relations.update((data.name, rid) for rid in relations)
+        if created:
+            index, node = np.array(created, dtype=np.int64).T
+            self.nodes[data.name].put(h1[index], h2[index], node)
+        if met is not None:
+            met.add(h1, h2)
+        statements = _Statements(data.name, self._triples(data, rows.nodes), self._literals(data, rows.nodes),
+                                 chunk.gold, chunk.size, data.duplicate_triples)
+        data.close()
+        return statements
+
+    def _write_relations(self, tx: Tx, data: KGData, relations: list[str]) -> None:
+        """The relation catalogue rows first met in this chunk (with the dump's names, when known)."""
+        if relations:
+            known = self.source.relation_props
+            rows = [{"id": rid, "props": {**data.relations[rid], **known.get(rid, {})}} for rid in relations]
             tx.run(cypher("batched/merge_relations"), rows=rows, kg=data.name, load=self.load).consume()
-            self.relations.update((data.name, row["id"]) for row in rows)
 
-    def _write_entities(self, tx: Tx, data: KGData) -> np.ndarray:
-        """Node ids of the chunk's entities, by entity index: from the memo, else MERGEd (with any properties)."""
-        kg, memo = data.name, self.nodes
-        keys = list(data.entity_index)
-        rows = [[key, data.entities.get(key, {})] for key in keys
-                if key in data.entities or (kg, key) not in memo]
-        if len(memo) + len(rows) > NODE_CACHE:
-            memo.clear()
-            rows = [[key, data.entities.get(key, {})] for key in keys]
-        for part in batched(rows, BATCH_SIZE):
-            for record in tx.run(cypher("batched/merge_entities"), rows=part, kg=kg, load=self.load):
-                memo[(kg, record["id"])] = record["node"]
-        return np.fromiter((memo[(kg, key)] for key in keys), dtype=np.int64, count=len(keys))
+    @staticmethod
+    def _entity_rows(data: KGData, keys: list[str], known: np.ndarray, maybe: np.ndarray | None) -> _EntityRows:
+        """What the chunk's entities need: node ids the memo ``known`` (-1: not known); rows to CREATE (``maybe``
+        False: never met, in a fresh KG) or MERGE; properties beyond the name to set by node id."""
+        rows = _EntityRows(known)
+        fresh = maybe.tolist() if maybe is not None else None
+        props_of = data.entities
+        for i in (np.flatnonzero(known >= 0).tolist() if props_of else []):
+            if keys[i] in props_of:
+                rows.extra.append((i, props_of[keys[i]]))
+        for i in np.flatnonzero(known < 0).tolist():
+            key = keys[i]
+            props = props_of.get(key)
+            rest = props
+            if fresh is not None and not fresh[i]:
+                rows.create.append([i, key, props.get("name", key) if props else key])
+                rest = {k: v for k, v in props.items() if k != "name"} if props else None
+            else:
+                rows.merge.append([i, key])
+            if rest:
+                rows.extra.append((i, rest))
+        return rows
 
-    def _write_triples(self, tx: Tx, data: KGData, nodes: np.ndarray) -> int:
+    def _write_entities(self, tx: Tx, kg: str, rows: _EntityRows, created: list[tuple[int, int]]) -> None:
+        """CREATE and MERGE ``rows``' entities (filling in their node ids), then set the extra properties."""
+        for query, part in (("batched/create_entities", rows.create), ("batched/merge_entities", rows.merge)):
+            if part:
+                for i, node in tx.run(cypher(query), rows=part, kg=kg, load=self.load).values():
+                    rows.nodes[i] = node
+                    created.append((i, node))
+        if rows.extra:
+            tx.run(cypher("batched/set_entities"),
+                   rows=[[int(rows.nodes[i]), props] for i, props in rows.extra]).consume()
+
+    def _triples(self, data: KGData, nodes: np.ndarray) -> list[dict[str, Any]]:
+        """The chunk's triples as groups by relation (type, rel and name once per group), between node ids."""
         heads, rels, tails = data.triple_arrays()
         if not len(heads):
-            return 0
+            return []
         order = np.argsort(rels, kind="stable")
         rels = rels[order]
         pairs = np.stack([nodes[heads[order]], nodes[tails[order]]], axis=1)
@@ -409,26 +631,41 @@ class _Writer:
             key, props = relations[rels[a]]
             groups.append({"type": props["type"], "rel": key, "name": names[rels[a]],
                            "pairs": pairs[a:b].tolist()})
-        tx.run(cypher("batched/create_triples"), rows=groups, load=self.load).consume()
         ids = np.array([self.relation_ids.setdefault(key, len(self.relation_ids)) for key, _ in relations],
                        dtype=np.int64)
         self._spool_heads(data.name, pairs[:, 0], pairs[:, 1], ids[rels])
-        return len(pairs)
+        return groups
 
-    def _write_literals(self, tx: Tx, data: KGData, nodes: np.ndarray) -> int:
+    def _literals(self, data: KGData, nodes: np.ndarray) -> list[dict[str, Any]]:
         if not data.counts()["literals"]:
-            return 0
+            return []
         relations = list(data.relations.items())
         names = self._names(relations)
         rows = [{"node": int(nodes[h]), "id": lid, "value": value, "datatype": datatype, "lang": lang,
                  "rel": relations[r][0], "type": relations[r][1]["type"], "name": names[r]}
                 for h, r, lid, value, datatype, lang in data.literal_rows()]
-        tx.run(cypher("batched/create_literals"), rows=rows, kg=data.name, load=self.load).consume()
-        data.close()
         heads = np.fromiter((row["node"] for row in rows), dtype=np.int64, count=len(rows))
         keys = np.fromiter((int(row["id"][:16], 16) for row in rows), dtype=np.uint64, count=len(rows))
         self._spool_heads(data.name, heads, keys)
-        return len(rows)
+        return rows
+
+    # -- stage 2: statements (several chunks at once) -------------------------------------------------
+    def _write_statements(self, chunk: _Statements) -> _Statements:
+        tag = None if self.fresh[chunk.kg] else self.load  # a fresh KG's statements: one end carries the tag
+
+        def work(tx: Tx) -> None:
+            if chunk.groups:
+                tx.run(cypher("batched/create_triples"), rows=chunk.groups, load=tag).consume()
+            if chunk.literals:
+                tx.run(cypher("batched/create_literals"), rows=chunk.literals, kg=chunk.kg, load=self.load,
+                       tag=tag).consume()
+            if chunk.gold:
+                tx.run(cypher("batched/merge_gold_links"), rows=chunk.gold, kg1=self.source.kgs[0][0],
+                       kg2=self.source.kgs[1][0], dataset=self.source.dataset, load=self.load).consume()
+
+        if chunk.groups or chunk.literals or chunk.gold:
+            self._transaction(work)
+        return chunk
 
     def _names(self, relations: list[tuple[str, dict[str, Any]]]) -> list[str]:
         """The readable name of each relation (by relation index): the dump's label when known, else its own."""

@@ -366,10 +366,12 @@ class _JapeDirectory:
             shuffled = sorted(links)
             random.Random(seed).shuffle(shuffled)
             cut = round(train_ratio * len(shuffled))
-            train, test = dict.fromkeys(shuffled[:cut]), dict.fromkeys(shuffled[cut:])
-        elif test is None:
-            test = dict.fromkeys(pair for pair in links if pair not in train)
-        return [(a, b, "train") for a, b in train] + [(a, b, "test") for a, b in test if (a, b) not in train]
+            chosen, rest = shuffled[:cut], shuffled[cut:]
+        else:
+            chosen = list(train)
+            rest = list(test) if test is not None else [pair for pair in links if pair not in train]
+        taken = set(chosen)
+        return [(a, b, "train") for a, b in chosen] + [(a, b, "test") for a, b in rest if (a, b) not in taken]
 
     def _pairs(self, relative: str) -> dict[tuple[int, int], int] | None:
         """Gold pairs of one file (pair → line), checked against both sides' entity ids."""

@@ -161,7 +161,8 @@ class KGData:
     def triple_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(head, relation, tail) index arrays of the distinct triples, in input order."""
         keep = self.unique()[0]
-        return tuple(np.frombuffer(a, dtype=np.int32)[keep] for a in self._triples)  # type: ignore[return-value]
+        heads, rels, tails = (np.frombuffer(a, dtype=np.int32)[keep] for a in self._triples)
+        return heads, rels, tails
 
     def triples(self) -> Iterator[tuple[str, str, str]]:
         """The distinct (head id, relation id, tail id) triples, in input order."""
@@ -255,7 +256,7 @@ def _write_entities(graph: Graph, tx: Tx, data: KGData, progress: Progress | Non
 
     The node ids let the triples find their endpoints by id instead of two (kg, id) index seeks per triple.
     """
-    fresh = not tx.run(cypher("kg/has_entities"), kg=data.name).single()["found"]
+    fresh = not tx.run(cypher("kg/has_entities"), kg=data.name).single(strict=True)["found"]
     query = cypher("kg/create_entities" if fresh else "kg/merge_entities")
     nodes = np.empty(len(data.entity_index), dtype=np.int64)
     rows = ({"i": i, "id": key, "props": data.entity_props(key)} for i, key in enumerate(data.entity_index))

@@ -133,12 +133,13 @@ def _argument_file(value: str, directory: Path) -> Iterator[Path]:
 
 @dataclass
 class ImportRun:
-    """What one offline import did: the importer's wall time and peak memory, the restart that followed."""
+    """What one offline import did: the importer's wall and CPU time and peak memory, the restart that followed."""
 
     import_seconds: float
     import_peak_rss_mib: float
     restart_seconds: float
     log: Path
+    cpu_seconds: float = 0.0
 
 
 @dataclass
@@ -407,7 +408,7 @@ class LocalNeo4j:
         return data / "databases" / self.neo4j.database, data / "transactions" / self.neo4j.database
 
     def import_database(self, importer_args: list[str], *, heap: str, max_off_heap: str,
-                        threads: int | None = None) -> ImportRun:
+                        threads: int | None = None, high_parallel_io: str | None = None) -> ImportRun:
         """``neo4j-admin database import full`` into a staging store, then stop, swap the store in, start.
 
         The importer writes into ``import-staging/`` next to the live data while the server keeps serving, so
@@ -415,20 +416,32 @@ class LocalNeo4j:
         stopped and the store directories swapped; if the server then does not start, the previous store is
         put back and started again. The previous database is deleted once the new one is up.
         """
+        staging = self.instance_dir / "import-staging"
+        run = self.run_importer(importer_args, staging, heap=heap, max_off_heap=max_off_heap, threads=threads,
+                                high_parallel_io=high_parallel_io)
+        started = time.perf_counter()
+        self._swap_in(staging)
+        run.restart_seconds = time.perf_counter() - started
+        return run
+
+    def run_importer(self, importer_args: list[str], into: Path, *, heap: str, max_off_heap: str,
+                     threads: int | None = None, high_parallel_io: str | None = None) -> ImportRun:
+        """The importer alone: a new store under ``into/data`` (emptied first), the live database untouched.
+        On failure ``into`` is removed and :class:`BulkImportError` carries the log's last lines."""
         self.install()
         self._prepare_instance()
-        staging = self.instance_dir / "import-staging"
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        conf = staging / "import.conf"
-        conf.write_text(f"server.directories.data={staging / 'data'}\n", encoding="utf-8")
+        shutil.rmtree(into, ignore_errors=True)
+        into.mkdir(parents=True)
+        conf = into / "import.conf"
+        conf.write_text(f"server.directories.data={into / 'data'}\n", encoding="utf-8")
         log = self.instance_dir / "logs" / "import.log"
         java = _require("java", "openjdk-17-jre-headless")
         cmd = [java, f"-Xmx{heap}", "-cp", self._classpath(), ADMIN_TOOL, "database", "import", "full",
                self.neo4j.database, f"--additional-config={conf}", "--bad-tolerance=0",
                "--skip-bad-relationships=false", "--skip-duplicate-nodes=false",
-               f"--max-off-heap-memory={max_off_heap}", f"--report-file={staging / 'import.report'}",
-               *([f"--threads={threads}"] if threads else []), *importer_args]
+               f"--max-off-heap-memory={max_off_heap}", f"--report-file={into / 'import.report'}",
+               *([f"--threads={threads}"] if threads else []),
+               *([f"--high-parallel-io={high_parallel_io}"] if high_parallel_io else []), *importer_args]
         started = time.perf_counter()
         with open(log, "wb") as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -438,12 +451,11 @@ class LocalNeo4j:
         import_seconds = time.perf_counter() - started
         if proc.returncode != 0:
             tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
-            shutil.rmtree(staging, ignore_errors=True)
+            shutil.rmtree(into, ignore_errors=True)
             raise BulkImportError(f"neo4j-admin database import failed (exit {proc.returncode}); the database was "
                                   f"not changed. Full output in {log}; last lines:\n{tail}")
-        started = time.perf_counter()
-        self._swap_in(staging)
-        return ImportRun(import_seconds, usage.ru_maxrss / 1024, time.perf_counter() - started, log)
+        return ImportRun(import_seconds, usage.ru_maxrss / 1024, 0.0, log,
+                         cpu_seconds=usage.ru_utime + usage.ru_stime)
 
     def _swap_in(self, staging: Path) -> None:
         """Stop the server, move the staged store in place of the live one, start; roll back if it fails."""

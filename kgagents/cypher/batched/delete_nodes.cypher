@@ -1,9 +1,10 @@
-// Removing a failed batched load, 2: the entities, literals and catalogue relations it created.
+// Removing a failed batched load, 2 (after its statements): up to $limit of the entities and catalogue relations
+// it created. Run until it deletes none.
 CALL () {
   MATCH (n:Entity {kg: $kg}) WHERE n.load = $load RETURN n
-  UNION
-  MATCH (n:Literal {kg: $kg}) WHERE n.load = $load RETURN n
-  UNION
+  UNION ALL
   MATCH (n:Relation {kg: $kg}) WHERE n.load = $load RETURN n
 }
-CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS
+WITH n LIMIT $limit
+DETACH DELETE n
+RETURN count(*) AS deleted

@@ -1,7 +1,8 @@
-// Batched load: the batch's entities by (kg, id). One created here carries the load's id (so a failed load can
-// find and delete it); one that exists keeps its own. Returns each row's node id for the triples that follow.
+// Batched load: entities by (kg, id) that may exist (met in an earlier batch, or stored before the load). One
+// created here carries the load's id (so a failed load can find and delete it); one that exists keeps its own.
+// Rows are [position, id]; returns each row's position and the node's id for the statements that follow (their
+// other properties are set by batched/set_entities: a map SET here would make the plan Eager).
 UNWIND $rows AS row
-MERGE (e:Entity {kg: $kg, id: row[0]})
-  ON CREATE SET e.name = row[0], e.load = $load
-SET e += row[1]
-RETURN row[0] AS id, id(e) AS node
+MERGE (e:Entity {kg: $kg, id: row[1]})
+  ON CREATE SET e.name = row[1], e.load = $load
+RETURN row[0] AS i, id(e) AS node

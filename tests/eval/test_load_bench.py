@@ -1,0 +1,39 @@
+"""The load benchmark's readers of the importer's output (unit tier: a log written here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.load import _ceiling_ratio, importer_stages
+
+LOG = """Import starting 2026-11-25 20:57:35.861+0000
+(1/4) Node import 2026-11-25 20:57:35.884+0000
+.......... .......... 100% ∆0ms [997ms]
+Node import COMPLETED in 1m 2s 5ms
+(2/4) Relationship import 2026-11-25 20:57:36.884+0000
+Relationship import COMPLETED in 753ms
+(3/4) Relationship linking 2026-11-25 20:57:37.637+0000
+Relationship linking COMPLETED in 905ms
+(4/4) Post processing 2026-11-25 20:57:38.542+0000
+Post processing COMPLETED in 1s 349ms
+IMPORT DONE in 1m 5s 12ms. 
+Peak memory usage: 1.033GiB
+"""
+
+
+def test_importer_stages_are_read_from_its_output(tmp_path: Path) -> None:
+    log = tmp_path / "import.log"
+    log.write_text(LOG, encoding="utf-8")
+    assert importer_stages(log) == {"node import": 62.005, "relationship import": 0.753,
+                                    "relationship linking": 0.905, "post processing": 1.349, "import done": 65.012}
+    assert importer_stages(tmp_path / "missing.log") == {}
+
+
+def test_the_ceiling_ratio_compares_the_same_input() -> None:
+    rows = [{"input": "g_5", "method": "bulk", "import_triples_per_s": 50, "triples_per_s": 20},
+            {"input": "g_9", "method": "bulk", "import_triples_per_s": 10, "triples_per_s": 5},
+            {"input": "g_5", "method": "bulk_ceiling", "import_triples_per_s": 80, "triples_per_s": 80}]
+    ratio = _ceiling_ratio(rows)
+    assert ratio is not None and ratio["input"] == "g_5"
+    assert (ratio["import_ratio"], ratio["end_to_end_ratio"]) == (0.625, 0.25)
+    assert _ceiling_ratio(rows[:2]) is None
