@@ -226,6 +226,8 @@ def bench_text2kgbench(
     max_repairs: int = typer.Option(None, min=0, help="repair turns per sentence (default 4)"),
     split: str = typer.Option("test", help="test (what results report) | train (for choosing prompts and design)"),
     examples: int = typer.Option(1, min=0, help="solved train sentences shown per sentence (the most similar)"),
+    workers: int = typer.Option(None, min=1, help="ontologies extracted at once (default: the LLM server's slots, "
+                                "KGAGENTS_LLM_PARALLEL)"),
     out: Path = _results_option(),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
@@ -245,7 +247,7 @@ def bench_text2kgbench(
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,
                                   ontologies=ontology or None, split=split, examples=examples,
-                                  on_ontology=lambda oid: advance(1))
+                                  workers=workers, on_ontology=lambda oid: advance(1))
     files = write_report(result, out)
     g = result["global"]
     console.print(escape(f"[{result['label']}] global P {g['precision']:.3f} R {g['recall']:.3f} F1 {g['f1']:.3f} "

@@ -35,8 +35,9 @@ def markdown(result: dict[str, Any]) -> str:
              f"Command: `{result['command']}`  ", f"Commit: `{result['git_commit']}`  ",
              f"Data: `{result['data']}`, split {result['split']} ({result['split_note']})  ",
              f"Model: {result['model']}  ",
-             f"Wall time {result['wall_seconds']} s on {m['cores']} cores; load average at the end "
-             f"{result['load_average_at_end']} (a machine shared with other jobs: timings are noisy).", ""]
+             f"Wall time {result['wall_seconds']} s on {m['cores']} cores, {result.get('workers', 1)} ontologies at "
+             f"once; load average at the end {result['load_average_at_end']} (a machine shared with other jobs: "
+             "timings are noisy).", ""]
     lines += _no_llm(result) if result["mode"] == "no_llm" else _llm(result)
     return "\n".join(lines) + "\n"
 

@@ -30,6 +30,7 @@ from typing import Any
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 from kgagents.jobs.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
+from kgagents.llm.parallel import map_on_slots
 from kgagents.metrics.text2kgbench import (
     ABOX_PREFIX,
     METRICS,
@@ -49,10 +50,12 @@ NO_LLM_MODEL = "none (no_llm: ground-truth triples fed through the tools)"
 
 def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = None, sample: int | None = None,
         seed: int = 7, ontologies: list[str] | None = None, root: Path | None = None, split: str = "test",
-        examples: int = 1, on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
+        examples: int = 1, workers: int | None = None,
+        on_ontology: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the benchmark on ``root`` (default: the shared DBpedia-WebNLG part) with the agent ``settings``
     (``mode`` ``full`` needs ``chat``; ``no_llm`` feeds the ground truth) and record the run; returns the
-    results the benchmark writes out."""
+    results the benchmark writes out. Ontologies run on ``workers`` threads at once (default: the chat model's
+    server slots, :func:`~kgagents.llm.parallel.map_on_slots`), each an agent run of its own."""
     settings = dict(settings or {})
     mode = settings.setdefault("mode", "full" if chat is not None else "no_llm")
     start = time.perf_counter()
@@ -69,28 +72,33 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
     delete_aboxes(graph, prefix)
     store = RunStore(graph)
     model = chat_name(chat) if mode != "no_llm" else NO_LLM_MODEL
+    slots = workers or (chat_slots(chat) if mode != "no_llm" else 1)
     properties = {"benchmark": BENCHMARK, "split": split, "examples": examples, "sample_per_ontology": sample,
-                  "seed": seed,
+                  "seed": seed, "workers": slots,
                   "ontologies": ids, "abox_prefix": prefix,
                   **{k: v for k, v in settings.items() if k != "mode"}}
-    per: dict[str, Any] = {}
     with store.running("extraction", model=model, mode=mode, properties=properties) as run_id:
-        for oid in ids:
+        def one(oid: str) -> dict[str, Any]:
             data = all_data[oid]
             sentence_ids = sample_sentences(data, sample, seed)
             if mode == "no_llm":
                 foreign = sorted(every_relation - data.relations)
-                per[oid] = conformance_ontology(graph, data, sentence_ids, foreign=foreign, seed=seed,
-                                                run_id=f"{run_id}:{oid}", abox_prefix=prefix)
+                part = conformance_ontology(graph, data, sentence_ids, foreign=foreign, seed=seed,
+                                            run_id=f"{run_id}:{oid}", abox_prefix=prefix)
             else:
                 pool = data.sentences if split == "train" else train_sentences(root, oid)
-                per[oid] = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
-                                          run_id=f"{run_id}:{oid}", abox_prefix=prefix, examples=pool, k=examples)
+                part = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
+                                      run_id=f"{run_id}:{oid}", abox_prefix=prefix, examples=pool, k=examples)
             if on_ontology is not None:
                 on_ontology(oid)
+            return part
+
+        # ontologies are independent agent runs: one per server slot at once (one at a time without a model)
+        per = dict(zip(ids, map_on_slots(None, one, ids, workers=slots), strict=True))
         result = _summary(mode, model, settings, per, sample, seed, root, time.perf_counter() - start,
                           baselines if split == "test" else {}, split)
         result["examples_per_sentence"] = examples if mode != "no_llm" else 0
+        result["workers"] = slots
         result["run_id"] = run_id
         store.finish(run_id, scores=result["global"], metric="f1",
                      properties={"parts": [r["run_id"] for r in per.values()]})
@@ -109,6 +117,13 @@ def chat_name(chat: Any) -> str:
     from kgagents.llm.langchain import as_chat_model
 
     return as_chat_model(chat).model_name
+
+
+def chat_slots(chat: Any) -> int:
+    """How many calls the model's endpoint serves at once (``KGAGENTS_LLM_PARALLEL``; 1 for a LangChain model)."""
+    from kgagents.llm.langchain import as_chat_model
+
+    return as_chat_model(chat).slots
 
 
 def _summary(mode: str, model: str, settings: Mapping[str, Any], per: dict[str, Any], sample: int | None,
