@@ -28,6 +28,8 @@ demo: neo4j
 	$(BIN)/kgagents demo
 
 test: install
+	$(BIN)/ruff check kgagents benchmarks tests
+	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 # replaces the local server's database (bulk rows import offline); see benchmarks/load.py

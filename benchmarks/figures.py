@@ -311,8 +311,12 @@ def ea_small_models(results: Path) -> str:
 
 
 # -- KG question answering ----------------------------------------------------------------------------------
-KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half"), ("pq-2h", "PathQuestion PQ-2H, held-out 10 %"),
-                 ("pq-3h", "PathQuestion PQ-3H, held-out 10 %"))
+#: (dataset, title, stem part naming the sample): MetaQA's held-out half is sampled, seeded, per hop
+KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half, 1,000 seeded per hop", "_sample1000"),
+                 ("pq-2h", "PathQuestion PQ-2H, held-out 10 %", ""), ("pq-3h", "PathQuestion PQ-3H, held-out 10 %", ""))
+#: the LLM runs and the no-LLM run on the same seeded sample, side by side
+KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
+                 "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b-instruct")
 
 
 def _hops(r: dict[str, Any]) -> str:
@@ -324,8 +328,9 @@ def kgqa_offline(results: Path) -> str:
     rows = ["| data | test questions | with path memory: Hits@1 by hops (%) | answer-set F1 (%) | zero-shot (no "
             "memory): Hits@1 by hops (%) | memory examples (from train questions) | questions/s, observe p50 / p95 "
             "(ms), load avg |", "|---|---|---|---|---|---|---|"]
-    for name, title in KGQA_DATASETS:
-        m, z = load(results, f"kgqa_{name}_memory_no-llm"), load(results, f"kgqa_{name}_zeroshot_no-llm")
+    for name, title, sample in KGQA_DATASETS:
+        m = load(results, f"kgqa_{name}_memory{sample}_no-llm")
+        z = load(results, f"kgqa_{name}_zeroshot{sample}_no-llm")
         mem = m["memory"]
         rows.append(f"| {title} | {m['questions']:,} | {_hops(m)}; **all {100 * m['hits_at_1']:.1f}** "
                     f"| {100 * m['f1']:.1f} | {_hops(z)}; all {100 * z['hits_at_1']:.1f} "

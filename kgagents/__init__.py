@@ -101,11 +101,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__ resolves
-    from kgagents.agent.base import Agent, AgentSettings, RunResult
-    from kgagents.graph.runs import Run, RunStore
     from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings, EAState
     from kgagents.agent.alignment.retrieval import retrieve
     from kgagents.agent.alignment.settings import RetrievalSettings
+    from kgagents.agent.base import Agent, AgentSettings, RunResult
     from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent, ExtractionState
     from kgagents.agent.extraction.settings import ExtractionSettings
     from kgagents.agent.kgqa.agent import ODAAgent, QAState
@@ -118,6 +117,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.embeddings.base import Embedder
     from kgagents.errors import AgentSettingsError, ChatModelRequiredError, KgAgentsError, UnsupportedObjectError
     from kgagents.graph.connection import Graph, GraphLike, connect
+    from kgagents.graph.runs import Run, RunStore
     from kgagents.jobs.alignment import align, load_pair
     from kgagents.jobs.extraction import extract_document, feed_document
     from kgagents.jobs.kgqa import run_questions

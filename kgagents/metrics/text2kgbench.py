@@ -127,6 +127,8 @@ def published_baselines(root: Path) -> dict[str, dict[str, dict[str, float]]]:
         rows: dict[str, dict[str, float]] = {}
         for record in read_jsonl(path):
             key = record.get("onto") or record.get("id")
+            if not isinstance(key, str):
+                continue
             rows[key] = {m: float(record[f"avg_{m}"]) for m in METRICS if f"avg_{m}" in record}
         out[model] = rows
     return out

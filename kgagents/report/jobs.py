@@ -95,6 +95,8 @@ def _generic(graph: Graph, run: dict[str, Any], reference: Path | None) -> RunRe
 def _channel_group(channels: list[str] | None) -> str:
     """Where a matching pair came from: the lexical pre-match, structural propagation, or vector retrieval."""
     channels = channels or []
+    if "lexical:contained" in channels:
+        return "lexical containment"
     if any(c.startswith("lexical:") for c in channels):
         return "lexical pre-match"
     if channels == ["structural"]:
@@ -125,7 +127,7 @@ def _matching_reference(graph: Graph, run: Mapping[str, Any], path: Path | None)
 def matching(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
     rows = graph.run("report/matching_pairs", run_id=run["id"])
     cosine = all(row["similarity"] is not None for row in rows)  # runs written before it was stored have none
-    label = ("best channel cosine (lexical pre-match = 1)" if cosine
+    label = ("best channel cosine (lexical matches = 1)" if cosine
              else "fused rank score (pre-match 1, structural 0)")
     report = RunReport(run["id"], "matching", f"matching {run['source']} → {run['target']} {_mode(run)}", label)
     for row in rows:

@@ -277,7 +277,7 @@ def _add_tool(tbox: TBox, prop: PropertyDef, stem: str, class_names: dict[str, s
                         object=(str, Field(min_length=1, description="IRI of an existing instance, or a literal "
                                                                      "value"))),
         )
-    value_type: Any = Literal[prop.allowed_values] if prop.allowed_values else str  # type: ignore[valid-type]
+    value_type: Any = Literal[prop.allowed_values] if prop.allowed_values else str
     return ToolSpec(
         name=name, kind=ToolKind.ADD_VALUE, group=ToolGroup.ATTRIBUTE, target=prop.iri,
         description=f"{head}{_guidance(prop.comment)}",

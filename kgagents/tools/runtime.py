@@ -134,7 +134,8 @@ class ToolRuntime:
         return f"{self.base}{quote(local_name(cls), safe='')}/{quote(key.replace(' ', '_'), safe='')}"
 
     def _instance(self, tx: Transaction, iri: str) -> dict[str, Any] | None:
-        return tx.run(cypher("tools/instance"), abox=self.abox, iri=iri).single()
+        record = tx.run(cypher("tools/instance"), abox=self.abox, iri=iri).single()
+        return None if record is None else dict(record)
 
     def _class_names(self, classes: tuple[str, ...] | list[str]) -> list[str]:
         return [self.tbox.label_of(c) for c in classes]
@@ -160,8 +161,8 @@ class ToolRuntime:
                           classes=self.tbox.descendants(cls)).data()
         if existing:
             return ToolResult(ok=True, iri=existing[0]["iri"], validated=True, created=False)
-        row = tx.run(cypher("tools/create_instance"), abox=self.abox, key=key, iri=iri,
-                     label=args.label.strip(), class_name=definition.name, **{"class": cls}).single()
+        row = tx.run(cypher("tools/create_instance"), {"class": cls}, abox=self.abox, key=key, iri=iri,
+                     label=args.label.strip(), class_name=definition.name).single(strict=True)
         return ToolResult(ok=True, iri=row["iri"], validated=True, created=True)
 
     def _check_existing(self, tx: Transaction, spec: ToolSpec, args: Any) -> ToolResult:
@@ -308,7 +309,7 @@ class ToolRuntime:
                      label=f"{value} {unit.name}", property=prop.iri, name=prop.name,
                      unit_class=om.UNIT, unit_key=unit.name.lower(), unit_iri=unit.iri, unit_name=unit.name,
                      has_value=om.HAS_VALUE, has_unit=om.HAS_UNIT, has_numerical_value=om.HAS_NUMERICAL_VALUE,
-                     double=XSD + "double", value=value).single()
+                     double=XSD + "double", value=value).single(strict=True)
         return ToolResult(ok=True, iri=row["iri"], validated=True, created=quantity_iri not in current)
 
     # -- validation -------------------------------------------------------------------------------------------
@@ -319,7 +320,7 @@ class ToolRuntime:
         missing: list[str] = []
         for prop_iri, minimum in sorted(self.tbox.required(inst["class"]).items()):
             values = tx.run(cypher("tools/relation_state"), abox=self.abox, iri=args.instance_iri, object=None,
-                            property=prop_iri).single()["values"]
+                            property=prop_iri).single(strict=True)["values"]
             if len(values) < minimum:
                 missing.append(f"{self.tbox.label_of(prop_iri)} (needs {minimum}, has {len(values)})")
         if missing:

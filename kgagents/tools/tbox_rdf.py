@@ -62,7 +62,7 @@ class _Reader(_Builder):
         properties = {p.iri: p for p in (self._property(s) for s in self.index if is_iri(s)) if p is not None}
         referenced = self._referenced_classes(declared, properties.values())
         classes = {iri: self._class(iri, iri in declared) for iri in [*declared, *referenced]}
-        cardinalities, local_ranges = self._restrictions(declared)
+        cardinalities, local_ranges = self._class_restrictions(declared)
         return TBox(name=name, source=path, iri=ontology, classes=classes, properties=properties,
                     cardinalities=cardinalities, local_ranges=local_ranges,
                     comment=self._text(ontology, v.RDFS_COMMENT) if ontology else None)
@@ -99,7 +99,7 @@ class _Reader(_Builder):
     # -- properties ----------------------------------------------------------------------------------
     def _property(self, iri: str) -> PropertyDef | None:
         types = self._types(iri)
-        kinds = [_PROPERTY_TYPES[t] for t in types if t in _PROPERTY_TYPES]  # type: ignore[index]
+        kinds = [_PROPERTY_TYPES[t] for t in types if t in _PROPERTY_TYPES]
         if not kinds:
             return None
         desc = self.index[iri]
@@ -138,7 +138,7 @@ class _Reader(_Builder):
         return []
 
     # -- restrictions --------------------------------------------------------------------------------
-    def _restrictions(self, classes: list[str]) -> tuple[list[Cardinality], list[LocalRange]]:
+    def _class_restrictions(self, classes: list[str]) -> tuple[list[Cardinality], list[LocalRange]]:
         cardinalities: list[Cardinality] = []
         local_ranges: list[LocalRange] = []
         for cls in classes:

@@ -16,7 +16,7 @@ Relationship import COMPLETED in 753ms
 Relationship linking COMPLETED in 905ms
 (4/4) Post processing 2026-11-25 20:57:38.542+0000
 Post processing COMPLETED in 1s 349ms
-IMPORT DONE in 1m 5s 12ms. 
+IMPORT DONE in 1m 5s 12ms.
 Peak memory usage: 1.033GiB
 """
 

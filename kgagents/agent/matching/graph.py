@@ -410,7 +410,8 @@ class MatchingAgent(Agent[MatchSettings]):
                 if not ok:
                     continue
                 validated, reason = True, f"{reason}; {why}"
-            added.append({"source": m.source, "target": m.target, "score": 0.0, "similarity": None,
+            # a lexical rule's match scores 1, as the pre-match's do: a report thresholds every pair on one scale
+            added.append({"source": m.source, "target": m.target, "score": 0.0, "similarity": 1.0,
                           "channels": ["lexical:contained"], "validated": validated, "reason": reason})
         return added
 

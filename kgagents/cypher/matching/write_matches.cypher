@@ -1,5 +1,5 @@
 // One MATCHES relationship per accepted pair and run (re-writing the same run changes nothing); score is the fused
-// rank score, similarity the best channel cosine (1 for a lexical pre-match).
+// rank score, similarity the best channel cosine (1 for a lexical pre-match or containment match).
 UNWIND $rows AS row
 MATCH (s:Resource {uri: row.source})
 MATCH (t:Resource {uri: row.target})
