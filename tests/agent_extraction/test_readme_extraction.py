@@ -23,8 +23,9 @@ def test_readme_extraction_example_runs(graph: Graph, neo4j_settings: Neo4jSetti
     assert match is not None, f"no python block under '{SECTION}' in README.md"
     monkeypatch.setenv("KGAGENTS_NEO4J_URI", neo4j_settings.uri)
     monkeypatch.setenv("KGAGENTS_NEO4J_PASSWORD", neo4j_settings.password.get_secret_value())
-    monkeypatch.chdir(REPO_ROOT)  # the example's ../shared/data path is relative to the checkout
-    exec(compile(match.group(1), "README.md", "exec"), {"__name__": "readme_extraction"})  # noqa: S102
+    monkeypatch.chdir(REPO_ROOT)
+    code = match.group(1).replace("../shared/data", str(shared_data))  # wherever the data is (KGAGENTS_DATA_DIR)
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme_extraction"})  # noqa: S102
     printed = capsys.readouterr().out
     assert "('AWH Engineering College', 'state', 'Kerala')" in printed
     assert "('add_academicStaffSize', 'datatype_violation')" in printed and "rdfs:label" in printed

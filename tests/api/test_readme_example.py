@@ -33,9 +33,10 @@ def test_readme_embedding_example_runs_and_stores_its_run(graph: Graph, neo4j_se
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("KGAGENTS_NEO4J_URI", neo4j_settings.uri)
     monkeypatch.setenv("KGAGENTS_NEO4J_PASSWORD", neo4j_settings.password.get_secret_value())
-    monkeypatch.chdir(REPO_ROOT)  # the example's ../shared/data paths are relative to the checkout
+    monkeypatch.chdir(REPO_ROOT)
+    code = readme_example().replace("../shared/data", str(shared_data))  # wherever the data is (KGAGENTS_DATA_DIR)
     namespace: dict[str, object] = {"__name__": "readme_example"}
-    exec(compile(readme_example(), "README.md", "exec"), namespace)  # noqa: S102 - our own README
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - our own README
     namespace["driver"].close()  # type: ignore[attr-defined]
     printed = capsys.readouterr().out
     found = re.fullmatch(r"(\d+) matches in run (\S+)\nrun (\S+) finished: (\d+) matches\n", printed)
