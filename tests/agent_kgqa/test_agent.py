@@ -16,6 +16,7 @@ from kgagents.agent.kgqa.observation import PathObserver, follow
 from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
+from kgagents.agent.kgqa.supervision import supervise_given
 from kgagents.embeddings import get_embedder
 from kgagents.errors import ChatModelRequiredError
 from kgagents.graph.connection import Graph
@@ -194,3 +195,20 @@ def test_the_question_graph_embeds_one_question_at_a_time(movies: Graph, fixture
     assert len(out["question_vector"]) == 384 and out["masked"] == "who directed X"
     assert np.isfinite(out["confidence"])
     assert set(out["answer_entities"]) == _follow(_kb(fixtures), "Kismet", out["answer_path"]["path"])
+
+
+def test_a_labelled_relation_path_is_learned_with_its_directions_resolved(movies: Graph, fixtures: Path) -> None:
+    kb = _kb(fixtures)
+    types = {r: r for _, r, _ in kb}
+    # bare relation names: the KG says which direction each step takes
+    gold = _follow(kb, "Marlene Dietrich", ["starred_actors^-1", "starred_actors"])
+    assert gold
+    found = supervise_given(movies, KG, "Marlene Dietrich", gold, ["starred_actors", "starred_actors"], types=types,
+                            max_frontier=100, min_f1=0.5)
+    assert found is not None and found.paths == [(("starred_actors^-1", "starred_actors"), False)]
+    assert found.f1 == 1.0
+    # a relation the KG lacks, or a path that misses the answers, leaves the question to weak supervision
+    assert supervise_given(movies, KG, "Marlene Dietrich", gold, ["acted_with"], types=types, max_frontier=100,
+                           min_f1=0.5) is None
+    assert supervise_given(movies, KG, "Marlene Dietrich", gold, ["starred_actors^-1", "release_year"], types=types,
+                           max_frontier=100, min_f1=0.5) is None
