@@ -163,23 +163,21 @@ class PathObserver:
                     observed: Mapping[PathKey, ObservedPath]) -> ObservedPath | None:
         """A remembered path the level-wise observation did not give as learned, followed directly when it can
         exist: the empty path (the topic itself); a path learned with ``reentry`` (the topic allowed back in); a
-        path below a prefix too large to expand; or a path whose last step leads back to the topic only ("the
-        child of X's mother" when X has no siblings: X is its end). None when it leads nowhere from this topic."""
+        path below a prefix too large to expand; or a path that leads nowhere unless the topic walks back into it
+        ("the child of X's mother" when X has no siblings: X is its end; "the job of X's child's parents" when
+        the child's other parent is not in the KG) — the question names these relations, and the topic is the
+        one entity they reach. None when it leads nowhere from this topic even so."""
         s = self.settings
         allowed = [x for x in exclude if x != topic]
         if not key:
             ends = [{"id": topic, "name": self._name(topic), "support": 1}]
         elif reentry or self._below_incomplete(key, observed):
             ends = follow(self.graph, self.kg, topic, key, allowed if reentry else exclude, s.max_frontier)
-        elif len(key) > 1 and key[:-1] in observed:
-            parent = observed[key[:-1]]
-            relation, forward = split_step(key[-1])
-            back = self.graph.run("kgqa/follow_path", kg=self.kg, ids=parent.ends, relation=relation,
-                                  forward=forward, exclude=allowed)
-            ends = [{"id": topic, "name": self._name(topic), "support": 1}] \
-                if [r["id"] for r in back] == [topic] else []
         else:
             ends = []
+        if key and not ends and not reentry:
+            ends = follow(self.graph, self.kg, topic, key, allowed, s.max_frontier)
+            reentry = bool(ends)
         if not ends:
             return None
         text = path_text(key, names)

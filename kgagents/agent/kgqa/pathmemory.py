@@ -10,7 +10,9 @@ says what is asked, not about whom — whose vector is in the vector index ``pat
 
 ``reentry`` says the topic may walk back into the path (learned, see :mod:`supervision`). A new question looks up
 the nearest phrasings; each votes for its examples' paths (:func:`vote`; phrasings below
-``memory_min_similarity`` do not vote), and a path's *prior* is its share of the votes. The prior joins the path's
+``memory_min_similarity`` do not vote), and a path's *prior* is its share of the votes, shared among paths of one
+length by how well their steps follow the question's words in order (:mod:`~kgagents.agent.kgqa.wording`: a
+phrasing's vector barely knows word order). The prior joins the path's
 score in the observation (and forces its prefixes to be expanded), and is shown to the LLM.
 
 Nothing from a test split may enter the memory: :func:`refuse_test_split` runs before anything is written.
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from kgagents.agent.kgqa.paths import PathKey
+from kgagents.agent.kgqa.wording import Wording
 from kgagents.cypher import cypher
 from kgagents.embeddings.index import ensure_vector_index
 from kgagents.errors import KgAgentsError
@@ -143,6 +146,11 @@ class PathMemory:
                    keys=sorted({x.question_key for x in examples})).consume()
             self.graph.write_rows(tx, "kgqa/memory_write", rows, batch_size=500, kg=self.kg)
         return len(rows)
+
+    def wording(self) -> Wording:
+        """Which words name which step, learned from this KG's examples (:mod:`~kgagents.agent.kgqa.wording`)."""
+        rows = self.graph.run("kgqa/memory_examples", kg=self.kg)
+        return Wording.learn([(r["masked"], tuple(r["path"]), float(r["weight"])) for r in rows])
 
     def prior(self, vector: np.ndarray, *, k: int, pool: int, min_similarity: float, temperature: float,
               leave_out: str | None = None) -> Prior:

@@ -54,6 +54,9 @@ class KGQASettings(AgentSettings):
                                          description="examples less similar to the question than this do not vote")
     memory_temperature: float = Field(0.05, gt=0.0, description="how sharply closer examples outvote looser ones "
                                       "(vote weight exp((similarity − best) / temperature))")
+    memory_order_temperature: float = Field(
+        1.0, ge=0.0, description="how sharply the memory's vote among paths of one length follows the order in which "
+        "the question's words name their steps (learned from the memory, kgqa/wording.py); 0 turns it off")
     memory_focus: float = Field(0.5, ge=0.0, description="when the memory gives one path at least this share, "
                                 "the observation walks only the remembered paths beyond the first level (set above 1 "
                                 "to always explore)")
