@@ -198,7 +198,8 @@ class ODAAgent(Agent[KGQASettings]):
         prior = self.memory.prior(vector, k=s.memory_k, pool=s.memory_pool, min_similarity=s.memory_min_similarity,
                                   temperature=s.memory_temperature, leave_out=leave_out)
         if masked_question and s.memory_order_temperature and len(prior.shares) > 1:
-            prior.shares = self.wording().reweight(prior.shares, masked_question, s.memory_order_temperature)
+            prior.shares = self.wording().reweight(prior.shares, masked_question, s.memory_order_temperature,
+                                                   prior.voters)
         return prior
 
     def _context(self, masked_question: str, entity: str) -> float:

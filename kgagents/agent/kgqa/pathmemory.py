@@ -78,6 +78,8 @@ class Prior:
     shares: dict[PathKey, float] = field(default_factory=dict)
     reentry: set[PathKey] = field(default_factory=set)
     neighbours: list[dict[str, Any]] = field(default_factory=list)
+    #: (masked question, path, vote) of every phrasing path that voted
+    voters: list[tuple[str, PathKey, float]] = field(default_factory=list)
 
     @property
     def best(self) -> tuple[PathKey, float] | None:
@@ -169,12 +171,14 @@ def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float, temperatur
     share of all votes; a path is followed with re-entry when most of its vote was learned so."""
     votes: dict[PathKey, float] = {}
     reentering: dict[PathKey, float] = {}
+    voters: list[tuple[str, PathKey, float]] = []
     kept = [r for r in rows if r["similarity"] >= min_similarity]
     top = max((r["similarity"] for r in kept), default=0.0)
     for row in kept:
         key = tuple(row["path"])
         weight = math.exp((row["similarity"] - top) / temperature) * row["weight"] / max(row["questions"], 1)
         votes[key] = votes.get(key, 0.0) + weight
+        voters.append((row["masked"], key, weight))
         if row.get("reentry"):
             reentering[key] = reentering.get(key, 0.0) + weight
     total = sum(votes.values())
@@ -182,4 +186,4 @@ def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float, temperatur
     nearest = list({r["phrasing"]: r for r in rows}.values())[:5]
     neighbours = [{"question": r["question"], "path": list(r["path"]), "similarity": round(r["similarity"], 4)}
                   for r in nearest]
-    return Prior(shares, {k for k, v in reentering.items() if v > votes[k] / 2}, neighbours)
+    return Prior(shares, {k for k, v in reentering.items() if v > votes[k] / 2}, neighbours, voters)

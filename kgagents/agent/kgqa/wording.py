@@ -11,8 +11,10 @@ words, so it is read from them:
   words name which step, in which direction, whatever the KG's relations are called;
 * **the reading order** is learned too: the question's words are read in one of a few orders (left to right, right
   to left, or *outward* — the words after the topic X left to right, then the words before it right to left, as
-  in "the job of the parents of X's children"), and the order under which the learned paths align best with their
-  questions is the KG's;
+  in "the job of the parents of X's children"). Each learned phrasing reads in the order under which its own path
+  fits its words best, and a question reads in the order of the phrasings that voted for it ("the films directed
+  by X were written by who" reads left to right, "the job of X's children's parents" outward); the KG's order
+  (the one most learned paths fit best) when none voted;
 * **a path's fit** is how well it explains the words in that order: each word is emitted by the current step or
   by NULL, and the current step only moves forward along the path (a step may name no word, as in "grandfather"
   one word stands for two): the best such alignment's Σ log(½ t(word | step) + ½ t(word | NULL)), by dynamic
@@ -86,6 +88,7 @@ class Wording:
     def __init__(self, table: Mapping[str, Mapping[str, float]], order: str) -> None:
         self.table = table
         self.order = order
+        self._orders: dict[tuple[str, PathKey], str] = {}
 
     @classmethod
     def learn(cls, examples: Sequence[tuple[str, PathKey, float]]) -> Wording:
@@ -119,11 +122,6 @@ class Wording:
         wording.order = max(fits, key=lambda name: (fits[name], name == "outward"))
         return wording
 
-    def read(self, masked: str) -> list[str]:
-        """The question's words in this KG's reading order."""
-        tokens, topic = words(masked)
-        return ORDERS[self.order](tokens, topic)
-
     def fit(self, path: PathKey, sequence: Sequence[str]) -> float:
         """How well ``path`` explains ``sequence`` read in order (see the module docstring): each word emitted by
         the current step (log (m/n)·t(word | step)) or by NULL (log (1 − m/n)·t(word | NULL)); the current step
@@ -151,10 +149,26 @@ class Wording:
             best = nxt
         return max(score + (0.0 if used else skip) + (m - 1 - k) * skip for (k, used), score in best.items())
 
-    def reweight(self, shares: Mapping[PathKey, float], masked: str, temperature: float) -> dict[PathKey, float]:
-        """Each length's vote shared among its paths by fit (see the module docstring)."""
-        sequence = self.read(masked)
+    def order_of(self, voters: Sequence[tuple[str, PathKey, float]]) -> str:
+        """The reading order of the learned phrasings that voted (masked question, path, vote): each votes for
+        the order under which its own path fits its words best."""
+        votes: dict[str, float] = defaultdict(float)
+        for masked, path, vote in voters:
+            key = (masked, path)
+            if key not in self._orders:
+                tokens, topic = words(masked)
+                fits = {name: self.fit(path, order(tokens, topic)) for name, order in ORDERS.items()}
+                self._orders[key] = max(fits, key=lambda name: (fits[name], name == self.order))
+            votes[self._orders[key]] += vote
+        return max(votes, key=lambda name: (votes[name], name == self.order)) if votes else self.order
+
+    def reweight(self, shares: Mapping[PathKey, float], masked: str, temperature: float,
+                 voters: Sequence[tuple[str, PathKey, float]] = ()) -> dict[PathKey, float]:
+        """Each length's vote shared among its paths by fit (see the module docstring), the question's words read
+        in the order of the phrasings that ``voters`` (:meth:`order_of`; without them, the KG's order)."""
         out = dict(shares)
+        tokens, topic = words(masked)
+        sequence = ORDERS[self.order_of(voters) if voters else self.order](tokens, topic)
         for length in {len(k) for k in shares if k}:
             group = {k: v for k, v in shares.items() if len(k) == length}
             if len(group) < 2:
