@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import product
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
 from kgagents.agent.kgqa.observation import follow
