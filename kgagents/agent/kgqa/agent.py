@@ -61,6 +61,8 @@ from kgagents.loaders.qa import Question
 
 #: traces written per transaction
 TRACE_BATCH = 500
+#: memory votes an agent keeps, by masked question
+PRIOR_CACHE = 50_000
 
 
 class RunState(TypedDict, total=False):
@@ -157,6 +159,7 @@ class ODAAgent(Agent[KGQASettings]):
         self.linker = EntityLinker(self.graph, kg)
         self._examples: int | None = None
         self._wording: Wording | None = None
+        self._priors: dict[str, Prior] = {}
         self._lock = threading.Lock()
         self.on_question = on_question
 
@@ -191,15 +194,24 @@ class ODAAgent(Agent[KGQASettings]):
 
     def _prior(self, vector: np.ndarray, leave_out: str | None = None, masked_question: str | None = None) -> Prior:
         """The memory's vote for a question (its vector), put in the order of its words when ``masked_question``
-        is given and ``memory_order_temperature`` is set."""
+        is given and ``memory_order_temperature`` is set. A phrasing asked again (a template's questions about
+        other topics) is looked up once per agent: its vector, and so its vote, is the same."""
         if not self.memory_examples():
             return Prior()
+        key = masked_question if leave_out is None else None
+        if key is not None and key in self._priors:
+            return self._priors[key]
         s = self.settings
         prior = self.memory.prior(vector, k=s.memory_k, pool=s.memory_pool, min_similarity=s.memory_min_similarity,
                                   temperature=s.memory_temperature, leave_out=leave_out)
         if masked_question and s.memory_order_temperature and len(prior.shares) > 1:
             prior.shares = self.wording().reweight(prior.shares, masked_question, s.memory_order_temperature,
                                                    prior.voters)
+        if key is not None:
+            with self._lock:
+                if len(self._priors) >= PRIOR_CACHE:
+                    self._priors.clear()
+                self._priors[key] = prior
         return prior
 
     def _context(self, masked_question: str, entity: str) -> float:

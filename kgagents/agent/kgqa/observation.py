@@ -6,7 +6,8 @@ chosen for expansion and returns, per path, the relations leaving its end set wi
 is scored (:mod:`scoring`); the best N of the level join the observation and the best P % (at least
 ``min_expand``) are expanded to the next level, together with every prefix of a path the memory votes for (over
 the relations that continue it), so a remembered path is always observed however its prefixes score. When the
-memory is sure of a path (``memory_focus``), only the remembered prefixes are expanded beyond the first level. An
+memory is sure of a path (``memory_focus``), only the remembered paths are walked: the first level over their first
+relations only, and only their prefixes are expanded (a hub topic's other relations are never read). An
 end set larger than ``max_frontier`` is observed but not expanded (a genre's thousands of films), and topic entities
 never re-enter a path (a remembered path learned with re-entry is followed with its topic allowed back in).
 """
@@ -122,7 +123,8 @@ class PathObserver:
             for i in range(1, len(key)):
                 forced.setdefault(key[:i], set()).add(split_step(key[i])[0])
         focused = max(prior.values(), default=0.0) >= s.memory_focus
-        frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": None}]
+        first = sorted({split_step(key[0])[0] for key in prior if key}) if focused else None
+        frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": first or None}]
         observed: list[ObservedPath] = []
         for level in range(1, depth + 1):
             rows = self._expand(question, frontiers, exclude, result)
@@ -151,22 +153,25 @@ class PathObserver:
             if not frontiers:
                 break
         by_key = {p.key: p for p in observed}
+        top = max(prior.values(), default=0.0)
         for key, share in prior.items():
             if share > 0 and (key not in by_key or key in reentry):
-                remembered = self._remembered(question, topic, key, exclude, share, names, key in reentry, by_key)
+                remembered = self._remembered(question, topic, key, exclude, share, names, key in reentry, by_key,
+                                              walk_back=share >= top)
                 if remembered is not None:
                     observed = [p for p in observed if p.key != key] + [remembered]
         return observed
 
     def _remembered(self, question: np.ndarray, topic: str, key: PathKey, exclude: Sequence[str], share: float,
-                    names: Mapping[str, str], reentry: bool,
-                    observed: Mapping[PathKey, ObservedPath]) -> ObservedPath | None:
+                    names: Mapping[str, str], reentry: bool, observed: Mapping[PathKey, ObservedPath],
+                    walk_back: bool) -> ObservedPath | None:
         """A remembered path the level-wise observation did not give as learned, followed directly when it can
         exist: the empty path (the topic itself); a path learned with ``reentry`` (the topic allowed back in); a
-        path below a prefix too large to expand; or a path that leads nowhere unless the topic walks back into it
-        ("the child of X's mother" when X has no siblings: X is its end; "the job of X's child's parents" when
-        the child's other parent is not in the KG) — the question names these relations, and the topic is the
-        one entity they reach. None when it leads nowhere from this topic even so."""
+        path below a prefix too large to expand; or, when ``walk_back`` (the memory's most voted path), a path that
+        leads nowhere unless the topic walks back into it ("the child of X's mother" when X has no siblings: X is
+        its end; "the job of X's child's parents" when the child's other parent is not in the KG) — the question
+        names these relations, and the topic is the one entity they reach. None when it leads nowhere from this
+        topic even so."""
         s = self.settings
         allowed = [x for x in exclude if x != topic]
         if not key:
@@ -175,7 +180,7 @@ class PathObserver:
             ends = follow(self.graph, self.kg, topic, key, allowed if reentry else exclude, s.max_frontier)
         else:
             ends = []
-        if key and not ends and not reentry:
+        if key and not ends and not reentry and walk_back:
             ends = follow(self.graph, self.kg, topic, key, allowed, s.max_frontier)
             reentry = bool(ends)
         if not ends:

@@ -58,8 +58,7 @@ class KGQASettings(AgentSettings):
         1.0, ge=0.0, description="how sharply the memory's vote among paths of one length follows the order in which "
         "the question's words name their steps (learned from the memory, kgqa/wording.py); 0 turns it off")
     memory_focus: float = Field(0.5, ge=0.0, description="when the memory gives one path at least this share, "
-                                "the observation walks only the remembered paths beyond the first level (set above 1 "
-                                "to always explore)")
+                                "the observation walks only the remembered paths (set above 1 to always explore)")
     confident: float = Field(0.5, ge=0.0, description="LLM gate: a best path whose score leads the next different "
                              "answer's by at least this margin is answered without the model")
     answer_cap: int = Field(1000, ge=1, description="largest answer set returned (ranked by support)")
