@@ -106,12 +106,14 @@ class PathObserver:
                 p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
 
     def _expand(self, question: np.ndarray, frontiers: list[dict[str, Any]], exclude: list[str],
-                result: Observation) -> list[dict[str, Any]]:
+                result: Observation, full: list[str] | None = None) -> list[dict[str, Any]]:
+        """One level (``kgqa/expand_paths``); ``full``: the only groups whose ends are wanted beyond ``ends_kept``
+        (None: all)."""
         s = self.settings
         result.queries += 1
         return self.graph.run("kgqa/expand_paths", kg=self.kg, frontiers=frontiers, exclude=exclude,
                               cap=s.max_frontier, named=s.ends_kept, sample=s.type_sample,
-                              vector=[float(x) for x in question])
+                              vector=[float(x) for x in question], full=full)
 
     def _observe_one(self, question: np.ndarray, topic: str, exclude: list[str], prior: Mapping[PathKey, float],
                      reentry: Set[PathKey], result: Observation, depth: int) -> list[ObservedPath]:
@@ -124,10 +126,12 @@ class PathObserver:
                 forced.setdefault(key[:i], set()).add(split_step(key[i])[0])
         focused = max(prior.values(), default=0.0) >= s.memory_focus
         first = sorted({split_step(key[0])[0] for key in prior if key}) if focused else None
+        # focused: only the remembered paths and their prefixes need their complete end sets
+        full = sorted({_group(key[:i]) for key in prior for i in range(1, len(key) + 1)}) if focused else None
         frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": first or None}]
         observed: list[ObservedPath] = []
         for level in range(1, depth + 1):
-            rows = self._expand(question, frontiers, exclude, result)
+            rows = self._expand(question, frontiers, exclude, result, full)
             if not rows:
                 break
             keys = [tuple(json.loads(r["key"])) + (step(r["relation"], r["forward"]),) for r in rows]
@@ -236,6 +240,13 @@ class PathObserver:
                          complete=row["size"] <= len(row["ends"]))
         p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
         return p
+
+
+def _group(key: PathKey) -> str:
+    """A path as ``kgqa/expand_paths`` names the group that ends it: its prefix's key, its last relation and
+    direction."""
+    relation, forward = split_step(key[-1])
+    return f"{json.dumps(list(key[:-1]))}|{relation}|{'>' if forward else '<'}"
 
 
 def follow(graph: Graph, kg: str, topic: str, path: Sequence[str], exclude: Sequence[str],

@@ -67,7 +67,7 @@ def f1(ends: set[str], size: int, gold: set[str]) -> float:
 
 def _expand(graph: Graph, kg: str, frontiers: list[dict[str, Any]], exclude: list[str], cap: int) -> list[Row]:
     return graph.run("kgqa/expand_paths", kg=kg, frontiers=frontiers, exclude=exclude, cap=cap, named=0, sample=0,
-                     vector=None)
+                     vector=None, full=None)
 
 
 def _search(graph: Graph, kg: str, topic: str, gold: set[str], excluded: list[str], *, depth: int,
