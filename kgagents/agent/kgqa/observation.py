@@ -124,7 +124,7 @@ class PathObserver:
         for key in prior:
             for i in range(1, len(key)):
                 forced.setdefault(key[:i], set()).add(split_step(key[i])[0])
-        focused = max(prior.values(), default=0.0) >= s.memory_focus
+        focused = bool(prior) and max(prior.values()) >= s.memory_focus
         first = sorted({split_step(key[0])[0] for key in prior if key}) if focused else None
         # focused: only the remembered paths and their prefixes need their complete end sets
         full = sorted({_group(key[:i]) for key in prior for i in range(1, len(key) + 1)}) if focused else None
