@@ -9,7 +9,8 @@ One question (:meth:`ODAAgent.question_graph`, state :class:`QAState`):
 
 * ``start``: the topic entities — given, in [brackets] (resolved by name), or linked from plain text
   (:mod:`linking`) — the question with its topic masked and embedded, and the path memory's prior
-  (:mod:`pathmemory`): the vote of the nearest learned questions for their paths.
+  (:mod:`pathmemory`): the vote of the nearest learned questions for their paths, shared among paths of one
+  length in the order the question names its relations (:mod:`wording`).
 * ``observe``: the recursive path observation from the topics (:mod:`observation`) at the first iteration; later
   iterations add the paths the reflection kept. The best path's lead over the next path with a different answer
   is the question's *confidence*.
