@@ -277,6 +277,30 @@ def ea_agent(results: Path) -> str:
     return "\n".join(rows)
 
 
+#: gated EA-Agent runs with the local 1.5B model (rendered for the datasets whose results file exists)
+EA_GATED_RUNS = (("dbp15k_zh_en", "DBP15K ZH-EN"), ("srprs_en_fr", "SRPRS EN-FR"))
+
+
+@figure("ea-gated")
+def ea_gated(results: Path) -> str:
+    rows = ["| dataset | sources | sent to the model | changed (right / wrong) | Hits@1 gated (retrieval alone) "
+            "| without exact-name pairs | tokens / entity | s / entity (load average) |",
+            "|---|---|---|---|---|---|---|---|"]
+    for dataset, title in EA_GATED_RUNS:
+        path = results / f"ea_agent_{dataset}_gated_sample200_qwen2.5-coder-1.5b.json"
+        if not path.exists():
+            continue
+        r = load(results, path.stem)
+        changed = r["changed_vs_retrieval"]
+        rows.append(f"| {title} | random {r['sample_size']} (seed {r['seed']}) | {r['sources_sent_to_llm']} "
+                    f"| {changed['changed']} ({changed['right']} / {changed['wrong']}) "
+                    f"| {_f3(r['agent']['all_links']['hits_at_1'])} ({_f3(r['retrieval']['all_links']['hits_at_1'])}) "
+                    f"| {_f3(r['agent']['non_exact']['hits_at_1'])} ({_f3(r['retrieval']['non_exact']['hits_at_1'])}) "
+                    f"| {r['tokens_per_entity']:,.0f} | {r['seconds_per_entity']:.1f} "
+                    f"({r['machine']['load_average'][0]:.1f}) |")
+    return "\n".join(rows)
+
+
 @figure("ea-prompt-tokens")
 def ea_prompt_tokens(results: Path) -> str:
     stem = "ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct"
