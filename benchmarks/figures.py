@@ -251,7 +251,8 @@ def ea_retrieval(results: Path) -> str:
         rows.append(f"| {title} | {names} | **{_f3(full['hits_at_1'])}** | {_f3(plain['hits_at_1'])} "
                     f"| **{_f3(full['hits_at_10'])}** | {_f3(full['mrr'])} "
                     f"| {_f3(hard['hits_at_1'])} / {_f3(hard['hits_at_10'])} ({r['non_exact_links']:,} links) "
-                    f"| {r['timings_s']['retrieval']:.0f} s ({r['load_average']['start'][0]:.1f}–{r['load_average']['end'][0]:.1f}) |")
+                    f"| {r['timings_s']['retrieval']:.0f} s "
+                    f"({r['load_average']['start'][0]:.1f}–{r['load_average']['end'][0]:.1f}) |")
     return "\n".join(rows)
 
 
