@@ -212,3 +212,26 @@ def test_a_labelled_relation_path_is_learned_with_its_directions_resolved(movies
                            min_f1=0.5) is None
     assert supervise_given(movies, KG, "Marlene Dietrich", gold, ["starred_actors^-1", "release_year"], types=types,
                            max_frontier=100, min_f1=0.5) is None
+
+
+def test_a_remembered_walk_is_focused_and_the_most_voted_path_may_walk_back_through_its_topic(
+        movies: Graph, fixtures: Path) -> None:
+    kb = _kb(fixtures)
+    writers = {t for h, r, t in kb if r == "written_by" and h == "Witness for the Prosecution"}
+    assert writers and all({h for h, r, t in kb if r == "written_by" and t == w} ==
+                           {"Witness for the Prosecution"} for w in writers)  # its writer wrote nothing else
+    observer = PathObserver(movies, KG, KGQASettings(mode="no_llm"), PathScorer(get_embedder(), KGQASettings()))
+    question = get_embedder().embed(["which films did the writer of X write"])[0]
+    back = ("written_by", "written_by^-1")
+    observed = observer.observe(question, ["Witness for the Prosecution"], {back: 0.7, ("directed_by",): 0.3}).paths
+    by_path = {tuple(p.path): p for p in observed}
+    # only the remembered relations are walked from the topic
+    assert {p.path[0] for p in observed} <= {"written_by", "directed_by"}
+    # the most voted path leads nowhere unless the topic walks back into it: followed so, the topic is its end
+    assert by_path[back].reentry and by_path[back].ends == ["Witness for the Prosecution"]
+    # a path voted for less is not walked back
+    less = observer.observe(question, ["Witness for the Prosecution"], {back: 0.3, ("directed_by",): 0.7}).paths
+    assert back not in {tuple(p.path) for p in less}
+    # without a memory the observation explores every relation
+    free = observer.observe(question, ["Witness for the Prosecution"]).paths
+    assert {p.path[0] for p in free} > {"written_by", "directed_by"}
