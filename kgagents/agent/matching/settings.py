@@ -50,6 +50,19 @@ class MatchSettings(BaseSettings, AgentSettings):
     containment: bool = Field(
         True, description="last, among entities nothing else matched: accept 1:1 pairs whose label/synonym word "
         "bags are equal or differ by one extra word ('Regular author' / 'Author'); validated when there is an LLM")
+    substitution: bool = Field(
+        True, description="lexical propagation, after the structural one: word substitutions the input teaches "
+        "(seen at least substitution_min_support times between matched pairs' names or between two names of one "
+        "entity, e.g. 'spleen' → 'splenic') make 1:1 pairs among the entities still unmatched; validated when "
+        "there is an LLM")
+    substitution_min_support: int = Field(2, ge=1, description="how often a word substitution must be seen")
+    repair: bool = Field(
+        True, description="last: drop pairs that, read as equivalences, make a class unsatisfiable (comparable "
+        "classes mapped to disjoint ones) or collapse a hierarchy (crossing an already kept pair); pairs are "
+        "kept most trusted first (lexical pre-match, merged, structural, substituted, contained)")
+    skip_shared: bool = Field(
+        True, description="entities both ontologies declare (the same URI, e.g. an imported vocabulary's classes) "
+        "are not matched: an entity paired with itself is no alignment")
     context: str | None = Field(
         None, description="domain context given to the LLM steps; None: derived from the two ontologies' own "
         "metadata (title, description, main concepts; see kgagents.agent.matching.context)")
