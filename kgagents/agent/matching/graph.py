@@ -469,15 +469,19 @@ class MatchingAgent(Agent[MatchSettings]):
         return added
 
     def _repaired(self, state: MatchState, matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The matches less those the repair drops (:func:`~kgagents.agent.matching.repair.repair`), most trusted
-        first: lexical pre-match, merged, structural, substituted, contained; within a stage, higher cosine."""
+        """The matches less those the repair drops (:func:`~kgagents.agent.matching.repair.repair`): the lexical
+        pre-match's pairs are trusted; the others are checked most trusted first (merged, structural, substituted,
+        contained; within a stage, higher cosine first)."""
         hierarchies = [Hierarchy({r["uri"]: r["parents"] for r in rows}, {r["uri"]: r["disjoint"] for r in rows})
                        for rows in (self.graph.run("matching/hierarchy", ontology=state[side])
                                     for side in ("source", "target"))]
-        ordered = sorted(range(len(matches)), key=lambda i: (_trust(matches[i]), -(matches[i]["similarity"] or 0.0), i))
-        kept, _ = repair([(matches[i]["source"], matches[i]["target"]) for i in ordered], *hierarchies)
-        keep = set(kept)
-        return [m for m in matches if (m["source"], m["target"]) in keep]
+        pair = [(m["source"], m["target"]) for m in matches]
+        trusted = [pair[i] for i, m in enumerate(matches) if _trust(m) < _TRUST.index("merged")]
+        checked = sorted((i for i, m in enumerate(matches) if _trust(m) >= _TRUST.index("merged")),
+                         key=lambda i: (_trust(matches[i]), -(matches[i]["similarity"] or 0.0), i))
+        kept, _ = repair(trusted, [pair[i] for i in checked], *hierarchies)
+        keep = set(trusted) | set(kept)
+        return [m for m, p in zip(matches, pair, strict=True) if p in keep]
 
     @classmethod
     def _best(cls, fused: list[Fused]) -> Fused:

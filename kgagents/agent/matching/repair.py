@@ -9,8 +9,10 @@ of s (and the same on the other side):
 * **crossing** — s' is strictly above s but t' strictly below t (or the other way round), so the mapping collapses
   part of a hierarchy (it violates the conservativity principle LogMap checks).
 
-Pairs are taken most trusted first (the caller orders them); a pair conflicting with a kept one is dropped. No
-threshold: the only input is what the ontologies assert (SCO / SPO and DISJOINT_WITH edges).
+Pairs are taken most trusted first (the caller orders them); a pair conflicting with a kept one is dropped. The
+lexical pre-match's pairs are trusted (kept unchecked, checked against): on OAEI anatomy the reference itself holds
+label-identical pairs that conflict with the human ontology's disjointness axioms. No threshold: the only input is
+what the ontologies assert (SCO / SPO and DISJOINT_WITH edges).
 """
 
 from __future__ import annotations
@@ -60,14 +62,17 @@ class Hierarchy:
         return any(not above_b.isdisjoint(self.disjoint.get(x, ())) for x in self.ancestors(a) | {a})
 
 
-def repair(pairs: Iterable[tuple[str, str]], source: Hierarchy, target: Hierarchy) -> tuple[
-        list[tuple[str, str]], list[tuple[str, str]]]:
-    """(kept, dropped): ``pairs`` taken in the given order (most trusted first), each dropped if it conflicts with
-    one kept before it (see the module docstring)."""
+def repair(trusted: Iterable[tuple[str, str]], pairs: Iterable[tuple[str, str]], source: Hierarchy,
+           target: Hierarchy) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(kept, dropped) of ``pairs``, taken in the given order (most trusted first), each dropped if it conflicts with
+    a ``trusted`` pair or one kept before it (see the module docstring). ``trusted`` pairs are kept unchecked."""
     kept: list[tuple[str, str]] = []
     dropped: list[tuple[str, str]] = []
     by_source: dict[str, set[str]] = defaultdict(set)
     by_target: dict[str, set[str]] = defaultdict(set)
+    for s, t in trusted:
+        by_source[s].add(t)
+        by_target[t].add(s)
     for s, t in pairs:
         if _conflicts(s, t, source, target, by_source) or _conflicts(t, s, target, source, by_target):
             dropped.append((s, t))
@@ -75,7 +80,6 @@ def repair(pairs: Iterable[tuple[str, str]], source: Hierarchy, target: Hierarch
         kept.append((s, t))
         by_source[s].add(t)
         by_target[t].add(s)
-
     return kept, dropped
 
 
