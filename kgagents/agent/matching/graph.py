@@ -46,6 +46,7 @@ from kgagents.agent.matching.lexical import (
     lexical_tiers,
     one_to_one,
     substitution_matches,
+    variant_matches,
 )
 from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.repair import Hierarchy, repair
@@ -363,14 +364,19 @@ class MatchingAgent(Agent[MatchSettings]):
         return added
 
     def propagate(self, state: MatchState) -> MatchState:
-        """Structural propagation, then lexical propagation (learned word substitutions), then containment, each
-        among the entities still unmatched; last the repair against both ontologies' hierarchy and disjointness."""
+        """Structural propagation, then spelling variants, lexical propagation (learned word substitutions) and
+        containment, each among the entities still unmatched; last the repair against both ontologies' hierarchy and
+        disjointness."""
         started = time.perf_counter()
         settings = self.settings
         matched = {(m["source"], m["target"]) for m in state["matches"]}
         verdicts = dict(state.get("verdicts", {}))
         self._ledger_to(state)
         added = self._structural(state, matched, verdicts) if settings.structural else []
+        if settings.variants:
+            sources, targets = self._unmatched(state, matched)
+            added += self._lexical_rule(state, variant_matches(sources, targets), matched, verdicts,
+                                        "lexical:variant", "label/synonym words equal up to spelling variants")
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
         if settings.containment:
@@ -514,8 +520,8 @@ class MatchingAgent(Agent[MatchSettings]):
 
 
 #: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
-_TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", "merged", "structural", "lexical:substituted",
-          "lexical:contained")
+_TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", "merged", "structural", "lexical:variant",
+          "lexical:substituted", "lexical:contained")
 
 
 def _trust(match: Mapping[str, Any]) -> int:

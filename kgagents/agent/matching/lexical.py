@@ -249,3 +249,34 @@ def _unique_both_ways(found: dict[str, set[str]], key: str) -> list[LexicalMatch
             claims[uri] += 1
     return sorted((LexicalMatch(source, next(iter(ts)), key, len(KEYS) * 3) for source, ts in found.items()
                    if len(ts) == 1 and claims[next(iter(ts))] == 1), key=lambda m: (m.source, m.target))
+
+
+_NUMBER = re.compile(r"^\d+$")
+
+
+def _variant_bags(entity: LexicalEntity) -> set[frozenset[str]]:
+    """The entity's word bags and their spelling variants: hyphenated compounds written as one word ("Fore-Brain" =
+    "forebrain") and a word's initial fused with a number that follows it ("thoracic vertebra 1" = "T1 vertebra")."""
+    bags = set(_bags(entity))
+    for text in (*entity.labels, *entity.synonyms):
+        if "-" in text and (key := key_of(text.replace("-", ""), "bag")):
+            bags.add(frozenset(key.split()))
+    for bag in list(bags):
+        for number in (w for w in bag if _NUMBER.match(w)):
+            for word in (w for w in bag if w != number and not _NUMBER.match(w)):
+                bags.add((bag - {word, number}) | {word[0] + number})
+    return bags
+
+
+def variant_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+    """1:1 pairs that share a word bag once spelling variants are added on both sides (see :func:`_variant_bags`).
+    Meant for entities nothing else matched."""
+    index: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)
+    for t in targets:
+        for bag in _variant_bags(t):
+            index[(t.kind, bag)].add(t.uri)
+    found: dict[str, set[str]] = defaultdict(set)
+    for e in sources:
+        for bag in _variant_bags(e):
+            found[e.uri] |= index.get((e.kind, bag), set())
+    return _unique_both_ways(found, "variant")

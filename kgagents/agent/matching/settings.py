@@ -50,6 +50,10 @@ class MatchSettings(BaseSettings, AgentSettings):
     containment: bool = Field(
         True, description="last, among entities nothing else matched: accept 1:1 pairs whose label/synonym word "
         "bags are equal or differ by one extra word ('Regular author' / 'Author'); validated when there is an LLM")
+    variants: bool = Field(
+        True, description="after the structural propagation, among entities still unmatched: 1:1 pairs whose word "
+        "bags are equal up to spelling variants (a hyphenated compound as one word, a word's initial fused with a "
+        "number: 'thoracic vertebra 1' = 'T1 vertebra'); validated when there is an LLM")
     substitution: bool = Field(
         True, description="lexical propagation, after the structural one: word substitutions the input teaches "
         "(seen at least substitution_min_support times between matched pairs' names or between two names of one "
