@@ -252,6 +252,7 @@ def _unique_both_ways(found: dict[str, set[str]], key: str) -> list[LexicalMatch
 
 
 _NUMBER = re.compile(r"^\d+$")
+_HYPHEN = re.compile(r"-(\w)")  # joined in lower case, so that no camelCase boundary splits the compound again
 
 
 def _variant_bags(entity: LexicalEntity) -> set[frozenset[str]]:
@@ -259,7 +260,7 @@ def _variant_bags(entity: LexicalEntity) -> set[frozenset[str]]:
     "forebrain") and a word's initial fused with a number that follows it ("thoracic vertebra 1" = "T1 vertebra")."""
     bags = set(_bags(entity))
     for text in (*entity.labels, *entity.synonyms):
-        if "-" in text and (key := key_of(text.replace("-", ""), "bag")):
+        if "-" in text and (key := key_of(_HYPHEN.sub(lambda m: m.group(1).lower(), text), "bag")):
             bags.add(frozenset(key.split()))
     for bag in list(bags):
         for number in (w for w in bag if _NUMBER.match(w)):

@@ -30,6 +30,16 @@ class Hierarchy:
     disjoint: Mapping[str, Iterable[str]] = field(default_factory=dict)
     _up: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
     _down: dict[str, set[str]] | None = field(default=None, init=False, repr=False)
+    _disjoint: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        """Disjointness is symmetric, whichever end declared it."""
+        both: dict[str, set[str]] = defaultdict(set)
+        for a, others in self.disjoint.items():
+            for b in others:
+                both[a].add(b)
+                both[b].add(a)
+        self._disjoint = dict(both)
 
     def ancestors(self, uri: str) -> frozenset[str]:
         """Strict ancestors (transitive; cycles, e.g. declared equivalent classes, are tolerated)."""
@@ -56,10 +66,10 @@ class Hierarchy:
 
     def are_disjoint(self, a: str, b: str) -> bool:
         """True if an ancestor-or-self of ``a`` is declared disjoint with an ancestor-or-self of ``b``."""
-        if not self.disjoint:
+        if not self._disjoint:
             return False
         above_b = self.ancestors(b) | {b}
-        return any(not above_b.isdisjoint(self.disjoint.get(x, ())) for x in self.ancestors(a) | {a})
+        return any(not above_b.isdisjoint(self._disjoint.get(x, ())) for x in self.ancestors(a) | {a})
 
 
 def repair(trusted: Iterable[tuple[str, str]], pairs: Iterable[tuple[str, str]], source: Hierarchy,
