@@ -32,3 +32,14 @@ def test_a_pair_crossing_a_kept_one_is_dropped_and_the_first_of_two_wins() -> No
 def test_consistent_pairs_are_all_kept() -> None:
     pairs = [("s:Animal", "t:Beast"), ("s:Dog", "t:Hound"), ("s:Puppy", "t:Pup"), ("s:Plant", "t:Herb")]
     assert repair([], pairs, SOURCE, TARGET) == (pairs, [])
+
+
+def test_properties_whose_sole_domains_map_to_disjoint_classes_are_dropped() -> None:
+    source = Hierarchy({}, domains={"s:barks": ["s:Dog"], "s:grows": ["s:Plant"]})
+    target = Hierarchy({}, {"t:Beast": ["t:Herb"]}, domains={"t:howls": ["t:Beast"], "t:sprouts": ["t:Herb"]})
+    kept, dropped = repair([("s:Dog", "t:Beast"), ("s:Plant", "t:Herb")],
+                           [("s:barks", "t:sprouts"), ("s:barks", "t:howls"), ("s:grows", "t:sprouts")], source, target)
+    assert dropped == [("s:barks", "t:sprouts")] and kept == [("s:barks", "t:howls"), ("s:grows", "t:sprouts")]
+    # a union domain (several classes) says nothing definite: no conflict
+    union = Hierarchy({}, domains={"s:barks": ["s:Dog", "s:Plant"]})
+    assert repair([("s:Dog", "t:Beast")], [("s:barks", "t:sprouts")], union, target)[1] == []

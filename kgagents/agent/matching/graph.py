@@ -478,7 +478,8 @@ class MatchingAgent(Agent[MatchSettings]):
         """The matches less those the repair drops (:func:`~kgagents.agent.matching.repair.repair`): the lexical
         pre-match's pairs are trusted; the others are checked most trusted first (merged, structural, substituted,
         contained; within a stage, higher cosine first)."""
-        hierarchies = [Hierarchy({r["uri"]: r["parents"] for r in rows}, {r["uri"]: r["disjoint"] for r in rows})
+        fields = ("parents", "disjoint", "domains", "ranges")
+        hierarchies = [Hierarchy(*({r["uri"]: r[k] for r in rows} for k in fields))
                        for rows in (self.graph.run("matching/hierarchy", ontology=state[side])
                                     for side in ("source", "target"))]
         pair = [(m["source"], m["target"]) for m in matches]

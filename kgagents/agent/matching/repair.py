@@ -7,7 +7,9 @@ of s (and the same on the other side):
 * **disjointness** — s and s' are comparable but t and t' are disjoint (some ancestor-or-self of t is declared
   ``owl:disjointWith`` some ancestor-or-self of t'), so one class becomes unsatisfiable; and the mirror case;
 * **crossing** — s' is strictly above s but t' strictly below t (or the other way round), so the mapping collapses
-  part of a hierarchy (it violates the conservativity principle LogMap checks).
+  part of a hierarchy (it violates the conservativity principle LogMap checks);
+* **domain / range** — two properties with one domain (range) class each, where a kept pair maps one's domain
+  (range) to a class disjoint with the other's: the merged property could hold between nothing.
 
 Pairs are taken most trusted first (the caller orders them); a pair conflicting with a kept one is dropped. The
 lexical pre-match's pairs are trusted (kept unchecked, checked against): on OAEI anatomy the reference itself holds
@@ -28,6 +30,8 @@ class Hierarchy:
 
     parents: Mapping[str, Iterable[str]]
     disjoint: Mapping[str, Iterable[str]] = field(default_factory=dict)
+    domains: Mapping[str, Iterable[str]] = field(default_factory=dict)  # property → its domain classes
+    ranges: Mapping[str, Iterable[str]] = field(default_factory=dict)  # property → its range classes
     _up: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False)
     _down: dict[str, set[str]] | None = field(default=None, init=False, repr=False)
     _disjoint: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
@@ -84,7 +88,8 @@ def repair(trusted: Iterable[tuple[str, str]], pairs: Iterable[tuple[str, str]],
         by_source[s].add(t)
         by_target[t].add(s)
     for s, t in pairs:
-        if _conflicts(s, t, source, target, by_source) or _conflicts(t, s, target, source, by_target):
+        if (_conflicts(s, t, source, target, by_source) or _conflicts(t, s, target, source, by_target)
+                or _ends_conflict(s, t, source, target, by_source, by_target)):
             dropped.append((s, t))
             continue
         kept.append((s, t))
@@ -113,3 +118,24 @@ def _conflicts(s: str, t: str, mine: Hierarchy, theirs: Hierarchy, kept: Mapping
                 if t2 in t_above:
                     return True
     return False
+
+
+def _ends_conflict(p: str, q: str, source: Hierarchy, target: Hierarchy, by_source: Mapping[str, set[str]],
+                   by_target: Mapping[str, set[str]]) -> bool:
+    """Whether a kept pair maps the sole domain (range) of property ``p`` to a class disjoint with that of ``q``, or
+    the other way round."""
+    for ends in ("domains", "ranges"):
+        d, e = _sole(getattr(source, ends), p), _sole(getattr(target, ends), q)
+        if d is None or e is None:
+            continue
+        if any(target.are_disjoint(x, e) for x in by_source.get(d, ())):
+            return True
+        if any(source.are_disjoint(x, d) for x in by_target.get(e, ())):
+            return True
+    return False
+
+
+def _sole(ends: Mapping[str, Iterable[str]], uri: str) -> str | None:
+    """The property's only domain (or range) class; None for none or a union of several."""
+    found = list(ends.get(uri, ()))
+    return found[0] if len(found) == 1 else None
