@@ -16,6 +16,7 @@ from kgagents.agent.matching.lexical import (
     learn_substitutions,
     lexical_matches,
     one_to_one,
+    shorter_name,
     substitution_matches,
     variant_matches,
 )
@@ -124,3 +125,10 @@ def test_spelling_variants_match_compounds_and_initials_fused_with_numbers() -> 
     targets = [LexicalEntity("h:t1", "Class", ["T1_Vertebra"]), LexicalEntity("h:fb", "Class", ["Fore-Brain"]),
                LexicalEntity("h:t2", "Class", ["T2_Vertebra"])]
     assert {(m.source, m.target) for m in variant_matches(sources, targets)} == {("m:t1", "h:t1"), ("m:fb", "h:fb")}
+
+
+def test_the_shorter_name_is_the_one_the_other_extends_by_a_word() -> None:
+    author, regular = LexicalEntity("a", "Class", ["Author"]), LexicalEntity("r", "Class", ["Regular_author"])
+    assert shorter_name(author, regular) == "a" and shorter_name(regular, author) == "a"
+    assert shorter_name(author, LexicalEntity("w", "Class", ["Writer"])) is None
+    assert shorter_name(author, LexicalEntity("x", "Class", ["author"])) is None

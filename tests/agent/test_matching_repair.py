@@ -43,3 +43,7 @@ def test_properties_whose_sole_domains_map_to_disjoint_classes_are_dropped() -> 
     # a union domain (several classes) says nothing definite: no conflict
     union = Hierarchy({}, domains={"s:barks": ["s:Dog", "s:Plant"]})
     assert repair([("s:Dog", "t:Beast")], [("s:barks", "t:sprouts")], union, target)[1] == []
+
+
+def test_children_are_known_from_the_parents() -> None:
+    assert SOURCE.has_children("s:Dog") and not SOURCE.has_children("s:Puppy") and not SOURCE.has_children("s:x")

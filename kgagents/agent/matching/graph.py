@@ -45,6 +45,7 @@ from kgagents.agent.matching.lexical import (
     learn_substitutions,
     lexical_tiers,
     one_to_one,
+    shorter_name,
     substitution_matches,
     variant_matches,
 )
@@ -379,11 +380,12 @@ class MatchingAgent(Agent[MatchSettings]):
                                         "lexical:variant", "label/synonym words equal up to spelling variants")
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
+        hierarchies = self._hierarchies(state) if settings.repair or settings.containment_no_subclasses else None
         if settings.containment:
-            added += self._contained(state, matched, verdicts)
+            added += self._contained(state, matched, verdicts, hierarchies)
         matches = state["matches"] + added
-        if settings.repair:
-            matches = self._repaired(state, matches)
+        if settings.repair and hierarchies is not None:
+            matches = self._repaired(matches, hierarchies)
         return {"matches": matches, "verdicts": verdicts, "timings": self._timed(state, "propagate", started)}
 
     def _structural(self, state: MatchState, matched: set[tuple[str, str]],
@@ -449,11 +451,18 @@ class MatchingAgent(Agent[MatchSettings]):
         return self._lexical_rule(state, found, matched, verdicts, "lexical:substituted",
                                   "label/synonym words equal after one learned word substitution")
 
-    def _contained(self, state: MatchState, matched: set[tuple[str, str]],
-                   verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    def _contained(self, state: MatchState, matched: set[tuple[str, str]], verdicts: dict[str, list[Any]],
+                   hierarchies: tuple[Hierarchy, Hierarchy] | None) -> list[dict[str, Any]]:
         """Among the entities still unmatched, 1:1 pairs whose word bags differ by at most one word (see
-        :func:`~kgagents.agent.matching.lexical.containment_matches`); the validator decides when there is one."""
-        found = containment_matches(*self._unmatched(state, matched))
+        :func:`~kgagents.agent.matching.lexical.containment_matches`); with ``containment_no_subclasses``, not where
+        the entity with fewer words has subclasses (a general concept: the other is likely one of its kinds). The
+        validator decides when there is one."""
+        sources, targets = self._unmatched(state, matched)
+        found = containment_matches(sources, targets)
+        if self.settings.containment_no_subclasses and hierarchies is not None:
+            lexical = {e.uri: e for e in (*sources, *targets)}
+            found = [m for m in found
+                     if not _general_with_subclasses(lexical[m.source], lexical[m.target], *hierarchies)]
         return self._lexical_rule(state, found, matched, verdicts, "lexical:contained",
                                   "label/synonym words equal but for one")
 
@@ -474,14 +483,19 @@ class MatchingAgent(Agent[MatchSettings]):
                           "channels": [channel], "validated": validated, "reason": reason})
         return added
 
-    def _repaired(self, state: MatchState, matches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _hierarchies(self, state: MatchState) -> tuple[Hierarchy, Hierarchy]:
+        """Both ontologies' hierarchy, disjointness and property domains / ranges."""
+        fields = ("parents", "disjoint", "domains", "ranges")
+        source, target = (Hierarchy(*({r["uri"]: r[k] for r in rows} for k in fields))
+                          for rows in (self.graph.run("matching/hierarchy", ontology=state[side])
+                                       for side in ("source", "target")))
+        return source, target
+
+    @staticmethod
+    def _repaired(matches: list[dict[str, Any]], hierarchies: tuple[Hierarchy, Hierarchy]) -> list[dict[str, Any]]:
         """The matches less those the repair drops (:func:`~kgagents.agent.matching.repair.repair`): the lexical
         pre-match's pairs are trusted; the others are checked most trusted first (merged, structural, substituted,
         contained; within a stage, higher cosine first)."""
-        fields = ("parents", "disjoint", "domains", "ranges")
-        hierarchies = [Hierarchy(*({r["uri"]: r[k] for r in rows} for k in fields))
-                       for rows in (self.graph.run("matching/hierarchy", ontology=state[side])
-                                    for side in ("source", "target"))]
         pair = [(m["source"], m["target"]) for m in matches]
         trusted = [pair[i] for i, m in enumerate(matches) if _trust(m) < _TRUST.index("merged")]
         checked = sorted((i for i, m in enumerate(matches) if _trust(m) >= _TRUST.index("merged")),
@@ -528,6 +542,14 @@ _TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", "merged", "structural"
 def _trust(match: Mapping[str, Any]) -> int:
     first = match["channels"][0] if match["channels"] else ""
     return _TRUST.index(first) if first in _TRUST else _TRUST.index("merged")
+
+
+def _general_with_subclasses(s: LexicalEntity, t: LexicalEntity, source: Hierarchy, target: Hierarchy) -> bool:
+    """Whether the entity whose words the other's contain (plus one) has subclasses in its ontology."""
+    general = shorter_name(s, t)
+    if general is None:
+        return False
+    return (source if general == s.uri else target).has_children(general)
 
 
 def _similarity(f: Fused) -> float | None:

@@ -156,6 +156,21 @@ def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lexi
     return _unique_both_ways(found, "contained")
 
 
+def shorter_name(a: LexicalEntity, b: LexicalEntity) -> str | None:
+    """The uri of the entity one of whose word bags the other's extends by one word (the more general name, as in
+    "Author" / "Regular author"); None if their bags are equal or neither extends the other."""
+    bags_a, bags_b = _bags(a), _bags(b)
+    if not bags_a.isdisjoint(bags_b):
+        return None
+    for x in bags_a:
+        for y in bags_b:
+            if x < y and len(y - x) == 1:
+                return a.uri
+            if y < x and len(x - y) == 1:
+                return b.uri
+    return None
+
+
 def every_best(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
     """Every pair at its source's or its target's strictest tier (ties kept): the one-to-many counterpart of
     :func:`one_to_one`, for alignments where an entity has several correct counterparts."""

@@ -68,6 +68,9 @@ class Hierarchy:
             self._down = down
         return self._down.get(uri, set())
 
+    def has_children(self, uri: str) -> bool:
+        return bool(self.descendants(uri))
+
     def are_disjoint(self, a: str, b: str) -> bool:
         """True if an ancestor-or-self of ``a`` is declared disjoint with an ancestor-or-self of ``b``."""
         if not self._disjoint:

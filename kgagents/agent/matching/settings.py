@@ -67,6 +67,10 @@ class MatchSettings(BaseSettings, AgentSettings):
     skip_shared: bool = Field(
         True, description="entities both ontologies declare (the same URI, e.g. an imported vocabulary's classes) "
         "are not matched: an entity paired with itself is no alignment")
+    containment_no_subclasses: bool = Field(
+        True, description="containment skips a pair where the entity with fewer words has subclasses: a general "
+        "concept with kinds of its own, of which the other is likely one ('Squamous epithelium' / 'stomach squamous "
+        "epithelium')")
     context: str | None = Field(
         None, description="domain context given to the LLM steps; None: derived from the two ontologies' own "
         "metadata (title, description, main concepts; see kgagents.agent.matching.context)")
