@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.table import Table
 
@@ -40,15 +42,29 @@ def stats_cmd() -> None:
     """What is in the graph: ontologies, KGs, loads, vector indexes, runs."""
     with connected() as graph:
         for title, query in (("ontologies", "stats/ontologies"), ("knowledge graphs", "stats/kgs"),
-                             ("vector indexes", "stats/vector_indexes"), ("runs", "stats/runs")):
+                             ("vector indexes", "stats/vector_indexes")):
             rows = graph.run(query)
             table = Table(title=title)
             if not rows:
                 console.print(f"[dim]{title}: none[/dim]")
                 continue
-            for column in rows[0]:  # ids in full (never cut to "om-2026…"): they are what other commands take
-                table.add_column(column, no_wrap=column in ("run", "ontology", "kg", "name"), overflow="fold",
-                                 min_width=max(len(str(row[column])) for row in rows) if column == "run" else None)
+            for column in rows[0]:  # names in full: they are what other commands take
+                table.add_column(column, no_wrap=column in ("ontology", "kg", "name"), overflow="fold")
             for row in rows:
                 table.add_row(*[str(v) for v in row.values()])
             console.print(table)
+        _print_runs(graph.run("stats/runs"))
+
+
+def _print_runs(rows: list[dict[str, Any]]) -> None:
+    """One line per run, not a table: ten columns never fit an 80-column terminal, and the run id must stay whole
+    (other commands take it)."""
+    if not rows:
+        console.print("[dim]runs: none[/dim]")
+        return
+    console.print("[italic]runs (newest first)[/italic]")
+    for row in rows:
+        facts = " · ".join(str(row[k]) for k in ("status", "on", "score", "seconds", "mode") if row.get(k))
+        console.print(f"  [bold]{row['run']}[/bold] {facts}", highlight=False)
+        if row.get("error"):
+            console.print(f"    [red]error:[/red] {row['error']}", highlight=False)
