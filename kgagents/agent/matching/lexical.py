@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -243,10 +243,7 @@ def substitution_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lex
     """Pairs whose word bags become equal when one source word is replaced by a learned substitute (see
     :func:`learn_substitutions`: lexical propagation from the matches to the words), 1:1 as in
     :func:`containment_matches`. Meant for entities nothing else matched."""
-    index: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)
-    for t in targets:
-        for bag in _bags(t):
-            index[(t.kind, bag)].add(t.uri)
+    index = _bag_index(targets, _bags)
     found: dict[str, set[str]] = defaultdict(set)
     for e in sources:
         for bag in _bags(e):
@@ -254,6 +251,16 @@ def substitution_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lex
                 for substitute in rules.get(word, ()):
                     found[e.uri] |= index.get((e.kind, (bag - {word}) | {substitute}), set())
     return _unique_both_ways(found, "substituted")
+
+
+def _bag_index(entities: Iterable[LexicalEntity], bags: Callable[[LexicalEntity], set[frozenset[str]]]) -> dict[
+        tuple[str, frozenset[str]], set[str]]:
+    """(kind, word bag) → the entities with that bag (as ``bags`` gives them)."""
+    index: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)
+    for e in entities:
+        for bag in bags(e):
+            index[(e.kind, bag)].add(e.uri)
+    return index
 
 
 def _unique_both_ways(found: dict[str, set[str]], key: str) -> list[LexicalMatch]:
@@ -287,10 +294,7 @@ def _variant_bags(entity: LexicalEntity) -> set[frozenset[str]]:
 def variant_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
     """1:1 pairs that share a word bag once spelling variants are added on both sides (see :func:`_variant_bags`).
     Meant for entities nothing else matched."""
-    index: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)
-    for t in targets:
-        for bag in _variant_bags(t):
-            index[(t.kind, bag)].add(t.uri)
+    index = _bag_index(targets, _variant_bags)
     found: dict[str, set[str]] = defaultdict(set)
     for e in sources:
         for bag in _variant_bags(e):
