@@ -25,6 +25,11 @@ def _results_option() -> Any:
     return typer.Option(RESULTS_DIR, "--out", help="directory for the results files")
 
 
+def variant_name(changes: list[str]) -> str | None:
+    """The results-file suffix of ``--set KEY=VALUE`` changes: sorted, so the same changes name the same file."""
+    return "_".join(sorted(changes)) or None
+
+
 @app.command("om")
 def bench_om(
     dataset: str = typer.Argument(..., help="conference | anatomy"),
@@ -46,7 +51,7 @@ def bench_om(
 
     chat = chat_or_none(no_llm)
     settings = _match_settings(chat is None, None, None, None, changes=set_)
-    variant = "_".join(sorted(set_)) or None
+    variant = variant_name(set_)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         if dataset == "conference":
@@ -288,7 +293,7 @@ def bench_kgqa(
     with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
         result = kgqa.bench(graph, dataset, chat=chat, settings=settings, memory=memory, link=link, sample=sample,
                             seed=seed, workers=workers, relearn=relearn, out=out, on_question=lambda r: advance(1),
-                            variant="_".join(sorted(set_)) or None)
+                            variant=variant_name(set_))
     print_summary(result, label)
     console.print("written: " + ", ".join(result["files"]))
 
@@ -316,7 +321,7 @@ def bench_kgqa_gate(
     with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
         result = kgqa.calibrate(graph, dataset, settings=settings, sample=sample, seed=seed, weak=weak,
                                 workers=workers, out=out, on_question=lambda r: advance(1),
-                                variant="_".join(sorted(set_)) or None)
+                                variant=variant_name(set_))
     console.print(escape(f"{dataset}: confident = {result['confident']} (answers above it right "
                          f"{result['accuracy_above_threshold']}, below {result['accuracy_below_threshold']}; "
                          f"{result['share_answered_without_model']} answered without the model)"))

@@ -122,9 +122,6 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
     if chat is None:
         mode = "no_llm"
     settings = (settings or EASettings()).model_copy(update={"mode": mode})
-    if mode == "gated" and settings.gate_margin is None:  # the gate the retrieval benchmark learned on train links
-        retrieval = RunStore(graph).get(retrieval_run_id)
-        settings = settings.model_copy(update={"gate_margin": retrieval.get("gate_margin") if retrieval else None})
     sources = bench_sources(graph, dataset, retrieval_run_id, sample, seed)
     started = time.perf_counter()
     job = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run_id, settings=settings, sources=sources,

@@ -16,7 +16,6 @@ import os
 import random
 import sys
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from benchmarks.provenance import write_results
 from kgagents.agent.alignment.bootstrap import bootstrap
 from kgagents.agent.alignment.diagnostics import attribute_overlap, entity_names
 from kgagents.agent.alignment.fusion import SIGNALS, Weights
+from kgagents.agent.alignment.gate import gate_on_validation
 from kgagents.agent.alignment.retrieval import collect_signals, final_ranking, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, Signals, copy_signals
@@ -42,8 +42,6 @@ GRID = {"multilingual": (0.0, 0.5, 1.0, 2.0, 4.0), "exact": (0.0, 0.15, 0.3, 0.5
         "structure": (0.0, 0.3, 0.6, 1.0, 1.5), "attributes": (0.0, 0.1, 0.2, 0.4)}
 SHARES = (0.5, 0.7, 0.85, 1.0)
 ROUNDS = (1, 2)
-#: the LLM gate sends a source to the model when retrieval's rank 1 is right less often than this above its margin
-GATE_PRECISION = 0.99
 ANCHORS = {
     "dbp15k_zh_en": {"UDCEA (no LLM, unsupervised; DBP15K ZH-EN)": {"hits_at_1": 0.966},
                      "EA-Agent TEA retriever (DBP15K ZH-EN)": {"hits_at_1": 0.845, "hits_at_10": 0.982},
@@ -132,34 +130,6 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
             "scores_without_bootstrap_with_assignment": evaluate(signals, weights, validation, allowed,
                                                                  True).model_dump(),
             "bootstrap_trials": trials, "grid": grid, "split_seed": seed, "gate": gate}
-
-
-def gate_on_validation(final: Mapping[str, Sequence[tuple[str, float]]], validation: list[tuple[str, str]],
-                       precision: float = GATE_PRECISION) -> dict[str, Any]:
-    """The LLM gate's margin, learned on the validation links: sources are sorted by retrieval margin (rank-1
-    score minus the best other score), and the gate is the smallest margin above which retrieval's rank 1 is
-    right for at least ``precision`` of them; below it the agent may ask the model."""
-    gold = dict(validation)
-    rows = []
-    for s, _ in validation:
-        ranking = final.get(s, [])
-        if not ranking:
-            rows.append((float("-inf"), False))
-            continue
-        others = [score for _, score in ranking[1:]]
-        rows.append((ranking[0][1] - max(others) if others else float("inf"), ranking[0][0] == gold[s]))
-    rows.sort(key=lambda r: -r[0])
-    right, best = 0, 0
-    for k, (_, ok) in enumerate(rows, 1):
-        right += ok
-        if right / k >= precision:
-            best = k
-    margin = rows[best - 1][0] if best else float("inf")
-    below = rows[best:]
-    return {"margin": margin, "precision": precision, "validation_sources": len(rows),
-            "share_gated": len(below) / len(rows) if rows else 0.0,
-            "errors_gated": sum(1 for _, ok in below if not ok),
-            "errors_total": sum(1 for _, ok in rows if not ok)}
 
 
 def default_directory() -> Path:

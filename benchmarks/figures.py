@@ -243,7 +243,7 @@ def ea_retrieval_runs(results: Path, stem: str) -> list[tuple[str, dict[str, Any
 @figure("ea-retrieval")
 def ea_retrieval(results: Path) -> str:
     rows = ["| dataset | names | Hits@1 | Hits@1 without the 1:1 assignment | Hits@10 | MRR "
-            "| without exact-name pairs: H@1 / H@10 | retrieval time (load average) |",
+            "| without exact-name pairs: H@1 / H@10 | retrieval time (load average start–end) |",
             "|---|---|---|---|---|---|---|---|"]
     for title, (names, r) in ((t, run) for stem, t in EA_DATASETS for run in ea_retrieval_runs(results, stem)):
         head = r["scores"][r["headline"]]
@@ -251,7 +251,8 @@ def ea_retrieval(results: Path) -> str:
         rows.append(f"| {title} | {names} | **{_f3(full['hits_at_1'])}** | {_f3(plain['hits_at_1'])} "
                     f"| **{_f3(full['hits_at_10'])}** | {_f3(full['mrr'])} "
                     f"| {_f3(hard['hits_at_1'])} / {_f3(hard['hits_at_10'])} ({r['non_exact_links']:,} links) "
-                    f"| {r['timings_s']['retrieval']:.0f} s ({r['load_average']['start'][0]:.1f}) |")
+                    f"| {r['timings_s']['retrieval']:.0f} s "
+                    f"({r['load_average']['start'][0]:.1f}–{r['load_average']['end'][0]:.1f}) |")
     return "\n".join(rows)
 
 
@@ -274,6 +275,30 @@ def ea_agent(results: Path) -> str:
         rows.append(f"| {title} | {sources} | {_f3(r['agent']['all_links']['hits_at_1'])} "
                     f"({_f3(r['retrieval']['all_links']['hits_at_1'])}) | {r['tokens_per_entity']:,.0f} "
                     f"| {r['reflector_call_rate']:.2f} | {r['mean_path_length']:.2f} |")
+    return "\n".join(rows)
+
+
+#: gated EA-Agent runs with the local 1.5B model (rendered for the datasets whose results file exists)
+EA_GATED_RUNS = (("dbp15k_zh_en", "DBP15K ZH-EN"), ("srprs_en_fr", "SRPRS EN-FR"))
+
+
+@figure("ea-gated")
+def ea_gated(results: Path) -> str:
+    rows = ["| dataset | sources | sent to the model | changed (right / wrong) | Hits@1 gated (retrieval alone) "
+            "| without exact-name pairs | tokens / entity | s / entity (load average) |",
+            "|---|---|---|---|---|---|---|---|"]
+    for dataset, title in EA_GATED_RUNS:
+        path = results / f"ea_agent_{dataset}_gated_sample200_qwen2.5-coder-1.5b.json"
+        if not path.exists():
+            continue
+        r = load(results, path.stem)
+        changed = r["changed_vs_retrieval"]
+        rows.append(f"| {title} | random {r['sample_size']} (seed {r['seed']}) | {r['sources_sent_to_llm']} "
+                    f"| {changed['changed']} ({changed['right']} / {changed['wrong']}) "
+                    f"| {_f3(r['agent']['all_links']['hits_at_1'])} ({_f3(r['retrieval']['all_links']['hits_at_1'])}) "
+                    f"| {_f3(r['agent']['non_exact']['hits_at_1'])} ({_f3(r['retrieval']['non_exact']['hits_at_1'])}) "
+                    f"| {r['tokens_per_entity']:,.0f} | {r['seconds_per_entity']:.1f} "
+                    f"({r['machine']['load_average'][0]:.1f}) |")
     return "\n".join(rows)
 
 

@@ -151,7 +151,7 @@ def _unlinked(question: Question) -> Question:
 def ensure_memory(graph: Graph, ds: Dataset, learned: list[Question], *, seed: int, relearn: bool,
                   workers: int) -> dict[str, Any]:
     """The KG's path memory holding exactly what was learned from this benchmark's ``train`` split."""
-    source = f"bench {ds.name}: train split {ds.ratios} seed {seed}"
+    source = f"bench {ds.name}: train split {ds.ratios} seed {seed}; labelled relation paths learned as given"
     memory = PathMemory(graph, ds.kg)
     removed = memory.forget_other_sources(source)
     report = None

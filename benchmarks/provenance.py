@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.machine import machine_info
+from kgagents.llm.models import LOCAL_MODELS
 from kgagents.paths import REPO_ROOT
+from kgagents.servers.llama import LlamaServer
 
 
 def command_line(argv: list[str] | None = None) -> str:
@@ -98,12 +100,23 @@ class Neo4jMemory:
         return {"peak_rss_mb_neo4j": self.peak_mb(), "peak_rss_neo4j_since": self.since}
 
 
+def llm_server() -> dict[str, Any] | None:
+    """The embedded model server as it ran when the file was written — model, the pinned sha256 of its GGUF, server
+    threads and slots — or None when it is not running. LLM speed depends on the threads as much as on the load."""
+    status = LlamaServer().status()
+    if not status.running:
+        return None
+    spec = LOCAL_MODELS.get(status.model or "")
+    return {"model": status.model, "gguf_sha256": spec.sha256 if spec else None, "threads": status.threads,
+            "slots": status.parallel, "ctx_per_slot": status.ctx_per_slot, "base_url": status.base_url}
+
+
 def provenance() -> dict[str, Any]:
     """The fields every results file starts with: the command exactly as typed, the commit, the time, the machine
     (with its load average now; timings on a busy machine are noisy) and this process's peak memory so far."""
     return {"command": command_line(), "git_commit": git_commit(),
             "written_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "machine": machine_info(),
-            "python_peak_rss_mb": python_peak_rss_mb()}
+            "python_peak_rss_mb": python_peak_rss_mb(), "llm_server": llm_server()}
 
 
 def write_results(out: Path, stem: str, result: dict[str, Any],

@@ -19,7 +19,9 @@ commands = App()
 def align_cmd(
     dataset: str = typer.Argument(..., help="name of a loaded JAPE pair, e.g. dbp15k_zh_en"),
     retrieval_run: str = typer.Option(..., help="run id of the candidate retrieval to start from"),
-    mode: str = typer.Option("full", help="full | rule_planner | no_planning | llm_only | no_selectors | no_llm"),
+    mode: str = typer.Option("gated", help="gated (the model only for sources retrieval is unsure of, below the gate "
+                             "learned on the train links) | full | rule_planner | no_planning | llm_only | "
+                             "no_selectors | no_llm"),
     sample: int = typer.Option(None, min=1, help="align a random sample of this many test sources (seeded)"),
     seed: int = typer.Option(7),
     pairs: Path = typer.Option(None, help="write the aligned pairs as TSV (source, target, score, path) here"),

@@ -143,17 +143,23 @@ def learn_cmd(
     kg: str = typer.Option(..., "--kg", help="name of the loaded KG the questions are about"),
     format: str = typer.Option(None, help="question format (default: detected)"),
     workers: int = typer.Option(2, min=1, help="questions searched at once"),
+    given_paths: bool = typer.Option(True, "--given-paths/--weak-only",
+                                     help="learn a record's own relation path when it names one that reaches its "
+                                          "answers (--weak-only: always search the KG)"),
 ) -> None:
     """Fill the KG's path memory: each answered question is reduced to the relation path(s) from its topic to its
-    answers (weak supervision) and stored as (:PathExample) nodes with the question's vector."""
+    answers (the path its record names, else weak supervision) and stored as (:PathExample) nodes with the
+    question's vector."""
     from kgagents.jobs.kgqa import learn
     from kgagents.loaders.qa import read_questions
 
     questions = read_questions(input_file(file, "FILE"), format=format)
     with connected() as graph, progress_bar(escape(f"learning paths for {kg}"), len(questions)) as advance:
-        report = learn(graph, kg, questions, source=str(file), workers=workers, on_question=advance)
+        report = learn(graph, kg, questions, source=str(file), workers=workers, given_paths=given_paths,
+                       on_question=advance)
     console.print(escape(f"{report.learned} of {report.questions} questions learned ({report.examples} path "
-                         f"examples, {report.ties} with several equally good paths; {report.no_topic} without a "
+                         f"examples, {report.given_paths} from their own relation path, {report.ties} with several "
+                         f"equally good paths; {report.no_topic} without a "
                          f"topic in the KG, {report.no_path} without a path to their answers) in {report.seconds} s; "
                          f"the memory of {kg} now holds {report.memory_examples} examples"))
 

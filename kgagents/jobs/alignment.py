@@ -14,6 +14,7 @@ from typing import Any
 
 from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings
 from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.gate import learn_gate
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.config import EmbeddingSettings
@@ -22,6 +23,7 @@ from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import EmbedStats
 from kgagents.errors import EmbeddingError, KgAgentsError
 from kgagents.graph.connection import Graph, GraphLike, connect
+from kgagents.graph.runs import RunStore
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.jape import EAPairLoadResult, load_jape_pair
 from kgagents.progress import SILENT, Stages
@@ -107,9 +109,28 @@ def align(graph: GraphLike, chat: Any, *, dataset: str, retrieval_run_id: str, s
         settings = settings.model_copy(update={"mode": "no_llm"})
     if sources is None and sample is not None:
         sources = bench_sources(graph, dataset, retrieval_run_id, sample, seed)
+    if settings.mode == "gated" and settings.gate_margin is None:
+        settings = settings.model_copy(update={"gate_margin": gate_margin_of(graph, dataset, retrieval_run_id)})
     agent = EAAgent(graph, chat if settings.mode != "no_llm" else None, settings, trajectories_path=trajectories_path)
     inputs: dict[str, Any] = {"dataset": dataset, "retrieval_run_id": retrieval_run_id, "run_id": run_id}
     if sources is not None:
         inputs["sources"] = list(sources)
     result = agent.run(inputs)
     return AlignRun(result.output, list(sources) if sources is not None else [], agent.model_name, settings)
+
+
+def gate_margin_of(graph: Graph, dataset: str, retrieval_run_id: str) -> float:
+    """The LLM gate of a retrieval run: the one stored on it (``bench ea-retrieval`` stores the gate it learned while
+    tuning), else learned now on the train links with the run's own settings and stored on the run for next time."""
+    store = RunStore(graph)
+    run = store.get(retrieval_run_id)
+    if run is None:
+        raise KgAgentsError(f"No retrieval run '{retrieval_run_id}' in the graph: run `kgagents bench ea-retrieval` "
+                            "or the retrieval job first and pass its run id.")
+    if run.get("gate_margin") is not None:
+        return float(run.get("gate_margin"))
+    settings = RetrievalSettings(**{k: run.get(k) for k in RetrievalSettings.model_fields if run.get(k) is not None})
+    gate = learn_gate(graph, dataset=dataset, settings=settings)
+    store.update(retrieval_run_id, {"gate_margin": gate["margin"], "gate_share_gated": gate["share_gated"],
+                                    "gate_validation_sources": gate["validation_sources"]})
+    return float(gate["margin"])

@@ -17,7 +17,8 @@ Jobs (each a function of ``(graph, chat, data_dir, workdir)``, so tests can run 
   of test sentences written through them (F1). Offline nothing is extracted: the ground-truth triples and three
   corruptions of each are fed through the tools, which shows what the ontology accepts and rejects.
 
-With no chat model every job runs its documented no-LLM ablation, and the model column says so.
+With no chat model every job runs its documented no-LLM ablation, and the model column says so. With one, matching
+and alignment run their ``gated`` modes (the model only where the cheap decision is unsure), KGQA its gated loop.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.retrieval import retrieve
 from kgagents.agent.kgqa.pathmemory import PathMemory
 from kgagents.agent.kgqa.questions import plain
@@ -92,7 +94,7 @@ Job = Callable[[Graph, Any, Path, Path, DemoSettings], JobRun]
 def matching_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
     conference = data / "om" / "conference"
     names = [ensure_loaded(graph, conference / "ontologies" / f"{o}.owl") for o in ("cmt", "confof")]
-    run = match_pair(graph, names[0], names[1], MatchSettings(mode="no_llm" if chat is None else "full"), chat=chat,
+    run = match_pair(graph, names[0], names[1], MatchSettings(mode="no_llm" if chat is None else "gated"), chat=chat,
                      reference=conference / "reference" / "cmt-confof.rdf")
     return JobRun("ontology matching", "OAEI conference cmt–confOf", run.run_id, "F1", "f1", "demo/show_matching")
 
@@ -102,7 +104,8 @@ def alignment_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: 
                            seed=settings.seed)
     pair = load_pair(graph, directory)
     candidates = retrieve(graph, dataset=pair.dataset)
-    run = align(graph, chat, dataset=pair.dataset, retrieval_run_id=candidates.run_id)
+    run = align(graph, chat, dataset=pair.dataset, retrieval_run_id=candidates.run_id,
+                settings=EASettings(mode="gated"))  # with a model: only where retrieval is unsure
     return JobRun("entity alignment", f"SRPRS EN-FR, {settings.ea_links} seeded gold links", run.result.run_id,
                   "Hits@1", "hits_at_1", "demo/show_alignment")
 

@@ -28,12 +28,13 @@ from typing import Any
 from kgagents.agent.base import RunResult
 from kgagents.agent.kgqa.agent import ODAAgent
 from kgagents.agent.kgqa.linking import EntityLinker
+from kgagents.agent.kgqa.observation import RelationNames
 from kgagents.agent.kgqa.pathmemory import Example, PathMemory, question_key, refuse_test_split
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain
 from kgagents.agent.kgqa.results import QuestionResult
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
-from kgagents.agent.kgqa.supervision import supervise
+from kgagents.agent.kgqa.supervision import supervise, supervise_given
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
@@ -118,6 +119,7 @@ class LearnReport:
     no_topic: int = 0
     no_path: int = 0
     ties: int = 0
+    given_paths: int = 0
     agrees_with_dataset_path: int | None = None
     seconds: float = 0.0
     memory_examples: int = 0
@@ -134,10 +136,13 @@ def split_of(question: Question) -> str | None:
 
 def learn(graph: GraphLike, kg: str, questions: Sequence[Question], *, source: str,
           settings: KGQASettings | None = None, embedder: Embedder | None = None, workers: int = 1,
-          min_f1: float = 0.5, on_question: Callable[[int], None] | None = None) -> LearnReport:
+          min_f1: float = 0.5, given_paths: bool = True,
+          on_question: Callable[[int], None] | None = None) -> LearnReport:
     """Learn path examples for ``kg`` from labelled ``questions`` (see the module docstring). A question needs
     its topic (given, in brackets, or linked from its text) and answers; its best paths (answer F1 ≥ ``min_f1``)
-    become examples. Refuses (and writes nothing) if any record is marked as a test split."""
+    become examples — with ``given_paths``, the relation path the record names when it reaches the answers
+    (:func:`~kgagents.agent.kgqa.supervision.supervise_given`), else the weakly supervised ones. Refuses (and
+    writes nothing) if any record is marked as a test split."""
     graph = connect(graph)
     refuse_test_split([(q.id, split_of(q)) for q in questions], source)
     settings = settings or KGQASettings(mode="no_llm")
@@ -148,7 +153,10 @@ def learn(graph: GraphLike, kg: str, questions: Sequence[Question], *, source: s
     known = {r["id"] for r in graph.run("kgqa/entity_names", kg=kg,
                                         ids=sorted({t for q in questions for t in given_topics(q)}))}
 
-    def one(q: Question) -> list[Example] | str:
+    catalogue = RelationNames(graph, kg).get()
+    types = {**{name: kind for kind, name in catalogue.items()}, **{kind: kind for kind in catalogue}}
+
+    def one(q: Question) -> tuple[list[Example], bool] | str:
         topics = [t for t in given_topics(q) if t in known]
         text = q.question
         if not topics:
@@ -159,26 +167,33 @@ def learn(graph: GraphLike, kg: str, questions: Sequence[Question], *, source: s
         if not topics or not q.answers:
             return "no_topic"
         gold = _gold_ids(graph, kg, q)
-        best = supervise(graph, kg, topics[0], gold, depth=settings.depth, max_frontier=settings.max_frontier,
-                         min_f1=min_f1, exclude=topics[1:])
+        best = supervise_given(graph, kg, topics[0], gold, q.relation_path, types=types,
+                               max_frontier=settings.max_frontier, min_f1=min_f1, exclude=topics[1:]) \
+            if given_paths and q.relation_path else None
+        given = best is not None
+        if best is None:
+            best = supervise(graph, kg, topics[0], gold, depth=settings.depth, max_frontier=settings.max_frontier,
+                             min_f1=min_f1, exclude=topics[1:])
         if not best.paths:
             return "no_path"
         key = question_key(kg, q.question, topics[0])
         text = masked(q.question, topics)
         return [Example(question_key=key, question=q.question, masked=text, topic=topics[0], path=p, reentry=r,
                         weight=1.0 / len(best.paths), f1=best.f1, answers=len(q.answers), source=source,
-                        split=split_of(q)) for p, r in best.paths]
+                        split=split_of(q)) for p, r in best.paths], given
 
     examples: list[Example] = []
     agree = 0
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for q, found in zip(questions, pool.map(one, questions), strict=True):
-            if isinstance(found, str):
-                setattr(report, found, getattr(report, found) + 1)
-                report.failures.append(f"{q.id}: {found}")
+        for q, outcome in zip(questions, pool.map(one, questions), strict=True):
+            if isinstance(outcome, str):
+                setattr(report, outcome, getattr(report, outcome) + 1)
+                report.failures.append(f"{q.id}: {outcome}")
             else:
+                found, given = outcome
                 report.learned += 1
                 report.ties += len(found) > 1
+                report.given_paths += given
                 examples.extend(found)
                 if q.relation_path:
                     agree += tuple(q.relation_path) in {x.path for x in found}

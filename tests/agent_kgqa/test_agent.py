@@ -16,6 +16,7 @@ from kgagents.agent.kgqa.observation import PathObserver, follow
 from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
+from kgagents.agent.kgqa.supervision import supervise_given
 from kgagents.embeddings import get_embedder
 from kgagents.errors import ChatModelRequiredError
 from kgagents.graph.connection import Graph
@@ -194,3 +195,43 @@ def test_the_question_graph_embeds_one_question_at_a_time(movies: Graph, fixture
     assert len(out["question_vector"]) == 384 and out["masked"] == "who directed X"
     assert np.isfinite(out["confidence"])
     assert set(out["answer_entities"]) == _follow(_kb(fixtures), "Kismet", out["answer_path"]["path"])
+
+
+def test_a_labelled_relation_path_is_learned_with_its_directions_resolved(movies: Graph, fixtures: Path) -> None:
+    kb = _kb(fixtures)
+    types = {r: r for _, r, _ in kb}
+    # bare relation names: the KG says which direction each step takes
+    gold = _follow(kb, "Marlene Dietrich", ["starred_actors^-1", "starred_actors"])
+    assert gold
+    found = supervise_given(movies, KG, "Marlene Dietrich", gold, ["starred_actors", "starred_actors"], types=types,
+                            max_frontier=100, min_f1=0.5)
+    assert found is not None and found.paths == [(("starred_actors^-1", "starred_actors"), False)]
+    assert found.f1 == 1.0
+    # a relation the KG lacks, or a path that misses the answers, leaves the question to weak supervision
+    assert supervise_given(movies, KG, "Marlene Dietrich", gold, ["acted_with"], types=types, max_frontier=100,
+                           min_f1=0.5) is None
+    assert supervise_given(movies, KG, "Marlene Dietrich", gold, ["starred_actors^-1", "release_year"], types=types,
+                           max_frontier=100, min_f1=0.5) is None
+
+
+def test_a_remembered_walk_is_focused_and_the_most_voted_path_may_walk_back_through_its_topic(
+        movies: Graph, fixtures: Path) -> None:
+    kb = _kb(fixtures)
+    writers = {t for h, r, t in kb if r == "written_by" and h == "Witness for the Prosecution"}
+    assert writers and all({h for h, r, t in kb if r == "written_by" and t == w} ==
+                           {"Witness for the Prosecution"} for w in writers)  # its writer wrote nothing else
+    observer = PathObserver(movies, KG, KGQASettings(mode="no_llm"), PathScorer(get_embedder(), KGQASettings()))
+    question = get_embedder().embed(["which films did the writer of X write"])[0]
+    back = ("written_by", "written_by^-1")
+    observed = observer.observe(question, ["Witness for the Prosecution"], {back: 0.7, ("directed_by",): 0.3}).paths
+    by_path = {tuple(p.path): p for p in observed}
+    # only the remembered relations are walked from the topic
+    assert {p.path[0] for p in observed} <= {"written_by", "directed_by"}
+    # the most voted path leads nowhere unless the topic walks back into it: followed so, the topic is its end
+    assert by_path[back].reentry and by_path[back].ends == ["Witness for the Prosecution"]
+    # a path voted for less is not walked back
+    less = observer.observe(question, ["Witness for the Prosecution"], {back: 0.3, ("directed_by",): 0.7}).paths
+    assert back not in {tuple(p.path) for p in less}
+    # without a memory the observation explores every relation
+    free = observer.observe(question, ["Witness for the Prosecution"]).paths
+    assert {p.path[0] for p in free} > {"written_by", "directed_by"}

@@ -14,6 +14,7 @@ from kgagents.agent.kgqa.pathmemory import TestSplitError, refuse_test_split, vo
 from kgagents.agent.kgqa.paths import ObservedPath, path_display, path_phrase, path_text, split_step, step
 from kgagents.agent.kgqa.questions import bracketed, masked, plain
 from kgagents.agent.kgqa.supervision import f1
+from kgagents.agent.kgqa.wording import Wording
 from kgagents.errors import ParseError
 from kgagents.jobs.kgqa import split
 from kgagents.loaders.qa import EntityRef, Question, read_questions
@@ -172,3 +173,55 @@ def test_metaqa_distribution_files_are_read_with_their_question_types(tmp_path: 
     (tmp_path / "nobracket.txt").write_text("who is it\tA\n", encoding="utf-8")
     with pytest.raises(ParseError, match="nobracket.txt:1: no topic entity in \\[brackets\\]"):
         read_questions(tmp_path / "nobracket.txt")
+
+
+# -- the wording: which words name which step, and in which order ---------------------------------------------------
+_NAMES = {"parents": ["father", "mother", "parent"], "children": ["son", "daughter", "child"],
+          "spouse": ["wife", "husband"], "profession": ["job", "occupation"]}
+
+
+def _family() -> list[tuple[str, tuple[str, ...], float]]:
+    """Possessive questions ("the job of X's son's wife") with their paths, every relation order and synonym."""
+    out = []
+    relations = list(_NAMES)
+    for r1 in relations:
+        for r2 in relations:
+            for r3 in relations:
+                if len({r1, r2, r3}) < 2:
+                    continue
+                for i in range(2):
+                    w1, w2, w3 = (_NAMES[r][i % len(_NAMES[r])] for r in (r1, r2, r3))
+                    out.append((f"what is the {w3} of X 's {w1} 's {w2} ?", (r1, r2, r3), 1.0))
+                    out.append((f"the {w3} of {w2} of X 's {w1} ?", (r1, r2, r3), 1.0))
+    return out
+
+
+def _films() -> list[tuple[str, tuple[str, ...], float]]:
+    """Questions that name their first step before the topic and the second after it ("the films directed by X
+    were written by who")."""
+    verbs = {"directed_by": "directed", "written_by": "written", "starred_actors": "starred"}
+    return [(f"the films {verbs[a]} by X were {verbs[b]} by who", (f"{a}^-1", b), 1.0)
+            for a in verbs for b in verbs if a != b]
+
+
+def test_the_wording_puts_the_memorys_vote_in_the_order_the_question_names_its_relations() -> None:
+    wording = Wording.learn(_family())
+    right, wrong = ("children", "parents", "profession"), ("parents", "children", "profession")
+    question = "what is the name of the occupation of mother of X 's daughter ?"
+    voters = [("the job of son of X 's father ?", ("parents", "children", "profession"), 1.0)]
+    assert wording.order_of(voters) == "outward"  # X's father's son: after X first, then back to the front
+    shares = wording.reweight({wrong: 0.9, right: 0.1}, question, 1.0, voters)
+    assert shares[right] > 0.9 and sum(shares.values()) == pytest.approx(1.0)
+    # each path length keeps its vote: the wording orders relations, it does not count them
+    mixed = wording.reweight({wrong: 0.3, right: 0.3, ("profession",): 0.4}, question, 1.0, voters)
+    assert mixed[("profession",)] == 0.4 and mixed[right] + mixed[wrong] == pytest.approx(0.6)
+
+
+def test_a_question_reads_in_the_order_of_the_phrasings_that_voted_for_it() -> None:
+    wording = Wording.learn(_family() + _films())
+    films = [("the films written by X were directed by who", ("written_by^-1", "directed_by"), 1.0)]
+    assert wording.order_of(films) == "forward"
+    right, wrong = ("directed_by^-1", "written_by"), ("written_by^-1", "directed_by")
+    shares = wording.reweight({wrong: 0.8, right: 0.2}, "the movies directed by X were written by who", 1.0, films)
+    assert shares[right] > shares[wrong]
+    assert wording.fit(right, ["written", "by", "directed"]) < wording.fit(wrong, ["written", "by", "directed"])

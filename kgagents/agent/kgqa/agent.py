@@ -9,7 +9,8 @@ One question (:meth:`ODAAgent.question_graph`, state :class:`QAState`):
 
 * ``start``: the topic entities — given, in [brackets] (resolved by name), or linked from plain text
   (:mod:`linking`) — the question with its topic masked and embedded, and the path memory's prior
-  (:mod:`pathmemory`): the vote of the nearest learned questions for their paths.
+  (:mod:`pathmemory`): the vote of the nearest learned questions for their paths, shared among paths of one
+  length in the order the question names its relations (:mod:`wording`).
 * ``observe``: the recursive path observation from the topics (:mod:`observation`) at the first iteration; later
   iterations add the paths the reflection kept. The best path's lead over the next path with a different answer
   is the question's *confidence*.
@@ -31,6 +32,7 @@ had not finished; ``finish`` records the run with ``hits_at_1`` as its headline 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +54,7 @@ from kgagents.agent.kgqa.results import KGQARun, QuestionResult
 from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import trace_row, write_traces
+from kgagents.agent.kgqa.wording import Wording
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.graph.connection import GraphLike
@@ -59,6 +62,8 @@ from kgagents.loaders.qa import Question
 
 #: traces written per transaction
 TRACE_BATCH = 500
+#: memory votes an agent keeps, by masked question
+PRIOR_CACHE = 50_000
 
 
 class RunState(TypedDict, total=False):
@@ -154,6 +159,9 @@ class ODAAgent(Agent[KGQASettings]):
         self.memory = PathMemory(self.graph, kg)
         self.linker = EntityLinker(self.graph, kg)
         self._examples: int | None = None
+        self._wording: Wording | None = None
+        self._priors: dict[str, Prior] = {}
+        self._lock = threading.Lock()
         self.on_question = on_question
 
     # -- collaborators ------------------------------------------------------------------------------
@@ -178,12 +186,34 @@ class ODAAgent(Agent[KGQASettings]):
     def _vector(self, text: str) -> np.ndarray:
         return self.scorer.vectors([text])[0]
 
-    def _prior(self, vector: np.ndarray, leave_out: str | None = None) -> Prior:
+    def wording(self) -> Wording:
+        """The memory's wording table, learned once per agent."""
+        with self._lock:
+            if self._wording is None:
+                self._wording = self.memory.wording()
+            return self._wording
+
+    def _prior(self, vector: np.ndarray, leave_out: str | None = None, masked_question: str | None = None) -> Prior:
+        """The memory's vote for a question (its vector), put in the order of its words when ``masked_question``
+        is given and ``memory_order_temperature`` is set. A phrasing asked again (a template's questions about
+        other topics) is looked up once per agent: its vector, and so its vote, is the same."""
         if not self.memory_examples():
             return Prior()
+        key = masked_question if leave_out is None else None
+        if key is not None and key in self._priors:
+            return self._priors[key]
         s = self.settings
-        return self.memory.prior(vector, k=s.memory_k, pool=s.memory_pool, min_similarity=s.memory_min_similarity,
-                                 temperature=s.memory_temperature, leave_out=leave_out)
+        prior = self.memory.prior(vector, k=s.memory_k, pool=s.memory_pool, min_similarity=s.memory_min_similarity,
+                                  temperature=s.memory_temperature, leave_out=leave_out)
+        if masked_question and s.memory_order_temperature and len(prior.shares) > 1:
+            prior.shares = self.wording().reweight(prior.shares, masked_question, s.memory_order_temperature,
+                                                   prior.voters)
+        if key is not None:
+            with self._lock:
+                if len(self._priors) >= PRIOR_CACHE:
+                    self._priors.clear()
+                self._priors[key] = prior
+        return prior
 
     def _context(self, masked_question: str, entity: str) -> float:
         """Linking context: with a memory, how close the masked question comes to a learned one; without, how
@@ -271,7 +301,7 @@ class ODAAgent(Agent[KGQASettings]):
         text = text or masked(question, [labels.get(t, t) for t in topics])
         vector = np.asarray(state["question_vector"], dtype=np.float32) if state.get("question_vector") \
             else self._vector(text)
-        prior = self._prior(vector, question if state.get("leave_out") else None)
+        prior = self._prior(vector, question if state.get("leave_out") else None, text)
         out.update({"topics": topics, "labels": labels, "masked": text, "question_vector": vector.tolist(),
                     "prior": prior.as_state(), "neighbours": prior.neighbours})
         return out
@@ -395,6 +425,8 @@ class ODAAgent(Agent[KGQASettings]):
 
     def begin(self, state: RunState) -> dict[str, Any]:
         self.start_run(state)
+        if self.memory_examples() and self.settings.memory_order_temperature:
+            self.wording()  # learned once, before the questions are timed
         return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0}
 
     def initial_state(self, question: Question, run_id: str, labels: Mapping[str, str],

@@ -6,7 +6,8 @@ chosen for expansion and returns, per path, the relations leaving its end set wi
 is scored (:mod:`scoring`); the best N of the level join the observation and the best P % (at least
 ``min_expand``) are expanded to the next level, together with every prefix of a path the memory votes for (over
 the relations that continue it), so a remembered path is always observed however its prefixes score. When the
-memory is sure of a path (``memory_focus``), only the remembered prefixes are expanded beyond the first level. An
+memory is sure of a path (``memory_focus``), only the remembered paths are walked: the first level over their first
+relations only, and only their prefixes are expanded (a hub topic's other relations are never read). An
 end set larger than ``max_frontier`` is observed but not expanded (a genre's thousands of films), and topic entities
 never re-enter a path (a remembered path learned with re-entry is followed with its topic allowed back in).
 """
@@ -105,12 +106,14 @@ class PathObserver:
                 p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
 
     def _expand(self, question: np.ndarray, frontiers: list[dict[str, Any]], exclude: list[str],
-                result: Observation) -> list[dict[str, Any]]:
+                result: Observation, full: list[str] | None = None) -> list[dict[str, Any]]:
+        """One level (``kgqa/expand_paths``); ``full``: the only groups whose ends are wanted beyond ``ends_kept``
+        (None: all)."""
         s = self.settings
         result.queries += 1
         return self.graph.run("kgqa/expand_paths", kg=self.kg, frontiers=frontiers, exclude=exclude,
                               cap=s.max_frontier, named=s.ends_kept, sample=s.type_sample,
-                              vector=[float(x) for x in question])
+                              vector=[float(x) for x in question], full=full)
 
     def _observe_one(self, question: np.ndarray, topic: str, exclude: list[str], prior: Mapping[PathKey, float],
                      reentry: Set[PathKey], result: Observation, depth: int) -> list[ObservedPath]:
@@ -121,11 +124,14 @@ class PathObserver:
         for key in prior:
             for i in range(1, len(key)):
                 forced.setdefault(key[:i], set()).add(split_step(key[i])[0])
-        focused = max(prior.values(), default=0.0) >= s.memory_focus
-        frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": None}]
+        focused = bool(prior) and max(prior.values()) >= s.memory_focus
+        first = sorted({split_step(key[0])[0] for key in prior if key}) if focused else None
+        # focused: only the remembered paths and their prefixes need their complete end sets
+        full = sorted({_group(key[:i]) for key in prior for i in range(1, len(key) + 1)}) if focused else None
+        frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": first or None}]
         observed: list[ObservedPath] = []
         for level in range(1, depth + 1):
-            rows = self._expand(question, frontiers, exclude, result)
+            rows = self._expand(question, frontiers, exclude, result, full)
             if not rows:
                 break
             keys = [tuple(json.loads(r["key"])) + (step(r["relation"], r["forward"]),) for r in rows]
@@ -151,35 +157,36 @@ class PathObserver:
             if not frontiers:
                 break
         by_key = {p.key: p for p in observed}
+        top = max(prior.values(), default=0.0)
         for key, share in prior.items():
             if share > 0 and (key not in by_key or key in reentry):
-                remembered = self._remembered(question, topic, key, exclude, share, names, key in reentry, by_key)
+                remembered = self._remembered(question, topic, key, exclude, share, names, key in reentry, by_key,
+                                              walk_back=share >= top)
                 if remembered is not None:
                     observed = [p for p in observed if p.key != key] + [remembered]
         return observed
 
     def _remembered(self, question: np.ndarray, topic: str, key: PathKey, exclude: Sequence[str], share: float,
-                    names: Mapping[str, str], reentry: bool,
-                    observed: Mapping[PathKey, ObservedPath]) -> ObservedPath | None:
+                    names: Mapping[str, str], reentry: bool, observed: Mapping[PathKey, ObservedPath],
+                    walk_back: bool) -> ObservedPath | None:
         """A remembered path the level-wise observation did not give as learned, followed directly when it can
         exist: the empty path (the topic itself); a path learned with ``reentry`` (the topic allowed back in); a
-        path below a prefix too large to expand; or a path whose last step leads back to the topic only ("the
-        child of X's mother" when X has no siblings: X is its end). None when it leads nowhere from this topic."""
+        path below a prefix too large to expand; or, when ``walk_back`` (the memory's most voted path), a path that
+        leads nowhere unless the topic walks back into it ("the child of X's mother" when X has no siblings: X is
+        its end; "the job of X's child's parents" when the child's other parent is not in the KG) — the question
+        names these relations, and the topic is the one entity they reach. None when it leads nowhere from this
+        topic even so."""
         s = self.settings
         allowed = [x for x in exclude if x != topic]
         if not key:
             ends = [{"id": topic, "name": self._name(topic), "support": 1}]
         elif reentry or self._below_incomplete(key, observed):
             ends = follow(self.graph, self.kg, topic, key, allowed if reentry else exclude, s.max_frontier)
-        elif len(key) > 1 and key[:-1] in observed:
-            parent = observed[key[:-1]]
-            relation, forward = split_step(key[-1])
-            back = self.graph.run("kgqa/follow_path", kg=self.kg, ids=parent.ends, relation=relation,
-                                  forward=forward, exclude=allowed)
-            ends = [{"id": topic, "name": self._name(topic), "support": 1}] \
-                if [r["id"] for r in back] == [topic] else []
         else:
             ends = []
+        if key and not ends and not reentry and walk_back:
+            ends = follow(self.graph, self.kg, topic, key, allowed, s.max_frontier)
+            reentry = bool(ends)
         if not ends:
             return None
         text = path_text(key, names)
@@ -233,6 +240,13 @@ class PathObserver:
                          complete=row["size"] <= len(row["ends"]))
         p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
         return p
+
+
+def _group(key: PathKey) -> str:
+    """A path as ``kgqa/expand_paths`` names the group that ends it: its prefix's key, its last relation and
+    direction."""
+    relation, forward = split_step(key[-1])
+    return f"{json.dumps(list(key[:-1]))}|{relation}|{'>' if forward else '<'}"
 
 
 def follow(graph: Graph, kg: str, topic: str, path: Sequence[str], exclude: Sequence[str],

@@ -10,7 +10,9 @@ says what is asked, not about whom — whose vector is in the vector index ``pat
 
 ``reentry`` says the topic may walk back into the path (learned, see :mod:`supervision`). A new question looks up
 the nearest phrasings; each votes for its examples' paths (:func:`vote`; phrasings below
-``memory_min_similarity`` do not vote), and a path's *prior* is its share of the votes. The prior joins the path's
+``memory_min_similarity`` do not vote), and a path's *prior* is its share of the votes, shared among paths of one
+length by how well their steps follow the question's words in order (:mod:`~kgagents.agent.kgqa.wording`: a
+phrasing's vector barely knows word order). The prior joins the path's
 score in the observation (and forces its prefixes to be expanded), and is shown to the LLM.
 
 Nothing from a test split may enter the memory: :func:`refuse_test_split` runs before anything is written.
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from kgagents.agent.kgqa.paths import PathKey
+from kgagents.agent.kgqa.wording import Wording
 from kgagents.cypher import cypher
 from kgagents.embeddings.index import ensure_vector_index
 from kgagents.errors import KgAgentsError
@@ -75,6 +78,8 @@ class Prior:
     shares: dict[PathKey, float] = field(default_factory=dict)
     reentry: set[PathKey] = field(default_factory=set)
     neighbours: list[dict[str, Any]] = field(default_factory=list)
+    #: (masked question, path, vote) of every phrasing path that voted
+    voters: list[tuple[str, PathKey, float]] = field(default_factory=list)
 
     @property
     def best(self) -> tuple[PathKey, float] | None:
@@ -144,6 +149,11 @@ class PathMemory:
             self.graph.write_rows(tx, "kgqa/memory_write", rows, batch_size=500, kg=self.kg)
         return len(rows)
 
+    def wording(self) -> Wording:
+        """Which words name which step, learned from this KG's examples (:mod:`~kgagents.agent.kgqa.wording`)."""
+        rows = self.graph.run("kgqa/memory_examples", kg=self.kg)
+        return Wording.learn([(r["masked"], tuple(r["path"]), float(r["weight"])) for r in rows])
+
     def prior(self, vector: np.ndarray, *, k: int, pool: int, min_similarity: float, temperature: float,
               leave_out: str | None = None) -> Prior:
         """The vote of the ``k`` phrasings (distinct learned masked questions) nearest to a masked question's
@@ -161,12 +171,14 @@ def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float, temperatur
     share of all votes; a path is followed with re-entry when most of its vote was learned so."""
     votes: dict[PathKey, float] = {}
     reentering: dict[PathKey, float] = {}
+    voters: list[tuple[str, PathKey, float]] = []
     kept = [r for r in rows if r["similarity"] >= min_similarity]
     top = max((r["similarity"] for r in kept), default=0.0)
     for row in kept:
         key = tuple(row["path"])
         weight = math.exp((row["similarity"] - top) / temperature) * row["weight"] / max(row["questions"], 1)
         votes[key] = votes.get(key, 0.0) + weight
+        voters.append((row["masked"], key, weight))
         if row.get("reentry"):
             reentering[key] = reentering.get(key, 0.0) + weight
     total = sum(votes.values())
@@ -174,4 +186,4 @@ def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float, temperatur
     nearest = list({r["phrasing"]: r for r in rows}.values())[:5]
     neighbours = [{"question": r["question"], "path": list(r["path"]), "similarity": round(r["similarity"], 4)}
                   for r in nearest]
-    return Prior(shares, {k for k, v in reentering.items() if v > votes[k] / 2}, neighbours)
+    return Prior(shares, {k for k, v in reentering.items() if v > votes[k] / 2}, neighbours, voters)

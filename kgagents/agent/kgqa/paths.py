@@ -14,7 +14,7 @@ trimmed), its size, and its score; it travels through the LangGraph state as a p
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 INVERSE = "^-1"
@@ -107,7 +107,8 @@ class ObservedPath:
         return len(self.path)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """A shallow copy of the fields (the state's lists are never changed in place)."""
+        return dict(self.__dict__)
 
     @classmethod
     def of(cls, value: Mapping[str, Any]) -> ObservedPath:

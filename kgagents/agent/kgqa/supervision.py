@@ -18,16 +18,27 @@ Search, every step in Cypher (``kgqa/expand_paths``): levels 1 … D−1 are wal
 than ``max_frontier`` is not walked further), and the last level is goal-directed: the answers' own relations
 (one query from the answers) say which relations could reach them from which prefix, and only those prefixes are
 expanded, over only those relations. The re-entry search runs only when no path matches the answers exactly.
+
+A labelled file may also say *which relations* lead to the answers (MetaQA's ``relation_path``, PathQuestion's
+gold walk). Then :func:`supervise_given` learns that path instead of searching: weak supervision cannot tell a
+question's path from a shortcut the topology offers for one question ("the institution of X's child's mother" is
+X's own institution when X is that mother, so the one-step ``institution`` matches the answers better than the
+three steps the question names), and a memory taught shortcuts votes for them on the next question of its kind,
+where they are wrong. The labelled path is checked against the KG — each step's direction resolved, re-entry of the
+topic allowed only when it matches the answers better — and is learned only when it reaches them (F1 ≥ ``min_f1``);
+otherwise the search decides.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
-from kgagents.agent.kgqa.paths import PathKey, step
+from kgagents.agent.kgqa.observation import follow
+from kgagents.agent.kgqa.paths import INVERSE, PathKey, Step, split_step, step
 from kgagents.graph.connection import Graph, Row
 
 #: F1 within this of the best counts as a tie
@@ -56,7 +67,7 @@ def f1(ends: set[str], size: int, gold: set[str]) -> float:
 
 def _expand(graph: Graph, kg: str, frontiers: list[dict[str, Any]], exclude: list[str], cap: int) -> list[Row]:
     return graph.run("kgqa/expand_paths", kg=kg, frontiers=frontiers, exclude=exclude, cap=cap, named=0, sample=0,
-                     vector=None)
+                     vector=None, full=None)
 
 
 def _search(graph: Graph, kg: str, topic: str, gold: set[str], excluded: list[str], *, depth: int,
@@ -115,3 +126,41 @@ def supervise(graph: Graph, kg: str, topic: str, gold: Iterable[str], *, depth: 
     if best < min_f1:
         return Supervision(f1=best, candidates=len(scored))
     return Supervision(sorted(k for k, v in scored.items() if best - v <= TIE), best, len(scored))
+
+
+def _given_steps(relations: Iterable[str], types: Mapping[str, str]) -> list[list[Step]] | None:
+    """Each labelled relation as the steps it may be: a stored direction given (``r^-1``) is one step, a bare
+    relation is either direction (forward first). ``types``: relationship type or display name → type. None when a
+    relation is not in the KG."""
+    options: list[list[Step]] = []
+    for value in relations:
+        relation, forward = split_step(value)
+        kind = types.get(relation)
+        if kind is None:
+            return None
+        options.append([step(kind, forward)] if value.endswith(INVERSE) else [step(kind, True), step(kind, False)])
+    return options
+
+
+def supervise_given(graph: Graph, kg: str, topic: str, gold: Iterable[str], relations: Sequence[str], *,
+                    types: Mapping[str, str], max_frontier: int, min_f1: float,
+                    exclude: Iterable[str] = ()) -> Supervision | None:
+    """The labelled relation path (see the module docstring) as learned: its directions resolved in the KG and
+    re-entry of the topic decided by the answers; None when it is not in the KG or misses the answers."""
+    gold = set(gold)
+    options = _given_steps(relations, types)
+    if not gold or not options or len(options) > 6:
+        return None
+    others = sorted(set(exclude) - {topic})
+    best: tuple[float, Learned] | None = None
+    for key in product(*options):
+        for reentry in (False, True):
+            ends = follow(graph, kg, topic, key, others if reentry else sorted({topic, *others}), max_frontier)
+            score = f1({e["id"] for e in ends}, len(ends), gold)
+            if best is None or score > best[0] + TIE:
+                best = (score, (tuple(key), reentry))
+        if best is not None and best[0] >= 1.0 - TIE:
+            break
+    if best is None or best[0] < min_f1:
+        return None
+    return Supervision([best[1]], best[0], 1)

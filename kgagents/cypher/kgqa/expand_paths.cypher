@@ -15,8 +15,11 @@ ORDER BY support DESC, o.id
 WITH key, relation, forward, collect(o) AS nodes, collect(support) AS supports
 WITH key, relation, forward, nodes, supports,
      [n IN nodes[..$sample] WHERE $vector IS NOT NULL AND n.embedding IS NOT NULL | 2 * vector.similarity.cosine(n.embedding, $vector) - 1] AS fits
+WITH key, relation, forward, nodes, supports, fits,
+     CASE WHEN $full IS NULL OR key + '|' + relation + '|' + CASE WHEN forward THEN '>' ELSE '<' END IN $full
+          THEN $cap ELSE $named END AS kept
 RETURN key, relation, forward, size(nodes) AS size,
-       [n IN nodes[..$cap] | n.id] AS ends,
+       [n IN nodes[..kept] | n.id] AS ends,
        [n IN nodes[..$named] | coalesce(n.name, n.value, n.id)] AS names,
-       supports[..$cap] AS supports,
+       supports[..kept] AS supports,
        CASE WHEN size(fits) = 0 THEN null ELSE reduce(s = 0.0, x IN fits | s + x) / size(fits) END AS type_score
