@@ -195,3 +195,28 @@ def test_one_to_many_output_keeps_the_one_to_one_pairs_and_marks_what_it_adds(gr
     assert {(m["source"], m["target"]) for m in many.output} == {
         (o + "Paper", t + "Paper"), (o + "Chair", t + "SessionChair"), (o + "Chair", t + "ProgramChair")}
     assert all("many" in m["channels"] for m in many.output if (m["source"], m["target"]) not in single)
+
+
+def test_shared_entities_are_not_matched_and_the_repair_drops_a_pair_against_disjointness(
+        graph: Graph, tmp_path: Path) -> None:
+    prefix = ("@prefix owl: <http://www.w3.org/2002/07/owl#> . @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> ."
+              " @prefix v: <http://example.org/vocab#> .")
+    (tmp_path / "one.ttl").write_text(f"""{prefix} @prefix : <http://example.org/one#> .
+        v:Note a owl:Class ; rdfs:label "Note" . :Person a owl:Class ; rdfs:label "Person" .
+        :PaperReviewer a owl:Class ; rdfs:label "paper reviewer" ; rdfs:subClassOf :Person .""")
+    (tmp_path / "two.ttl").write_text(f"""{prefix} @prefix : <http://example.org/two#> .
+        v:Note a owl:Class ; rdfs:label "Note" . :Person a owl:Class ; rdfs:label "person" .
+        :Paper a owl:Class ; rdfs:label "Paper" ; owl:disjointWith :Person .""")
+    for name in ("one", "two"):
+        load_ontology(graph, tmp_path / f"{name}.ttl", name=name)
+    o, t, v = "http://example.org/one#", "http://example.org/two#", "http://example.org/vocab#"
+
+    def pairs(**changed: Any) -> set[tuple[str, str]]:
+        result = MatchingAgent(graph, None, MatchSettings(mode="no_llm", **changed)).run({"source": "one",
+                                                                                           "target": "two"})
+        return {(m["source"], m["target"]) for m in result.output}
+
+    # 'paper reviewer' / 'Paper' differ by one word, but a reviewer is a person and Paper is disjoint with Person
+    assert pairs() == {(o + "Person", t + "Person")}
+    assert pairs(repair=False, skip_shared=False) == {(o + "Person", t + "Person"), (v + "Note", v + "Note"),
+                                                      (o + "PaperReviewer", t + "Paper")}

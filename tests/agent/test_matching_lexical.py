@@ -13,8 +13,12 @@ from kgagents.agent.matching.lexical import (
     containment_matches,
     every_best,
     key_of,
+    learn_substitutions,
     lexical_matches,
     one_to_one,
+    shorter_name,
+    substitution_matches,
+    variant_matches,
 )
 from kgagents.embeddings.index import Scope
 from kgagents.graph.connection import Graph
@@ -90,3 +94,41 @@ def test_containment_pairs_differ_by_at_most_one_word_and_are_unique_on_both_sid
     found = {(m.source, m.target) for m in containment_matches(sources, targets)}
     # chair has two candidates (ambiguous), email's only candidate is another kind, "applicant" lacks two words
     assert found == {("s:author", "t:author"), ("s:vomer", "t:vomer")}
+
+
+def test_substitutions_are_learned_from_matched_pairs_and_from_an_entitys_own_names() -> None:
+    anchors = [(LexicalEntity("m:1", "Class", ["spleen capsule"]), LexicalEntity("h:1", "Class", ["Splenic Capsule"])),
+               (LexicalEntity("m:2", "Class", ["spleen vein"]), LexicalEntity("h:2", "Class", ["Splenic Vein"])),
+               (LexicalEntity("m:3", "Class", ["liver lobe"]), LexicalEntity("h:3", "Class", ["Hepatic Lobe"]))]
+    names = [LexicalEntity("h:4", "Class", ["Renal Pelvis"], ["Kidney Pelvis"]),
+             LexicalEntity("h:5", "Class", ["Renal Cortex"], ["Kidney Cortex"])]
+    rules = learn_substitutions(anchors, names, min_support=2)
+    # seen twice each: spleen → splenic from two matched pairs, kidney ↔ renal from two entities' own names
+    assert rules == {"spleen": {"splenic"}, "kidney": {"renal"}, "renal": {"kidney"}}
+    assert "liver" in learn_substitutions(anchors, names, min_support=1)
+
+
+def test_a_learned_substitution_matches_unmatched_entities_one_to_one() -> None:
+    rules = {"spleen": {"splenic"}, "kidney": {"renal"}}
+    sources = [LexicalEntity("m:hilum", "Class", ["spleen hilum"]), LexicalEntity("m:nerve", "Class", ["kidney nerve"]),
+               LexicalEntity("m:duct", "Class", ["liver duct"])]
+    targets = [LexicalEntity("h:hilum", "Class", ["Splenic_Hilum"]), LexicalEntity("h:n1", "Class", ["Renal Nerve"]),
+               LexicalEntity("h:n2", "Class", ["Nerve"], ["Renal Nerve"]), LexicalEntity("h:duct", "Class", ["Duct"])]
+    # the kidney nerve has two renal-nerve targets: ambiguous, so not matched
+    assert [(m.source, m.target, m.key) for m in substitution_matches(sources, targets, rules)] == [
+        ("m:hilum", "h:hilum", "substituted")]
+
+
+def test_spelling_variants_match_compounds_and_initials_fused_with_numbers() -> None:
+    sources = [LexicalEntity("m:t1", "Class", ["thoracic vertebra 1"]), LexicalEntity("m:fb", "Class", ["forebrain"]),
+               LexicalEntity("m:s1", "Class", ["sacral vertebra 1"])]
+    targets = [LexicalEntity("h:t1", "Class", ["T1_Vertebra"]), LexicalEntity("h:fb", "Class", ["Fore-Brain"]),
+               LexicalEntity("h:t2", "Class", ["T2_Vertebra"])]
+    assert {(m.source, m.target) for m in variant_matches(sources, targets)} == {("m:t1", "h:t1"), ("m:fb", "h:fb")}
+
+
+def test_the_shorter_name_is_the_one_the_other_extends_by_a_word() -> None:
+    author, regular = LexicalEntity("a", "Class", ["Author"]), LexicalEntity("r", "Class", ["Regular_author"])
+    assert shorter_name(author, regular) == "a" and shorter_name(regular, author) == "a"
+    assert shorter_name(author, LexicalEntity("w", "Class", ["Writer"])) is None
+    assert shorter_name(author, LexicalEntity("x", "Class", ["author"])) is None

@@ -37,8 +37,20 @@ from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve
 from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
-from kgagents.agent.matching.lexical import containment_matches, every_best, lexical_tiers, one_to_one
+from kgagents.agent.matching.lexical import (
+    LexicalEntity,
+    LexicalMatch,
+    containment_matches,
+    every_best,
+    learn_substitutions,
+    lexical_tiers,
+    one_to_one,
+    shorter_name,
+    substitution_matches,
+    variant_matches,
+)
 from kgagents.agent.matching.llm_steps import LLMSteps
+from kgagents.agent.matching.repair import Hierarchy, repair
 from kgagents.agent.matching.settings import GATED, MatchSettings
 from kgagents.agent.matching.store import write_matches
 from kgagents.embeddings import get_embedder
@@ -69,6 +81,7 @@ class MatchState(TypedDict, total=False):
     entities: int  # entities of both ontologies (the cost model's Ns + Nt)
     prematched: list[dict[str, Any]]
     prematched_many: list[dict[str, Any]]  # one-to-many output only: the other pairs at a strictest lexical tier
+    shared: list[str]  # entities both ontologies declare (skip_shared): neither searched from nor matched
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
     chosen: dict[str, dict[str, dict[str, Any]]]
@@ -151,7 +164,8 @@ class MatchingAgent(Agent[MatchSettings]):
         if key not in self._entities:
             self._entities = {k: v for k, v in self._entities.items() if k[0] == key[0]}
             found = fetch_entities(self.graph, ontology, properties=self.settings.include_properties)
-            self._entities[key] = {e.uri: e for e in found}
+            shared = set(state.get("shared", ()))
+            self._entities[key] = {e.uri: e for e in found if e.uri not in shared}
         return self._entities[key]
 
     def _timed(self, state: MatchState, stage: str, started: float) -> dict[str, float]:
@@ -166,7 +180,9 @@ class MatchingAgent(Agent[MatchSettings]):
             self.ledger.attach(self.graph, state["run_id"])
 
     def _matched_uris(self, state: MatchState) -> set[str]:
-        return {p["source"] for p in state.get("prematched", [])} | {p["target"] for p in state.get("prematched", [])}
+        """Entities retrieval leaves out: the pre-matched ones and those both ontologies declare."""
+        prematched = state.get("prematched", [])
+        return {p["source"] for p in prematched} | {p["target"] for p in prematched} | set(state.get("shared", ()))
 
     @property
     def _no_llm(self) -> bool:
@@ -179,6 +195,9 @@ class MatchingAgent(Agent[MatchSettings]):
         # the run id is an optional input, so an embedding app need only pass source and target
         state = {**state, "run_id": state.get("run_id") or runs.new_run_id(self.job)}
         self.start_run(state)
+        shared = [row["uri"] for row in self.graph.run("matching/shared", source=state["source"],
+                                                       target=state["target"])] if self.settings.skip_shared else []
+        state = {**state, "shared": shared}
         found: list[dict[str, Any]] = []
         many: list[dict[str, Any]] = []
         if self.settings.lexical_prematch:
@@ -192,7 +211,8 @@ class MatchingAgent(Agent[MatchSettings]):
                 many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
-        return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "context": context,
+        return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "shared": shared,
+                "context": context,
                 "entities": entities, "timings": self._timed(state, "prematch", started)}
 
     def texts(self, state: MatchState) -> MatchState:
@@ -345,15 +365,35 @@ class MatchingAgent(Agent[MatchSettings]):
         return added
 
     def propagate(self, state: MatchState) -> MatchState:
+        """Structural propagation, then spelling variants, lexical propagation (learned word substitutions) and
+        containment, each among the entities still unmatched; last the repair against both ontologies' hierarchy and
+        disjointness."""
         started = time.perf_counter()
         settings = self.settings
         matched = {(m["source"], m["target"]) for m in state["matches"]}
         verdicts = dict(state.get("verdicts", {}))
-        if not settings.structural:
-            contained = self._contained(state, matched, verdicts) if settings.containment else []
-            return {"matches": state["matches"] + contained, "verdicts": verdicts,
-                    "timings": self._timed(state, "propagate", started)}
-        exclude = {s for s, _ in matched} | {t for _, t in matched}
+        self._ledger_to(state)
+        added = self._structural(state, matched, verdicts) if settings.structural else []
+        if settings.variants:
+            sources, targets = self._unmatched(state, matched)
+            added += self._lexical_rule(state, variant_matches(sources, targets), matched, verdicts,
+                                        "lexical:variant", "label/synonym words equal up to spelling variants")
+        if settings.substitution:
+            added += self._substituted(state, matched, verdicts)
+        hierarchies = self._hierarchies(state) if settings.repair or settings.containment_no_subclasses else None
+        if settings.containment:
+            added += self._contained(state, matched, verdicts, hierarchies)
+        matches = state["matches"] + added
+        if settings.repair and hierarchies is not None:
+            matches = self._repaired(matches, hierarchies)
+        return {"matches": matches, "verdicts": verdicts, "timings": self._timed(state, "propagate", started)}
+
+    def _structural(self, state: MatchState, matched: set[tuple[str, str]],
+                    verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
+        """Mutual-best pairs at cosine ≥ ``structural_threshold`` with an already matched structural neighbour pair
+        (repeated while it adds pairs, unless ``structural_rounds_until_stable`` is off); ``matched`` grows."""
+        settings = self.settings
+        exclude = {s for s, _ in matched} | {t for _, t in matched} | set(state.get("shared", ()))
         kinds = KINDS if settings.include_properties else ("Class",)
         best: list[dict[str, Fused]] = []
         for a, b in ((state["source"], state["target"]), (state["target"], state["source"])):
@@ -367,7 +407,6 @@ class MatchingAgent(Agent[MatchSettings]):
         rows = self.graph.run("matching/structural_neighbours", uris=uris, domain_range=settings.domain_range)
         neighbours = {r["uri"]: set(r["neighbours"]) for r in rows}
         added: list[dict[str, Any]] = []
-        self._ledger_to(state)
         rejected: set[tuple[str, str]] = set()
         while True:  # a pair accepted in one round can support another in the next, until nothing changes
             found = 0
@@ -390,30 +429,80 @@ class MatchingAgent(Agent[MatchSettings]):
                               "channels": ["structural"], "validated": validated, "reason": reason})
             if not found or not settings.structural_rounds_until_stable:
                 break
-        if settings.containment:
-            added += self._contained(state, matched, verdicts)
-        return {"matches": state["matches"] + added, "verdicts": verdicts,
-                "timings": self._timed(state, "propagate", started)}
+        return added
 
-    def _contained(self, state: MatchState, matched: set[tuple[str, str]],
-                   verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
-        """Among the entities still unmatched, 1:1 pairs whose word bags differ by at most one word (see
-        :func:`~kgagents.agent.matching.lexical.containment_matches`); the validator decides when there is one."""
+    def _unmatched(self, state: MatchState, matched: set[tuple[str, str]]) -> list[list[LexicalEntity]]:
+        """The lexical views of both sides' entities that no pair in ``matched`` holds."""
         taken = {s for s, _ in matched} | {t for _, t in matched}
-        sides = [[e.lexical() for uri, e in self.entities(state, o).items() if uri not in taken]
-                 for o in (state["source"], state["target"])]
+        return [[e.lexical() for uri, e in self.entities(state, o).items() if uri not in taken]
+                for o in (state["source"], state["target"])]
+
+    def _substituted(self, state: MatchState, matched: set[tuple[str, str]],
+                     verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
+        """Lexical propagation: word substitutions learned from the pairs matched so far and from each entity's
+        own names (:func:`~kgagents.agent.matching.lexical.learn_substitutions`) make 1:1 pairs among the rest."""
+        source, target = self.entities(state, state["source"]), self.entities(state, state["target"])
+        anchors = [(source[s].lexical(), target[t].lexical()) for s, t in sorted(matched)
+                   if s in source and t in target]
+        names = [e.lexical() for side in (source, target) for e in side.values()]
+        rules = learn_substitutions(anchors, names, self.settings.substitution_min_support)
+        sources, targets = self._unmatched(state, matched)
+        found = substitution_matches(sources, targets, rules)
+        return self._lexical_rule(state, found, matched, verdicts, "lexical:substituted",
+                                  "label/synonym words equal after one learned word substitution")
+
+    def _contained(self, state: MatchState, matched: set[tuple[str, str]], verdicts: dict[str, list[Any]],
+                   hierarchies: tuple[Hierarchy, Hierarchy] | None) -> list[dict[str, Any]]:
+        """Among the entities still unmatched, 1:1 pairs whose word bags differ by at most one word (see
+        :func:`~kgagents.agent.matching.lexical.containment_matches`); with ``containment_no_subclasses``, not where
+        the entity with fewer words has subclasses (a general concept: the other is likely one of its kinds). The
+        validator decides when there is one."""
+        sources, targets = self._unmatched(state, matched)
+        found = containment_matches(sources, targets)
+        if self.settings.containment_no_subclasses and hierarchies is not None:
+            lexical = {e.uri: e for e in (*sources, *targets)}
+            found = [m for m in found
+                     if not _general_with_subclasses(lexical[m.source], lexical[m.target], *hierarchies)]
+        return self._lexical_rule(state, found, matched, verdicts, "lexical:contained",
+                                  "label/synonym words equal but for one")
+
+    def _lexical_rule(self, state: MatchState, found: list[LexicalMatch], matched: set[tuple[str, str]],
+                      verdicts: dict[str, list[Any]], channel: str, why_matched: str) -> list[dict[str, Any]]:
+        """The pairs a lexical rule found, as matches (validated when there is an LLM); ``matched`` grows."""
         added = []
-        for m in containment_matches(*sides):
-            validated, reason = False, "label/synonym words equal but for one"
+        for m in found:
+            validated, reason = False, why_matched
             if self.settings.validator and self.llm is not None:
                 ok, why = self._verdict(state, (m.source, m.target), verdicts)
                 if not ok:
                     continue
                 validated, reason = True, f"{reason}; {why}"
+            matched.add((m.source, m.target))
             # a lexical rule's match scores 1, as the pre-match's do: a report thresholds every pair on one scale
             added.append({"source": m.source, "target": m.target, "score": 0.0, "similarity": 1.0,
-                          "channels": ["lexical:contained"], "validated": validated, "reason": reason})
+                          "channels": [channel], "validated": validated, "reason": reason})
         return added
+
+    def _hierarchies(self, state: MatchState) -> tuple[Hierarchy, Hierarchy]:
+        """Both ontologies' hierarchy, disjointness and property domains / ranges."""
+        fields = ("parents", "disjoint", "domains", "ranges")
+        source, target = (Hierarchy(*({r["uri"]: r[k] for r in rows} for k in fields))
+                          for rows in (self.graph.run("matching/hierarchy", ontology=state[side])
+                                       for side in ("source", "target")))
+        return source, target
+
+    @staticmethod
+    def _repaired(matches: list[dict[str, Any]], hierarchies: tuple[Hierarchy, Hierarchy]) -> list[dict[str, Any]]:
+        """The matches less those the repair drops (:func:`~kgagents.agent.matching.repair.repair`): the lexical
+        pre-match's pairs are trusted; the others are checked most trusted first (merged, structural, substituted,
+        contained; within a stage, higher cosine first)."""
+        pair = [(m["source"], m["target"]) for m in matches]
+        trusted = [pair[i] for i, m in enumerate(matches) if _trust(m) < _TRUST.index("merged")]
+        checked = sorted((i for i, m in enumerate(matches) if _trust(m) >= _TRUST.index("merged")),
+                         key=lambda i: (_trust(matches[i]), -(matches[i]["similarity"] or 0.0), i))
+        kept, _ = repair(trusted, [pair[i] for i in checked], *hierarchies)
+        keep = set(trusted) | set(kept)
+        return [m for m, p in zip(matches, pair, strict=True) if p in keep]
 
     @classmethod
     def _best(cls, fused: list[Fused]) -> Fused:
@@ -443,6 +532,24 @@ class MatchingAgent(Agent[MatchSettings]):
         g.add_edge("propagate", "write")
         g.add_edge("write", END)
         return g
+
+
+#: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
+_TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", "merged", "structural", "lexical:variant",
+          "lexical:substituted", "lexical:contained")
+
+
+def _trust(match: Mapping[str, Any]) -> int:
+    first = match["channels"][0] if match["channels"] else ""
+    return _TRUST.index(first) if first in _TRUST else _TRUST.index("merged")
+
+
+def _general_with_subclasses(s: LexicalEntity, t: LexicalEntity, source: Hierarchy, target: Hierarchy) -> bool:
+    """Whether the entity whose words the other's contain (plus one) has subclasses in its ontology."""
+    general = shorter_name(s, t)
+    if general is None:
+        return False
+    return (source if general == s.uri else target).has_children(general)
 
 
 def _similarity(f: Fused) -> float | None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -153,12 +153,22 @@ def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lexi
             found[e.uri] |= whole.get((e.kind, bag), set()) | less_one.get((e.kind, bag), set())
             for word in bag if len(bag) > 1 else ():
                 found[e.uri] |= whole.get((e.kind, bag - {word}), set())
-    claims: dict[str, int] = defaultdict(int)
-    for uris in found.values():
-        for uri in uris:
-            claims[uri] += 1
-    return sorted((LexicalMatch(source, next(iter(ts)), "contained", len(KEYS) * 3) for source, ts in found.items()
-                   if len(ts) == 1 and claims[next(iter(ts))] == 1), key=lambda m: (m.source, m.target))
+    return _unique_both_ways(found, "contained")
+
+
+def shorter_name(a: LexicalEntity, b: LexicalEntity) -> str | None:
+    """The uri of the entity one of whose word bags the other's extends by one word (the more general name, as in
+    "Author" / "Regular author"); None if their bags are equal or neither extends the other."""
+    bags_a, bags_b = _bags(a), _bags(b)
+    if not bags_a.isdisjoint(bags_b):
+        return None
+    for x in bags_a:
+        for y in bags_b:
+            if x < y and len(y - x) == 1:
+                return a.uri
+            if y < x and len(x - y) == 1:
+                return b.uri
+    return None
 
 
 def every_best(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
@@ -194,3 +204,99 @@ def lexical_matches(graph: Graph, source: Scope, target: Scope, sources: Iterabl
                     targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
     """1:1 matches whose shared label/synonym key is the unique best for both sides (see :func:`lexical_tiers`)."""
     return one_to_one(lexical_tiers(graph, source, target, sources, targets))
+
+
+def _one_word_swaps(a: Iterable[frozenset[str]], b: Iterable[frozenset[str]]) -> Iterable[tuple[str, str]]:
+    """(word of a, word of b) for every pair of bags that share a word and differ by exactly one word each."""
+    for x in a:
+        for y in b:
+            only_x, only_y = x - y, y - x
+            if len(only_x) == 1 and len(only_y) == 1 and x & y:
+                yield next(iter(only_x)), next(iter(only_y))
+
+
+def learn_substitutions(matched: Iterable[tuple[LexicalEntity, LexicalEntity]],
+                        entities: Iterable[LexicalEntity], min_support: int) -> dict[str, set[str]]:
+    """Word substitutions the input itself teaches ("spleen" → "splenic", "tract" → "system"), each seen at least
+    ``min_support`` times: between the word bags of pairs already matched (source word → target word), and between
+    two names of one entity (its label and a synonym, both ways). No word list: everything comes from the data."""
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    for s, t in matched:
+        for swap in _one_word_swaps(_bags(s), _bags(t)):
+            seen[swap] += 1
+    for e in entities:
+        bags = sorted(_bags(e), key=sorted)
+        for i, x in enumerate(bags):
+            for y in bags[i + 1:]:
+                for a, b in _one_word_swaps([x], [y]):
+                    seen[(a, b)] += 1
+                    seen[(b, a)] += 1
+    rules: dict[str, set[str]] = defaultdict(set)
+    for (a, b), n in seen.items():
+        if n >= min_support:
+            rules[a].add(b)
+    return dict(rules)
+
+
+def substitution_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
+                         rules: dict[str, set[str]]) -> list[LexicalMatch]:
+    """Pairs whose word bags become equal when one source word is replaced by a learned substitute (see
+    :func:`learn_substitutions`: lexical propagation from the matches to the words), 1:1 as in
+    :func:`containment_matches`. Meant for entities nothing else matched."""
+    index = _bag_index(targets, _bags)
+    found: dict[str, set[str]] = defaultdict(set)
+    for e in sources:
+        for bag in _bags(e):
+            for word in bag:
+                for substitute in rules.get(word, ()):
+                    found[e.uri] |= index.get((e.kind, (bag - {word}) | {substitute}), set())
+    return _unique_both_ways(found, "substituted")
+
+
+def _bag_index(entities: Iterable[LexicalEntity], bags: Callable[[LexicalEntity], set[frozenset[str]]]) -> dict[
+        tuple[str, frozenset[str]], set[str]]:
+    """(kind, word bag) → the entities with that bag (as ``bags`` gives them)."""
+    index: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)
+    for e in entities:
+        for bag in bags(e):
+            index[(e.kind, bag)].add(e.uri)
+    return index
+
+
+def _unique_both_ways(found: dict[str, set[str]], key: str) -> list[LexicalMatch]:
+    """The (source, target) pairs where each is the other's only candidate."""
+    claims: dict[str, int] = defaultdict(int)
+    for uris in found.values():
+        for uri in uris:
+            claims[uri] += 1
+    return sorted((LexicalMatch(source, next(iter(ts)), key, len(KEYS) * 3) for source, ts in found.items()
+                   if len(ts) == 1 and claims[next(iter(ts))] == 1), key=lambda m: (m.source, m.target))
+
+
+_NUMBER = re.compile(r"^\d+$")
+_HYPHEN = re.compile(r"-(\w)")  # joined in lower case, so that no camelCase boundary splits the compound again
+
+
+def _variant_bags(entity: LexicalEntity) -> set[frozenset[str]]:
+    """The entity's word bags and their spelling variants: hyphenated compounds written as one word ("Fore-Brain" =
+    "forebrain") and a word's initial fused with a number that follows it ("thoracic vertebra 1" = "T1 vertebra")."""
+    bags = set(_bags(entity))
+    for text in (*entity.labels, *entity.synonyms):
+        if "-" in text and (key := key_of(_HYPHEN.sub(lambda m: m.group(1).lower(), text), "bag")):
+            bags.add(frozenset(key.split()))
+    for bag in list(bags):
+        for number in (w for w in bag if _NUMBER.match(w)):
+            for word in (w for w in bag if w != number and not _NUMBER.match(w)):
+                bags.add((bag - {word, number}) | {word[0] + number})
+    return bags
+
+
+def variant_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+    """1:1 pairs that share a word bag once spelling variants are added on both sides (see :func:`_variant_bags`).
+    Meant for entities nothing else matched."""
+    index = _bag_index(targets, _variant_bags)
+    found: dict[str, set[str]] = defaultdict(set)
+    for e in sources:
+        for bag in _variant_bags(e):
+            found[e.uri] |= index.get((e.kind, bag), set())
+    return _unique_both_ways(found, "variant")
