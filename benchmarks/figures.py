@@ -341,7 +341,9 @@ KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half, 1,000 seede
                  ("pq-2h", "PathQuestion PQ-2H, held-out 10 %", ""), ("pq-3h", "PathQuestion PQ-3H, held-out 10 %", ""))
 #: the LLM runs and the no-LLM run on the same seeded sample, side by side
 KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
-                 "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b")
+                 "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
+                 "kgqa_metaqa_zeroshot_sample20_no-llm",
+                 "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b")
 
 
 def _hops(r: dict[str, Any]) -> str:
