@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -235,3 +236,40 @@ def test_a_remembered_walk_is_focused_and_the_most_voted_path_may_walk_back_thro
     # without a memory the observation explores every relation
     free = observer.observe(question, ["Witness for the Prosecution"]).paths
     assert {p.path[0] for p in free} > {"written_by", "directed_by"}
+
+
+def _pick(line_start: str, sure: bool) -> Callable[[list[dict[str, str]]], str]:
+    """A scripted choice: the listed path whose line starts with ``line_start``."""
+    def reply(messages: list[dict[str, str]]) -> str:
+        listed = messages[-1]["content"].split("Paths (best first):\n")[1].splitlines()
+        number = next(i for i, line in enumerate(listed, 1) if line.split(". ", 1)[1].startswith(line_start))
+        return json.dumps({"choice": number, "sure": sure})
+    return reply
+
+
+def _confirm(line_start: str) -> Callable[[list[dict[str, str]]], str]:
+    def reply(messages: list[dict[str, str]]) -> str:
+        a = messages[-1]["content"].split("\nA. ")[1].split("\nB. ")[0]
+        return json.dumps({"answer": "A" if a.startswith(line_start) else "B"})
+    return reply
+
+
+def test_gated_mode_replaces_the_best_path_only_when_sure_and_confirmed(movies: Graph) -> None:
+    q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
+    settings = KGQASettings(mode="gated", memory=False, confident=100.0)  # every question below the gate
+    best = run_questions(movies, KG, [q], settings.model_copy(update={"mode": "no_llm"})).output.results[0]
+    other = "the in language of"  # a path with another end set than the best one ("the has genre of X")
+    assert best.path == "has genre"
+    kept_unsure = run_questions(movies, KG, [q], settings, ScriptedChatModel([_pick(other, sure=False)]))
+    not_confirmed = run_questions(movies, KG, [q], settings, ScriptedChatModel(
+        [_pick(other, sure=True), _confirm("the has genre of X")]))  # the pairwise question keeps the best
+    replaced = run_questions(movies, KG, [q], settings, ScriptedChatModel(
+        [_pick(other, sure=True), _confirm(other)]))
+    for run in (kept_unsure, not_confirmed):
+        r = run.output.results[0]
+        assert (r.path, r.decided_by) == (best.path, "observation")
+    r = replaced.output.results[0]
+    assert r.decided_by == "llm" and r.path == "has genre → has genre (inverse) → in language" and r.llm_calls == 2
+    assert r.answer == "English" and not r.correct
+    trace = stored_trace(movies, replaced.run_id, "q")
+    assert trace is not None and trace["trace"]["gate"].endswith("best path replaced")

@@ -104,6 +104,7 @@ class QAState(TypedDict, total=False):
     steps: list[dict[str, Any]]
     confidence: float
     decided_by: str
+    gate_note: str
     answer_path: dict[str, Any] | None
     answer_entities: list[str]
     answer_names: list[str]
@@ -230,11 +231,12 @@ class ODAAgent(Agent[KGQASettings]):
         """The uncompiled graph that answers ONE question (state :class:`QAState`): invoke it with
         ``{"question": "…"}`` (optionally ``topics``) to embed ODA in another LangGraph app question by question."""
         g = StateGraph(QAState)
-        for name in ("start", "observe", "act", "tool", "reflect", "answer"):
+        for name in ("start", "observe", "choose", "act", "tool", "reflect", "answer"):
             g.add_node(name, getattr(self, name))
         g.add_edge(START, "start")
         g.add_edge("start", "observe")
-        g.add_conditional_edges("observe", self._after_observe, {"answer": "answer", "act": "act"})
+        g.add_conditional_edges("observe", self._after_observe, {"answer": "answer", "choose": "choose", "act": "act"})
+        g.add_edge("choose", "answer")
         g.add_conditional_edges("act", lambda s: "answer" if s["pending"]["action"] == ANSWER else "tool",
                                 {"answer": "answer", "tool": "tool"})
         g.add_edge("tool", "reflect")
@@ -267,6 +269,8 @@ class ODAAgent(Agent[KGQASettings]):
             return "answer"
         if state["iteration"] == 0 and state.get("observation") and state["confidence"] >= self.settings.confident:
             return "answer"
+        if self.settings.mode == "gated":
+            return "choose" if state.get("observation") else "answer"
         return "act"
 
     def _after_reflect(self, state: QAState) -> str:
@@ -323,6 +327,24 @@ class ODAAgent(Agent[KGQASettings]):
         return _merge(paths(state.get("memory", [])), [])[: self.settings.reflect_k] + [
             p for p in paths(state.get("observation", []))[: self.settings.paths_shown]
             if (p.topic, p.key) not in {(m["topic"], tuple(m["path"])) for m in state.get("memory", [])}]
+
+    def choose(self, state: QAState) -> dict[str, Any]:
+        """Mode gated, below the gate: the model may replace the best path by one of the few best with other end
+        sets (:meth:`LLMSteps.choose`); the note says what it did."""
+        assert self.llm is not None
+        candidates: list[ObservedPath] = []
+        for p in paths(state["observation"]):
+            if all(p.ends != c.ends for c in candidates):
+                candidates.append(p)
+            if len(candidates) == self.settings.choice_paths:
+                break
+        if len(candidates) < 2:
+            return {"gate_note": "one answer observed: nothing to choose"}
+        pick, note = self.llm.choose(plain(state["question"]), candidates, ends=self.settings.ends_shown)
+        if not pick:
+            return {"gate_note": note}
+        return {"gate_note": note, "pending": {"action": ANSWER, "path": pick + 1},
+                "shown": [p.as_dict() for p in candidates]}
 
     def act(self, state: QAState) -> dict[str, Any]:
         assert self.llm is not None

@@ -59,6 +59,41 @@ GENERATE_SCHEMA: dict[str, Any] = {
 }
 
 
+CHOICE_SYSTEM = (
+    "You answer a question with a knowledge graph. Each numbered line is a relation path from the question's topic "
+    "entity X, written as a phrase, followed by the entities it leads to (after =>, the first few and how many in "
+    "all), best-ranked first. Reply with one JSON object: "
+    '{"choice": N, "sure": true or false} - N is the path whose phrase means what the question asks; "sure" is true '
+    "only if you are certain that this path, and no other, answers it."
+)
+
+CONFIRM_SYSTEM = (
+    "You answer a question with a knowledge graph. Two relation paths from the question's topic entity X are shown "
+    "as A and B, each followed by the entities it leads to. Reply with one JSON object: "
+    '{"answer": "A"} or {"answer": "B"} - the path whose phrase means what the question asks.'
+)
+
+CONFIRM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "enum": ["A", "B"]}},
+    "required": ["answer"],
+}
+
+
+def choice_schema(n: int) -> dict[str, Any]:
+    return {"type": "object",
+            "properties": {"choice": {"type": "integer", "minimum": 1, "maximum": n}, "sure": {"type": "boolean"}},
+            "required": ["choice", "sure"]}
+
+
+def choice_prompt(question: str, candidates: Sequence[ObservedPath], ends: int) -> str:
+    return f"Question: {question}\nPaths (best first):\n{numbered(candidates, ends)}"
+
+
+def confirm_prompt(question: str, a: ObservedPath, b: ObservedPath, ends: int) -> str:
+    return f"Question: {question}\nA. {a.shown(ends)}\nB. {b.shown(ends)}"
+
+
 def _history(history: Sequence[Mapping[str, Any]]) -> str:
     done = [str(h["call"]) for h in history if h.get("call")]
     return "\n".join(f"- {c}" for c in done) if done else "(none)"

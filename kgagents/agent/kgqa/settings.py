@@ -21,14 +21,17 @@ from pydantic import Field
 
 from kgagents.agent.base import AgentSettings
 
-Mode = Literal["full", "no_observation", "reflect_similarity", "reflect_random", "reflect_generated", "no_llm"]
+Mode = Literal["full", "gated", "no_observation", "reflect_similarity", "reflect_random", "reflect_generated",
+               "no_llm"]
 MODES: tuple[str, ...] = Mode.__args__  # type: ignore[attr-defined]
 
 
 class KGQASettings(AgentSettings):
     """What one KGQA run depends on (stored on its ``(:Run)`` node)."""
 
-    mode: Mode = Field("full", description="full ODA, an ablation, or 'no_llm' (no chat model is called)")
+    mode: Mode = Field("full", description="full ODA, 'gated' (below the gate the model may only replace the best "
+                       "path by another of the few best, when it is sure and a pairwise question confirms it), an "
+                       "ablation, or 'no_llm' (no chat model is called)")
     depth: int = Field(3, ge=1, le=6, description="D: longest relation path observed from a topic entity")
     top_n: int = Field(50, ge=1, description="N: best-scoring paths kept in the observation per level")
     top_percent: float = Field(0.10, gt=0.0, le=1.0,
@@ -69,5 +72,7 @@ class KGQASettings(AgentSettings):
     temperature: float = Field(0.4, ge=0.0, description="sampling temperature of every LLM call")
     max_tokens: int = Field(500, ge=1, description="completion-token cap of every LLM call")
     paths_shown: int = Field(12, ge=1, description="observed paths shown in the action prompt (best first)")
+    choice_paths: int = Field(5, ge=2, description="mode 'gated': the best observed paths with different end sets "
+                              "the model may choose among (the EA aligner's five candidates)")
     ends_shown: int = Field(3, ge=1, description="end entities shown per path in prompts")
     seed: int = Field(7, description="random reflection ablation: seed of the sample")

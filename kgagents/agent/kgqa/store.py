@@ -53,7 +53,7 @@ def trace_row(state: Mapping[str, Any], *, extra: Mapping[str, Any]) -> dict[str
         "observation": _json(_compact(state.get("observation", []))),
         "prior": _json(state.get("prior", [])), "neighbours": _json(state.get("neighbours", [])),
         "mentions": _json(state.get("linked", [])),
-        "history": [h["call"] for h in state.get("history", [])],
+        "history": [h["call"] for h in state.get("history", [])], "gate": state.get("gate_note"),
         "observe_ms": [round(s * 1000, 2) for s in state.get("observe_seconds", [])],
         **extra,
     }
