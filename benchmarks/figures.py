@@ -343,6 +343,7 @@ KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half, 1,000 seede
 #: the LLM runs and the no-LLM run on the same seeded sample, side by side
 KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
+                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
                  "kgqa_metaqa_zeroshot_sample20_no-llm",
                  "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b")
 
@@ -515,7 +516,7 @@ def kgqa_llm(results: Path) -> str:
             "| tokens / question | seconds / question | answers decided by |", "|---|---|---|---|---|---|---|"]
     for stem in KGQA_LLM_RUNS:
         r = load(results, stem)
-        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, gate {r['confident']}") + \
+        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}, gate {r['confident']}") + \
             (", path memory" if r["memory"] else ", zero-shot")
         rows.append(f"| {r['dataset']}, {r['questions']} questions | {config} | {100 * r['hits_at_1']:.1f} "
                     f"| {r['llm_calls_per_question']:.2f} | {r['tokens_per_question']:,.0f} "
