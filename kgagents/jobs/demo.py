@@ -18,7 +18,7 @@ Jobs (each a function of ``(graph, chat, data_dir, workdir)``, so tests can run 
   corruptions of each are fed through the tools, which shows what the ontology accepts and rejects.
 
 With no chat model every job runs its documented no-LLM ablation, and the model column says so. With one, matching
-and alignment run their ``gated`` modes (the model only where the cheap decision is unsure), KGQA its gated loop.
+and alignment run their ``gated`` modes (the model only where the cheap decision is unsure), and so does KGQA.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.retrieval import retrieve
 from kgagents.agent.kgqa.pathmemory import PathMemory
 from kgagents.agent.kgqa.questions import plain
+from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cypher import cypher
 from kgagents.errors import KgAgentsError
@@ -126,10 +127,11 @@ def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoS
         learn(graph, kg, seeded_sample(parts["train"], settings.kgqa_learn, settings.seed), source=source, workers=2)
     test = seeded_sample([q.model_copy(update={"extra": {}}) for q in parts["test"]], settings.kgqa_questions,
                          settings.seed)
-    run = run_questions(graph, kg, test, chat=chat, dataset="PQ-2H", workers=2)
+    gated = KGQASettings(mode="gated") if chat is not None else None  # with a model: only below the gate
+    run = run_questions(graph, kg, test, gated, chat=chat, dataset="PQ-2H", workers=2)
     shown = test[0]
     words = plain(shown.question).replace("_", " ")
-    asked = ask(graph, kg, words, chat=chat)
+    asked = ask(graph, kg, words, settings=gated, chat=chat)
     example = (f"asked in plain words: {words!r} → {', '.join(asked.result.answer.splitlines()) or '(no answer)'} "
                f"via {asked.result.path} "
                f"(topic linked: {asked.linked[0]['id'] if asked.linked else 'none'}; decided by "
