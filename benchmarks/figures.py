@@ -345,7 +345,8 @@ KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
                  "kgqa_metaqa_zeroshot_sample20_no-llm",
-                 "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b")
+                 "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b",
+                 "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b")
 
 
 def _hops(r: dict[str, Any]) -> str:
