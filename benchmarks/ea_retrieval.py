@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import random
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ from benchmarks.provenance import write_results
 from kgagents.agent.alignment.bootstrap import bootstrap
 from kgagents.agent.alignment.diagnostics import attribute_overlap, entity_names
 from kgagents.agent.alignment.fusion import SIGNALS, Weights
-from kgagents.agent.alignment.gate import gate_on_validation
+from kgagents.agent.alignment.gate import gate_on_validation, held_out
 from kgagents.agent.alignment.retrieval import collect_signals, final_ranking, retrieve, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, Signals, copy_signals
@@ -92,12 +91,8 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
     Stage 2: with those weights, every (share, rounds) of :data:`SHARES` × :data:`ROUNDS`, best
     validation Hits@1 after the one-to-one assignment (then MRR).
     """
-    train, test = split_links(graph, dataset, "train"), split_links(graph, dataset)
-    held = sorted(train)
-    random.Random(seed).shuffle(held)
-    validation, seeds = held[: len(held) // 3], dict(held[len(held) // 3:])
-    sources = sorted({s for s, _ in validation} | {s for s, _ in test})
-    allowed = {t for _, t in validation} | {t for _, t in test}
+    split = held_out(graph, dataset, seed)
+    validation, seeds, sources, allowed = split.validation, split.seeds, split.sources, split.targets
     signals, collector = collect_signals(view, sources=sources, seeds=seeds, settings=settings)
     table = FeatureTable(signals, validation, allowed)
     grid = {k: (v if k != "multilingual" or view.has_multilingual else (0.0,)) for k, v in GRID.items()}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kgagents.agent.alignment.bootstrap import bootstrap
@@ -17,6 +18,27 @@ from kgagents.graph.connection import Graph
 
 #: the gate keeps retrieval's rank 1 where it was right at least this often on held-out train links
 GATE_PRECISION = 0.99
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """The train-only validation protocol: a seeded third of the train links held out (``validation``), the other
+    two thirds as ``seeds``; the validation and test sources are aligned together (``sources``) against the
+    validation and test targets (``targets``), as retrieval will be used."""
+
+    validation: list[tuple[str, str]]
+    seeds: dict[str, str]
+    sources: list[str]
+    targets: set[str]
+
+
+def held_out(graph: Graph, dataset: str, seed: int = 0) -> HeldOut:
+    train, test = split_links(graph, dataset, "train"), split_links(graph, dataset)
+    held = sorted(train)
+    random.Random(seed).shuffle(held)
+    validation, seeds = held[: len(held) // 3], dict(held[len(held) // 3:])
+    return HeldOut(validation, seeds, sorted({s for s, _ in validation} | {s for s, _ in test}),
+                   {t for _, t in validation} | {t for _, t in test})
 
 
 def gate_on_validation(final: Mapping[str, Sequence[tuple[str, float]]], validation: list[tuple[str, str]],
@@ -55,16 +77,12 @@ def learn_gate(graph: Graph, *, dataset: str, settings: RetrievalSettings | None
     beyond what retrieval itself reads for ``candidate_space="test"``."""
     settings = settings or RetrievalSettings()
     kg1, kg2 = pair_kgs(graph, dataset)
-    train, test = split_links(graph, dataset, "train"), split_links(graph, dataset)
-    held = sorted(train)
-    random.Random(seed).shuffle(held)
-    validation, seeds = held[: len(held) // 3], dict(held[len(held) // 3:])
-    sources = sorted({s for s, _ in validation} | {s for s, _ in test})
-    allowed = ({t for _, t in validation} | {t for _, t in test}) if settings.candidate_space == "test" else None
-    signals, collector = collect_signals(PairView(graph, kg1=kg1, kg2=kg2, settings=settings), sources=sources,
-                                         seeds=seeds, settings=settings)
+    split = held_out(graph, dataset, seed)
+    allowed = split.targets if settings.candidate_space == "test" else None
+    signals, collector = collect_signals(PairView(graph, kg1=kg1, kg2=kg2, settings=settings), sources=split.sources,
+                                         seeds=split.seeds, settings=settings)
     weights = Weights.of(settings)
-    bootstrap(collector, signals, sources=sources, seeds=seeds, weights=weights, allowed=allowed,
+    bootstrap(collector, signals, sources=split.sources, seeds=split.seeds, weights=weights, allowed=allowed,
               rounds=settings.bootstrap_rounds, share=settings.bootstrap_share)
     final = final_ranking(signals, weights, allowed, settings.assignment, settings.csls_k)[2]
-    return {**gate_on_validation(final, validation, precision), "split_seed": seed}
+    return {**gate_on_validation(final, split.validation, precision), "split_seed": seed}
