@@ -21,7 +21,8 @@ How a batched load stays all-or-nothing:
 3. A guard transaction stays open for the whole load with ``kgagents_load: <id>`` in its metadata, so
    ``SHOW TRANSACTIONS`` tells a live load from a dead one without clocks or timeouts: the server ends the guard
    when the process dies (kill -9 included).
-4. When the last batch is in, repeats are removed (:file:`cypher/batched/dedup.cypher`), the ``(:KG)`` nodes are
+4. When the last batch is in, repeats are removed (:file:`cypher/batched/dedup_triples.cypher`, statement by
+   statement among those a Bloom filter could not rule out), the ``(:KG)`` nodes are
    written and the record becomes ``complete``.
 5. A load that fails removes what it created at once and is marked ``failed``. A load that was killed is found
    by the next batched load (of any KG) — ``loading``, and no guard — and removed the same way.
@@ -71,12 +72,13 @@ from kgagents.loaders.record import LoadRecord
 #: server CPU in garbage collection, 10,000 and 20,000 about 20 s (a larger transaction's state outlives the young
 #: generation), while 2,500 added per-transaction work; see README, "Batched loads".
 BATCH_SIZE = 5_000
-#: entity id -> node id memo: at most this many entities (two generations of half this each, 20 bytes a slot, at
-#: least half the slots empty: about 160 MiB when full), so Python's memory stays bounded however many entities
-#: there are; the generated 10M file has 2M entities, all remembered
-NODE_CACHE = 4_000_000
-_FIRST_SLOTS = 1 << 16
-_DEDUP_HEADS = 5_000  # head nodes per dedup transaction
+#: entity id -> node id memo, shared by the load's KGs: at most this many entities (two generations of half this
+#: each, in tables of 2**21 slots of 20 bytes allocated once: 80 MiB), so Python's memory is the same however large
+#: the file; an entity it has forgotten is MERGEd. Counted by replaying the generated 10M file (1.5M distinct
+#: entities in 2,401 batches): generations of 1M entries sent 110k MERGEs (1 % of the statements), of 500k 921k.
+NODE_CACHE = 2_000_000
+_DEDUP_ROWS = 5_000  # possible repeats checked per dedup transaction
+_SPOOL_BLOCK = 1_000_000  # possible repeats read back at once by the dedup pass (40 bytes each)
 _RETRIES = 5  # attempts of a batch transaction the server ended for a deadlock
 _DELETE_BATCH = 20_000  # statements (then nodes) per transaction when a failed load is removed
 #: statement transactions in flight at once (one per server core of the reference machine)
@@ -318,11 +320,16 @@ def _results(graph: Graph, kgs: list[str], seconds: float, removed: dict[str, in
     return out
 
 
+def _slices_of(rows: list[list[int]]) -> Iterator[list[list[int]]]:
+    for lo in range(0, len(rows), _DEDUP_ROWS):
+        yield rows[lo:lo + _DEDUP_ROWS]
+
+
 class _Seen:
     """A fixed-size Bloom filter of the rows (statements, entities) written so far: a row it has not seen cannot
-    repeat one, so only the heads of possible repeats go to the dedup pass and an entity never seen is CREATEd.
-    2**28 bits (32 MiB) whatever the file's size; false positives only cost work (a MERGE instead of a CREATE, a
-    head to check in the dedup pass: about 0.04 % of statements at 10M)."""
+    repeat one, so only possible repeats go to the dedup pass and an entity never seen is CREATEd. 2**28 bits
+    (32 MiB; 2**26 for entities) whatever the file's size; false positives only cost work (a MERGE instead of a
+    CREATE, a statement to check in the dedup pass: about 0.04 % of statements at 10M)."""
 
     _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
@@ -350,13 +357,19 @@ class _Seen:
 
 
 class _HashTable:
-    """Open addressing in numpy: 96-bit keys (two hashes of an entity id) -> node id, at most half full."""
+    """Open addressing in numpy: 96-bit keys (two hashes of an entity id) -> node id. Its size is fixed when it is
+    made (``slots``, a power of two, 20 bytes each); it is filled to at most half (:class:`_NodeMemo` swaps
+    generations before that), so probes stay short and memory never grows."""
 
     def __init__(self, slots: int) -> None:
         self.mask = slots - 1
         self.k1 = np.zeros(slots, dtype=np.int64)
         self.k2 = np.zeros(slots, dtype=np.uint32)
         self.node = np.full(slots, -1, dtype=np.int64)  # -1: an empty slot
+        self.count = 0
+
+    def clear(self) -> None:
+        self.node.fill(-1)
         self.count = 0
 
     def get(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
@@ -374,12 +387,7 @@ class _HashTable:
         return out
 
     def put(self, h1: np.ndarray, h2: np.ndarray, nodes: np.ndarray) -> None:
-        """Insert keys that are not in the table (each at most once); the table doubles to stay half empty."""
-        if 2 * (self.count + len(h1)) > self.mask + 1:
-            used = self.node >= 0
-            grown = _HashTable(1 << (4 * (self.count + len(h1))).bit_length())
-            grown.put(self.k1[used], self.k2[used], self.node[used])
-            self.__dict__.update(grown.__dict__)
+        """Insert keys that are not in the table (each at most once; the table must keep a free slot)."""
         todo = np.arange(len(h1))
         slot = h1 & self.mask
         while len(todo):
@@ -398,20 +406,24 @@ class _HashTable:
 
 class _NodeMemo:
     """Entity id -> node id of the entities this load wrote or met, so later batches' statements find their ends by
-    node id without asking the server. Two generations of ``size`` entries each: a hit in the old one moves the
-    entry to the young one, and when the young one is full the old one is dropped, so the hubs a power-law KG keeps
-    referring to stay while memory stays bounded. Keys are 96 bits of hash (Python's hash of the id and of the id
-    with a suffix), 20 bytes a slot: a collision between two ids, which would give one the other's node, has odds
-    of about n^2 / 2^97 (1e-16 for 100 million entities)."""
+    node id without asking the server; an entity it has forgotten is MERGEd again (one index seek on the server).
+    Two generations of ``size`` entries each, in two tables allocated once (``2 * size`` slots each, 20 bytes a
+    slot): a hit in the old one moves the entry to the young one, and when the young one is full the old one is
+    emptied and becomes the young one, so the hubs a power-law KG keeps referring to stay while memory stays
+    fixed however large the file. Keys are 96 bits of hash (Python's hash of the id and of the id with a suffix):
+    a collision between two ids, which would give one the other's node, has odds of about n^2 / 2^97 (1e-16 for
+    100 million entities)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.young = _HashTable(_FIRST_SLOTS)
-        self.old = _HashTable(_FIRST_SLOTS)
+        slots = 1 << (2 * size - 1).bit_length()
+        self.young = _HashTable(slots)
+        self.old = _HashTable(slots)
 
     @staticmethod
-    def keys(ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        h1 = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
+    def keys(ids: list[str], salt: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """The two hashes of each id; ``salt`` (one per KG) keeps the same id in two KGs apart."""
+        h1 = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids)) ^ np.int64(salt)
         h2 = np.fromiter((hash(i + "\x1f") & 0xFFFFFFFF for i in ids), dtype=np.uint32, count=len(ids))
         return h1, h2
 
@@ -419,7 +431,7 @@ class _NodeMemo:
         """Node ids, -1 for the ids not remembered."""
         nodes = self.young.get(h1, h2)
         missing = np.flatnonzero(nodes < 0)
-        if len(missing):
+        if len(missing) and self.old.count:
             old = self.old.get(h1[missing], h2[missing])
             found = missing[old >= 0]
             if len(found):
@@ -428,9 +440,10 @@ class _NodeMemo:
         return nodes
 
     def put(self, h1: np.ndarray, h2: np.ndarray, nodes: np.ndarray) -> None:
-        """Remember ids that :meth:`get` did not find."""
+        """Remember ids that :meth:`get` did not find (at most ``size`` at once)."""
         if self.young.count + len(h1) > self.size:
-            self.old, self.young = self.young, _HashTable(_FIRST_SLOTS)
+            self.old, self.young = self.young, self.old
+            self.young.clear()
         self.young.put(h1, h2, nodes)
 
 
@@ -467,17 +480,19 @@ class _Writer:
 
     def __init__(self, graph: Graph, load_id: str, source: BatchedSource, parallel: int) -> None:
         self.graph, self.load, self.source, self.parallel = graph, load_id, source, parallel
-        self.nodes = {kg: _NodeMemo(NODE_CACHE // 2) for kg, _ in source.kgs}
+        self.nodes = _NodeMemo(NODE_CACHE // 2)
+        self.salts = {kg: hash(kg) for kg, _ in source.kgs}  # one memo for the load's KGs
         self.relations: set[tuple[str, str]] = set()  # (kg, relation id) written
-        self.heads = tempfile.TemporaryFile()  # node ids of the heads of possible repeats, for the dedup pass
+        self.suspects = tempfile.TemporaryFile()  # statements that may repeat one written before: the dedup pass
         self.seen = _Seen()  # statements written
         # A KG without entities when the load starts gets only nodes this load creates: an entity never met before
         # in this load is CREATEd (no lookup, no lock), and its statements need no tag of their own (removing the
         # load's nodes removes them). Into a KG that held entities, entities are MERGEd and statements tagged.
         self.fresh = {kg: not graph.run("kg/has_entities", kg=kg)[0]["found"] for kg, _ in source.kgs}
-        self.met = {kg: _Seen() for kg, fresh in self.fresh.items() if fresh}  # entities written
-        self.relation_ids: dict[str, int] = {}
-        self.head_kgs: dict[int, str] = {}
+        self.met = {kg: _Seen(1 << 26) for kg, fresh in self.fresh.items() if fresh}  # entities written
+        self.relation_ids: dict[str, int] = {}  # relation id -> its index in relation_rows
+        self.relation_rows: list[tuple[str, str]] = []  # (type, relation id)
+        self.kg_index = {kg: i for i, (kg, _) in enumerate(source.kgs)}
         self.batches = self.statements = 0
         self.parse_seconds = self.write_seconds = 0.0
         self.duplicates: dict[str, int] = {}
@@ -549,8 +564,8 @@ class _Writer:
         keys = list(data.entity_index)
         relations = [rid for rid in data.relations if (data.name, rid) not in self.relations]
         met = self.met.get(data.name)
-        h1, h2 = _NodeMemo.keys(keys)
-        rows = self._entity_rows(data, keys, self.nodes[data.name].get(h1, h2),
+        h1, h2 = _NodeMemo.keys(keys, self.salts[data.name])
+        rows = self._entity_rows(data, keys, self.nodes.get(h1, h2),
                                  met.add(h1, h2, peek=True) if met is not None else None)
         created: list[tuple[int, int]] = []
 
@@ -566,7 +581,7 @@ class _Writer:
         self.relations.update((data.name, rid) for rid in relations)
         if created:
             index, node = np.array(created, dtype=np.int64).T
-            self.nodes[data.name].put(h1[index], h2[index], node)
+            self.nodes.put(h1[index], h2[index], node)
         if met is not None:
             met.add(h1, h2)
         statements = _Statements(data.name, self._triples(data, rows.nodes), self._literals(data, rows.nodes),
@@ -631,9 +646,9 @@ class _Writer:
             key, props = relations[rels[a]]
             groups.append({"type": props["type"], "rel": key, "name": names[rels[a]],
                            "pairs": pairs[a:b].tolist()})
-        ids = np.array([self.relation_ids.setdefault(key, len(self.relation_ids)) for key, _ in relations],
-                       dtype=np.int64)
-        self._spool_heads(data.name, pairs[:, 0], pairs[:, 1], ids[rels])
+        ids = np.array([self._relation_index(key, props["type"]) for key, props in relations], dtype=np.int64)
+        self._spool(data.name, pairs[:, 0], pairs[:, 1], ids[rels], np.full(len(rels), -1, dtype=np.int64),
+                    literal=False)
         return groups
 
     def _literals(self, data: KGData, nodes: np.ndarray) -> list[dict[str, Any]]:
@@ -646,7 +661,10 @@ class _Writer:
                 for h, r, lid, value, datatype, lang in data.literal_rows()]
         heads = np.fromiter((row["node"] for row in rows), dtype=np.int64, count=len(rows))
         keys = np.fromiter((int(row["id"][:16], 16) for row in rows), dtype=np.uint64, count=len(rows))
-        self._spool_heads(data.name, heads, keys)
+        low = np.fromiter((int(row["id"][16:], 16) for row in rows), dtype=np.int64, count=len(rows))
+        rels = np.fromiter((self._relation_index(row["rel"], row["type"]) for row in rows), dtype=np.int64,
+                           count=len(rows))
+        self._spool(data.name, heads, keys.view(np.int64), rels, low, literal=True)
         return rows
 
     # -- stage 2: statements (several chunks at once) -------------------------------------------------
@@ -672,34 +690,49 @@ class _Writer:
         known = self.source.relation_props
         return [known.get(rid, props)["name"] for rid, props in relations]
 
-    def _spool_heads(self, kg: str, heads: np.ndarray, *key: np.ndarray) -> None:
-        """Remember the heads whose statement may repeat one written before (all of them when the KG held
-        statements before this load)."""
-        maybe = self.seen.add(heads, *key)
-        unique = np.unique(heads if not self.fresh[kg] else heads[maybe])
-        if not len(unique):
+    def _relation_index(self, rel: str, type_: str) -> int:
+        index = self.relation_ids.get(rel)
+        if index is None:
+            index = self.relation_ids[rel] = len(self.relation_rows)
+            self.relation_rows.append((type_, rel))
+        return index
+
+    def _spool(self, kg: str, heads: np.ndarray, other: np.ndarray, rels: np.ndarray, low: np.ndarray, *,
+               literal: bool) -> None:
+        """Remember the statements that may repeat one written before (all of them when the KG held statements
+        before this load), as rows [head node, tail node | literal id's first 64 bits, relation index, -1 | the
+        literal id's last 16 bits, KG index]: the Bloom filter ``seen`` rules out the others."""
+        maybe = self.seen.add(heads, other, low if literal else rels)
+        if not self.fresh[kg]:
+            maybe[:] = True
+        if not maybe.any():
             return
-        self.heads.write(unique.astype(np.int64).tobytes())
-        if len(self.source.kgs) > 1:  # JAPE: remember each head's side for the duplicate counts
-            self.head_kgs.update(dict.fromkeys(unique.tolist(), kg))
+        rows = np.stack([heads[maybe], other[maybe], rels[maybe], low[maybe],
+                         np.full(int(maybe.sum()), self.kg_index[kg], dtype=np.int64)], axis=1)
+        self.suspects.write(rows.astype(np.int64).tobytes())
 
     def dedup(self) -> dict[str, int]:
-        """Remove repeated statements (across batches, or of statements stored before) from the spooled heads,
-        a few thousand head nodes per transaction; returns removed counts by KG (plus in-batch repeats)."""
-        self.heads.seek(0)
+        """Remove repeated statements (across batches, or of statements stored before) among the spooled possible
+        repeats, a few thousand per transaction; returns removed counts by KG (plus in-batch repeats)."""
+        self.suspects.seek(0)
         removed = dict(self.duplicates)
-        kg = self.source.kgs[0][0]
-        while block := self.heads.read(8 * 1_000_000):
-            heads = np.unique(np.frombuffer(block, dtype=np.int64))
-            for lo in range(0, len(heads), _DEDUP_HEADS):
-                part = heads[lo:lo + _DEDUP_HEADS].tolist()
-                with self.graph.transaction() as tx:
-                    summary = tx.run(cypher("batched/dedup"), heads=part, load=self.load).consume()
-                deleted = summary.counters.relationships_deleted
-                if deleted:
-                    side = self.head_kgs.get(part[0], kg)
-                    removed[side] = removed.get(side, 0) + deleted
-        self.heads.close()
+        kgs = [kg for kg, _ in self.source.kgs]
+        while block := self.suspects.read(40 * _SPOOL_BLOCK):
+            rows = np.unique(np.frombuffer(block, dtype=np.int64).reshape(-1, 5), axis=0)
+            for kg_index, kg in enumerate(kgs):
+                mine = rows[rows[:, 4] == kg_index]
+                triples, literals = mine[mine[:, 3] < 0], mine[mine[:, 3] >= 0]
+                parts = [("batched/dedup_triples", [[h, t, *self.relation_rows[r]] for h, t, r, _, _ in part])
+                         for part in _slices_of(triples.tolist())]
+                parts += [("batched/dedup_literals",
+                           [[h, *self.relation_rows[r], f"{k & 0xFFFFFFFFFFFFFFFF:016x}{low:04x}"]
+                            for h, k, r, low, _ in part]) for part in _slices_of(literals.tolist())]
+                for query, part_rows in parts:
+                    with self.graph.transaction() as tx:
+                        deleted = tx.run(cypher(query), rows=part_rows, load=self.load).single(strict=True)["deleted"]
+                    if deleted:
+                        removed[kg] = removed.get(kg, 0) + deleted
+        self.suspects.close()
         return removed
 
     def gold_splits(self) -> dict[str, int]:

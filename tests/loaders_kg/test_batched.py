@@ -74,6 +74,32 @@ def test_another_file_into_the_same_kg_leaves_out_the_stored_statements(graph: G
     assert result.kgs[0].duplicate_triples >= 4  # every line of the first file was stored already
 
 
+WD_LINES = [
+    '<http://www.wikidata.org/entity/Q1> <http://www.wikidata.org/prop/direct/P2> "hello"@en .',
+    "<http://www.wikidata.org/entity/Q1> <http://www.wikidata.org/prop/direct/P1> <http://www.wikidata.org/entity/Q2> .",
+    '<http://www.wikidata.org/entity/Q2> <http://www.wikidata.org/prop/direct/P2> "hello"@en .',
+    "<http://www.wikidata.org/entity/Q2> <http://www.wikidata.org/prop/direct/P1> <http://www.wikidata.org/entity/Q3> .",
+]
+
+
+def test_repeated_literal_statements_across_batches_and_loads_are_stored_once(graph: Graph, fixtures: Path,
+                                                                             tmp_path: Path) -> None:
+    first, second = tmp_path / "first.nt", tmp_path / "second.nt"
+    first.write_text("\n".join(WD_LINES + WD_LINES[:1]) + "\n", encoding="utf-8")  # Q1's literal twice
+    second.write_text("\n".join(WD_LINES[2:] + ['<http://www.wikidata.org/entity/Q3> '
+                                                 '<http://www.wikidata.org/prop/direct/P2> "bye" .']) + "\n",
+                      encoding="utf-8")
+    load_wikidata_nt(graph, first, kg="wd")
+    load_wikidata_nt(graph, second, kg="wd")
+    expected = graph_without_loads(graph, fixtures)
+    graph.run("admin/wipe")
+    result = load_batched(graph, wikidata_source(first, kg="wd"), batch_size=1)  # one line per batch
+    assert result.kgs[0].literals == 2 and result.kgs[0].duplicate_triples == 1
+    again = load_batched(graph, wikidata_source(second, kg="wd"), batch_size=1)  # into a KG that holds them
+    assert again.kgs[0].literals == 3 and again.kgs[0].duplicate_triples == 2
+    assert graph_without_loads(graph, fixtures) == expected
+
+
 def test_a_failure_inside_a_later_batch_removes_what_the_load_wrote(graph: Graph, fixtures: Path,
                                                                      tmp_path: Path) -> None:
     load_triples(graph, fixtures / "kg" / "triples_small.txt", kg="small")  # something to keep

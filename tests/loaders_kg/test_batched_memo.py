@@ -12,8 +12,16 @@ def test_the_memo_returns_what_was_put_and_nothing_else() -> None:
     ids = [f"Q{i}" for i in range(20_000)]
     h1, h2 = _NodeMemo.keys(ids)
     memo.put(h1[:10_000], h2[:10_000], np.arange(10_000) * 7)
-    assert (memo.get(h1[:10_000], h2[:10_000]) == np.arange(10_000) * 7).all()  # the table grew, all still found
+    assert (memo.get(h1[:10_000], h2[:10_000]) == np.arange(10_000) * 7).all()
     assert (memo.get(h1[10_000:], h2[10_000:]) == -1).all()
+
+
+def test_the_memo_keeps_kgs_apart() -> None:
+    memo = _NodeMemo(100)
+    ids = [f"Q{i}" for i in range(50)]
+    memo.put(*_NodeMemo.keys(ids, salt=hash("kg1")), np.arange(50))
+    assert (memo.get(*_NodeMemo.keys(ids, salt=hash("kg1"))) == np.arange(50)).all()
+    assert (memo.get(*_NodeMemo.keys(ids, salt=hash("kg2"))) == -1).all()
 
 
 def test_the_memo_is_bounded_and_keeps_what_is_used() -> None:
@@ -27,4 +35,5 @@ def test_the_memo_is_bounded_and_keeps_what_is_used() -> None:
         assert (found == -1).all()
         memo.put(h1[lo:lo + 500], h2[lo:lo + 500], np.arange(lo, lo + 500))
         assert memo.young.count + memo.old.count <= 2 * 1_000
+        assert len(memo.young.node) == len(memo.old.node) == 2_048  # allocated once: memory does not grow
     assert (memo.get(h1[10:1_000], h2[10:1_000]) == -1).all()  # long unused: dropped
