@@ -80,6 +80,16 @@ _ENTITY_STATEMENT = re.compile(
     r"<http://www\.wikidata\.org/entity/([QPL][1-9][0-9]*)> <http://www\.wikidata\.org/prop/direct/(P[1-9][0-9]*)> "
     r"<http://www\.wikidata\.org/entity/([QPL][1-9][0-9]*)> \.\r?\n?"
 )
+# The next most common shapes, also matched without the full grammar (no escapes, single spaces): an English
+# rdfs:label, and a statement whose object is a plain, typed or language-tagged literal.
+_LABEL_LINE = re.compile(
+    r'<http://www\.wikidata\.org/entity/([QPL][1-9][0-9]*)> <http://www\.w3\.org/2000/01/rdf-schema#label> '
+    r'"([^"\\\n\r]*)"@en \.\r?\n?'
+)
+_LITERAL_STATEMENT = re.compile(
+    r"<http://www\.wikidata\.org/entity/([QPL][1-9][0-9]*)> <http://www\.wikidata\.org/prop/direct/(P[1-9][0-9]*)> "
+    r'"([^"\\\n\r]*)"(?:\^\^<([^\x00-\x20<>"{}|^`\\]*)>|@([A-Za-z]+(?:-[A-Za-z0-9]+)*))? \.\r?\n?'
+)
 
 
 def parse_wikidata_nt(path: Path, *, kg: str = "wikidata", property_labels: Path | None = None) -> KGData:
@@ -106,7 +116,7 @@ Aliases = dict[str, list[str]]
 def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[tuple[KGData, Names, Aliases]]:
     """The dump read ``lines`` lines at a time (``None``: all at once), each chunk as its own :class:`KGData`
     with the English names and aliases its lines state (not yet applied: a name may come in another chunk)."""
-    fast = _ENTITY_STATEMENT.fullmatch
+    fast, label, literal = _ENTITY_STATEMENT.fullmatch, _LABEL_LINE.fullmatch, _LITERAL_STATEMENT.fullmatch
     with open(path, encoding="utf-8") as fh:
         lineno = 0
         while True:
@@ -131,6 +141,18 @@ def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[
                     if obj not in index:
                         data.entity(obj)
                     data.triple(subject, predicate, obj)
+                elif (m := label(line)) is not None:
+                    names.setdefault(m[1], {})["label"] = m[2]
+                elif (m := literal(line)) is not None:
+                    subject, pid, value, datatype, lang = m.groups()
+                    predicate = relations.get(pid)
+                    if predicate is None:
+                        predicate = relations[pid] = WDT + pid
+                        data.relation(predicate, name=pid, type=pid)
+                    if subject not in index:
+                        data.entity(subject)
+                    data.literal(subject, predicate, value, datatype or (RDF_LANG_STRING if lang else XSD_STRING),
+                                 lang)
                 else:
                     _parse_line(data, path, lineno, line, names, aliases)
             if read or lines is None:
