@@ -126,7 +126,8 @@ def _batched_row(kind: str, path: str, name: str) -> dict[str, Any]:
     return {"triples": triples, "seconds": round(seconds, 3), "triples_per_s": round(triples / seconds),
             "python_peak_rss_mib": _python_peak(), "python_cpu_seconds": round(_python_cpu() - python_before, 1),
             "server_cpu_seconds": {k: round(server_after[k] - server_before[k], 1) for k in server_after},
-            **result.model_dump(include={"batches", "parse_seconds", "write_seconds", "dedup_seconds"})}
+            **result.model_dump(include={"batches", "parse_seconds", "write_seconds", "dedup_seconds",
+                                            "entities_merged", "possible_repeats"})}
 
 
 def _emptied(kind: str, path: str, name: str) -> dict[str, Any]:
@@ -444,12 +445,13 @@ def markdown(report: dict[str, Any]) -> str:
                          f"{_number(r.get('restart_seconds'))} | {_number(r.get('schema_seconds'))} | {stages} |")
     lines += ["", ceiling_sentence(report), "",
               "Batched rows: where the time went (seconds; the server writes while Python reads the next batch):", "",
-              "| input | batches | Python reading | waiting for the server | dedup pass | server CPU: queries / GC / "
-              "JIT | Python CPU |", "|---|---|---|---|---|---|---|"]
+              "| input | batches | Python reading | waiting for the server | dedup pass (statements checked) | "
+              "entities MERGEd | server CPU: queries / GC / JIT | Python CPU |", "|---|---|---|---|---|---|---|---|"]
     for r in report["rows"]:
         if r["method"].startswith("batched") and "error" not in r:
             lines.append(f"| {r['input']} | {r['batches']} | {r['parse_seconds']} | {r['write_seconds']} | "
-                         f"{r['dedup_seconds']} | {_cpu(r)} | {_number(r.get('python_cpu_seconds'))} |")
+                         f"{r['dedup_seconds']} ({_number(r.get('possible_repeats'))}) | "
+                         f"{_number(r.get('entities_merged'))} | {_cpu(r)} | {_number(r.get('python_cpu_seconds'))} |")
     lines += ["", "Generated KGs (`benchmarks.generate_kg`, Wikidata truthy N-Triples; statements = `wdt:` lines):",
               "", "| statements | entities | relations | literal share | power-law skew | max out-degree | "
               "max in-degree | median degree | seed |", "|---|---|---|---|---|---|---|---|---|"]

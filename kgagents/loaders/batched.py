@@ -102,6 +102,8 @@ class BatchedLoadResult(BaseModel):
     parse_seconds: float = 0.0  # Python: reading the file and building the batches
     write_seconds: float = 0.0  # waiting for the server's batch transactions
     dedup_seconds: float = 0.0
+    entities_merged: int = 0  # entity rows MERGEd (met before but not in the node-id memo, or the KG held entities)
+    possible_repeats: int = 0  # statements the dedup pass checked (the Bloom filter could not rule them out)
     seconds: float = 0.0
 
 
@@ -307,7 +309,8 @@ def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH
         load_id=record.id, kgs=results, batches=writer.batches,
         statements=writer.statements, gold_links=writer.gold_splits(), cleaned=cleaned,
         parse_seconds=round(writer.parse_seconds, 3), write_seconds=round(writer.write_seconds, 3),
-        dedup_seconds=round(dedup_seconds, 3), seconds=round(seconds, 3))
+        dedup_seconds=round(dedup_seconds, 3), seconds=round(seconds, 3), entities_merged=writer.entities_merged,
+        possible_repeats=writer.possible_repeats)
 
 
 def _results(graph: Graph, kgs: list[str], seconds: float, removed: dict[str, int]) -> list[KGLoadResult]:
@@ -493,7 +496,7 @@ class _Writer:
         self.relation_ids: dict[str, int] = {}  # relation id -> its index in relation_rows
         self.relation_rows: list[tuple[str, str]] = []  # (type, relation id)
         self.kg_index = {kg: i for i, (kg, _) in enumerate(source.kgs)}
-        self.batches = self.statements = 0
+        self.batches = self.statements = self.entities_merged = self.possible_repeats = 0
         self.parse_seconds = self.write_seconds = 0.0
         self.duplicates: dict[str, int] = {}
         self.splits: dict[str, int] = {}
@@ -576,6 +579,7 @@ class _Writer:
             if chunk.names:
                 tx.run(cypher("batched/merge_names"), rows=chunk.names, kg=data.name, load=self.load).consume()
 
+        self.entities_merged += len(rows.merge)
         if relations or chunk.names or rows.create or rows.merge or rows.extra:
             self._transaction(work)  # what it wrote is remembered once it is committed:
         self.relations.update((data.name, rid) for rid in relations)
@@ -707,6 +711,7 @@ class _Writer:
             maybe[:] = True
         if not maybe.any():
             return
+        self.possible_repeats += int(maybe.sum())
         rows = np.stack([heads[maybe], other[maybe], rels[maybe], low[maybe],
                          np.full(int(maybe.sum()), self.kg_index[kg], dtype=np.int64)], axis=1)
         self.suspects.write(rows.astype(np.int64).tobytes())
