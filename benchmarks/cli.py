@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
-from kgagents.cli.common import App, chat_or_none, connected, console, output_file, progress_bar
+from kgagents.cli.common import App, chat_or_none, connected, console, input_file, output_file, progress_bar
 from kgagents.cli.kgqa import kgqa_chat, kgqa_settings, print_summary
 from kgagents.cli.matching import _match_settings
 from kgagents.errors import KgAgentsError
@@ -117,6 +117,8 @@ def bench_load(
                                                                     "--batched-sizes) → engine_load_batched.*"),
     ceiling: int = typer.Option(None, help="generated size whose bulk row is followed by the importer-alone "
                                 "ceiling row (default: --big; with --only-batched: none unless given)"),
+    keep_bulk_from: Path = typer.Option(None, help="with --only-batched and no --ceiling: carry the bulk and "
+                                        "ceiling rows over from this earlier results JSON (marked as such)"),
     out: Path = _results_option(),
 ) -> None:
     """Transactional, batched and bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
@@ -127,6 +129,7 @@ def bench_load(
     report = load_bench.run(sizes=tuple(int(x) for x in sizes.split(",") if x), big=big or None,
                             batched_sizes=tuple(int(x) for x in batched_sizes.split(",") if x),
                             only_batched=only_batched, ceiling=ceiling, overwrite=overwrite, work_dir=work_dir,
+                            keep_bulk_from=input_file(keep_bulk_from, "--keep-bulk-from"),
                             log=lambda msg: console.print(escape(msg)))
     for path in load_bench.write_report(report, out, "engine_load_batched" if only_batched else "engine_load"):
         console.print(f"written {path}")

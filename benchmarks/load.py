@@ -275,11 +275,16 @@ class _Rows:
 def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | None = 5_000_000,
         batched_sizes: tuple[int, ...] = (1_000_000, 10_000_000), only_batched: bool = False,
         ceiling: int | None = None, overwrite: bool = False, work_dir: Path | None = None, seed: int = 7,
-        log: Log = print) -> dict[str, Any]:
+        keep_bulk_from: Path | None = None, log: Log = print) -> dict[str, Any]:
     """Measure every row (see the module docstring) on the local server; returns the report as a dict.
 
     ``ceiling``: the generated size whose bulk row is followed by the importer-alone ceiling row (default
-    ``big``); with ``only_batched`` that bulk row and its ceiling row run after the batched rows."""
+    ``big``); with ``only_batched`` that bulk row and its ceiling row run after the batched rows.
+    ``keep_bulk_from``: with ``only_batched`` and no ``ceiling``, the bulk and ceiling rows of an earlier
+    results file are carried over, each marked with the file, command, commit and time it was measured at."""
+    kept = _kept_bulk_rows(keep_bulk_from) if keep_bulk_from is not None else None
+    if kept is not None and (not only_batched or ceiling):
+        raise ValueError("--keep-bulk-from goes with --only-batched and no --ceiling (bulk rows are kept, not run)")
     local = managed_server(Neo4jSettings(), LocalServerSettings())
     check_target(local, overwrite=overwrite)
     report: dict[str, Any] = {"machine": machine_info(), "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -302,7 +307,12 @@ def run(*, sizes: tuple[int, ...] = (10_000, 100_000, 1_000_000), big: int | Non
                 bulk_and_ceiling(ceiling, shape.path)
                 os.unlink(shape.path)
 
-        return _finish(report, rows, batched_rows, work_dir)
+        report = _finish(report, rows, batched_rows, work_dir)
+        if kept is not None:
+            report["rows"] += kept["rows"]
+            report["generator"] += [g for g in kept["generator"] if g not in report["generator"]]
+            report["bulk_ceiling"] = _ceiling_ratio(report["rows"])
+        return report
     rows.run("dbp15k_zh_en", "transactional", _transactional_row, "jape", str(pair), "dbp15k_zh_en", fresh=True)
     rows.run("dbp15k_zh_en", "transactional re-load", _transactional_row, "jape", str(pair), "dbp15k_zh_en",
              fresh=False)
@@ -340,6 +350,29 @@ def _finish(report: dict[str, Any], rows: _Rows, generated_rows: Callable[[Path,
     return report
 
 
+def _kept_bulk_rows(path: Path) -> dict[str, Any]:
+    """The bulk and ceiling rows of an earlier results file, and the generated KGs they loaded, each row marked
+    with where it was measured (file, command, commit, start time)."""
+    import json
+
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    origin = {"file": path.name, "command": earlier.get("command"), "git_commit": earlier.get("git_commit"),
+              "started_at": earlier.get("started_at")}
+    rows = [{**r, "kept_from": origin} for r in earlier["rows"] if r["method"] in ("bulk", "bulk_ceiling")]
+    inputs = {r["input"] for r in rows}
+    return {"rows": rows, "generator": [g for g in earlier.get("generator", [])
+                                        if f"generated_{g['triples']}" in inputs]}
+
+
+def _kept_sentence(report: dict[str, Any]) -> list[str]:
+    kept = next((r["kept_from"] for r in report["rows"] if "kept_from" in r), None)
+    if kept is None:
+        return []
+    return ["", f"The bulk and bulk_ceiling rows were not run again: they are carried over from {kept['file']} "
+                f"(`{kept['command']}`, commit {str(kept['git_commit'])[:7]}, started {kept['started_at']}); "
+                "their load averages are that run's."]
+
+
 def _ceiling_ratio(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The bulk row's importer-phase rate over the ceiling row's (same file, same run), and the end-to-end rate's."""
     ceiling = next((r for r in rows if r["method"] == "bulk_ceiling" and "error" not in r), None)
@@ -364,6 +397,10 @@ def _number(value: float | None) -> str:
     return "–" if value is None else f"{value:,}"
 
 
+def _method(row: dict[str, Any]) -> str:
+    return f"{row['method']} (earlier run)" if "kept_from" in row else row["method"]
+
+
 def _cpu(row: dict[str, Any]) -> str:
     cpu = row.get("server_cpu_seconds")
     return "–" if not cpu else f"{cpu['query']} / {cpu['gc']} / {cpu['jit']}"
@@ -381,7 +418,7 @@ def batched_table(report: dict[str, Any]) -> list[str]:
                          f"{r['load_average_before'][0]} |")
             continue
         jvm = r.get("import_peak_rss_mib") if r["method"] == "bulk_ceiling" else r.get("server_peak_rss_mib")
-        lines.append(f"| {r['input']} | {r['method']} | {r['triples']:,} | {r['seconds']:.1f} | "
+        lines.append(f"| {r['input']} | {_method(r)} | {r['triples']:,} | {r['seconds']:.1f} | "
                      f"{r['triples_per_s']:,} | {r['python_peak_rss_mib']} / {_number(jvm)} | {_cpu(r)} | "
                      f"{_number(r.get('python_cpu_seconds'))} | {r['load_average_before'][0]} |")
     return lines
@@ -430,7 +467,7 @@ def markdown(report: dict[str, Any]) -> str:
                          f"{r['load_average_before'][0]} |")
             continue
         lines.append(
-            f"| {r['input']} | {r['method']} | {r['triples']:,} | {r['seconds']:.1f} | {r['triples_per_s']:,} | "
+            f"| {r['input']} | {_method(r)} | {r['triples']:,} | {r['seconds']:.1f} | {r['triples_per_s']:,} | "
             f"{_number(r.get('import_triples_per_s'))} | "
             f"{r['python_peak_rss_mib']} | {_number(r.get('import_peak_rss_mib'))} | "
             f"{_number(r.get('server_peak_rss_mib'))} | {r['load_average_before'][0]} |")
@@ -440,10 +477,10 @@ def markdown(report: dict[str, Any]) -> str:
     for r in report["rows"]:
         if r["method"] in ("bulk", "bulk_ceiling") and "error" not in r:
             stages = ", ".join(f"{k} {v}" for k, v in r.get("importer_stages", {}).items()) or "–"
-            lines.append(f"| {r['input']} | {r['method']} | {_number(r.get('parse_seconds'))} | "
+            lines.append(f"| {r['input']} | {_method(r)} | {_number(r.get('parse_seconds'))} | "
                          f"{_number(r.get('files_seconds'))} | {r['import_seconds']} | "
                          f"{_number(r.get('restart_seconds'))} | {_number(r.get('schema_seconds'))} | {stages} |")
-    lines += ["", ceiling_sentence(report), "",
+    lines += [*_kept_sentence(report), "", ceiling_sentence(report), "",
               "Batched rows: where the time went (seconds; the server writes while Python reads the next batch):", "",
               "| input | batches | Python reading | waiting for the server | dedup pass (statements checked) | "
               "entities MERGEd | server CPU: queries / GC / JIT | Python CPU |", "|---|---|---|---|---|---|---|---|"]
