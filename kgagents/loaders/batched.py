@@ -73,10 +73,11 @@ from kgagents.loaders.record import LoadRecord
 #: generation), while 2,500 added per-transaction work; see README, "Batched loads".
 BATCH_SIZE = 5_000
 #: entity id -> node id memo, shared by the load's KGs: at most this many entities (two generations of half this
-#: each, in tables of 2**21 slots of 20 bytes allocated once: 80 MiB), so Python's memory is the same however large
-#: the file; an entity it has forgotten is MERGEd. Counted by replaying the generated 10M file (1.5M distinct
-#: entities in 2,401 batches): generations of 1M entries sent 110k MERGEs (1 % of the statements), of 500k 921k.
-NODE_CACHE = 2_000_000
+#: each, in two tables of 2**22 slots of 20 bytes allocated once: 160 MiB), so Python's memory is the same however
+#: large the file; an entity it has forgotten is MERGEd. Counted by replaying the generated 10M file (2M entities,
+#: all labelled before any statement, 2,401 batches): generations of 2M entries MERGE none, of 1.5M 246k, of 1M
+#: 1.3M (13 % of the statements).
+NODE_CACHE = 4_000_000
 _DEDUP_ROWS = 5_000  # possible repeats checked per dedup transaction
 _SPOOL_BLOCK = 1_000_000  # possible repeats read back at once by the dedup pass (40 bytes each)
 _RETRIES = 5  # attempts of a batch transaction the server ended for a deadlock
