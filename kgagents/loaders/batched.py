@@ -37,9 +37,11 @@ the server's commit path (turning a transaction's state into store records, appl
 most of the work, so each chunk is written as two transactions — its entities, one chunk at a time and in order,
 then its statements, up to ``parallel`` chunks at once, so both server cores write — while Python reads the
 next chunk. An entity never met before in a fresh KG is CREATEd (a Bloom filter says so; no index lookup or
-lock), one met before is found in an in-memory memo of node ids (no query at all), and statements go to the
-server as node-id pairs grouped by relationship type. No plan has an Eager operator. 5,000 statements per batch:
-larger transactions cost the server's garbage collector more than they save.
+lock), one met before is found in an in-memory memo of node ids (no query at all; a fixed-size memo, so an entity
+it has forgotten is MERGEd), and statements go to the server as node-id pairs grouped by relationship type. No
+plan that writes a batch has an Eager operator. 5,000 statements per batch: larger transactions cost the server's
+garbage collector more than they save. Python's memory is fixed (the memo, two Bloom filters, one batch at a time),
+whatever the file's size; the possible repeats the Bloom filter cannot rule out are spooled to a temporary file.
 
 Idempotent like the transactional load: loading the same files into the same KG again is a no-op once complete;
 another file into an existing KG MERGEs its entities and relations and leaves out the statements already stored.
