@@ -543,7 +543,7 @@ class _Writer:
 
     def _count(self, done: _Statements, progress: Progress | None) -> None:
         self.batches += 1
-        self.statements += sum(len(g["pairs"]) for g in done.groups) + len(done.literals) + len(done.gold)
+        self.statements += sum(len(g["heads"]) for g in done.groups) + len(done.literals) + len(done.gold)
         self.duplicates[done.kg] = self.duplicates.get(done.kg, 0) + done.duplicates
         for row in done.gold:
             self.splits[row["split"]] = self.splits.get(row["split"], 0) + 1
@@ -573,7 +573,7 @@ class _Writer:
         h1, h2 = _NodeMemo.keys(keys, self.salts[data.name])
         rows = self._entity_rows(data, keys, self.nodes.get(h1, h2),
                                  met.add(h1, h2, peek=True) if met is not None else None)
-        created: list[tuple[int, int]] = []
+        created: list[tuple[np.ndarray, np.ndarray]] = []  # (entity positions, node ids) per query
 
         def work(tx: Tx) -> None:
             created.clear()
@@ -587,7 +587,7 @@ class _Writer:
             self._transaction(work)  # what it wrote is remembered once it is committed:
         self.relations.update((data.name, rid) for rid in relations)
         if created:
-            index, node = np.array(created, dtype=np.int64).T
+            index, node = (np.concatenate(parts) for parts in zip(*created, strict=True))
             self.nodes.put(h1[index], h2[index], node)
         if met is not None:
             met.add(h1, h2)
@@ -626,13 +626,15 @@ class _Writer:
                 rows.extra.append((i, rest))
         return rows
 
-    def _write_entities(self, tx: Tx, kg: str, rows: _EntityRows, created: list[tuple[int, int]]) -> None:
+    def _write_entities(self, tx: Tx, kg: str, rows: _EntityRows,
+                        created: list[tuple[np.ndarray, np.ndarray]]) -> None:
         """CREATE and MERGE ``rows``' entities (filling in their node ids), then set the extra properties."""
         for query, part in (("batched/create_entities", rows.create), ("batched/merge_entities", rows.merge)):
             if part:
-                for i, node in tx.run(cypher(query), rows=part, kg=kg, load=self.load).values():
-                    rows.nodes[i] = node
-                    created.append((i, node))
+                written = tx.run(cypher(query), rows=part, kg=kg, load=self.load).single(strict=True)
+                index, node = np.array(written["i"], dtype=np.int64), np.array(written["node"], dtype=np.int64)
+                rows.nodes[index] = node
+                created.append((index, node))
         if rows.extra:
             tx.run(cypher("batched/set_entities"),
                    rows=[[int(rows.nodes[i]), props] for i, props in rows.extra]).consume()
@@ -652,7 +654,7 @@ class _Writer:
         for a, b in zip([0, *cuts], [*cuts, len(rels)], strict=True):
             key, props = relations[rels[a]]
             groups.append({"type": props["type"], "rel": key, "name": names[rels[a]],
-                           "pairs": pairs[a:b].tolist()})
+                           "heads": pairs[a:b, 0].tolist(), "tails": pairs[a:b, 1].tolist()})
         ids = np.array([self._relation_index(key, props["type"]) for key, props in relations], dtype=np.int64)
         self._spool(data.name, pairs[:, 0], pairs[:, 1], ids[rels], np.full(len(rels), -1, dtype=np.int64),
                     literal=False)
