@@ -471,7 +471,7 @@ class _Statements:
 
     kg: str
     groups: list[dict[str, Any]]
-    literals: list[dict[str, Any]]
+    literals: list[dict[str, Any]]  # groups by relation, like the triples
     gold: list[dict[str, str]]
     size: int  # for the progress bar
     duplicates: int  # repeats inside the chunk (left out before writing)
@@ -543,7 +543,8 @@ class _Writer:
 
     def _count(self, done: _Statements, progress: Progress | None) -> None:
         self.batches += 1
-        self.statements += sum(len(g["heads"]) for g in done.groups) + len(done.literals) + len(done.gold)
+        self.statements += (sum(len(g["heads"]) for g in done.groups) + sum(len(g["nodes"]) for g in done.literals)
+                            + len(done.gold))
         self.duplicates[done.kg] = self.duplicates.get(done.kg, 0) + done.duplicates
         for row in done.gold:
             self.splits[row["split"]] = self.splits.get(row["split"], 0) + 1
@@ -663,18 +664,25 @@ class _Writer:
     def _literals(self, data: KGData, nodes: np.ndarray) -> list[dict[str, Any]]:
         if not data.counts()["literals"]:
             return []
+        """The chunk's literal statements as groups by relation, in columns (node ids, literal ids, values,
+        datatypes, languages), like :meth:`_triples`."""
         relations = list(data.relations.items())
         names = self._names(relations)
-        rows = [{"node": int(nodes[h]), "id": lid, "value": value, "datatype": datatype, "lang": lang,
-                 "rel": relations[r][0], "type": relations[r][1]["type"], "name": names[r]}
-                for h, r, lid, value, datatype, lang in data.literal_rows()]
-        heads = np.fromiter((row["node"] for row in rows), dtype=np.int64, count=len(rows))
-        keys = np.fromiter((int(row["id"][:16], 16) for row in rows), dtype=np.uint64, count=len(rows))
-        low = np.fromiter((int(row["id"][16:], 16) for row in rows), dtype=np.int64, count=len(rows))
-        rels = np.fromiter((self._relation_index(row["rel"], row["type"]) for row in rows), dtype=np.int64,
-                           count=len(rows))
-        self._spool(data.name, heads, keys.view(np.int64), rels, low, literal=True)
-        return rows
+        heads, rels, ids, values, datatypes, langs = zip(*data.literal_rows(), strict=True)
+        node = nodes[np.array(heads, dtype=np.int64)]
+        rel = np.array(rels, dtype=np.int64)
+        keys = np.fromiter((int(i[:16], 16) for i in ids), dtype=np.uint64, count=len(ids))
+        low = np.fromiter((int(i[16:], 16) for i in ids), dtype=np.int64, count=len(ids))
+        index = np.array([self._relation_index(key, props["type"]) for key, props in relations], dtype=np.int64)
+        self._spool(data.name, node, keys.view(np.int64), index[rel], low, literal=True)
+        groups = []
+        for r in np.unique(rel).tolist():
+            at = np.flatnonzero(rel == r).tolist()
+            key, props = relations[r]
+            groups.append({"type": props["type"], "rel": key, "name": names[r], "nodes": node[at].tolist(),
+                           "ids": [ids[i] for i in at], "values": [values[i] for i in at],
+                           "datatypes": [datatypes[i] for i in at], "langs": [langs[i] for i in at]})
+        return groups
 
     # -- stage 2: statements (several chunks at once) -------------------------------------------------
     def _write_statements(self, chunk: _Statements) -> _Statements:
