@@ -310,21 +310,34 @@ def bench_kgqa_gate(
     workers: int = typer.Option(2, min=1),
     set_: list[str] = typer.Option([], "--set", help="a KGQA setting changed from its default, KEY=VALUE (to "
                                    "compare settings on the train split); repeatable"),
+    with_model: bool = typer.Option(False, "--with-model", help="also ask the configured model (mode gated) on the "
+                                    "train questions below the gate and keep the gate only where it fixed more "
+                                    "answers than it broke"),
     out: Path = _results_option(),
 ) -> None:
-    """The KGQA LLM gate's threshold, learned on the train split (no model called): pass it to `bench kgqa
-    --confident`. Its file also holds the no-LLM Hits@1 on those train questions (leave-one-out with the memory):
-    the split on which settings are compared (`--set`), never the reported test split."""
+    """The KGQA LLM gate's threshold, learned on the train split: pass it to `bench kgqa --confident`. Without
+    --with-model no model is called. Its file also holds the no-LLM Hits@1 on those train questions (leave-one-out
+    with the memory): the split on which settings are compared (`--set`), never the reported test split."""
     from benchmarks import kgqa
+    from kgagents.config import LLMSettings
 
     settings = kgqa_settings(set_, mode="no_llm", memory=memory)
+    chat = chat_or_none(not with_model, LLMSettings(temperature=settings.temperature))
+    if with_model and chat is None:
+        raise KgAgentsError("--with-model needs a chat model: start one with `kgagents llm start` or set "
+                            "KGAGENTS_LLM_BASE_URL")
     with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
         result = kgqa.calibrate(graph, dataset, settings=settings, sample=sample, seed=seed, weak=weak,
                                 workers=workers, out=out, on_question=lambda r: advance(1),
-                                variant=variant_name(set_))
+                                variant=variant_name(set_), chat=chat)
     console.print(escape(f"{dataset}: confident = {result['confident']} (answers above it right "
                          f"{result['accuracy_above_threshold']}, below {result['accuracy_below_threshold']}; "
                          f"{result['share_answered_without_model']} answered without the model)"))
+    if "paid" in result:
+        p = result["paid"]
+        console.print(escape(f"with {p['model']} on the {p['asked']} train questions below it: Hits@1 "
+                             f"{p['hits_at_1_model']} vs {p['hits_at_1_no_llm']} without ({p['changed_right']} fixed, "
+                             f"{p['changed_wrong']} broken); paid gate: confident = {p['gate']['threshold']}"))
     console.print("written: " + ", ".join(result["files"]))
 
 

@@ -1,0 +1,47 @@
+"""Where the model pays: the threshold below which an agent asks its chat model, learned from what the model did on
+training items rather than from how unsure the cheap decision is.
+
+A gate that only measures the cheap decision's uncertainty sends the model every unsure item, even where the model
+is wrong more often than the cheap decision; a weak model then makes the job worse. This gate is learned from pairs
+(confidence of the cheap decision, gain of asking the model: +1 the model turned a wrong decision right, -1 it
+turned a right one wrong, 0 no change) collected on train items, and opens only as far as the model earned on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PaidGate:
+    """Ask the model where the cheap confidence is below ``threshold`` (0.0: never ask). ``gain`` is the net number
+    of decisions the model fixed on the training items below it; ``asked`` how many of them it was asked about."""
+
+    threshold: float
+    gain: int
+    asked: int
+    right: int
+    wrong: int
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"threshold": self.threshold, "gain": self.gain, "asked": self.asked, "changed_right": self.right,
+                "changed_wrong": self.wrong}
+
+
+def paid_gate(rows: Sequence[tuple[float, int]]) -> PaidGate:
+    """The threshold with the largest net gain over the items below it (the smallest such threshold on ties, so
+    fewer calls); 0.0 — the model is never asked — when no threshold gains anything. ``rows``: (confidence, gain)
+    with gain in {-1, 0, +1}, for items on which the model was asked."""
+    ranked = sorted(rows, key=lambda r: r[0])
+    best = PaidGate(0.0, 0, 0, 0, 0)
+    gain = right = wrong = 0
+    for i, (confidence, delta) in enumerate(ranked):
+        gain += delta
+        right += delta > 0
+        wrong += delta < 0
+        closes = i + 1 == len(ranked) or ranked[i + 1][0] > confidence
+        if closes and gain > best.gain:
+            upper = ranked[i + 1][0] if i + 1 < len(ranked) else confidence + 2e-6
+            best = PaidGate((confidence + upper) / 2, gain, i + 1, right, wrong)
+    return best
