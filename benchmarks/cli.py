@@ -70,6 +70,36 @@ def bench_om(
             raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
 
 
+@app.command("om-gate")
+def bench_om_gate(
+    sample: int = typer.Option(5, min=1, help="train pairs: this many conference pairs not among the reported ones"),
+    seed: int = typer.Option(21, help="the seed of the train pairs"),
+    reported_sample: int = typer.Option(5, min=1, help="the reported pairs (`bench om conference --sample`)"),
+    reported_seed: int = typer.Option(20, help="the seed of the reported pairs"),
+    set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE; "
+                                   "repeatable"),
+    out: Path = _results_option(),
+) -> None:
+    """The gated OM validator's band, learned where the model pays on conference pairs disjoint from the reported
+    ones: pass the printed threshold to `bench om conference --set mode=gated --set threshold=…`."""
+    from benchmarks import om as om_runner
+
+    chat = chat_or_none(False)
+    if chat is None:
+        raise KgAgentsError("bench om-gate needs a chat model: start one with `kgagents llm start`")
+    settings = _match_settings(False, None, None, None, changes=["mode=gated", *set_])
+    reported = om_runner.sample_pairs(reported_sample, reported_seed)
+    pairs = om_runner.train_pairs(sample, seed, reported)
+    with connected() as graph, progress_bar(escape("conference train pairs [gated]"), len(pairs)) as advance:
+        result = om_runner.paid_band(graph, settings, chat=chat, model=chat.model_name, pairs=pairs,
+                                     reported=reported, out=out, on_pair=lambda run: advance(1))
+    gate = result["gate"]
+    console.print(escape(f"train pairs {', '.join(pairs)}: {gate['asked']} confirmed matches counted, "
+                         f"{gate['changed_right']} right / {gate['changed_wrong']} wrong below the chosen depth; "
+                         f"band {result['band']} (threshold={result['threshold']})"))
+    console.print("written: " + ", ".join(result["files"]))
+
+
 @app.command("readme")
 def bench_readme(check: bool = typer.Option(False, "--check", help="only report whether the README is current")
                  ) -> None:
