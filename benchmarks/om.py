@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb, write_results
-from kgagents.agent.gating import paid_gate
+from kgagents.agent.gating import f1_gain, paid_gate
 from kgagents.agent.matching.candidates import channel_property, vector_property
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
@@ -142,7 +142,8 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
               ) -> dict[str, Any]:
     """The gated validator's band learned where the model pays, on ``pairs`` (never the ``reported`` ones): mode
     ``gated`` matches them with the model over the widest band [threshold, accept_similarity); every match the
-    validator confirmed scores +1 if the reference has it, else -1, at its distance below ``accept_similarity``;
+    validator confirmed scores what it adds to the pair's F1 (:func:`~kgagents.agent.gating.f1_gain`) at its
+    distance below ``accept_similarity``;
     :func:`~kgagents.agent.gating.paid_gate` keeps the band only as deep as the confirmations gained (net). The
     band's lower end to pass as ``--set threshold=`` is ``accept_similarity`` minus the gate (equal to it — no band,
     the model never asked — when the confirmations gained nothing)."""
@@ -160,8 +161,9 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     for run, ref in zip(runs, references, strict=True):
         gold = {(c.entity1, c.entity2) for c in read_alignment(ref).cells}
         confirmed = [m for m in (run.result.output if run.result else []) if m.get("validated")]
+        f1 = run.scores.f1 if run.scores else 0.0
         gains = [(settings.accept_similarity - float(m.get("similarity") or 0.0),
-                  1 if (m["source"], m["target"]) in gold else -1) for m in confirmed]
+                  f1_gain((m["source"], m["target"]) in gold, f1)) for m in confirmed]
         rows += gains
         per_pair.append({"pair": ref.stem, "run_id": run.run_id, "llm_calls": run.llm_calls,
                          "confirmed_in_final_output": len(gains), "confirmed_right": sum(g > 0 for _, g in gains),
@@ -174,9 +176,10 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
         "reported_pairs": reported, "gate": gate.as_dict(),
         "band": [round(settings.accept_similarity - gate.threshold, 6), settings.accept_similarity],
         "threshold": round(settings.accept_similarity - gate.threshold, 6),
-        "rule": "each validator-confirmed match in a train pair's final output scores +1 if the reference has it, "
-                "else -1, at its distance below accept_similarity; the band keeps the depth with the largest net "
-                "gain (empty when none gains)",
+        "rule": "each validator-confirmed match in a train pair's final output adds to F1 (first order, "
+                "kgagents.agent.gating.f1_gain with the pair's F1): 2 - F1 if the reference has it, else -F1, at its "
+                "distance below accept_similarity; the band keeps the depth with the largest net gain (empty when "
+                "none gains)",
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
     write_results(out, f"om_conference_gate_paid_{file_slug(model)}", result)
