@@ -29,5 +29,5 @@ def test_ties_in_gain_prefer_fewer_calls() -> None:
 def test_f1_gain_values_a_right_pair_above_a_wrong_one() -> None:
     assert f1_gain(True, 0.6) == 1.4 and f1_gain(False, 0.6) == -0.6
     # a validator right 3 times in 7 at F1 0.6 still pays: 3 * 1.4 > 4 * 0.6
-    gate = paid_gate([(0.01 * i, f1_gain(i < 3, 0.6)) for i in range(7)])
+    gate = paid_gate([(0.01 * i, f1_gain(i in (2, 4, 6), 0.6)) for i in range(7)])
     assert gate.asked == 7 and gate.gain > 0
