@@ -360,7 +360,8 @@ def bench_kgqa_gate(
         result = kgqa.calibrate(graph, dataset, settings=settings, sample=sample, seed=seed, weak=weak,
                                 workers=workers, out=out, on_question=lambda r: advance(1),
                                 variant=variant_name(set_), chat=chat)
-    console.print(escape(f"{dataset}: confident = {result['confident']} (answers above it right "
+    weak = result["paid"]["weak_gate"] if "paid" in result else result["confident"]
+    console.print(escape(f"{dataset}: cheap gate confident = {weak} (answers above it right "
                          f"{result['accuracy_above_threshold']}, below {result['accuracy_below_threshold']}; "
                          f"{result['share_answered_without_model']} answered without the model)"))
     if "paid" in result:

@@ -265,7 +265,7 @@ def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, 
     }
     if chat is not None:
         result["paid"] = paid(graph, ds, questions, run.output.results, settings, chat, chosen, memory)
-        result["confident"] = result["paid"]["gate"]["threshold"]
+        result["confident"] = result["paid"]["gate"]["threshold"]  # what `bench kgqa --confident` takes
     if out is not None:
         write_results(out, f"kgqa_{ds.name}_{'memory' if memory else 'zeroshot'}_gate"
                       + (f"_paid_{file_slug(run_model(chat))}" if chat is not None else "")
