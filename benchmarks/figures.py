@@ -344,6 +344,9 @@ KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half, 1,000 seede
 KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
+                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
+                 "kgqa_pq-2h_memory_sample100_no-llm",
+                 "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_metaqa_zeroshot_sample20_no-llm",
                  "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b",
                  "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b")
