@@ -520,8 +520,9 @@ def kgqa_llm(results: Path) -> str:
             "| tokens / question | seconds / question | answers decided by |", "|---|---|---|---|---|---|---|"]
     for stem in KGQA_LLM_RUNS:
         r = load(results, stem)
-        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}, gate {r['confident']}") + \
-            (", path memory" if r["memory"] else ", zero-shot")
+        gate = "paid gate" if "_confident-" in stem else "gate"  # the paid gate: from `bench kgqa-gate --with-model`
+        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}, {gate} {r['confident']}") \
+            + (", path memory" if r["memory"] else ", zero-shot")
         rows.append(f"| {r['dataset']}, {r['questions']} questions | {config} | {100 * r['hits_at_1']:.1f} "
                     f"| {r['llm_calls_per_question']:.2f} | {r['tokens_per_question']:,.0f} "
                     f"| {r['seconds_per_question']:.2f} | {r['decided_by']} |")
