@@ -70,6 +70,36 @@ def bench_om(
             raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
 
 
+@app.command("om-gate")
+def bench_om_gate(
+    sample: int = typer.Option(5, min=1, help="train pairs: this many conference pairs not among the reported ones"),
+    seed: int = typer.Option(21, help="the seed of the train pairs"),
+    reported_sample: int = typer.Option(5, min=1, help="the reported pairs (`bench om conference --sample`)"),
+    reported_seed: int = typer.Option(20, help="the seed of the reported pairs"),
+    set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE; "
+                                   "repeatable"),
+    out: Path = _results_option(),
+) -> None:
+    """The gated OM validator's band, learned where the model pays on conference pairs disjoint from the reported
+    ones: pass the printed threshold to `bench om conference --set mode=gated --set threshold=…`."""
+    from benchmarks import om as om_runner
+
+    chat = chat_or_none(False)
+    if chat is None:
+        raise KgAgentsError("bench om-gate needs a chat model: start one with `kgagents llm start`")
+    settings = _match_settings(False, None, None, None, changes=["mode=gated", *set_])
+    reported = om_runner.sample_pairs(reported_sample, reported_seed)
+    pairs = om_runner.train_pairs(sample, seed, reported)
+    with connected() as graph, progress_bar(escape("conference train pairs [gated]"), len(pairs)) as advance:
+        result = om_runner.paid_band(graph, settings, chat=chat, model=chat.model_name, pairs=pairs,
+                                     reported=reported, out=out, on_pair=lambda run: advance(1))
+    gate = result["gate"]
+    console.print(escape(f"train pairs {', '.join(pairs)}: {gate['asked']} confirmed matches counted, "
+                         f"{gate['changed_right']} right / {gate['changed_wrong']} wrong below the chosen depth; "
+                         f"band {result['band']} (threshold={result['threshold']})"))
+    console.print("written: " + ", ".join(result["files"]))
+
+
 @app.command("readme")
 def bench_readme(check: bool = typer.Option(False, "--check", help="only report whether the README is current")
                  ) -> None:
@@ -313,21 +343,35 @@ def bench_kgqa_gate(
     workers: int = typer.Option(2, min=1),
     set_: list[str] = typer.Option([], "--set", help="a KGQA setting changed from its default, KEY=VALUE (to "
                                    "compare settings on the train split); repeatable"),
+    with_model: bool = typer.Option(False, "--with-model", help="also ask the configured model (mode gated) on the "
+                                    "train questions below the gate and keep the gate only where it fixed more "
+                                    "answers than it broke"),
     out: Path = _results_option(),
 ) -> None:
-    """The KGQA LLM gate's threshold, learned on the train split (no model called): pass it to `bench kgqa
-    --confident`. Its file also holds the no-LLM Hits@1 on those train questions (leave-one-out with the memory):
-    the split on which settings are compared (`--set`), never the reported test split."""
+    """The KGQA LLM gate's threshold, learned on the train split: pass it to `bench kgqa --confident`. Without
+    --with-model no model is called. Its file also holds the no-LLM Hits@1 on those train questions (leave-one-out
+    with the memory): the split on which settings are compared (`--set`), never the reported test split."""
     from benchmarks import kgqa
+    from kgagents.config import LLMSettings
 
     settings = kgqa_settings(set_, mode="no_llm", memory=memory)
+    chat = chat_or_none(not with_model, LLMSettings(temperature=settings.temperature))
+    if with_model and chat is None:
+        raise KgAgentsError("--with-model needs a chat model: start one with `kgagents llm start` or set "
+                            "KGAGENTS_LLM_BASE_URL")
     with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
         result = kgqa.calibrate(graph, dataset, settings=settings, sample=sample, seed=seed, weak=weak,
                                 workers=workers, out=out, on_question=lambda r: advance(1),
-                                variant=variant_name(set_))
-    console.print(escape(f"{dataset}: confident = {result['confident']} (answers above it right "
+                                variant=variant_name(set_), chat=chat)
+    weak = result["paid"]["weak_gate"] if "paid" in result else result["confident"]
+    console.print(escape(f"{dataset}: cheap gate confident = {weak} (answers above it right "
                          f"{result['accuracy_above_threshold']}, below {result['accuracy_below_threshold']}; "
                          f"{result['share_answered_without_model']} answered without the model)"))
+    if "paid" in result:
+        p = result["paid"]
+        console.print(escape(f"with {p['model']} on the {p['asked']} train questions below it: Hits@1 "
+                             f"{p['hits_at_1_model']} vs {p['hits_at_1_no_llm']} without ({p['changed_right']} fixed, "
+                             f"{p['changed_wrong']} broken); paid gate: confident = {p['gate']['threshold']}"))
     console.print("written: " + ", ".join(result["files"]))
 
 

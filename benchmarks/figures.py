@@ -344,6 +344,9 @@ KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half, 1,000 seede
 KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
+                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
+                 "kgqa_pq-2h_memory_sample100_no-llm",
+                 "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_metaqa_zeroshot_sample20_no-llm",
                  "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b",
                  "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b")
@@ -517,9 +520,55 @@ def kgqa_llm(results: Path) -> str:
             "| tokens / question | seconds / question | answers decided by |", "|---|---|---|---|---|---|---|"]
     for stem in KGQA_LLM_RUNS:
         r = load(results, stem)
-        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}, gate {r['confident']}") + \
-            (", path memory" if r["memory"] else ", zero-shot")
+        gate = "paid gate" if "_confident-" in stem else "gate"  # the paid gate: from `bench kgqa-gate --with-model`
+        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}, {gate} {r['confident']}") \
+            + (", path memory" if r["memory"] else ", zero-shot")
         rows.append(f"| {r['dataset']}, {r['questions']} questions | {config} | {100 * r['hits_at_1']:.1f} "
                     f"| {r['llm_calls_per_question']:.2f} | {r['tokens_per_question']:,.0f} "
                     f"| {r['seconds_per_question']:.2f} | {r['decided_by']} |")
     return "\n".join(rows)
+
+
+# -- where the model pays -----------------------------------------------------------------------------------
+#: the paid gates learned with the local model (train data only), rendered when their files exist
+PAID_KGQA = ("kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b",
+             "kgqa_pq-2h_memory_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_memory_gate_paid_qwen2.5-coder-1.5b")
+PAID_OM = "om_conference_gate_paid_qwen2.5-coder-1.5b"
+
+
+@figure("paid-gates")
+def paid_gates(results: Path) -> str:
+    """What the model did on the train items the cheap gate sent it, and the gate that keeps only what paid."""
+    rows = ["| job, train data | asked the model on | without the model | with the model | changed: right / "
+            "wrong | paid gate (model asked below) | file |", "|---|---|---|---|---|---|---|"]
+    for stem in PAID_KGQA:
+        if not (results / f"{stem}.json").is_file():
+            continue
+        r = load(results, stem)
+        p = r["paid"]
+        rows.append(f"| KGQA {r['dataset']} {'path memory' if r['memory'] else 'zero-shot'}, "
+                    f"{sum(r['questions_by_hops'].values())} seeded train questions "
+                    f"| {p['asked']} below confidence {p['weak_gate']} | Hits@1 {_pct1(p['hits_at_1_no_llm'])} "
+                    f"| Hits@1 {_pct1(p['hits_at_1_model'])} | {p['changed_right']} / {p['changed_wrong']} "
+                    f"| {_gate(p['gate']['threshold'], 'confidence')} | {_source(stem)} |")
+    if (results / f"{PAID_OM}.json").is_file():
+        r = load(results, PAID_OM)
+        pairs = r["train_pairs"]
+        confirmed = sum(p["confirmed_in_final_output"] for p in pairs)
+        right = sum(p["confirmed_right"] for p in pairs)
+        low, high = r["band"]
+        rows.append(f"| OM conference, {len(pairs)} seeded train pairs (not the reported ones) | "
+                    f"{sum(p['llm_calls'] for p in pairs)} validator calls, cosine in "
+                    f"[{r['settings']['threshold']:.2f}, {high:.2f}) | – | macro F1 "
+                    f"{sum(p['f1'] for p in pairs) / len(pairs):.3f} | {right} / {confirmed - right} confirmed "
+                    f"matches | {'none: never asked' if low >= high else f'cosine in [{low:.3f}, {high:.2f})'} "
+                    f"| {_source(PAID_OM)} |")
+    return "\n".join(rows)
+
+
+def _pct1(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _gate(threshold: float, what: str) -> str:
+    return "none: never asked" if threshold <= 0 else f"{what} < {threshold:.4f}"

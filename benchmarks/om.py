@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb, write_results
+from kgagents.agent.gating import f1_gain, paid_gate
 from kgagents.agent.matching.candidates import channel_property, vector_property
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.index import drop_vector_index, vector_indexes
-from kgagents.errors import InputFileError
+from kgagents.errors import InputFileError, KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
@@ -126,6 +127,63 @@ def sample_pairs(n: int, seed: int, data: Path | None = None) -> list[str]:
     """``n`` conference pairs drawn with ``random.Random(seed)`` from the sorted reference names."""
     names = sorted(ref.stem for ref in ((data or data_dir("om", "conference")) / "reference").glob("*.rdf"))
     return sorted(random.Random(seed).sample(names, min(n, len(names))))
+
+
+def train_pairs(n: int, seed: int, reported: Sequence[str], data: Path | None = None) -> list[str]:
+    """``n`` conference pairs drawn with ``random.Random(seed)`` from those not in ``reported``: the pairs a gate is
+    learned on, disjoint from the pairs it is reported on."""
+    names = sorted(ref.stem for ref in ((data or data_dir("om", "conference")) / "reference").glob("*.rdf")
+                   if ref.stem not in set(reported))
+    return sorted(random.Random(seed).sample(names, min(n, len(names))))
+
+
+def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, pairs: list[str], reported: list[str],
+              out: Path, data: Path | None = None, on_pair: Callable[[PairRun], None] | None = None
+              ) -> dict[str, Any]:
+    """The gated validator's band learned where the model pays, on ``pairs`` (never the ``reported`` ones): mode
+    ``gated`` matches them with the model over the widest band [threshold, accept_similarity); every match the
+    validator confirmed scores what it adds to the pair's F1 (:func:`~kgagents.agent.gating.f1_gain`) at its
+    distance below ``accept_similarity``;
+    :func:`~kgagents.agent.gating.paid_gate` keeps the band only as deep as the confirmations gained (net). The
+    band's lower end to pass as ``--set threshold=`` is ``accept_similarity`` minus the gate (equal to it — no band,
+    the model never asked — when the confirmations gained nothing)."""
+    if not settings.uses_llm:
+        raise KgAgentsError("the paid band needs a model: start one with `kgagents llm start`")
+    if set(pairs) & set(reported):
+        raise KgAgentsError(f"pairs {sorted(set(pairs) & set(reported))} are reported: learn on other pairs")
+    started = time.perf_counter()
+    data = data or data_dir("om", "conference")
+    for owl in sorted((data / "ontologies").glob("*.owl")):
+        ensure_loaded(graph, owl)
+    references = [data / "reference" / f"{p}.rdf" for p in pairs]
+    runs = _conference_runs(graph, settings, references, embedder=get_embedder(), chat=chat, on_pair=on_pair)
+    rows, per_pair = [], []
+    for run, ref in zip(runs, references, strict=True):
+        gold = {(c.entity1, c.entity2) for c in read_alignment(ref).cells}
+        confirmed = [m for m in (run.result.output if run.result else []) if m.get("validated")]
+        f1 = run.scores.f1 if run.scores else 0.0
+        gains = [(settings.accept_similarity - float(m.get("similarity") or 0.0),
+                  f1_gain((m["source"], m["target"]) in gold, f1)) for m in confirmed]
+        rows += gains
+        per_pair.append({"pair": ref.stem, "run_id": run.run_id, "llm_calls": run.llm_calls,
+                         "confirmed_in_final_output": len(gains), "confirmed_right": sum(g > 0 for _, g in gains),
+                         **(run.scores.model_dump() if run.scores else {})})
+    gate = paid_gate(rows)
+    result = {
+        "benchmark": f"OAEI conference: the gated validator's band learned where {model} pays, on {len(pairs)} "
+                     "train pair(s) disjoint from the reported ones",
+        "data": str(data), "model": model, "settings": settings.model_dump(mode="json"), "train_pairs": per_pair,
+        "reported_pairs": reported, "gate": gate.as_dict(),
+        "band": [round(settings.accept_similarity - gate.threshold, 6), settings.accept_similarity],
+        "threshold": round(settings.accept_similarity - gate.threshold, 6),
+        "rule": "each validator-confirmed match in a train pair's final output adds to F1 (first order, "
+                "kgagents.agent.gating.f1_gain with the pair's F1): 2 - F1 if the reference has it, else -F1, at its "
+                "distance below accept_similarity; the band keeps the depth with the largest net gain (empty when "
+                "none gains)",
+        "wall_seconds": round(time.perf_counter() - started, 1),
+    }
+    write_results(out, f"om_conference_gate_paid_{file_slug(model)}", result)
+    return result
 
 
 def _conference_runs(graph: Graph, settings: MatchSettings, references: list[Path], *, embedder: Any, chat: Any,

@@ -96,3 +96,26 @@ def test_a_failed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo
     assert result.exit_code == 0, text
     assert "died" in text and "failed" in text and "RuntimeError: out of memory" in text
     assert "fine" in text and "finished" in text and "f1 0.5" in text
+
+
+def test_a_killed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo4jSettings,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process killed mid-run cannot mark its run; the reaper does, from the pid the run recorded."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(console, "width", 250)
+    store = RunStore(graph)
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                           check=True)
+    killed = store.start("kgqa", run_id="killed-run", mode="no_llm")
+    store.update(killed, {"pid": int(child.stdout)})  # as if that (now gone) process had started it
+    alive = store.start("kgqa", run_id="alive-run", mode="no_llm")  # this process: still running
+    result = runner.invoke(app, ["stats"], env={"KGAGENTS_NEO4J_URI": neo4j_settings.uri,
+                                                "KGAGENTS_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()})
+    assert result.exit_code == 0, result.output
+    dead, running = store.get(killed), store.get(alive)
+    assert dead is not None and dead.status is not None and dead.status.value == "failed"
+    assert dead.error is not None and "ended without finishing" in dead.error
+    assert running is not None and running.status is not None and running.status.value == "running"
+    store.finish(alive)

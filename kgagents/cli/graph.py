@@ -40,6 +40,8 @@ def embed_cmd(
 @commands.command("stats")
 def stats_cmd() -> None:
     """What is in the graph: ontologies, KGs, loads, vector indexes, runs."""
+    from kgagents.graph.runs import RunStore
+
     with connected() as graph:
         for title, query in (("ontologies", "stats/ontologies"), ("knowledge graphs", "stats/kgs"),
                              ("vector indexes", "stats/vector_indexes")):
@@ -53,6 +55,7 @@ def stats_cmd() -> None:
             for row in rows:
                 table.add_row(*[str(v) for v in row.values()])
             console.print(table)
+        RunStore(graph).reap()
         _print_runs(graph.run("stats/runs"))
 
 

@@ -26,11 +26,13 @@ def report_cmd(
         raise InputFileError(f"--out {out}: the report is a PNG image; give a file name ending in .png.")
     output_file(out, "--out", create_folder=True)
     input_file(reference, "--reference")
+    from kgagents.graph.runs import RunStore
     from kgagents.report import build_report
     from kgagents.report.plot import write_png
     from kgagents.report.terminal import show
 
     with connected() as graph:
+        RunStore(graph).reap()
         report = build_report(graph, run_id, reference)
     show(report, console)
     path = write_png(report, out or Path(f"report-{report.run_id}.png"))

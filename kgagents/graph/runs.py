@@ -9,12 +9,16 @@ only if every job writes the same shape: ``status`` (``running`` → ``finished`
 
 A job calls :meth:`RunStore.start` before its first write and :meth:`RunStore.finish` or :meth:`RunStore.fail` at the
 end; :meth:`RunStore.running` does both around a block, so a job that raises (or is interrupted) leaves a run that
-says ``failed`` rather than one that looks finished. A process that is killed leaves ``running``, which is what it
-was. Jobs also write their own result nodes (matches, traces, …) under the run id.
+says ``failed`` rather than one that looks finished. A process that is killed cannot say so: every run records the
+``host`` and ``pid`` that started it, and :meth:`RunStore.reap` (called when a run starts and by ``kgagents stats``
+and ``report``) marks ``failed`` the runs of this host whose process is gone. Jobs also write their own result
+nodes (matches, traces, …) under the run id.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -81,6 +85,19 @@ def _native(value: Any) -> Any:
     return to_native() if callable(to_native) else value
 
 
+def _alive(pid: Any) -> bool:
+    """Whether process ``pid`` exists on this machine (a pid that is not an int is treated as gone)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    return True
+
+
 def error_text(error: BaseException | str) -> str:
     """What a failed run records: the exception's type and first line (a traceback belongs in logs, not the graph)."""
     if isinstance(error, str):
@@ -99,10 +116,21 @@ class RunStore:
               properties: Mapping[str, Any] | None = None) -> str:
         """Mark run ``run_id`` (default: a new id) ``running`` and return its id. Starting an existing run again
         (a resume) keeps its first ``started_at``."""
+        self.reap()
         run_id = run_id or new_run_id(job)
         self.graph.run("runs/start", run_id=run_id, job=job, model=model, mode=mode,
-                       props=as_properties(properties or {}))
+                       props=as_properties({**(properties or {}), "host": socket.gethostname(), "pid": os.getpid()}))
         return run_id
+
+    def reap(self) -> list[str]:
+        """Mark ``failed`` every run still ``running`` whose process, on this host, no longer exists (killed, or
+        the machine restarted); returns their ids. Runs of other hosts are left alone: their processes cannot be
+        checked from here."""
+        dead = [r["id"] for r in self.graph.run("runs/running_here", host=socket.gethostname())
+                if not _alive(r["pid"])]
+        for run_id in dead:
+            self.fail(run_id, "the process running it ended without finishing (killed or crashed)")
+        return dead
 
     def update(self, run_id: str, properties: Mapping[str, Any]) -> None:
         """Add properties to a run without changing its status."""

@@ -1,0 +1,33 @@
+"""The paid gate opens only as far as the model earned on training items."""
+
+from kgagents.agent.gating import f1_gain, paid_gate
+
+
+def test_gate_stays_shut_when_the_model_never_gains() -> None:
+    gate = paid_gate([(0.01, -1), (0.02, 0), (0.03, 1), (0.04, -1)])
+    assert gate.threshold == 0.0 and gate.asked == 0 and gate.gain == 0
+
+
+def test_gate_opens_up_to_the_best_net_gain() -> None:
+    gate = paid_gate([(0.05, -1), (0.01, 1), (0.02, 1), (0.03, -1), (0.04, 1), (0.06, -1)])
+    assert (gate.gain, gate.asked, gate.right, gate.wrong) == (2, 2, 2, 0)
+    assert 0.02 < gate.threshold < 0.03
+
+
+def test_tied_confidences_are_asked_together() -> None:
+    gate = paid_gate([(0.01, 1), (0.01, -1), (0.01, -1), (0.2, 1)])
+    assert gate.threshold == 0.0
+    gate = paid_gate([(0.01, 1), (0.01, 1), (0.01, -1)])
+    assert gate.asked == 3 and gate.threshold > 0.01
+
+
+def test_ties_in_gain_prefer_fewer_calls() -> None:
+    gate = paid_gate([(0.01, 1), (0.02, 0), (0.03, 0)])
+    assert gate.asked == 1 and gate.threshold < 0.02
+
+
+def test_f1_gain_values_a_right_pair_above_a_wrong_one() -> None:
+    assert f1_gain(True, 0.6) == 1.4 and f1_gain(False, 0.6) == -0.6
+    # a validator right 3 times in 7 at F1 0.6 still pays: 3 * 1.4 > 4 * 0.6
+    gate = paid_gate([(0.01 * i, f1_gain(i in (2, 4, 6), 0.6)) for i in range(7)])
+    assert gate.asked == 7 and gate.gain > 0
