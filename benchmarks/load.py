@@ -367,13 +367,13 @@ def _kept_bulk_rows(path: Path) -> dict[str, Any]:
                                         if f"generated_{g['triples']}" in inputs]}
 
 
-def _kept_sentence(report: dict[str, Any]) -> list[str]:
+def _kept_sentence(report: dict[str, Any]) -> str:
     kept = next((r["kept_from"] for r in report["rows"] if "kept_from" in r), None)
     if kept is None:
-        return []
-    return ["", f"The bulk and bulk_ceiling rows were not run again: they are carried over from {kept['file']} "
-                f"(`{kept['command']}`, commit {str(kept['git_commit'])[:7]}, started {kept['started_at']}); "
-                "their load averages are that run's."]
+        return ""
+    return (f" The bulk and bulk_ceiling rows (\"earlier run\") were not run again: they are carried over from "
+            f"{kept['file']} (`{kept['command']}`, commit {str(kept['git_commit'])[:7]}, started "
+            f"{kept['started_at']}); their load averages are that run's.")
 
 
 def _ceiling_ratio(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -441,13 +441,14 @@ def ceiling_sentence(report: dict[str, Any]) -> str:
             f"(ratio {c['end_to_end_ratio']}: parse {bulk['parse_seconds']:.0f} s, CSV {bulk['files_seconds']:.0f} s, "
             f"import {bulk['import_seconds']:.0f} s, restart {bulk['restart_seconds']:.0f} s, schema "
             f"{bulk['schema_seconds']:.0f} s). The importer alone: {stages}; {ceiling['import_cpu_seconds']} CPU s "
-            f"in {ceiling['import_seconds']:.0f} s, peak {ceiling['import_peak_rss_mib']:,.0f} MiB.")
+            f"in {ceiling['import_seconds']:.0f} s, peak {ceiling['import_peak_rss_mib']:,.0f} MiB."
+            + _kept_sentence(report))
 
 
 def load_range(report: dict[str, Any]) -> tuple[float, float]:
-    """The lowest and highest 1-minute load average as the rows started (the machine's own is taken when the file
-    is written, after the last row)."""
-    values = [r["load_average_before"][0] for r in report["rows"]]
+    """The lowest and highest 1-minute load average as this run's rows started (the machine's own is taken when the
+    file is written, after the last row; rows carried over from an earlier run are left out)."""
+    values = [r["load_average_before"][0] for r in report["rows"] if "kept_from" not in r]
     return min(values), max(values)
 
 
@@ -483,7 +484,7 @@ def markdown(report: dict[str, Any]) -> str:
             lines.append(f"| {r['input']} | {_method(r)} | {_number(r.get('parse_seconds'))} | "
                          f"{_number(r.get('files_seconds'))} | {r['import_seconds']} | "
                          f"{_number(r.get('restart_seconds'))} | {_number(r.get('schema_seconds'))} | {stages} |")
-    lines += [*_kept_sentence(report), "", ceiling_sentence(report), "",
+    lines += ["", ceiling_sentence(report), "",
               "Batched rows: where the time went (seconds; the server writes while Python reads the next batch):", "",
               "| input | batches | Python reading | waiting for the server | dedup pass (statements checked) | "
               "entities MERGEd | server CPU: queries / GC / JIT | Python CPU |", "|---|---|---|---|---|---|---|---|"]
