@@ -361,7 +361,8 @@ def _kept_bulk_rows(path: Path) -> dict[str, Any]:
     earlier = json.loads(path.read_text(encoding="utf-8"))
     origin = {"file": path.name, "command": earlier.get("command"), "git_commit": earlier.get("git_commit"),
               "started_at": earlier.get("started_at")}
-    rows = [{**r, "kept_from": origin} for r in earlier["rows"] if r["method"] in ("bulk", "bulk_ceiling")]
+    # a row that file had itself carried over keeps where it was measured
+    rows = [{"kept_from": origin, **r} for r in earlier["rows"] if r["method"] in ("bulk", "bulk_ceiling")]
     inputs = {r["input"] for r in rows}
     return {"rows": rows, "generator": [g for g in earlier.get("generator", [])
                                         if f"generated_{g['triples']}" in inputs]}

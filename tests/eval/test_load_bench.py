@@ -1,10 +1,12 @@
-"""The load benchmark's readers of the importer's output (unit tier: a log written here)."""
+"""The load benchmark's readers of the importer's output and of earlier results (unit tier: files written
+here)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from benchmarks.load import _ceiling_ratio, importer_stages
+from benchmarks.load import _ceiling_ratio, _kept_bulk_rows, importer_stages, load_range
 
 LOG = """Import starting 2026-11-25 20:57:35.861+0000
 (1/4) Node import 2026-11-25 20:57:35.884+0000
@@ -37,3 +39,22 @@ def test_the_ceiling_ratio_compares_the_same_input() -> None:
     assert ratio is not None and ratio["input"] == "g_5"
     assert (ratio["import_ratio"], ratio["end_to_end_ratio"]) == (0.625, 0.25)
     assert _ceiling_ratio(rows[:2]) is None
+
+
+def test_bulk_rows_carried_over_keep_where_they_were_measured(tmp_path: Path) -> None:
+    first = {"command": "bench load A", "git_commit": "a" * 40, "started_at": "t1",
+             "generator": [{"triples": 5}, {"triples": 7}],
+             "rows": [{"input": "generated_5", "method": "bulk", "load_average_before": [9.0]},
+                      {"input": "generated_5", "method": "bulk_ceiling", "load_average_before": [9.0]},
+                      {"input": "generated_7", "method": "batched", "load_average_before": [1.0]}]}
+    (tmp_path / "first.json").write_text(json.dumps(first), encoding="utf-8")
+    kept = _kept_bulk_rows(tmp_path / "first.json")
+    assert [r["method"] for r in kept["rows"]] == ["bulk", "bulk_ceiling"]
+    assert kept["generator"] == [{"triples": 5}]
+    assert {r["kept_from"]["command"] for r in kept["rows"]} == {"bench load A"}
+    second = {**first, "command": "bench load B", "rows": kept["rows"]}  # a later run that carried them over
+    (tmp_path / "second.json").write_text(json.dumps(second), encoding="utf-8")
+    again = _kept_bulk_rows(tmp_path / "second.json")
+    assert {r["kept_from"]["command"] for r in again["rows"]} == {"bench load A"}  # not the file that carried them
+    report = {"rows": [*again["rows"], {"input": "generated_7", "method": "batched", "load_average_before": [2.0]}]}
+    assert load_range(report) == (2.0, 2.0)  # this run's rows only
