@@ -564,7 +564,10 @@ def paid_gates(results: Path) -> str:
                     f"{sum(r['questions_by_hops'].values())} seeded train questions "
                     f"| {p['asked']} below confidence {p['weak_gate']} | Hits@1 {_pct1(p['hits_at_1_no_llm'])} "
                     f"| Hits@1 {_pct1(p['hits_at_1_model'])} | {p['changed_right']} / {p['changed_wrong']} "
-                    f"| {_gate(p['gate']['threshold'], 'confidence')} | {_source(stem)} |")
+                    f"| {_gate(p['gate']['threshold'], 'confidence')}"
+                    + (f" ({p['gate']['asked']} train questions there: {p['gate']['changed_right']} fixed / "
+                       f"{p['gate']['changed_wrong']} broken)" if p["gate"]["threshold"] > 0 else "")
+                    + f" | {_source(stem)} |")
     if (results / f"{PAID_OM}.json").is_file():
         r = load(results, PAID_OM)
         pairs = r["train_pairs"]
