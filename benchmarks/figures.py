@@ -363,7 +363,11 @@ KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_metaqa_zeroshot_sample20_no-llm",
                  "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b",
-                 "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b")
+                 "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b",
+                 "kgqa_metaqa_zeroshot_sample50_no-llm",
+                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.02845",
+                 "kgqa_metaqa_memory_sample50_no-llm",
+                 "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0")
 
 
 def _hops(r: dict[str, Any]) -> str:
