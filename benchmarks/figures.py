@@ -134,26 +134,40 @@ def om_one_to_many(results: Path) -> str:
 
 @figure("om-gated-llm")
 def om_gated_llm(results: Path) -> str:
-    """Gated LLM mode on seeded conference pairs, next to the no-LLM run of the same pairs."""
+    """Gated LLM mode on seeded conference pairs, next to the no-LLM run of the same pairs: the band from the
+    no-LLM and structural thresholds, and (when its file exists) the band learned where the model pays."""
     found = sorted(results.glob("om_conference_gated_*_mode-gated.json"))
     if len(found) != 1:
         raise KgAgentsError(f"README figure om-gated-llm needs exactly one om_conference_gated_*_mode-gated.json in "
                             f"{results}, found {len(found)}: run `kgagents bench om conference --set mode=gated "
                             "--sample 5 --seed 20`")
     r = load(results, found[0].stem)
+    paid_files = sorted(results.glob("om_conference_gated_*_mode-gated-threshold-*.json"))
+    paid = load(results, paid_files[-1].stem) if paid_files else None
     offline = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
-    rows = [f"| {p['pair']} | {_f3(offline[p['pair']]['f1'])} | {_f3(p['f1'])} | {p['llm_calls']} | "
-            f"{p['seconds'] / 60:.1f} |" for p in r["pairs"]]
+    by_pair = {p["pair"]: p for p in paid["pairs"]} if paid else {}
+    extra = lambda name: (f" {_f3(by_pair[name]['f1'])} | {by_pair[name]['llm_calls']} |"  # noqa: E731
+                          if name in by_pair else "")
+    rows = [f"| {p['pair']} | {_f3(offline[p['pair']]['f1'])} | {_f3(p['f1'])} | {p['llm_calls']} |"
+            f"{extra(p['pair'])} {p['seconds'] / 60:.1f} |" for p in r["pairs"]]
     no_llm_macro = sum(offline[p["pair"]]["f1"] for p in r["pairs"]) / len(r["pairs"])
     cost = r["cost"]
+    band = f"[{r['settings']['threshold']:.2f}, {r['settings']['accept_similarity']:.2f})"
+    head = f"| pair | no-LLM F1 | gated LLM F1, band {band} | LLM calls |"
+    total = (f" {_f3(paid['macro']['f1'])} | {paid['cost']['llm_calls']} |" if paid else "")
+    if paid:
+        head += (f" gated LLM F1, paid band [{paid['settings']['threshold']:.3f}, "
+                 f"{paid['settings']['accept_similarity']:.2f}) | LLM calls |")
+    head += " minutes |"
     return "\n".join([
         f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
-        f"{_seed(r['command'])} ({_source(found[0].stem)}; load average {r['machine']['load_average'][0]:.1f}, "
-        f"shared model server):", "",
-        "| pair | no-LLM F1 | gated LLM F1 | LLM calls | minutes |", "|---|---|---|---|---|", *rows,
+        f"{_seed(r['command'])} ({_source(found[0].stem)}"
+        + (f", paid band: {_source(paid_files[-1].stem)}" if paid else "")
+        + f"; load average {r['machine']['load_average'][0]:.1f}, shared model server):", "",
+        head, "|" + "---|" * (head.count("|") - 1), *rows,
         f"| **macro** | {_f3(no_llm_macro)} | {_f3(r['macro']['f1'])} | {cost['llm_calls']} "
         f"({cost['fraction_of_agent_om_calls'] * 100:.1f} % of Agent-OM's (k+1)(Ns+Nt) = "
-        f"{cost['agent_om_cost_model_calls']:,}) | {sum(p['seconds'] for p in r['pairs']) / 60:.1f} |",
+        f"{cost['agent_om_cost_model_calls']:,}) |{total} {sum(p['seconds'] for p in r['pairs']) / 60:.1f} |",
     ])
 
 
@@ -349,7 +363,11 @@ KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_metaqa_zeroshot_sample20_no-llm",
                  "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b",
-                 "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b")
+                 "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b",
+                 "kgqa_metaqa_zeroshot_sample50_no-llm",
+                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.02845",
+                 "kgqa_metaqa_memory_sample50_no-llm",
+                 "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0")
 
 
 def _hops(r: dict[str, Any]) -> str:
@@ -550,7 +568,10 @@ def paid_gates(results: Path) -> str:
                     f"{sum(r['questions_by_hops'].values())} seeded train questions "
                     f"| {p['asked']} below confidence {p['weak_gate']} | Hits@1 {_pct1(p['hits_at_1_no_llm'])} "
                     f"| Hits@1 {_pct1(p['hits_at_1_model'])} | {p['changed_right']} / {p['changed_wrong']} "
-                    f"| {_gate(p['gate']['threshold'], 'confidence')} | {_source(stem)} |")
+                    f"| {_gate(p['gate']['threshold'], 'confidence')}"
+                    + (f" ({p['gate']['asked']} train questions there: {p['gate']['changed_right']} fixed / "
+                       f"{p['gate']['changed_wrong']} broken)" if p["gate"]["threshold"] > 0 else "")
+                    + f" | {_source(stem)} |")
     if (results / f"{PAID_OM}.json").is_file():
         r = load(results, PAID_OM)
         pairs = r["train_pairs"]
