@@ -415,7 +415,19 @@ def demo(results: Path) -> str:
             f"load average {r['machine']['load_average'][0]:.1f}; {_source('demo_no-llm')}):", "",
             "| job | data | score | seconds |", "|---|---|---|---|"]
     rows += [f"| {j['job']} | {j['data']} | {j['metric']} {j['score']:.3f} | {j['seconds']:.1f} |" for j in r["jobs"]]
+    if (results / f"{DEMO_LLM}.json").is_file():
+        m = load(results, DEMO_LLM)
+        offline = {j["job"]: j for j in r["jobs"]}
+        rows += ["", f"With the local model (`{m['command']}` after `kgagents llm start`, {m['wall_seconds'] / 60:.0f} "
+                 f"min wall, load average {m['machine']['load_average'][0]:.1f}; {_source(DEMO_LLM)}):", "",
+                 "| job | mode | score with the model (no LLM) | seconds |", "|---|---|---|---|"]
+        rows += [f"| {j['job']} | {j['model']} | {j['metric']} {j['score']:.3f} "
+                 f"({offline[j['job']]['score']:.3f}) | {j['seconds']:.1f} |" for j in m["jobs"]]
     return "\n".join(rows)
+
+
+#: the demo run with the local model (rendered under the offline one when its file exists)
+DEMO_LLM = "demo_qwen2.5-coder-1.5b"
 
 
 # -- ontology-to-tools --------------------------------------------------------------------------------------
