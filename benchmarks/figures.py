@@ -420,7 +420,8 @@ def demo(results: Path) -> str:
         offline = {j["job"]: j for j in r["jobs"]}
         rows += ["", f"With the local model (`{m['command']}` after `kgagents llm start`, {m['wall_seconds'] / 60:.0f} "
                  f"min wall, load average {m['machine']['load_average'][0]:.1f}; {_source(DEMO_LLM)}):", "",
-                 "| job | mode | score with the model (no LLM) | seconds |", "|---|---|---|---|"]
+                 "| job | model | score with the model (no LLM; extraction: the ground truth fed through the tools) "
+                 "| seconds |", "|---|---|---|---|"]
         rows += [f"| {j['job']} | {j['model']} | {j['metric']} {j['score']:.3f} "
                  f"({offline[j['job']]['score']:.3f}) | {j['seconds']:.1f} |" for j in m["jobs"]]
     return "\n".join(rows)
