@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import file_slug, write_results
-from kgagents.agent.gating import paid_gate
+from kgagents.agent.gating import cheap_threshold
 from kgagents.agent.kgqa.pathmemory import PathMemory
 from kgagents.agent.kgqa.questions import plain
 from kgagents.agent.kgqa.results import GOLD_TOPICS, QuestionResult
@@ -42,6 +42,7 @@ from kgagents.embeddings import get_embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.jobs.kgqa import SPLIT, learn, prepare_kg, run_questions, seeded_sample, split
+from kgagents.jobs.kgqa_gate import model_record
 from kgagents.loaders.kg_common import kg_stats
 from kgagents.loaders.qa import Question, read_questions
 from kgagents.loaders.qald_graph import load_qald_onehop
@@ -209,18 +210,6 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     return result
 
 
-def threshold(pairs: Sequence[tuple[float, bool]], weak: float) -> float:
-    """The gate: the largest confidence below which the no-LLM answers are right at most ``weak`` of the time
-    (0.0 when even the least confident are right more often: the model is never asked)."""
-    ranked = sorted(pairs, key=lambda p: p[0])
-    best, right = 0.0, 0
-    for i, (_, correct) in enumerate(ranked, 1):
-        right += correct
-        if right / i <= weak and (i == len(ranked) or ranked[i][0] > ranked[i - 1][0]):
-            best = ranked[i][0] if i < len(ranked) else ranked[-1][0] + 1e-9
-    return round(best, 4)
-
-
 def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, sample: int | None = None,
               seed: int = 7, weak: float = 0.6, workers: int = 1, relearn: bool = False, out: Path | None = None,
               on_question: Callable[[QuestionResult], None] | None = None, variant: str | None = None,
@@ -228,10 +217,10 @@ def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, 
     """The LLM gate's threshold (``--confident``), learned on the TRAIN split only: the no-LLM agent answers a
     seeded sample of train questions (with the memory, each question's own examples left out); the model is asked
     only where the no-LLM answer is unreliable — below the largest confidence margin under which at most ``weak``
-    of the no-LLM answers are right (:func:`threshold`). With ``chat``, the gate is then narrowed to where the model
-    pays (:func:`~kgagents.agent.gating.paid_gate`): the agent in mode ``gated`` answers those unreliable train
-    questions with the model, and the gate keeps only the confidences below which it fixed more answers than it
-    broke (0.0 — never ask — when it fixed none net)."""
+    of the no-LLM answers are right (:func:`~kgagents.agent.gating.cheap_threshold`). With ``chat``, the gate is then
+    narrowed to where the model pays (:func:`kgagents.jobs.kgqa_gate.model_record`): the agent in mode ``gated``
+    answers those unreliable train questions with the model, and the gate keeps only the confidences below which it
+    fixed more answers than it broke (0.0 — never ask — when it fixed none net)."""
     ds = dataset(name)
     if ds.ratios is None:
         raise KgAgentsError(f"{name} has no training split to calibrate on")
@@ -248,7 +237,7 @@ def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, 
     run = run_questions(graph, ds.kg, questions, settings, None, workers=workers, dataset=ds.name,
                         leave_one_out=memory, on_question=on_question)
     pairs = [(r.confidence, bool(r.correct)) for r in run.output.results]
-    chosen = threshold(pairs, weak)
+    chosen = cheap_threshold(pairs, weak)
     above = [c for conf, c in pairs if conf >= chosen]
     below = [c for conf, c in pairs if conf < chosen]
     result: dict[str, Any] = {
@@ -264,42 +253,14 @@ def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, 
         "accuracy_below_threshold": round(sum(below) / len(below), 4) if below else None,
     }
     if chat is not None:
-        result["paid"] = paid(graph, ds, questions, run.output.results, settings, chat, chosen, memory)
+        result["paid"] = model_record(graph, ds.kg, questions, run.output.results, settings, chat, chosen,
+                                      leave_one_out=memory, dataset=ds.name)
         result["confident"] = result["paid"]["gate"]["threshold"]  # what `bench kgqa --confident` takes
     if out is not None:
         write_results(out, f"kgqa_{ds.name}_{'memory' if memory else 'zeroshot'}_gate"
-                      + (f"_paid_{file_slug(run_model(chat))}" if chat is not None else "")
+                      + (f"_paid_{file_slug(result['paid']['model'])}" if chat is not None else "")
                       + (f"_{file_slug(variant)}" if variant else ""), result)
     return result
-
-
-def run_model(chat: Any) -> str:
-    return str(getattr(chat, "model_name", "model"))
-
-
-def paid(graph: Graph, ds: Dataset, questions: Sequence[Question], no_llm: Sequence[QuestionResult],
-         settings: KGQASettings, chat: Any, weak_gate: float, memory: bool) -> dict[str, Any]:
-    """The model's record on the train questions below ``weak_gate``: mode ``gated`` answers them with ``chat``;
-    each question's gain (+1 fixed, -1 broken, 0 same) against its no-LLM answer feeds :func:`paid_gate`."""
-    before = {r.question_id: r for r in no_llm}
-    asked = [q for q in questions if before[q.id].confidence < weak_gate]
-    gated = settings.model_copy(update={"mode": "gated", "confident": weak_gate})
-    run = run_questions(graph, ds.kg, asked, gated, chat, dataset=ds.name, leave_one_out=memory)
-    rows = [(before[r.question_id].confidence, int(bool(r.correct)) - int(bool(before[r.question_id].correct)))
-            for r in run.output.results]
-    gate = paid_gate(rows)
-    results = run.output.results
-    return {"model": run.model, "run_id": run.run_id, "asked": len(asked), "weak_gate": weak_gate,
-            "hits_at_1_no_llm": round(sum(bool(before[r.question_id].correct) for r in results) / len(results), 4)
-            if results else None,
-            "hits_at_1_model": round(sum(bool(r.correct) for r in results) / len(results), 4) if results else None,
-            "changed_right": sum(1 for _, g in rows if g > 0), "changed_wrong": sum(1 for _, g in rows if g < 0),
-            "llm_calls": sum(r.llm_calls for r in results),
-            "tokens": sum(r.prompt_tokens + r.completion_tokens for r in results),
-            "seconds_per_question": round(sum(r.seconds for r in results) / len(results), 2) if results else None,
-            "gate": gate.as_dict(),
-            "rule": "ask the model below the confidence with the largest net gain (fixed minus broken) on these "
-                    "train questions; 0.0 = never ask"}
 
 
 def _pct(value: float | None) -> str:

@@ -30,6 +30,18 @@ class PaidGate:
                 "changed_wrong": self.wrong}
 
 
+def cheap_threshold(pairs: Sequence[tuple[float, bool]], weak: float) -> float:
+    """The cheap gate: the largest confidence below which the cheap decisions (confidence, right) are right at most
+    ``weak`` of the time (0.0 when even the least confident are right more often: the model is never asked)."""
+    ranked = sorted(pairs, key=lambda p: p[0])
+    best, right = 0.0, 0
+    for i, (_, correct) in enumerate(ranked, 1):
+        right += correct
+        if right / i <= weak and (i == len(ranked) or ranked[i][0] > ranked[i - 1][0]):
+            best = ranked[i][0] if i < len(ranked) else ranked[-1][0] + 1e-9
+    return best  # not rounded: a rounded gate could fall below the confidence it was meant to include
+
+
 def f1_gain(right: bool, f1: float) -> float:
     """What one more output pair adds to F1 = 2·TP / (|system| + |reference|), to first order and in units of
     1 / (|system| + |reference|): 2 − F1 when the pair is right, −F1 when it is wrong. At F1 0.6 a right pair is

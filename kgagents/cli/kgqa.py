@@ -164,6 +164,43 @@ def learn_cmd(
                          f"the memory of {kg} now holds {report.memory_examples} examples"))
 
 
+@app.command("learn-gate")
+def learn_gate_cmd(
+    file: Path = typer.Argument(..., help="labelled training questions (any format `kgqa run` reads); records "
+                                "marked split=test are refused"),
+    kg: str = typer.Option(..., "--kg", help="name of the loaded KG the questions are about"),
+    format: str = typer.Option(None, help="question format (default: detected)"),
+    sample: int = typer.Option(None, min=1, help="a seeded random sample of this many questions"),
+    seed: int = typer.Option(7, help="seed of --sample"),
+    memory: bool = typer.Option(True, "--memory/--no-memory", help="learn the gate for answering with the path "
+                                "memory (each question's own examples left out) or zero-shot"),
+    weak: float = typer.Option(0.6, min=0.0, max=1.0, help="the cheap gate: the model is tried below the largest "
+                               "confidence under which at most this share of the no-LLM answers are right"),
+) -> None:
+    """Learn where the configured chat model pays on this KG: the no-LLM agent answers the questions, gated mode
+    answers the unreliable ones with the model, and the gate keeps only the confidences below which the model fixed
+    more answers than it broke. Stored as (:LLMGate {kg, model, memory}); gated mode (`kgqa run --mode gated`,
+    `ask`, the Python API) uses it for that model unless the settings give `confident` explicitly."""
+    from kgagents.jobs.kgqa import questions_for
+    from kgagents.jobs.kgqa_gate import learn_gate
+
+    input_file(file, "FILE")
+    settings, chat = kgqa_chat("gated", False, memory=memory)
+    if chat is None:
+        raise KgAgentsError("learn-gate needs a chat model: start one with `kgagents llm start` or set "
+                            "KGAGENTS_LLM_BASE_URL")
+    questions = questions_for([file], format=format, sample=sample, seed=seed)
+    with connected() as graph:
+        record = learn_gate(graph, kg, questions, chat, settings=settings, weak=weak)
+    gate = record["gate"]
+    console.print(escape(
+        f"{kg}, {record['model']} ({'path memory' if memory else 'zero-shot'}): {record['asked']} of "
+        f"{record['questions']} questions below the cheap gate {record['weak_gate']}; there the model fixed "
+        f"{record['changed_right']} and broke {record['changed_wrong']} answers; gate stored: "
+        + ("never ask the model" if gate["threshold"] <= 0 else f"ask below confidence {gate['threshold']:.4f} "
+           f"({gate['changed_right']} fixed / {gate['changed_wrong']} broken there)")))
+
+
 @app.command("prepare")
 def prepare_cmd(kg: str = typer.Option(..., "--kg", help="name of the loaded KG")) -> None:
     """What KGQA needs of a KG: its entity names embedded (answer types, linking context; unchanged names are

@@ -1,6 +1,6 @@
 """The paid gate opens only as far as the model earned on training items."""
 
-from kgagents.agent.gating import f1_gain, paid_gate
+from kgagents.agent.gating import cheap_threshold, f1_gain, paid_gate
 
 
 def test_gate_stays_shut_when_the_model_never_gains() -> None:
@@ -31,3 +31,11 @@ def test_f1_gain_values_a_right_pair_above_a_wrong_one() -> None:
     # a validator right 3 times in 7 at F1 0.6 still pays: 3 * 1.4 > 4 * 0.6
     gate = paid_gate([(0.01 * i, f1_gain(i in (2, 4, 6), 0.6)) for i in range(7)])
     assert gate.asked == 7 and gate.gain > 0
+
+
+def test_the_cheap_threshold_covers_the_unreliable_confidences_and_their_last_item() -> None:
+    pairs = [(0.01, False), (0.02, True), (0.03, False), (0.5, True), (0.6, True)]
+    gate = cheap_threshold(pairs, 0.6)  # right 0/1, 1/2, 1/3 below 0.5; 2/4 at 0.5 still <= 0.6; 3/5 too
+    assert gate > 0.6 and all(c < gate for c, _ in pairs)
+    assert cheap_threshold([(0.123449, False)], 0.6) > 0.123449  # never rounded below the item it includes
+    assert cheap_threshold([(0.1, True), (0.2, True)], 0.6) == 0.0  # reliable everywhere: never asked

@@ -273,3 +273,31 @@ def test_gated_mode_replaces_the_best_path_only_when_sure_and_confirmed(movies: 
     assert r.answer == "English" and not r.correct
     trace = stored_trace(movies, replaced.run_id, "q")
     assert trace is not None and trace["trace"]["gate"].endswith("best path replaced")
+
+
+def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_questions(movies: Graph) -> None:
+    from kgagents.jobs.kgqa_gate import learn_gate
+
+    right = _question("what genre is [Kismet]", "Kismet", ("Drama",))  # the best path ("has genre") is right
+    wrong = _question("what genre is [Kismet]", "Kismet", ("English",))  # ... and here it is wrong
+    other = "the in language of"
+    settings = KGQASettings(mode="gated", memory=False)  # no explicit gate: a learned one is used
+
+    def replaces() -> ScriptedChatModel:
+        return ScriptedChatModel([_pick(other, sure=True), _confirm(other)])
+
+    try:
+        broke = learn_gate(movies, KG, [right], replaces(), settings=settings, weak=1.0)
+        assert (broke["changed_wrong"], broke["confident"]) == (1, 0.0)  # it broke a right answer: never ask
+        r = run_questions(movies, KG, [right], settings, ScriptedChatModel([])).output.results[0]
+        assert (r.llm_calls, r.decided_by) == (0, "observation")
+        fixed = learn_gate(movies, KG, [wrong], replaces(), settings=settings)
+        assert fixed["changed_right"] == 1 and fixed["confident"] > 0  # it fixed a wrong one: ask there
+        run = run_questions(movies, KG, [wrong], settings, replaces())
+        r = run.output.results[0]
+        assert r.decided_by == "llm" and r.correct
+        assert RunStore(movies).get(run.run_id).get("llm_gate") == "learned"  # type: ignore[union-attr]
+        explicit = settings.model_copy(update={"confident": 0.0})  # an explicit gate wins over the stored one
+        assert run_questions(movies, KG, [wrong], explicit, ScriptedChatModel([])).output.results[0].llm_calls == 0
+    finally:
+        movies.run_text("MATCH (g:LLMGate {kg: $kg}) DETACH DELETE g", kg=KG)

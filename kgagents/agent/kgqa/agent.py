@@ -43,6 +43,7 @@ import numpy as np
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.base import Agent, RunResult
+from kgagents.agent.kgqa.gate import stored_gate
 from kgagents.agent.kgqa.linking import EntityLinker
 from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
 from kgagents.agent.kgqa.observation import Observation, PathObserver, follow
@@ -154,6 +155,14 @@ class ODAAgent(Agent[KGQASettings]):
         super().__init__(graph, chat, settings)
         self.kg = kg
         self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
+        self.gate_source = "settings"
+        model = getattr(self.chat, "model_name", None)
+        explicit = "confident" in self.settings.model_fields_set
+        if self.llm is not None and self.settings.mode == "gated" and not explicit and isinstance(model, str):
+            learned = stored_gate(self.graph, kg, model, self.settings.memory)
+            if learned is not None:  # where this model paid on this KG's training questions (`kgqa learn-gate`)
+                self.settings = self.settings.model_copy(update={"confident": learned})
+                self.gate_source = "learned"
         self._embedder = embedder
         self._scorer: PathScorer | None = None
         self._observer: PathObserver | None = None
@@ -436,7 +445,7 @@ class ODAAgent(Agent[KGQASettings]):
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         return {**super().run_properties(inputs), "kg": self.kg, "dataset": inputs.get("dataset"),
                 "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples(),
-                "leave_one_out": bool(inputs.get("leave_one_out", False))}
+                "leave_one_out": bool(inputs.get("leave_one_out", False)), "llm_gate": self.gate_source}
 
     def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The run's input state: the questions as JSON (validated as :class:`~kgagents.loaders.qa.Question`)."""
