@@ -146,8 +146,11 @@ def om_gated_llm(results: Path) -> str:
     paid = load(results, paid_files[-1].stem) if paid_files else None
     offline = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
     by_pair = {p["pair"]: p for p in paid["pairs"]} if paid else {}
-    extra = lambda name: (f" {_f3(by_pair[name]['f1'])} | {by_pair[name]['llm_calls']} |"  # noqa: E731
-                          if name in by_pair else "")
+
+    def extra(name: str) -> str:
+        """The paid-band cells of one pair (none without that run)."""
+        return f" {_f3(by_pair[name]['f1'])} | {by_pair[name]['llm_calls']} |" if name in by_pair else ""
+
     rows = [f"| {p['pair']} | {_f3(offline[p['pair']]['f1'])} | {_f3(p['f1'])} | {p['llm_calls']} |"
             f"{extra(p['pair'])} {p['seconds'] / 60:.1f} |" for p in r["pairs"]]
     no_llm_macro = sum(offline[p["pair"]]["f1"] for p in r["pairs"]) / len(r["pairs"])

@@ -125,6 +125,13 @@ def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[
             aliases: Aliases = {}
             relations: dict[str, str] = {}  # PID -> wdt IRI, for the fast path
             index = data.entity_index
+
+            def register(pid: str, data: KGData = data, relations: dict[str, str] = relations) -> str:
+                """A PID first met in this chunk: its relation declared once (only misses pay for the call)."""
+                relations[pid] = WDT + pid
+                data.relation(relations[pid], name=pid, type=pid)
+                return relations[pid]
+
             read = 0
             for line in fh if lines is None else islice(fh, lines):
                 lineno += 1
@@ -132,10 +139,7 @@ def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[
                 m = fast(line)
                 if m is not None:
                     subject, pid, obj = m.groups()
-                    predicate = relations.get(pid)
-                    if predicate is None:
-                        predicate = relations[pid] = WDT + pid
-                        data.relation(predicate, name=pid, type=pid)
+                    predicate = relations.get(pid) or register(pid)
                     if subject not in index:
                         data.entity(subject)
                     if obj not in index:
@@ -145,10 +149,7 @@ def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[
                     names.setdefault(m[1], {})["label"] = m[2]
                 elif (m := literal(line)) is not None:
                     subject, pid, value, datatype, lang = m.groups()
-                    predicate = relations.get(pid)
-                    if predicate is None:
-                        predicate = relations[pid] = WDT + pid
-                        data.relation(predicate, name=pid, type=pid)
+                    predicate = relations.get(pid) or register(pid)
                     if subject not in index:
                         data.entity(subject)
                     data.literal(subject, predicate, value, datatype or (RDF_LANG_STRING if lang else XSD_STRING),
