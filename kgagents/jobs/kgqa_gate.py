@@ -36,7 +36,10 @@ def model_record(graph: Graph, kg: str, questions: Sequence[Question], no_llm: S
     results = run.output.results
     rows = [(before[r.question_id].confidence, int(bool(r.correct)) - int(bool(before[r.question_id].correct)))
             for r in results]
-    share = (lambda hits: round(hits / len(results), 4) if results else None)  # noqa: E731
+
+    def share(hits: int) -> float | None:
+        return round(hits / len(results), 4) if results else None
+
     return {"model": run.model, "run_id": run.run_id, "asked": len(asked), "weak_gate": weak_gate,
             "hits_at_1_no_llm": share(sum(bool(before[r.question_id].correct) for r in results)),
             "hits_at_1_model": share(sum(bool(r.correct) for r in results)),
