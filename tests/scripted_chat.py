@@ -19,11 +19,14 @@ class ScriptExhaustedError(AssertionError):
 
 
 class ScriptedChatModel(ChatModel):
-    """Returns ``replies`` in order (a callable reply gets the messages); raises when they run out."""
+    """Returns ``replies`` in order (a callable reply gets the messages); raises when they run out. ``logprobs``
+    (given the messages) answers calls that ask for ``top_logprobs``; without it such calls get none."""
 
-    def __init__(self, replies: Sequence[Reply], *, model: str = "scripted") -> None:
+    def __init__(self, replies: Sequence[Reply], *, model: str = "scripted",
+                 logprobs: Callable[[list[Message]], dict[str, float]] | None = None) -> None:
         self._replies = list(replies)
         self._model = model
+        self._logprobs = logprobs
         self.calls: list[dict[str, Any]] = []
 
     @property
@@ -41,6 +44,7 @@ class ScriptedChatModel(ChatModel):
         purpose: str,
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        top_logprobs: int | None = None,
     ) -> ChatResult:
         if self.remaining <= 0:
             raise ScriptExhaustedError(
@@ -57,4 +61,5 @@ class ScriptedChatModel(ChatModel):
             completion_tokens=approx_tokens(text),
             seconds=0.0,
             model=self._model,
+            first_token_logprobs=self._logprobs(msgs) if top_logprobs and self._logprobs else None,
         )

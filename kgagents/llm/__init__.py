@@ -31,6 +31,7 @@ from kgagents.llm.structured import (
     parse_yes_no,
     pick_one,
     structured,
+    yes_log_odds,
 )
 
 __all__ = [
@@ -56,4 +57,5 @@ __all__ = [
     "pick_one",
     "resolve_chat_model",
     "structured",
+    "yes_log_odds",
 ]

@@ -64,6 +64,9 @@ class ChatResult:
     output_format: str = "text"
     #: the ledger entry of this reply (set by :class:`~kgagents.llm.ledger.LedgeredChatModel`)
     call_id: str | None = None
+    #: asked with ``top_logprobs``: the reply's first token and its likeliest alternatives, token → log-probability
+    #: (``None`` where the endpoint gives none)
+    first_token_logprobs: dict[str, float] | None = None
 
 
 class ChatModel(ABC):
@@ -82,11 +85,14 @@ class ChatModel(ABC):
         purpose: str,
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        top_logprobs: int | None = None,
     ) -> ChatResult:
         """Reply to ``messages``. ``purpose`` says why (for the ledger). ``json_schema`` is a hint that
         the reply should be one JSON object of that schema; a model may use it to constrain its output
         or ignore it — callers still parse and validate. ``max_tokens`` caps the reply (``None``: the
-        model's own limit), so a short answer cannot turn into a long, slow ramble."""
+        model's own limit), so a short answer cannot turn into a long, slow ramble. ``top_logprobs`` asks for
+        that many alternatives of the first reply token with their log-probabilities (a model that cannot give
+        them leaves :attr:`ChatResult.first_token_logprobs` ``None``)."""
 
     @property
     def slots(self) -> int:
@@ -211,6 +217,7 @@ class OpenAIChatModel(ChatModel):
         purpose: str,
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        top_logprobs: int | None = None,
     ) -> ChatResult:
         model = self.model_name
         cap = max_tokens or self.max_tokens
@@ -224,6 +231,8 @@ class OpenAIChatModel(ChatModel):
             extra: dict[str, Any] = {} if cap is None else {"max_tokens": cap}
             if kind is not None and json_schema is not None:
                 extra["response_format"] = _response_format(kind, json_schema)
+            if top_logprobs:
+                extra.update(logprobs=True, top_logprobs=top_logprobs)
             if self.extra_body:
                 extra["extra_body"] = self.extra_body
             try:
@@ -269,6 +278,7 @@ class OpenAIChatModel(ChatModel):
             model=response.model or model,
             failed_requests=tuple(failed),
             output_format=JSON_FORMATS[level] or "text",
+            first_token_logprobs=_first_token_logprobs(response) if top_logprobs else None,
         )
 
     def _with_retries(self, call: Any, failed: list[FailedRequest] | None = None,
@@ -322,6 +332,15 @@ class OpenAIChatModel(ChatModel):
             raise _status_error(
                 exc, f"The chat model at {self.base_url} {what} (HTTP {exc.status_code}{tail}): {exc.message}"
             ) from exc
+
+
+def _first_token_logprobs(response: Any) -> dict[str, float] | None:
+    """token → log-probability for the first reply token's alternatives, or ``None`` if the reply has none."""
+    choice = response.choices[0] if response.choices else None
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    return {alt.token: alt.logprob for alt in content[0].top_logprobs or []} or {content[0].token: content[0].logprob}
 
 
 def _status_error(exc: APIStatusError, message: str) -> LLMRequestError:

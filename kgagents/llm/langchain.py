@@ -44,8 +44,10 @@ class LangChainChatModel(ChatModel):
         purpose: str,
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        top_logprobs: int | None = None,
     ) -> ChatResult:
-        """``json_schema`` is only a hint (callers parse and validate the text), so it is not sent."""
+        """``json_schema`` is only a hint (callers parse and validate the text), so it is not sent; nor is
+        ``top_logprobs`` (LangChain has no common way to ask for them): callers fall back to the reply's text."""
         model = self.model
         fields = type(model).model_fields
         cap_field = next((f for f in _MAX_TOKENS_FIELDS if f in fields), None)

@@ -253,12 +253,13 @@ class LedgeredChatModel(ChatModel):
         purpose: str,
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        top_logprobs: int | None = None,
     ) -> ChatResult:
         started = datetime.now(timezone.utc)
         clock = time.perf_counter()
         try:
             result = self.inner.complete(messages, purpose=purpose, json_schema=json_schema,
-                                         max_tokens=max_tokens)
+                                         max_tokens=max_tokens, top_logprobs=top_logprobs)
         except Exception as exc:
             self.ledger.record(purpose=purpose, model=self._name_or_unknown(), started_at=started,
                                seconds=time.perf_counter() - clock, error=exc, schema_asked=json_schema is not None)

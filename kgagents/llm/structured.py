@@ -15,6 +15,7 @@ made to write the answer first — Qwen2.5-Coder-1.5B says "yes" to everything (
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
@@ -163,6 +164,40 @@ def ask_yes_no(chat: ChatModel, question: str, *, purpose: str) -> tuple[bool, s
             f"Last reply: {reply[:200]!r}"
         )
     return value
+
+
+# -- graded yes / no --------------------------------------------------------------------------------
+#: alternatives of the first reply token read for :func:`yes_log_odds`
+YES_NO_TOP_LOGPROBS = 20
+#: log-odds bound: a model certain either way cannot outweigh everything else
+LOG_ODDS_LIMIT = 5.0
+#: log-odds of a bare "yes" / "no" reply from a model that gives no log-probabilities
+TEXT_LOG_ODDS = 1.0
+
+
+def yes_log_odds(chat: ChatModel, messages: Sequence[Message], *, purpose: str) -> float:
+    """How much more the model leans to "yes" than to "no": log P(yes) − log P(no) of its first reply token
+    (clipped to ±``LOG_ODDS_LIMIT``), from one one-token call.
+
+    Why a graded score: a small model's yes/no *text* says "yes" to nearly everything (see :class:`YesNo`), but
+    its log-odds still rank options — which is all a caller comparing several options with one question needs.
+    An endpoint without log-probabilities gives ±``TEXT_LOG_ODDS`` from the reply's text, 0.0 when the text is
+    neither yes nor no (no evidence either way)."""
+    result = chat.complete(messages, purpose=purpose, max_tokens=1, top_logprobs=YES_NO_TOP_LOGPROBS)
+    mass = {"yes": 0.0, "no": 0.0}
+    for token, logprob in (result.first_token_logprobs or {}).items():
+        word = token.strip().lower()
+        if word in mass:
+            mass[word] += math.exp(logprob)
+    if mass["yes"] or mass["no"]:
+        chat.record_outcome(result, True)
+        odds = math.log(mass["yes"] + 1e-9) - math.log(mass["no"] + 1e-9)
+        return max(-LOG_ODDS_LIMIT, min(LOG_ODDS_LIMIT, odds))
+    parsed = parse_yes_no(result.text)
+    chat.record_outcome(result, parsed is not None)
+    if parsed is None:
+        return 0.0
+    return TEXT_LOG_ODDS if parsed[0] else -TEXT_LOG_ODDS
 
 
 # -- one of these options ----------------------------------------------------------------------------

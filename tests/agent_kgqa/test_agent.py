@@ -5,6 +5,7 @@ names say so) — runs and traces read back from Neo4j with Cypher. Expectations
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -238,41 +239,37 @@ def test_a_remembered_walk_is_focused_and_the_most_voted_path_may_walk_back_thro
     assert {p.path[0] for p in free} > {"written_by", "directed_by"}
 
 
-def _pick(line_start: str, sure: bool) -> Callable[[list[dict[str, str]]], str]:
-    """A scripted choice: the listed path whose line starts with ``line_start``."""
+def _judge(chain_end: str) -> Callable[[list[dict[str, str]]], str]:
+    """A scripted verifier: "yes" for the path whose chain ends with ``chain_end``, "no" for every other."""
     def reply(messages: list[dict[str, str]]) -> str:
-        listed = messages[-1]["content"].split("Paths (best first):\n")[1].splitlines()
-        number = next(i for i, line in enumerate(listed, 1) if line.split(". ", 1)[1].startswith(line_start))
-        return json.dumps({"choice": number, "sure": sure})
+        chain = messages[-1]["content"].split("Relation chain: ")[1].splitlines()[0]
+        return "yes" if chain.endswith(chain_end) else "no"
     return reply
 
 
-def _confirm(line_start: str) -> Callable[[list[dict[str, str]]], str]:
-    def reply(messages: list[dict[str, str]]) -> str:
-        a = messages[-1]["content"].split("\nA. ")[1].split("\nB. ")[0]
-        return json.dumps({"answer": "A" if a.startswith(line_start) else "B"})
-    return reply
-
-
-def test_gated_mode_replaces_the_best_path_only_when_sure_and_confirmed(movies: Graph) -> None:
+def test_gated_mode_re_ranks_the_best_paths_by_score_plus_the_models_log_odds(movies: Graph) -> None:
     q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
     settings = KGQASettings(mode="gated", memory=False, confident=100.0)  # every question below the gate
     best = run_questions(movies, KG, [q], settings.model_copy(update={"mode": "no_llm"})).output.results[0]
-    other = "the in language of"  # a path with another end set than the best one ("the has genre of X")
+    other = "has genre → has genre (inverse) → in language"  # a path with another end set than the best one
     assert best.path == "has genre"
-    kept_unsure = run_questions(movies, KG, [q], settings, ScriptedChatModel([_pick(other, sure=False)]))
-    not_confirmed = run_questions(movies, KG, [q], settings, ScriptedChatModel(
-        [_pick(other, sure=True), _confirm("the has genre of X")]))  # the pairwise question keeps the best
-    replaced = run_questions(movies, KG, [q], settings, ScriptedChatModel(
-        [_pick(other, sure=True), _confirm(other)]))
-    for run in (kept_unsure, not_confirmed):
-        r = run.output.results[0]
-        assert (r.path, r.decided_by) == (best.path, "observation")
+
+    def judge() -> ScriptedChatModel:
+        return ScriptedChatModel([_judge(other)] * 5)
+
+    ignored = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 0.0}), judge())
+    r = ignored.output.results[0]
+    assert (r.path, r.decided_by) == (best.path, "observation") and 2 <= r.llm_calls <= 5  # asked, outweighed
+    replaced = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 10.0}), judge())
     r = replaced.output.results[0]
-    assert r.decided_by == "llm" and r.path == "has genre → has genre (inverse) → in language" and r.llm_calls == 2
-    assert r.answer == "English" and not r.correct
+    assert r.decided_by == "llm" and r.path == other and r.answer == "English" and not r.correct
     trace = stored_trace(movies, replaced.run_id, "q")
-    assert trace is not None and trace["trace"]["gate"].endswith("best path replaced")
+    assert trace is not None and trace["trace"]["gate"].endswith("replaces it")
+    assert "+1.00" in trace["trace"]["gate"] and "-1.00" in trace["trace"]["gate"]  # text replies: ±1 each
+    # with log-probabilities, the graded log-odds: a lean of 0.55 / 0.45 to "yes" everywhere changes nothing
+    lean = ScriptedChatModel(["yes"] * 5, logprobs=lambda _: {"Yes": math.log(0.55), "No": math.log(0.45)})
+    r = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 10.0}), lean).output.results[0]
+    assert (r.path, r.decided_by) == (best.path, "observation")
 
 
 def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_questions(movies: Graph) -> None:
@@ -280,11 +277,11 @@ def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_q
 
     right = _question("what genre is [Kismet]", "Kismet", ("Drama",))  # the best path ("has genre") is right
     wrong = _question("what genre is [Kismet]", "Kismet", ("English",))  # ... and here it is wrong
-    other = "the in language of"
-    settings = KGQASettings(mode="gated", memory=False)  # no explicit gate: a learned one is used
+    other = "has genre → has genre (inverse) → in language"
+    settings = KGQASettings(mode="gated", memory=False, verify_weight=10.0)  # no explicit gate: a learned one
 
     def replaces() -> ScriptedChatModel:
-        return ScriptedChatModel([_pick(other, sure=True), _confirm(other)])
+        return ScriptedChatModel([_judge(other)] * 5)
 
     try:
         broke = learn_gate(movies, KG, [right], replaces(), settings=settings, weak=1.0)

@@ -30,6 +30,7 @@ class Answer:
     delay_s: float = 0.0
     usage: tuple[int, int] | None = (7, 3)
     reject_response_format: str | None = None  # answer 400 if the request uses this response_format type
+    top_logprobs: dict[str, float] | None = None  # first-token alternatives, sent when the request asks for them
 
 
 @dataclass
@@ -82,6 +83,9 @@ def _handler(endpoint: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": answer.text}}],
             }
+            if answer.top_logprobs is not None and body.get("logprobs"):
+                alternatives = [{"token": t, "logprob": lp, "bytes": None} for t, lp in answer.top_logprobs.items()]
+                payload["choices"][0]["logprobs"] = {"content": [{**alternatives[0], "top_logprobs": alternatives}]}
             if answer.usage is not None:
                 payload["usage"] = {"prompt_tokens": answer.usage[0], "completion_tokens": answer.usage[1],
                                     "total_tokens": sum(answer.usage)}

@@ -170,6 +170,16 @@ def test_max_tokens_is_sent_only_when_set(fake_endpoint: FakeEndpoint) -> None:
     assert [r.get("max_tokens") for r in fake_endpoint.requests] == [None, 7, 50]
 
 
+def test_first_token_log_probabilities_are_asked_for_and_read_back(fake_endpoint: FakeEndpoint) -> None:
+    fake_endpoint.answers = [Answer(text="Yes", top_logprobs={"Yes": -0.2, "No": -1.8}), Answer(text="Yes")]
+    chat = _chat(fake_endpoint)
+    asked = chat.complete(HELLO, purpose="test", max_tokens=1, top_logprobs=5)
+    assert asked.first_token_logprobs == {"Yes": -0.2, "No": -1.8}
+    assert (fake_endpoint.requests[0]["logprobs"], fake_endpoint.requests[0]["top_logprobs"]) == (True, 5)
+    plain = chat.complete(HELLO, purpose="test")
+    assert plain.first_token_logprobs is None and "logprobs" not in fake_endpoint.requests[1]
+
+
 def test_missing_usage_is_estimated_from_words(fake_endpoint: FakeEndpoint) -> None:
     fake_endpoint.answers = [Answer(text="one two three", usage=None)]
     result = _chat(fake_endpoint).complete(HELLO, purpose="test")

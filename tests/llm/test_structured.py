@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from pydantic import BaseModel
 
 from kgagents.errors import StructuredOutputError
-from kgagents.llm import ask_yes_no, extract_json, parse_choice, parse_yes_no, pick_one, structured
+from kgagents.llm import ask_yes_no, extract_json, parse_choice, parse_yes_no, pick_one, structured, yes_log_odds
+from kgagents.llm.structured import LOG_ODDS_LIMIT
 from tests.scripted_chat import ScriptedChatModel, ScriptExhaustedError
 
 
@@ -182,3 +185,21 @@ def test_scripted_model_raises_when_the_script_runs_out() -> None:
     assert chat.complete([{"role": "user", "content": "a b"}], purpose="t").text == "echo a b"
     with pytest.raises(ScriptExhaustedError):
         chat.complete([{"role": "user", "content": "again"}], purpose="t")
+
+
+ASK = [{"role": "user", "content": "Is Paris in France?"}]
+
+
+@pytest.mark.parametrize(("logprobs", "text", "expected"), [
+    ({"Yes": math.log(0.6), " yes": math.log(0.15), "No": math.log(0.25)}, "Yes", math.log(0.75 / 0.25)),  # summed
+    ({"No": math.log(0.9), "Yes": math.log(0.1)}, "No", math.log(0.1 / 0.9)),
+    ({"Yes": 0.0}, "Yes", LOG_ODDS_LIMIT),                  # certain: clipped
+    (None, "no, it is not", -1.0),                          # no log-probabilities: the text's answer
+    (None, "Maybe", 0.0),                                   # neither: no evidence
+    ({"Maybe": -0.1}, "Maybe", 0.0),                        # no yes/no among the alternatives, nor in the text
+])
+def test_yes_log_odds_reads_the_first_tokens_alternatives_else_the_text(
+        logprobs: dict[str, float] | None, text: str, expected: float) -> None:
+    chat = ScriptedChatModel([text], logprobs=(lambda _: logprobs) if logprobs is not None else None)
+    assert yes_log_odds(chat, ASK, purpose="test") == pytest.approx(expected, abs=1e-6)
+    assert chat.calls[0]["max_tokens"] == 1

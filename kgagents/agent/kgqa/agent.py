@@ -338,8 +338,9 @@ class ODAAgent(Agent[KGQASettings]):
             if (p.topic, p.key) not in {(m["topic"], tuple(m["path"])) for m in state.get("memory", [])}]
 
     def choose(self, state: QAState) -> dict[str, Any]:
-        """Mode gated, below the gate: the model may replace the best path by one of the few best with other end
-        sets (:meth:`LLMSteps.choose`); the note says what it did."""
+        """Mode gated, below the gate: the few best paths with different end sets are re-ranked by their score plus
+        ``verify_weight`` × the model's log-odds that each answers the question (:meth:`LLMSteps.verify`); the
+        note records the log-odds and what changed."""
         assert self.llm is not None
         candidates: list[ObservedPath] = []
         for p in paths(state["observation"]):
@@ -349,11 +350,16 @@ class ODAAgent(Agent[KGQASettings]):
                 break
         if len(candidates) < 2:
             return {"gate_note": "one answer observed: nothing to choose"}
-        pick, note = self.llm.choose(plain(state["question"]), candidates, ends=self.settings.ends_shown)
+        labels = state.get("labels", {})
+        odds = self.llm.verify(state["question"], labels.get(candidates[0].topic, candidates[0].topic), candidates,
+                               ends=self.settings.ends_shown)
+        combined = [c.score + self.settings.verify_weight * o for c, o in zip(candidates, odds)]
+        pick = max(range(len(candidates)), key=lambda i: (combined[i], -i))
+        shown = ", ".join(f"{o:+.2f}" for o in odds)
         if not pick:
-            return {"gate_note": note}
-        return {"gate_note": note, "pending": {"action": ANSWER, "path": pick + 1},
-                "shown": [p.as_dict() for p in candidates]}
+            return {"gate_note": f"model log-odds [{shown}]: best path kept"}
+        return {"gate_note": f"model log-odds [{shown}]: path {pick + 1} outweighs the best path and replaces it",
+                "pending": {"action": ANSWER, "path": pick + 1}, "shown": [p.as_dict() for p in candidates]}
 
     def act(self, state: QAState) -> dict[str, Any]:
         assert self.llm is not None

@@ -19,23 +19,20 @@ from kgagents.agent.kgqa.prompts import (
     ACTION_SYSTEM,
     ACTIONS,
     ANSWER,
-    CHOICE_SYSTEM,
-    CONFIRM_SCHEMA,
-    CONFIRM_SYSTEM,
     GENERATE_SCHEMA,
     GENERATE_SYSTEM,
     GET_NEIGHBOR,
     GET_PATH,
     REFLECT_SCHEMA,
     REFLECT_SYSTEM,
+    VERIFY_SYSTEM,
     action_prompt,
-    choice_prompt,
-    choice_schema,
-    confirm_prompt,
     reflection_prompt,
+    verify_prompt,
 )
 from kgagents.llm.client import ChatModel, Message
-from kgagents.llm.structured import extract_json
+from kgagents.llm.parallel import map_on_slots
+from kgagents.llm.structured import extract_json, yes_log_odds
 
 
 @dataclass
@@ -142,44 +139,16 @@ class LLMSteps:
             return result
         return Action(ANSWER, path=1 if shown else None, fallback=True, note=result)
 
-    def choose(self, question: str, candidates: Sequence[ObservedPath], *, ends: int) -> tuple[int, str]:
-        """Mode gated: (index of the path to answer with, a note). The best path (0) stays unless the model is sure
-        of another AND a pairwise question — the best path and its pick as A and B, in an order fixed by the paths
-        themselves so position does not decide — confirms the pick; an unusable reply keeps the best path."""
-        def parse_choice(reply: str) -> tuple[int, bool] | str:
-            try:
-                obj = extract_json(reply)
-            except ValueError:
-                return "the reply is not a JSON object"
-            choice, sure = obj.get("choice"), obj.get("sure")
-            if not isinstance(choice, int) or not 1 <= choice <= len(candidates):
-                return f'"choice" must be a path number from 1 to {len(candidates)}'
-            return (choice - 1, sure) if isinstance(sure, bool) else '"sure" must be true or false'
-
-        def parse_ab(reply: str) -> bool | str:  # True: A (a string is a problem, for the repair turn)
-            try:
-                answer = extract_json(reply).get("answer")
-            except ValueError:
-                return "the reply is not a JSON object"
-            return answer == "A" if answer in ("A", "B") else '"answer" must be "A" or "B"'
-
-        picked, _ = self._ask(CHOICE_SYSTEM, choice_prompt(question, candidates, ends), "kgqa:choose",
-                              choice_schema(len(candidates)), parse_choice)
-        if isinstance(picked, str):
-            return 0, f"choice reply unusable ({picked}): best path kept"
-        pick, sure = picked
-        if pick == 0:
-            return 0, "model agrees with the best path"
-        if not sure:
-            return 0, f"model unsure about path {pick + 1}: best path kept"
-        first, second = sorted((0, pick), key=lambda i: candidates[i].key)
-        confirm, _ = self._ask(CONFIRM_SYSTEM, confirm_prompt(question, candidates[first], candidates[second], ends),
-                               "kgqa:confirm", CONFIRM_SCHEMA, parse_ab)
-        if isinstance(confirm, str):
-            return 0, f"confirmation reply unusable ({confirm}): best path kept"
-        if (first if confirm else second) != pick:
-            return 0, f"pairwise question did not confirm path {pick + 1}: best path kept"
-        return pick, f"sure of path {pick + 1} and confirmed: best path replaced"
+    def verify(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
+        """Mode gated: for each candidate path, the model's log-odds that it answers the question (one one-token
+        call per path, on the server's parallel slots). Asked one path at a time because the 1.5B model picks
+        from a numbered list no better than chance, while its yes/no log-odds still rank the paths (measured on
+        MetaQA training questions; see the settings' ``verify_weight``)."""
+        def odds(path: ObservedPath) -> float:
+            messages: list[Message] = [{"role": "system", "content": VERIFY_SYSTEM},
+                                       {"role": "user", "content": verify_prompt(question, topic, path, ends)}]
+            return yes_log_odds(self.chat, messages, purpose="kgqa:verify")
+        return map_on_slots(self.chat, odds, candidates)
 
     def reflect(self, question: str, *, output: Sequence[ObservedPath], k: int,
                 ends: int) -> tuple[list[ObservedPath], bool]:

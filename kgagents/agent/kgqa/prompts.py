@@ -59,39 +59,15 @@ GENERATE_SCHEMA: dict[str, Any] = {
 }
 
 
-CHOICE_SYSTEM = (
-    "You answer a question with a knowledge graph. Each numbered line is a relation path from the question's topic "
-    "entity X, written as a phrase, followed by the entities it leads to (after =>, the first few and how many in "
-    "all), best-ranked first. Reply with one JSON object: "
-    '{"choice": N, "sure": true or false} - N is the path whose phrase means what the question asks; "sure" is true '
-    "only if you are certain that this path, and no other, answers it."
-)
-
-CONFIRM_SYSTEM = (
-    "You answer a question with a knowledge graph. Two relation paths from the question's topic entity X are shown "
-    "as A and B, each followed by the entities it leads to. Reply with one JSON object: "
-    '{"answer": "A"} or {"answer": "B"} - the path whose phrase means what the question asks.'
-)
-
-CONFIRM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"answer": {"type": "string", "enum": ["A", "B"]}},
-    "required": ["answer"],
-}
+VERIFY_SYSTEM = "You check relation chains in a knowledge graph. Reply with yes or no."
 
 
-def choice_schema(n: int) -> dict[str, Any]:
-    return {"type": "object",
-            "properties": {"choice": {"type": "integer", "minimum": 1, "maximum": n}, "sure": {"type": "boolean"}},
-            "required": ["choice", "sure"]}
-
-
-def choice_prompt(question: str, candidates: Sequence[ObservedPath], ends: int) -> str:
-    return f"Question: {question}\nPaths (best first):\n{numbered(candidates, ends)}"
-
-
-def confirm_prompt(question: str, a: ObservedPath, b: ObservedPath, ends: int) -> str:
-    return f"Question: {question}\nA. {a.shown(ends)}\nB. {b.shown(ends)}"
+def verify_prompt(question: str, topic: str, path: ObservedPath, ends: int) -> str:
+    """One path as a yes/no question: the chain from the topic's name, the first ``ends`` entities it leads to."""
+    sample = ", ".join(path.end_names[:ends])
+    more = " ..." if path.size > ends else ""
+    return (f"Question: {question}\nRelation chain: {topic} → {path.display}\nIt leads to: {sample}{more}\n"
+            "Does this chain answer exactly what the question asks?")
 
 
 def _history(history: Sequence[Mapping[str, Any]]) -> str:

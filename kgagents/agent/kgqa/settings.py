@@ -7,10 +7,10 @@ items per reflection, stops after 8 iterations, samples at temperature 0.4 with 
 (the chat model's own temperature; the CLI builds it with this one).
 
 The scorer's three weights (``length_penalty``, ``type_weight``, ``prior_weight``), the memory's
-``memory_order_temperature`` and ``memory_focus`` and the LLM gate's ``confident`` threshold are the only numbers
-the answers depend on beyond ODA's: their defaults were chosen on the learning halves of the benchmarks (MetaQA's
-seeded dev half, PathQuestion's seeded 80 % train and 10 % dev splits), never on the reported questions, and the
-benchmark files record them.
+``memory_order_temperature`` and ``memory_focus``, the LLM gate's ``confident`` threshold and ``verify_weight`` are
+the only numbers the answers depend on beyond ODA's: their defaults were chosen on the learning halves of the
+benchmarks (MetaQA's seeded dev half, PathQuestion's seeded 80 % train and 10 % dev splits), never on the reported
+questions, and the benchmark files record them.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ MODES: tuple[str, ...] = Mode.__args__  # type: ignore[attr-defined]
 class KGQASettings(AgentSettings):
     """What one KGQA run depends on (stored on its ``(:Run)`` node)."""
 
-    mode: Mode = Field("full", description="full ODA, 'gated' (below the gate the model may only replace the best "
-                       "path by another of the few best, when it is sure and a pairwise question confirms it), an "
+    mode: Mode = Field("full", description="full ODA, 'gated' (below the gate the few best paths are re-ranked by "
+                       "their score plus the model's yes/no log-odds for each, weighted by verify_weight), an "
                        "ablation, or 'no_llm' (no chat model is called)")
     depth: int = Field(3, ge=1, le=6, description="D: longest relation path observed from a topic entity")
     top_n: int = Field(50, ge=1, description="N: best-scoring paths kept in the observation per level")
@@ -73,6 +73,8 @@ class KGQASettings(AgentSettings):
     max_tokens: int = Field(500, ge=1, description="completion-token cap of every LLM call")
     paths_shown: int = Field(12, ge=1, description="observed paths shown in the action prompt (best first)")
     choice_paths: int = Field(5, ge=2, description="mode 'gated': the best observed paths with different end sets "
-                              "the model may choose among (the EA aligner's five candidates)")
+                              "the model re-ranks (the EA aligner's five candidates)")
+    verify_weight: float = Field(0.3, ge=0.0, description="mode 'gated': weight of the model's yes/no log-odds "
+                                 "for a path, added to its score when re-ranking")
     ends_shown: int = Field(3, ge=1, description="end entities shown per path in prompts")
     seed: int = Field(7, description="random reflection ablation: seed of the sample")
