@@ -369,6 +369,7 @@ KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b",
                  "kgqa_metaqa_zeroshot_sample50_no-llm",
                  "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.02845",
+                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0514",
                  "kgqa_metaqa_memory_sample50_no-llm",
                  "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0")
 
@@ -548,6 +549,15 @@ def load_batched_figure(results: Path) -> str:
     return "\n".join([head, "", *batched_table(r), "", ceiling_sentence(r)])
 
 
+def _gated_rule(r: dict[str, Any]) -> str:
+    """Which rule a gated run used: the log-odds re-ranking (its settings carry ``verify_weight``), or the pick
+    the model had to be sure of and confirm (runs before 2026-11-26)."""
+    if r["mode"] != "gated":
+        return ""
+    weight = r["settings"].get("verify_weight")
+    return " (pick + confirm)" if weight is None else f" (re-rank, verify_weight {weight})"
+
+
 @figure("kgqa-llm")
 def kgqa_llm(results: Path) -> str:
     rows = ["| data (seeded sample of the held-out split) | configuration | Hits@1 (%) | LLM calls / question "
@@ -555,8 +565,8 @@ def kgqa_llm(results: Path) -> str:
     for stem in KGQA_LLM_RUNS:
         r = load(results, stem)
         gate = "paid gate" if "_confident-" in stem else "gate"  # the paid gate: from `bench kgqa-gate --with-model`
-        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}, {gate} {r['confident']}") \
-            + (", path memory" if r["memory"] else ", zero-shot")
+        config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}{_gated_rule(r)}, {gate} "
+                  f"{r['confident']}") + (", path memory" if r["memory"] else ", zero-shot")
         rows.append(f"| {r['dataset']}, {r['questions']} questions | {config} | {100 * r['hits_at_1']:.1f} "
                     f"| {r['llm_calls_per_question']:.2f} | {r['tokens_per_question']:,.0f} "
                     f"| {r['seconds_per_question']:.2f} | {r['decided_by']} |")
