@@ -20,7 +20,7 @@ from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
 from kgagents.agent.kgqa.supervision import supervise_given
 from kgagents.embeddings import get_embedder
-from kgagents.errors import ChatModelRequiredError
+from kgagents.errors import ChatModelRequiredError, KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStatus, RunStore
 from kgagents.jobs.kgqa import ask, run_questions
@@ -270,6 +270,23 @@ def test_gated_mode_re_ranks_the_best_paths_by_score_plus_the_models_log_odds(mo
     lean = ScriptedChatModel(["yes"] * 5, logprobs=lambda _: {"Yes": math.log(0.55), "No": math.log(0.45)})
     r = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 10.0}), lean).output.results[0]
     assert (r.path, r.decided_by) == (best.path, "observation")
+
+
+@pytest.mark.parametrize(("extra", "answers", "message"), [
+    ({"split": "test"}, ("Drama",), "marked as a test split"),   # a test question never teaches the gate
+    ({}, (), "needs questions with gold answers"),               # nothing to score the model against
+])
+def test_learn_gate_refuses_test_or_unlabelled_questions_before_anything_runs(
+        movies: Graph, extra: dict[str, str], answers: tuple[str, ...], message: str) -> None:
+    from kgagents.jobs.kgqa_gate import learn_gate
+
+    q = _question("what genre is [Kismet]", "Kismet", answers).model_copy(update={"extra": extra})
+    runs = movies.run_text("MATCH (r:Run) RETURN count(r) AS n")[0]["n"]
+    chat = ScriptedChatModel([])
+    with pytest.raises(KgAgentsError, match=message):
+        learn_gate(movies, KG, [q], chat)
+    assert chat.calls == [] and movies.run_text("MATCH (r:Run) RETURN count(r) AS n")[0]["n"] == runs
+    assert movies.run_text("MATCH (g:LLMGate {kg: $kg}) RETURN count(g) AS n", kg=KG)[0]["n"] == 0
 
 
 def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_questions(movies: Graph) -> None:
