@@ -78,10 +78,13 @@ def bench_om_gate(
     reported_seed: int = typer.Option(20, help="the seed of the reported pairs"),
     set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE; "
                                    "repeatable"),
+    graded: bool = typer.Option(False, "--graded", help="the validator answers with its log-odds of yes; learn "
+                                "the log-odds a confirmation needs with the band"),
     out: Path = _results_option(),
 ) -> None:
     """The gated OM validator's band, learned where the model pays on conference pairs disjoint from the reported
-    ones: pass the printed threshold to `bench om conference --set mode=gated --set threshold=…`."""
+    ones: pass the printed settings to `bench om conference --set mode=gated --set threshold=… [--set
+    validator_min_log_odds=…]`."""
     from benchmarks import om as om_runner
 
     chat = chat_or_none(False)
@@ -92,11 +95,12 @@ def bench_om_gate(
     pairs = om_runner.train_pairs(sample, seed, reported)
     with connected() as graph, progress_bar(escape("conference train pairs [gated]"), len(pairs)) as advance:
         result = om_runner.paid_band(graph, settings, chat=chat, model=chat.model_name, pairs=pairs,
-                                     reported=reported, out=out, on_pair=lambda run: advance(1))
+                                     reported=reported, out=out, on_pair=lambda run: advance(1), graded=graded)
     gate = result["gate"]
+    floor = f", validator_min_log_odds={result['validator_min_log_odds']}" if graded else ""
     console.print(escape(f"train pairs {', '.join(pairs)}: {gate['asked']} confirmed matches counted, "
                          f"{gate['changed_right']} right / {gate['changed_wrong']} wrong below the chosen depth; "
-                         f"band {result['band']} (threshold={result['threshold']})"))
+                         f"band {result['band']} (threshold={result['threshold']}{floor})"))
     console.print("written: " + ", ".join(result["files"]))
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb, write_results
-from kgagents.agent.gating import f1_gain, paid_gate
+from kgagents.agent.gating import PaidGate, f1_gain, paid_gate
 from kgagents.agent.matching.candidates import channel_property, vector_property
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
@@ -25,6 +25,7 @@ from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.errors import InputFileError, KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
+from kgagents.llm.structured import LOG_ODDS_LIMIT
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
 from kgagents.loaders.reference import check_reference_in_graph
 from kgagents.metrics.oaei import macro_average, micro_average, score_non_trivial
@@ -138,15 +139,20 @@ def train_pairs(n: int, seed: int, reported: Sequence[str], data: Path | None = 
 
 
 def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, pairs: list[str], reported: list[str],
-              out: Path, data: Path | None = None, on_pair: Callable[[PairRun], None] | None = None
-              ) -> dict[str, Any]:
+              out: Path, data: Path | None = None, on_pair: Callable[[PairRun], None] | None = None,
+              graded: bool = False) -> dict[str, Any]:
     """The gated validator's band learned where the model pays, on ``pairs`` (never the ``reported`` ones): mode
     ``gated`` matches them with the model over the widest band [threshold, accept_similarity); every match the
     validator confirmed scores what it adds to the pair's F1 (:func:`~kgagents.agent.gating.f1_gain`) at its
     distance below ``accept_similarity``;
     :func:`~kgagents.agent.gating.paid_gate` keeps the band only as deep as the confirmations gained (net). The
     band's lower end to pass as ``--set threshold=`` is ``accept_similarity`` minus the gate (equal to it — no band,
-    the model never asked — when the confirmations gained nothing)."""
+    the model never asked — when the confirmations gained nothing).
+
+    ``graded``: the validator answers with its log-odds of "yes" and confirms every pair asked (the train run), and
+    the log-odds a confirmation needs (``validator_min_log_odds``) is learned with the band: for each log-odds seen,
+    the band over the confirmations reaching it, keeping the pair (log-odds, band) with the largest net gain (first
+    order: a pair the stricter validator rejects is counted as not added)."""
     if not settings.uses_llm:
         raise KgAgentsError("the paid band needs a model: start one with `kgagents llm start`")
     if set(pairs) & set(reported):
@@ -156,8 +162,10 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     for owl in sorted((data / "ontologies").glob("*.owl")):
         ensure_loaded(graph, owl)
     references = [data / "reference" / f"{p}.rdf" for p in pairs]
+    if graded:
+        settings = settings.model_copy(update={"validator_min_log_odds": -LOG_ODDS_LIMIT})
     runs = _conference_runs(graph, settings, references, embedder=get_embedder(), chat=chat, on_pair=on_pair)
-    rows, per_pair = [], []
+    rows, odds, per_pair = [], [], []
     for run, ref in zip(runs, references, strict=True):
         gold = {(c.entity1, c.entity2) for c in read_alignment(ref).cells}
         confirmed = [m for m in (run.result.output if run.result else []) if m.get("validated")]
@@ -165,10 +173,13 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
         gains = [(settings.accept_similarity - float(m.get("similarity") or 0.0),
                   f1_gain((m["source"], m["target"]) in gold, f1)) for m in confirmed]
         rows += gains
+        odds += [m.get("log_odds") for m in confirmed]
         per_pair.append({"pair": ref.stem, "run_id": run.run_id, "llm_calls": run.llm_calls,
                          "confirmed_in_final_output": len(gains), "confirmed_right": sum(g > 0 for _, g in gains),
                          **(run.scores.model_dump() if run.scores else {})})
-    gate = paid_gate(rows)
+    gate, min_log_odds = paid_gate(rows), None
+    if graded:
+        gate, min_log_odds = _graded_gate(rows, odds)
     result = {
         "benchmark": f"OAEI conference: the gated validator's band learned where {model} pays, on {len(pairs)} "
                      "train pair(s) disjoint from the reported ones",
@@ -176,14 +187,26 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
         "reported_pairs": reported, "gate": gate.as_dict(),
         "band": [round(settings.accept_similarity - gate.threshold, 6), settings.accept_similarity],
         "threshold": round(settings.accept_similarity - gate.threshold, 6),
+        "validator_min_log_odds": min_log_odds,
         "rule": "each validator-confirmed match in a train pair's final output adds to F1 (first order, "
                 "kgagents.agent.gating.f1_gain with the pair's F1): 2 - F1 if the reference has it, else -F1, at its "
                 "distance below accept_similarity; the band keeps the depth with the largest net gain (empty when "
                 "none gains)",
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
-    write_results(out, f"om_conference_gate_paid_{file_slug(model)}", result)
+    write_results(out, f"om_conference_gate_paid_{'graded_' if graded else ''}{file_slug(model)}", result)
     return result
+
+
+def _graded_gate(rows: list[tuple[float, float]], odds: list[float | None]) -> tuple[PaidGate, float | None]:
+    """The (band gate, log-odds a confirmation needs) with the largest net gain over the confirmations reaching
+    that log-odds (ties: the stricter log-odds); (no band, None) when none gains."""
+    best, best_odds = paid_gate([]), None
+    for floor in sorted({o for o in odds if o is not None}, reverse=True):
+        gate = paid_gate([r for r, o in zip(rows, odds, strict=True) if o is not None and o >= floor])
+        if gate.gain > best.gain + 1e-12:
+            best, best_odds = gate, round(floor, 4)
+    return best, best_odds
 
 
 def _conference_runs(graph: Graph, settings: MatchSettings, references: list[Path], *, embedder: Any, chat: Any,

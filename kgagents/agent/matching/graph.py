@@ -288,23 +288,25 @@ class MatchingAgent(Agent[MatchSettings]):
                         "channels": list(f.channels), "validated": False,
                         "reason": f"cosine {similarity:.3f} ≥ {self.settings.accept_similarity}: accepted unasked"}
             pair = (uri, f.candidate) if direction == "forward" else (f.candidate, uri)
-            ok, reason = self._verdict(state, pair, verdicts)
+            ok, reason, odds = self._verdict(state, pair, verdicts)
             if ok:
                 return {"candidate": f.candidate, "score": f.score, "similarity": similarity,
-                        "channels": list(f.channels), "validated": True, "reason": reason}
+                        "channels": list(f.channels), "validated": True, "reason": reason, "log_odds": odds}
         return None
 
-    def _verdict(self, state: MatchState, pair: tuple[str, str], verdicts: dict[str, list[Any]]) -> tuple[bool, str]:
-        """The validator's yes/no on a (source, target) pair, asked once per run: the other direction and the
-        structural propagation reuse it (``verdicts`` is in the state, so a resumed run does not ask again)."""
+    def _verdict(self, state: MatchState, pair: tuple[str, str],
+                 verdicts: dict[str, list[Any]]) -> tuple[bool, str, float | None]:
+        """The validator's (yes/no, reason, log-odds or None) on a (source, target) pair, asked once per run: the
+        other direction and the structural propagation reuse it (``verdicts`` is in the state, so a resumed run
+        does not ask again)."""
         key = f"{pair[0]}\t{pair[1]}"
         if key not in verdicts:
             assert self.llm is not None
-            ok, reason = self.llm.validate(self.entities(state, state["source"])[pair[0]],
-                                           self.entities(state, state["target"])[pair[1]], self._context(state))
-            verdicts[key] = [ok, reason]
-        ok, reason = verdicts[key]
-        return bool(ok), str(reason)
+            verdicts[key] = list(self.llm.validate(self.entities(state, state["source"])[pair[0]],
+                                                   self.entities(state, state["target"])[pair[1]],
+                                                   self._context(state), self.settings.validator_min_log_odds))
+        ok, reason, *odds = verdicts[key]
+        return bool(ok), str(reason), (odds[0] if odds else None)
 
     @staticmethod
     def _walk_order(f: Fused) -> tuple[int, float, str]:
@@ -329,14 +331,16 @@ class MatchingAgent(Agent[MatchSettings]):
             if self.settings.merger and (back is None or back["candidate"] != s):
                 continue
             matches.append({"source": s, "target": t, "score": pick["score"], "similarity": pick.get("similarity"),
-                            "channels": pick["channels"], "validated": pick["validated"], "reason": pick["reason"]})
+                            "channels": pick["channels"], "validated": pick["validated"], "reason": pick["reason"],
+                            "log_odds": pick.get("log_odds")})
         if not self.settings.merger:
             seen = {(m["source"], m["target"]) for m in matches}
             for t, pick in sorted(backward.items()):
                 if (pick["candidate"], t) not in seen:
                     matches.append({"source": pick["candidate"], "target": t, "score": pick["score"],
                                     "similarity": pick.get("similarity"), "channels": pick["channels"],
-                                    "validated": pick["validated"], "reason": pick["reason"]})
+                                    "validated": pick["validated"], "reason": pick["reason"],
+                                    "log_odds": pick.get("log_odds")})
         if not self.settings.one_to_one:
             matches += self._one_to_many(state, {(m["source"], m["target"]) for m in matches})
         return {"matches": matches, "timings": self._timed(state, "merge", started)}
@@ -416,9 +420,9 @@ class MatchingAgent(Agent[MatchSettings]):
                 support = [(x, y) for x in neighbours.get(s, ()) for y in neighbours.get(t, ()) if (x, y) in matched]
                 if not support:
                     continue
-                validated, reason = False, f"structural: {len(support)} matched neighbour pair(s)"
+                validated, reason, odds = False, f"structural: {len(support)} matched neighbour pair(s)", None
                 if settings.validator and self.llm is not None:
-                    ok, why = self._verdict(state, (s, t), verdicts)
+                    ok, why, odds = self._verdict(state, (s, t), verdicts)
                     if not ok:
                         rejected.add((s, t))
                         continue
@@ -426,7 +430,7 @@ class MatchingAgent(Agent[MatchSettings]):
                 matched.add((s, t))
                 found += 1
                 added.append({"source": s, "target": t, "score": 0.0, "similarity": _similarity(forward[s]),
-                              "channels": ["structural"], "validated": validated, "reason": reason})
+                              "channels": ["structural"], "validated": validated, "reason": reason, "log_odds": odds})
             if not found or not settings.structural_rounds_until_stable:
                 break
         return added
@@ -471,16 +475,16 @@ class MatchingAgent(Agent[MatchSettings]):
         """The pairs a lexical rule found, as matches (validated when there is an LLM); ``matched`` grows."""
         added = []
         for m in found:
-            validated, reason = False, why_matched
+            validated, reason, odds = False, why_matched, None
             if self.settings.validator and self.llm is not None:
-                ok, why = self._verdict(state, (m.source, m.target), verdicts)
+                ok, why, odds = self._verdict(state, (m.source, m.target), verdicts)
                 if not ok:
                     continue
                 validated, reason = True, f"{reason}; {why}"
             matched.add((m.source, m.target))
             # a lexical rule's match scores 1, as the pre-match's do: a report thresholds every pair on one scale
             added.append({"source": m.source, "target": m.target, "score": 0.0, "similarity": 1.0,
-                          "channels": [channel], "validated": validated, "reason": reason})
+                          "channels": [channel], "validated": validated, "reason": reason, "log_odds": odds})
         return added
 
     def _hierarchies(self, state: MatchState) -> tuple[Hierarchy, Hierarchy]:

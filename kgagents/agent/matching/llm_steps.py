@@ -13,7 +13,7 @@ from kgagents.agent.matching import prompts
 from kgagents.agent.matching.entities import Entity, store_texts
 from kgagents.errors import StructuredOutputError
 from kgagents.graph.connection import Graph
-from kgagents.llm import ChatModel, ask_yes_no
+from kgagents.llm import ChatModel, ask_yes_no, yes_log_odds
 
 TEXT_BATCH = 16
 TEXT_MAX_TOKENS = 96  # one sentence; caps how long a small model may ramble
@@ -62,9 +62,18 @@ class LLMSteps:
                     texts[e.uri] = {"om_semantic": reply.text.strip(), "om_semantic_model": self.model_name}
                 store_texts(graph, texts)
 
-    def validate(self, source: Entity, candidate: Entity, context: str) -> tuple[bool, str]:
-        """The model's yes/no; an answer that is neither, even after the repair retry, counts as no."""
+    def validate(self, source: Entity, candidate: Entity, context: str,
+                 min_log_odds: float | None = None) -> tuple[bool, str, float | None]:
+        """(confirmed, reason, log-odds). Without ``min_log_odds``: the model's yes/no with its reason (an answer
+        that is neither, even after the repair retry, counts as no). With it: one one-token call, confirmed when
+        the log-odds of "yes" reach ``min_log_odds`` (a threshold learned on train pairs, ``bench om-gate
+        --graded``): the small model's text says yes too easily, its log-odds still rank the pairs."""
+        question = prompts.validate(source, candidate, context)
+        if min_log_odds is not None:
+            odds = yes_log_odds(self.chat, [{"role": "user", "content": question}], purpose="validate")
+            return odds >= min_log_odds, f"log-odds {odds:+.2f} (confirmed from {min_log_odds:+.2f})", odds
         try:
-            return ask_yes_no(self.chat, prompts.validate(source, candidate, context), purpose="validate")
+            ok, reason = ask_yes_no(self.chat, question, purpose="validate")
         except StructuredOutputError as exc:
-            return False, f"unparseable answer treated as no: {exc}"
+            return False, f"unparseable answer treated as no: {exc}", None
+        return ok, reason, None

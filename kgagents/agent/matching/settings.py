@@ -86,6 +86,10 @@ class MatchSettings(BaseSettings, AgentSettings):
         0.90, ge=-1.0, le=1.0, description="gated mode: the upper end of the uncertain band; a candidate at least "
         "this close (best channel cosine) is accepted without the LLM — the no-LLM threshold, so gated mode only "
         "adds what the validator confirms below it")
+    validator_min_log_odds: float | None = Field(
+        None, description="the validator confirms a pair when the model's log-odds of 'yes' (one one-token call, "
+        "read from its log-probabilities) reach this value — learned on train pairs by `bench om-gate --graded`; "
+        "None: the model's yes/no text answer with a reason")
     batch_size: int = Field(64, ge=1, description="entities per checkpointed step")
     include_properties: bool = True
 

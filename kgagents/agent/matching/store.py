@@ -16,7 +16,7 @@ def write_matches(graph: Graph, state: Mapping[str, Any], mode: str, model: str)
     run to its two ontologies. The ``(:Run)`` node itself is the run store's (:mod:`kgagents.graph.runs`)."""
     rows = [{"source": m["source"], "target": m["target"], "score": float(m["score"]),
              "similarity": m.get("similarity"), "channels": list(m["channels"]), "validated": bool(m["validated"]),
-             "reason": m.get("reason")}
+             "reason": m.get("reason"), "log_odds": m.get("log_odds")}
             for m in state.get("matches", [])]
     with graph.transaction() as tx:
         graph.write_rows(tx, "matching/write_matches", rows, run_id=state["run_id"], model=model, mode=mode)
