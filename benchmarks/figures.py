@@ -143,13 +143,14 @@ def om_gated_llm(results: Path) -> str:
                             "--sample 5 --seed 20`")
     r = load(results, found[0].stem)
     paid_files = sorted(results.glob("om_conference_gated_*_mode-gated-threshold-*.json"))
-    paid = load(results, paid_files[-1].stem) if paid_files else None
+    paid = [load(results, f.stem) for f in paid_files]
     offline = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
-    by_pair = {p["pair"]: p for p in paid["pairs"]} if paid else {}
+    by_pair = [{p["pair"]: p for p in run["pairs"]} for run in paid]
 
     def extra(name: str) -> str:
-        """The paid-band cells of one pair (none without that run)."""
-        return f" {_f3(by_pair[name]['f1'])} | {by_pair[name]['llm_calls']} |" if name in by_pair else ""
+        """The paid-band cells of one pair, one pair of cells per paid-band run."""
+        return "".join(f" {_f3(b[name]['f1'])} | {b[name]['llm_calls']} |" if name in b else " – | – |"
+                       for b in by_pair)
 
     rows = [f"| {p['pair']} | {_f3(offline[p['pair']]['f1'])} | {_f3(p['f1'])} | {p['llm_calls']} |"
             f"{extra(p['pair'])} {p['seconds'] / 60:.1f} |" for p in r["pairs"]]
@@ -157,15 +158,17 @@ def om_gated_llm(results: Path) -> str:
     cost = r["cost"]
     band = f"[{r['settings']['threshold']:.2f}, {r['settings']['accept_similarity']:.2f})"
     head = f"| pair | no-LLM F1 | gated LLM F1, band {band} | LLM calls |"
-    total = (f" {_f3(paid['macro']['f1'])} | {paid['cost']['llm_calls']} |" if paid else "")
-    if paid:
-        head += (f" gated LLM F1, paid band [{paid['settings']['threshold']:.3f}, "
-                 f"{paid['settings']['accept_similarity']:.2f}) | LLM calls |")
+    total = "".join(f" {_f3(run['macro']['f1'])} | {run['cost']['llm_calls']} |" for run in paid)
+    for run in paid:
+        floor = run["settings"].get("validator_min_log_odds")
+        head += (f" gated LLM F1, paid band [{run['settings']['threshold']:.3f}, "
+                 f"{run['settings']['accept_similarity']:.2f})"
+                 + (f", log-odds ≥ {floor}" if floor is not None else "") + " | LLM calls |")
     head += " minutes |"
+    sources = "".join(f", paid band: {_source(f.stem)}" for f in paid_files)
     return "\n".join([
         f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
-        f"{_seed(r['command'])} ({_source(found[0].stem)}"
-        + (f", paid band: {_source(paid_files[-1].stem)}" if paid else "")
+        f"{_seed(r['command'])} ({_source(found[0].stem)}{sources}"
         + f"; load average {r['machine']['load_average'][0]:.1f}, shared model server):", "",
         head, "|" + "---|" * (head.count("|") - 1), *rows,
         f"| **macro** | {_f3(no_llm_macro)} | {_f3(r['macro']['f1'])} | {cost['llm_calls']} "
@@ -578,7 +581,7 @@ def kgqa_llm(results: Path) -> str:
 #: the paid gates learned with the local model (train data only), rendered when their files exist
 PAID_KGQA = ("kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b",
              "kgqa_pq-2h_memory_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_memory_gate_paid_qwen2.5-coder-1.5b")
-PAID_OM = "om_conference_gate_paid_qwen2.5-coder-1.5b"
+PAID_OM = ("om_conference_gate_paid_qwen2.5-coder-1.5b", "om_conference_gate_paid_graded_qwen2.5-coder-1.5b")
 
 
 @figure("paid-gates")
@@ -599,18 +602,23 @@ def paid_gates(results: Path) -> str:
                     + (f" ({p['gate']['asked']} train questions there: {p['gate']['changed_right']} fixed / "
                        f"{p['gate']['changed_wrong']} broken)" if p["gate"]["threshold"] > 0 else "")
                     + f" | {_source(stem)} |")
-    if (results / f"{PAID_OM}.json").is_file():
-        r = load(results, PAID_OM)
+    for stem in PAID_OM:
+        if not (results / f"{stem}.json").is_file():
+            continue
+        r = load(results, stem)
         pairs = r["train_pairs"]
         confirmed = sum(p["confirmed_in_final_output"] for p in pairs)
         right = sum(p["confirmed_right"] for p in pairs)
         low, high = r["band"]
-        rows.append(f"| OM conference, {len(pairs)} seeded train pairs (not the reported ones) | "
-                    f"{sum(p['llm_calls'] for p in pairs)} validator calls, cosine in "
+        floor = r.get("validator_min_log_odds")
+        learned = "none: never asked" if low >= high else f"cosine in [{low:.3f}, {high:.2f})" + (
+            f", log-odds ≥ {floor} ({r['gate']['changed_right']} right / {r['gate']['changed_wrong']} wrong there)"
+            if floor is not None else "")
+        rows.append(f"| OM conference{', graded validator' if 'graded' in stem else ''}, {len(pairs)} seeded train "
+                    f"pairs (not the reported ones) | {sum(p['llm_calls'] for p in pairs)} validator calls, cosine in "
                     f"[{r['settings']['threshold']:.2f}, {high:.2f}) | – | macro F1 "
                     f"{sum(p['f1'] for p in pairs) / len(pairs):.3f} | {right} / {confirmed - right} confirmed "
-                    f"matches | {'none: never asked' if low >= high else f'cosine in [{low:.3f}, {high:.2f})'} "
-                    f"| {_source(PAID_OM)} |")
+                    f"matches | {learned} | {_source(stem)} |")
     return "\n".join(rows)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,28 @@ def test_gated_mode_asks_the_validator_only_about_the_uncertain_band_once_per_pa
     pairs = {(m["source"], m["target"]) for m in result.output}
     assert (A + "Reviewer", B + "Referee") in pairs and (A + "Person", B + "Human") not in pairs
     assert result.llm.calls == len(chat.calls)
+
+
+def _graded_logprobs(messages: list[dict]) -> dict[str, float]:
+    """Log-probabilities of a graded validator: leaning yes (0.7) for Reviewer/Referee, slightly (0.55) for every
+    other pair — a model whose text would say yes to both."""
+    names = frozenset(re.findall(r"name: (\S+)", messages[-1]["content"])[:2])
+    yes = 0.7 if names == frozenset(("Reviewer", "Referee")) else 0.55
+    return {"Yes": math.log(yes), "No": math.log(1 - yes)}
+
+
+@pytest.mark.parametrize(("floor", "confirmed"), [(0.5, {"Referee"}), (5.0, set())])
+def test_a_graded_validator_confirms_only_pairs_whose_log_odds_reach_the_floor(
+        conf: Graph, floor: float, confirmed: set[str]) -> None:
+    chat = ScriptedChatModel(["yes"] * 500, logprobs=_graded_logprobs)
+    settings = MatchSettings(mode="gated", threshold=0.3, structural=False, validator_min_log_odds=floor)
+    result = MatchingAgent(conf, chat, settings).run({"source": "confa", "target": "confb"})
+    assert chat.calls and all(c["max_tokens"] == 1 for c in chat.calls)  # one one-token call per pair
+    validated = [m for m in result.output if m["validated"]]
+    assert {m["target"].removeprefix(B) for m in validated} == confirmed  # log(0.7/0.3) = 0.85 ≥ 0.5 > log(0.55/0.45)
+    stored = conf.run_text("MATCH ()-[m:MATCHES {run_id: $id}]->() WHERE m.validated RETURN m.log_odds AS odds",
+                           id=result.run_id)
+    assert [round(r["odds"], 2) for r in stored] == [0.85] * len(confirmed)
 
 
 def test_one_to_many_output_keeps_the_one_to_one_pairs_and_marks_what_it_adds(graph: Graph, tmp_path: Path) -> None:
