@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -86,12 +87,36 @@ class App(typer.Typer):
 
 @contextmanager
 def progress_bar(description: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar; yields the ``progress(increment)`` callback the loaders accept."""
+    """A rich progress bar; yields the ``progress(increment)`` callback the loaders accept. Written to a file or a
+    pipe (a benchmark under nohup), where a live bar shows nothing until the end, it prints a plain line at every
+    tenth of ``total`` (every ``LOG_EVERY_S`` seconds without one) instead."""
+    if not console.is_terminal:
+        yield _progress_lines(description, total)
+        return
     columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn()]
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task(description, total=total)
         yield lambda n: bar.advance(task, n)
+
+
+#: seconds between progress lines when the total is unknown
+LOG_EVERY_S = 60.0
+
+
+def _progress_lines(description: str, total: int | None) -> Callable[[int], None]:
+    started = time.perf_counter()
+    state = {"done": 0, "step": 0, "logged_at": started}
+
+    def advance(n: int) -> None:
+        state["done"] += n
+        now = time.perf_counter()
+        step = state["done"] * 10 // total if total else 0
+        if (total and step > state["step"]) or (not total and now - state["logged_at"] >= LOG_EVERY_S):
+            state["step"], state["logged_at"] = step, now
+            of = f"/{total}" if total else ""
+            console.print(f"{description}: {state['done']}{of} ({now - started:.0f} s)", highlight=False)
+    return advance
 
 
 @contextmanager

@@ -72,3 +72,20 @@ def test_validation_with_an_empty_or_short_queue_still_ends_in_merge(queue: list
     if queue:
         on_update("validate", {"queue": []})
     assert rec.names == ["validate", "merge"] and rec.done["validate"] == len(queue)
+
+
+def test_a_progress_bar_written_to_a_pipe_prints_a_line_per_tenth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under nohup a live bar shows nothing until the end: plain lines at each tenth instead."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from kgagents.cli import common
+
+    out = StringIO()
+    monkeypatch.setattr(common, "console", Console(file=out, force_terminal=False, width=200))
+    with common.progress_bar("answering", 20) as advance:
+        for _ in range(20):
+            advance(1)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 10 and lines[0].startswith("answering: 2/20 (") and lines[-1].startswith("answering: 20/20")
