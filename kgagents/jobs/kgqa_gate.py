@@ -76,6 +76,7 @@ def learn_gate(graph: GraphLike, kg: str, questions: Sequence[Question], chat: A
     graph.run("kgqa/gate_write", kg=kg, model=record["model"], memory=memory, confident=confident,
               record={"questions": len(questions), "weak": weak, "weak_gate": weak_gate, "asked": record["asked"],
                       "changed_right": record["changed_right"], "changed_wrong": record["changed_wrong"],
-                      "no_llm_run": run.run_id, "model_run": record["run_id"]})
+                      "no_llm_run": run.run_id, "model_run": record["run_id"],
+                      "verify_weight": settings.verify_weight})
     return {"kg": kg, "memory": memory, "questions": len(questions), "no_llm_run_id": run.run_id,
             "confident": confident, **record}

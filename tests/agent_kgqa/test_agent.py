@@ -313,5 +313,8 @@ def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_q
         assert RunStore(movies).get(run.run_id).get("llm_gate") == "learned"  # type: ignore[union-attr]
         explicit = settings.model_copy(update={"confident": 0.0})  # an explicit gate wins over the stored one
         assert run_questions(movies, KG, [wrong], explicit, ScriptedChatModel([])).output.results[0].llm_calls == 0
+        reweighed = settings.model_copy(update={"verify_weight": 0.3})  # learned under another weight: not used
+        assert RunStore(movies).get(run_questions(movies, KG, [wrong], reweighed, replaces()).run_id
+                                    ).get("llm_gate") == "settings"  # type: ignore[union-attr]
     finally:
         movies.run_text("MATCH (g:LLMGate {kg: $kg}) DETACH DELETE g", kg=KG)

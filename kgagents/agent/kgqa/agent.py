@@ -159,7 +159,7 @@ class ODAAgent(Agent[KGQASettings]):
         model = getattr(self.chat, "model_name", None)
         explicit = "confident" in self.settings.model_fields_set
         if self.llm is not None and self.settings.mode == "gated" and not explicit and isinstance(model, str):
-            learned = stored_gate(self.graph, kg, model, self.settings.memory)
+            learned = stored_gate(self.graph, kg, model, self.settings.memory, self.settings.verify_weight)
             if learned is not None:  # where this model paid on this KG's training questions (`kgqa learn-gate`)
                 self.settings = self.settings.model_copy(update={"confident": learned})
                 self.gate_source = "learned"

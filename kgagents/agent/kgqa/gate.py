@@ -5,7 +5,7 @@ from __future__ import annotations
 from kgagents.graph.connection import Graph
 
 
-def stored_gate(graph: Graph, kg: str, model: str, memory: bool) -> float | None:
-    """The gate (``confident``) learned for ``kg``, ``model`` and the memory setting, else None."""
-    rows = graph.run("kgqa/gate_read", kg=kg, model=model, memory=memory)
+def stored_gate(graph: Graph, kg: str, model: str, memory: bool, verify_weight: float) -> float | None:
+    """The gate (``confident``) learned for ``kg``, ``model``, the memory setting and ``verify_weight``, else None."""
+    rows = graph.run("kgqa/gate_read", kg=kg, model=model, memory=memory, verify_weight=verify_weight)
     return float(rows[0]["confident"]) if rows else None
