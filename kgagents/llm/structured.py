@@ -200,6 +200,39 @@ def yes_log_odds(chat: ChatModel, messages: Sequence[Message], *, purpose: str) 
     return TEXT_LOG_ODDS if parsed[0] else -TEXT_LOG_ODDS
 
 
+# -- graded choice among lettered options ----------------------------------------------------------------
+#: option labels of :func:`option_log_probs`
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#: probability added to every option before the log: an option the model gives no mass stays comparable
+OPTION_FLOOR = 1e-4
+_LETTER = re.compile(r"^[\W_]*([A-Za-z])\b")
+
+
+def option_log_probs(chat: ChatModel, messages: Sequence[Message], count: int, *, purpose: str) -> list[float]:
+    """log(P(letter) + ``OPTION_FLOOR``) of the first reply token for options A, B, … (``count`` of them), from
+    one one-token call: a graded choice, as :func:`yes_log_odds` is a graded yes/no.
+
+    An endpoint without log-probabilities gives 0 to the option its reply names and log(``OPTION_FLOOR``) to the
+    others; a reply naming none gives 0 to all (no evidence either way)."""
+    if not 1 <= count <= len(LETTERS):
+        raise ValueError(f"option_log_probs: between 1 and {len(LETTERS)} options, not {count}")
+    result = chat.complete(messages, purpose=purpose, max_tokens=1, top_logprobs=YES_NO_TOP_LOGPROBS)
+    mass = dict.fromkeys(LETTERS[:count], 0.0)
+    for token, logprob in (result.first_token_logprobs or {}).items():
+        key = token.strip().upper()
+        if key in mass:
+            mass[key] += math.exp(logprob)
+    if not any(mass.values()):
+        named = _LETTER.match(result.text.strip())
+        letter = named.group(1).upper() if named else None
+        if letter not in mass:
+            chat.record_outcome(result, False)
+            return [0.0] * count
+        mass[letter] = 1.0
+    chat.record_outcome(result, True)
+    return [math.log(mass[letter] + OPTION_FLOOR) for letter in LETTERS[:count]]
+
+
 # -- one of these options ----------------------------------------------------------------------------
 _NUMBER = re.compile(
     r"^[\W_]*(?:(?:the\s+)?(?:(?:correct|right|best|final)\s+)?(?:answer|option|choice|number)(?:\s+is)?[\W_]*)?"

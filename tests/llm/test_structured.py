@@ -8,8 +8,17 @@ import pytest
 from pydantic import BaseModel
 
 from kgagents.errors import StructuredOutputError
-from kgagents.llm import ask_yes_no, extract_json, parse_choice, parse_yes_no, pick_one, structured, yes_log_odds
-from kgagents.llm.structured import LOG_ODDS_LIMIT
+from kgagents.llm import (
+    ask_yes_no,
+    extract_json,
+    option_log_probs,
+    parse_choice,
+    parse_yes_no,
+    pick_one,
+    structured,
+    yes_log_odds,
+)
+from kgagents.llm.structured import LOG_ODDS_LIMIT, OPTION_FLOOR
 from tests.scripted_chat import ScriptedChatModel, ScriptExhaustedError
 
 
@@ -203,3 +212,25 @@ def test_yes_log_odds_reads_the_first_tokens_alternatives_else_the_text(
     chat = ScriptedChatModel([text], logprobs=(lambda _: logprobs) if logprobs is not None else None)
     assert yes_log_odds(chat, ASK, purpose="test") == pytest.approx(expected, abs=1e-6)
     assert chat.calls[0]["max_tokens"] == 1
+
+
+FLOOR = math.log(OPTION_FLOOR)
+
+
+@pytest.mark.parametrize(("logprobs", "text", "expected"), [
+    ({"A": math.log(0.5), " a": math.log(0.2), "C": math.log(0.3), "D": 0.0},  # summed; D is no option here
+     "A", [math.log(0.7 + OPTION_FLOOR), FLOOR, math.log(0.3 + OPTION_FLOOR)]),
+    (None, "B. the second", [FLOOR, math.log(1 + OPTION_FLOOR), FLOOR]),  # no log-probabilities: the text's letter
+    (None, "none of them", [0.0, 0.0, 0.0]),                             # no option named: no evidence
+    ({"Z": -0.1}, "Z", [0.0, 0.0, 0.0]),                                  # a letter beyond the options
+])
+def test_option_log_probs_reads_the_letters_among_the_first_tokens_alternatives_else_the_text(
+        logprobs: dict[str, float] | None, text: str, expected: list[float]) -> None:
+    chat = ScriptedChatModel([text], logprobs=(lambda _: logprobs) if logprobs is not None else None)
+    assert option_log_probs(chat, ASK, 3, purpose="test") == pytest.approx(expected, abs=1e-6)
+    assert chat.calls[0]["max_tokens"] == 1
+
+
+def test_option_log_probs_refuses_more_options_than_letters() -> None:
+    with pytest.raises(ValueError, match="between 1 and 26 options"):
+        option_log_probs(ScriptedChatModel([]), ASK, 27, purpose="test")

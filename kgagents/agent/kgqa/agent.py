@@ -339,8 +339,8 @@ class ODAAgent(Agent[KGQASettings]):
 
     def choose(self, state: QAState) -> dict[str, Any]:
         """Mode gated, below the gate: the few best paths with different end sets are re-ranked by their score plus
-        ``verify_weight`` × the model's log-odds that each answers the question (:meth:`LLMSteps.verify`); the
-        note records the log-odds and what changed."""
+        ``verify_weight`` × the model's log-probability that each one's entities are what the question asks for
+        (:meth:`LLMSteps.rank`); the note records the log-probabilities and what changed."""
         assert self.llm is not None
         candidates: list[ObservedPath] = []
         for p in paths(state["observation"]):
@@ -351,14 +351,15 @@ class ODAAgent(Agent[KGQASettings]):
         if len(candidates) < 2:
             return {"gate_note": "one answer observed: nothing to choose"}
         labels = state.get("labels", {})
-        odds = self.llm.verify(state["question"], labels.get(candidates[0].topic, candidates[0].topic), candidates,
-                               ends=self.settings.ends_shown)
-        combined = [c.score + self.settings.verify_weight * o for c, o in zip(candidates, odds)]
+        logprobs = self.llm.rank(state["question"], labels.get(candidates[0].topic, candidates[0].topic), candidates,
+                                 ends=self.settings.ends_shown)
+        combined = [c.score + self.settings.verify_weight * o for c, o in zip(candidates, logprobs)]
         pick = max(range(len(candidates)), key=lambda i: (combined[i], -i))
-        shown = ", ".join(f"{o:+.2f}" for o in odds)
+        shown = ", ".join(f"{o:+.2f}" for o in logprobs)
         if not pick:
-            return {"gate_note": f"model log-odds [{shown}]: best path kept"}
-        return {"gate_note": f"model log-odds [{shown}]: path {pick + 1} outweighs the best path and replaces it",
+            return {"gate_note": f"model log-probabilities [{shown}]: best path kept"}
+        return {"gate_note": f"model log-probabilities [{shown}]: path {pick + 1} outweighs the best path and "
+                             "replaces it",
                 "pending": {"action": ANSWER, "path": pick + 1}, "shown": [p.as_dict() for p in candidates]}
 
     def act(self, state: QAState) -> dict[str, Any]:

@@ -23,16 +23,16 @@ from kgagents.agent.kgqa.prompts import (
     GENERATE_SYSTEM,
     GET_NEIGHBOR,
     GET_PATH,
+    RANK_SYSTEM,
     REFLECT_SCHEMA,
     REFLECT_SYSTEM,
-    VERIFY_SYSTEM,
     action_prompt,
+    rank_prompt,
     reflection_prompt,
-    verify_prompt,
 )
 from kgagents.llm.client import ChatModel, Message
 from kgagents.llm.parallel import map_on_slots
-from kgagents.llm.structured import extract_json, yes_log_odds
+from kgagents.llm.structured import extract_json, option_log_probs
 
 
 @dataclass
@@ -139,16 +139,22 @@ class LLMSteps:
             return result
         return Action(ANSWER, path=1 if shown else None, fallback=True, note=result)
 
-    def verify(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
-        """Mode gated: for each candidate path, the model's log-odds that it answers the question (one one-token
-        call per path, on the server's parallel slots). Asked one path at a time because the 1.5B model picks
-        from a numbered list no better than chance, while its yes/no log-odds still rank the paths (measured on
-        MetaQA training questions; see the settings' ``verify_weight``)."""
-        def odds(path: ObservedPath) -> float:
-            messages: list[Message] = [{"role": "system", "content": VERIFY_SYSTEM},
-                                       {"role": "user", "content": verify_prompt(question, topic, path, ends)}]
-            return yes_log_odds(self.chat, messages, purpose="kgqa:verify")
-        return map_on_slots(self.chat, odds, candidates)
+    def rank(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
+        """Mode gated: for each candidate path, the model's log-probability that its entities are what the question
+        asks for — the candidates as lettered options (:func:`~kgagents.agent.kgqa.prompts.rank_prompt`), asked
+        twice, in the given and the reversed order (on the server's parallel slots), and averaged: a small model
+        favours a letter by its position, and the two orders cancel that out."""
+        orders = [list(range(len(candidates))), list(reversed(range(len(candidates))))]
+
+        def ask(order: list[int]) -> list[float]:
+            messages: list[Message] = [
+                {"role": "system", "content": RANK_SYSTEM},
+                {"role": "user", "content": rank_prompt(question, topic, [candidates[i] for i in order], ends)}]
+            logprobs = option_log_probs(self.chat, messages, len(order), purpose="kgqa:rank")
+            return [logprobs[order.index(i)] for i in range(len(candidates))]
+
+        asked = map_on_slots(self.chat, ask, orders)
+        return [sum(x) / len(asked) for x in zip(*asked, strict=True)]
 
     def reflect(self, question: str, *, output: Sequence[ObservedPath], k: int,
                 ends: int) -> tuple[list[ObservedPath], bool]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgagents.agent.kgqa.paths import ObservedPath, numbered
+from kgagents.llm.structured import LETTERS
 
 ANSWER, GET_PATH, GET_NEIGHBOR = "answer", "get_path", "get_neighbor"
 ACTIONS = (ANSWER, GET_PATH, GET_NEIGHBOR)
@@ -59,15 +60,30 @@ GENERATE_SCHEMA: dict[str, Any] = {
 }
 
 
-VERIFY_SYSTEM = "You check relation chains in a knowledge graph. Reply with yes or no."
+RANK_SYSTEM = (
+    "You answer questions with a knowledge graph. Each option is a list of entities found in the graph, with the "
+    "relation chain that reached them from the question's topic entity. Reply with the letter of the option that "
+    "lists what the question asks for."
+)
+
+#: names the re-ranking rule of mode gated (prompt and reading); a stored LLM gate applies only to runs with it
+RANKING = "answers-first options, letter log-probabilities, both orders"
 
 
-def verify_prompt(question: str, topic: str, path: ObservedPath, ends: int) -> str:
-    """One path as a yes/no question: the chain from the topic's name, the first ``ends`` entities it leads to."""
-    sample = ", ".join(path.end_names[:ends])
-    more = " ..." if path.size > ends else ""
-    return (f"Question: {question}\nRelation chain: {topic} → {path.display}\nIt leads to: {sample}{more}\n"
-            "Does this chain answer exactly what the question asks?")
+def option_line(topic: str, path: ObservedPath, ends: int) -> str:
+    """One option: the first ``ends`` entities a path reaches (and how many in all), then the chain from the topic.
+
+    Why the entities first: asked to pick a relation chain, the 1.5B model prefers chains that repeat the
+    question's words and continue past the answer ("directed by (inverse) → release year" for "which films did X
+    direct"); asked which list of entities the question asks for, it looks at what the entities are."""
+    names = ", ".join(path.end_names[:ends]) + (f", ... ({path.size} in all)" if path.size > ends else "")
+    return f"{names} (reached by: {topic} → {path.display})"
+
+
+def rank_prompt(question: str, topic: str, options: Sequence[ObservedPath], ends: int) -> str:
+    """The re-ranking step's user message: the question and the options lettered A, B, … in the given order."""
+    lines = "\n".join(f"{letter}. {option_line(topic, p, ends)}" for letter, p in zip(LETTERS, options, strict=False))
+    return f"Question: {question}\nOptions:\n{lines}\nAnswer with one letter."
 
 
 def _history(history: Sequence[Mapping[str, Any]]) -> str:

@@ -30,7 +30,7 @@ class KGQASettings(AgentSettings):
     """What one KGQA run depends on (stored on its ``(:Run)`` node)."""
 
     mode: Mode = Field("full", description="full ODA, 'gated' (below the gate the few best paths are re-ranked by "
-                       "their score plus the model's yes/no log-odds for each, weighted by verify_weight), an "
+                       "their score plus the model's log-probability for each, weighted by verify_weight), an "
                        "ablation, or 'no_llm' (no chat model is called)")
     depth: int = Field(3, ge=1, le=6, description="D: longest relation path observed from a topic entity")
     top_n: int = Field(50, ge=1, description="N: best-scoring paths kept in the observation per level")
@@ -72,9 +72,10 @@ class KGQASettings(AgentSettings):
     temperature: float = Field(0.4, ge=0.0, description="sampling temperature of every LLM call")
     max_tokens: int = Field(500, ge=1, description="completion-token cap of every LLM call")
     paths_shown: int = Field(12, ge=1, description="observed paths shown in the action prompt (best first)")
-    choice_paths: int = Field(5, ge=2, description="mode 'gated': the best observed paths with different end sets "
-                              "the model re-ranks (the EA aligner's five candidates)")
-    verify_weight: float = Field(0.3, ge=0.0, description="mode 'gated': weight of the model's yes/no log-odds "
-                                 "for a path, added to its score when re-ranking")
+    choice_paths: int = Field(5, ge=2, le=26, description="mode 'gated': the best observed paths with different "
+                              "end sets the model re-ranks (the EA aligner's five candidates)")
+    verify_weight: float = Field(0.3, ge=0.0, description="mode 'gated': weight of the model's log-probability "
+                                 "that a path's entities are what the question asks for (the paths shown as "
+                                 "lettered options), added to its score when re-ranking")
     ends_shown: int = Field(3, ge=1, description="end entities shown per path in prompts")
     seed: int = Field(7, description="random reflection ablation: seed of the sample")
