@@ -554,12 +554,15 @@ def load_batched_figure(results: Path) -> str:
 
 
 def _gated_rule(r: dict[str, Any]) -> str:
-    """Which rule a gated run used: the log-odds re-ranking (its settings carry ``verify_weight``), or the pick
-    the model had to be sure of and confirm (runs before 2026-11-26)."""
+    """Which rule a gated run used: the paths as lettered options (the run records its ``ranking``), the yes/no
+    log-odds per path (settings with ``verify_weight``, 2026-11-26), or the pick the model had to be sure of and
+    confirm (before)."""
     if r["mode"] != "gated":
         return ""
     weight = r["settings"].get("verify_weight")
-    return " (pick + confirm)" if weight is None else f" (re-rank, verify_weight {weight})"
+    if r.get("ranking"):
+        return f" (options re-rank, verify_weight {weight})"
+    return " (pick + confirm)" if weight is None else f" (yes/no re-rank, verify_weight {weight})"
 
 
 @figure("kgqa-llm")

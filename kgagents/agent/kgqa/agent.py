@@ -49,7 +49,7 @@ from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
 from kgagents.agent.kgqa.observation import Observation, PathObserver, follow
 from kgagents.agent.kgqa.pathmemory import PathMemory, Prior
 from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths
-from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
+from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH, RANKING
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
 from kgagents.agent.kgqa.scoring import PathScorer
@@ -452,7 +452,8 @@ class ODAAgent(Agent[KGQASettings]):
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         return {**super().run_properties(inputs), "kg": self.kg, "dataset": inputs.get("dataset"),
                 "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples(),
-                "leave_one_out": bool(inputs.get("leave_one_out", False)), "llm_gate": self.gate_source}
+                "leave_one_out": bool(inputs.get("leave_one_out", False)), "llm_gate": self.gate_source,
+                "ranking": RANKING if self.llm is not None and self.settings.mode == "gated" else None}
 
     def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The run's input state: the questions as JSON (validated as :class:`~kgagents.loaders.qa.Question`)."""
