@@ -35,9 +35,9 @@ from typing import Any
 from benchmarks.provenance import file_slug, write_results
 from kgagents.agent.gating import cheap_threshold
 from kgagents.agent.kgqa.pathmemory import PathMemory
+from kgagents.agent.kgqa.prompts import RANKING
 from kgagents.agent.kgqa.questions import plain
 from kgagents.agent.kgqa.results import GOLD_TOPICS, QuestionResult
-from kgagents.agent.kgqa.prompts import RANKING
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
 from kgagents.errors import KgAgentsError
