@@ -64,5 +64,5 @@ def paid_gate(rows: Sequence[tuple[float, float]]) -> PaidGate:
         closes = i + 1 == len(ranked) or ranked[i + 1][0] > confidence
         if closes and gain > best.gain + 1e-12:
             upper = ranked[i + 1][0] if i + 1 < len(ranked) else confidence + 2e-6
-            best = PaidGate((confidence + upper) / 2, round(gain, 6), i + 1, right, wrong)
+            best = PaidGate(round((confidence + upper) / 2, 6), round(gain, 6), i + 1, right, wrong)  # no float noise
     return best
