@@ -374,6 +374,7 @@ KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_metaqa_zeroshot_sample50_no-llm",
                  "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.02845",
                  "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0514",
+                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0497",
                  "kgqa_metaqa_memory_sample50_no-llm",
                  "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0")
 

@@ -293,6 +293,9 @@ def markdown(result: dict[str, Any]) -> str:
         f"- answers decided by: {result['decided_by']}"
         + ("" if result["mode"] == "no_llm" else f" (the model is asked when the best path leads by less than "
                                                  f"{result['confident']})"),
+        *([] if result["mode"] == "no_llm" or "model_changed" not in result else [
+            "- answers the model decided, against the best path's: {right} turned right, {wrong} turned wrong, "
+            "{same} the same either way".format(**result["model_changed"])]),
         f"- coverage: topic entity in the KG for {cov['topic_in_kg']}, a gold answer in the KG for "
         f"{cov['gold_in_kg']}, both for {cov['topic_and_gold_in_kg']} (Hits@1 on those: "
         f"{_pct(result['hits_at_1_covered'])} %)",

@@ -263,6 +263,7 @@ def test_gated_mode_re_ranks_the_best_paths_by_score_plus_the_models_log_probabi
     replaced = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 10.0}), judge())
     r = replaced.output.results[0]
     assert r.decided_by == "llm" and r.path == other and r.answer == "English" and not r.correct
+    assert replaced.output.summary()["model_changed"] == {"right": 0, "wrong": 1, "same": 0}  # it broke a right one
     trace = stored_trace(movies, replaced.run_id, "q")
     assert trace is not None and trace["trace"]["gate"].endswith("replaces it")
     # text replies: the named option gets log(1 + floor) both times, every other one log(floor)
@@ -310,7 +311,8 @@ def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_q
         assert fixed["changed_right"] == 1 and fixed["confident"] > 0  # it fixed a wrong one: ask there
         run = run_questions(movies, KG, [wrong], settings, replaces())
         r = run.output.results[0]
-        assert r.decided_by == "llm" and r.correct
+        assert r.decided_by == "llm" and r.correct and r.best_path_correct is False
+        assert run.output.summary()["model_changed"] == {"right": 1, "wrong": 0, "same": 0}
         assert RunStore(movies).get(run.run_id).get("llm_gate") == "learned"  # type: ignore[union-attr]
         explicit = settings.model_copy(update={"confident": 0.0})  # an explicit gate wins over the stored one
         assert run_questions(movies, KG, [wrong], explicit, ScriptedChatModel([])).output.results[0].llm_calls == 0

@@ -53,6 +53,7 @@ class QuestionResult:
     gold_observed: bool | None = None
     linked: bool = False
     topic_correct: bool | None = None
+    best_path_correct: bool | None = None
 
     @classmethod
     def of(cls, question: Question, state: Mapping[str, Any], *, seconds: float, calls: Sequence[CallRecord],
@@ -66,6 +67,8 @@ class QuestionResult:
         linked = bool(state.get("linked"))
         gold_topics = question.extra.get(GOLD_TOPICS)
         path = state.get("answer_path")
+        best = (state.get("observation") or [None])[0]
+        best_name, best_id = (best["end_names"][0], best["ends"][0]) if best and best.get("ends") else ("", None)
         return cls(
             question_id=question.id, hops=question.hops, answer=answer, top_entity=top,
             answer_size=int(state.get("answer_size", 0)), path=path["display"] if path else None,
@@ -78,7 +81,8 @@ class QuestionResult:
             gold_in_kg=any((a.id in gold_ids) if a.id else (a.name in gold_names) for a in gold) if gold else None,
             gold_observed=contains_gold(ends, gold) if gold else None, linked=linked,
             topic_correct=(bool(state.get("topics")) and state["topics"][0] in gold_topics)
-            if linked and gold_topics else None)
+            if linked and gold_topics else None,
+            best_path_correct=hits_at_1(best_name, best_id, gold) if gold else None)
 
     def trace_fields(self) -> dict[str, Any]:
         """What the stored trace repeats of this result (the rest of the trace comes from the agent state)."""
@@ -134,6 +138,7 @@ class KGQARun:
                          "topic_and_gold_in_kg": len(covered)},
             "linked": sum(r.linked for r in rs),
             "decided_by": dict(Counter(r.decided_by for r in rs)),
+            "model_changed": _changed(rs),
             "observation_answer_recall": rate_of(rs, "gold_observed"),
             "memory_examples": self.memory_examples,
             "llm_calls_per_question": round(sum(r.llm_calls for r in rs) / n, 3) if n else 0,
@@ -148,6 +153,16 @@ class KGQARun:
             if n and self.loop_seconds else None,
             "workers": self.workers,
         }
+
+
+def _changed(results: Sequence[QuestionResult]) -> dict[str, int]:
+    """Answers the model decided, against the best observed path's answer (what no LLM would have said):
+    ``right`` turned right, ``wrong`` turned wrong, ``same`` right or wrong either way."""
+    decided = [r for r in results if r.decided_by.startswith("llm") and r.correct is not None
+               and r.best_path_correct is not None]
+    return {"right": sum(bool(r.correct and not r.best_path_correct) for r in decided),
+            "wrong": sum(bool(r.best_path_correct and not r.correct) for r in decided),
+            "same": sum(r.correct == r.best_path_correct for r in decided)}
 
 
 def rate_of(results: Sequence[QuestionResult], flag: str) -> float | None:
