@@ -366,6 +366,7 @@ KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.00695",
+                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.04395",
                  "kgqa_pq-2h_memory_sample100_no-llm",
                  "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_metaqa_zeroshot_sample20_no-llm",
@@ -555,13 +556,13 @@ def load_batched_figure(results: Path) -> str:
 
 
 def _gated_rule(r: dict[str, Any]) -> str:
-    """Which rule a gated run used: the paths as lettered options (the run records its ``ranking``), the yes/no
-    log-odds per path (settings with ``verify_weight``, 2026-11-26), or the pick the model had to be sure of and
-    confirm (before)."""
+    """Which rule a gated run used: the paths as lettered options (``ranking`` options; runs of 2026-11-27 record
+    the rule's description), the yes/no log-odds per path (settings with ``verify_weight``), or the pick the model
+    had to be sure of and confirm (before 2026-11-26)."""
     if r["mode"] != "gated":
         return ""
     weight = r["settings"].get("verify_weight")
-    if r.get("ranking"):
+    if r.get("ranking") not in (None, "yes_no"):
         return f" (options re-rank, verify_weight {weight})"
     return " (pick + confirm)" if weight is None else f" (yes/no re-rank, verify_weight {weight})"
 
@@ -584,6 +585,8 @@ def kgqa_llm(results: Path) -> str:
 # -- where the model pays -----------------------------------------------------------------------------------
 #: the paid gates learned with the local model (train data only), rendered when their files exist
 PAID_KGQA = ("kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b",
+             "kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b_ranking-options",
+             "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b_ranking-options",
              "kgqa_pq-2h_memory_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_memory_gate_paid_qwen2.5-coder-1.5b")
 PAID_OM = ("om_conference_gate_paid_qwen2.5-coder-1.5b", "om_conference_gate_paid_graded_qwen2.5-coder-1.5b")
 
@@ -598,7 +601,8 @@ def paid_gates(results: Path) -> str:
             continue
         r = load(results, stem)
         p = r["paid"]
-        rows.append(f"| KGQA {r['dataset']} {'path memory' if r['memory'] else 'zero-shot'}, "
+        rule = ", options re-rank" if r.get("ranking") not in (None, "yes_no") else ""  # else the yes/no log-odds
+        rows.append(f"| KGQA {r['dataset']} {'path memory' if r['memory'] else 'zero-shot'}{rule}, "
                     f"{sum(r['questions_by_hops'].values())} seeded train questions "
                     f"| {p['asked']} below confidence {p['weak_gate']} | Hits@1 {_pct1(p['hits_at_1_no_llm'])} "
                     f"| Hits@1 {_pct1(p['hits_at_1_model'])} | {p['changed_right']} / {p['changed_wrong']} "

@@ -35,7 +35,6 @@ from typing import Any
 from benchmarks.provenance import file_slug, write_results
 from kgagents.agent.gating import cheap_threshold
 from kgagents.agent.kgqa.pathmemory import PathMemory
-from kgagents.agent.kgqa.prompts import RANKING
 from kgagents.agent.kgqa.questions import plain
 from kgagents.agent.kgqa.results import GOLD_TOPICS, QuestionResult
 from kgagents.agent.kgqa.settings import KGQASettings
@@ -196,7 +195,7 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
                   f"{run.model}") + f"; {config}",
         "dataset": ds.name, "kg": ds.kg, "mode": settings.mode, "model": run.model, "run_id": run.run_id,
         "memory": memory_record, "link": link, "confident": settings.confident,
-        "ranking": RANKING if settings.mode == "gated" else None,
+        "ranking": settings.ranking if settings.mode == "gated" else None,
         "split": {"ratios": ds.ratios, "seed": seed, "reported": "test"},
         "sample_per_file": sample, "question_files": counts, "settings": settings.model_dump(mode="json"),
         "scores": run.scores, **summary, "llm": run.llm.model_dump(),
@@ -248,7 +247,7 @@ def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, 
         "dataset": ds.name, "memory": memory_record, "split": {"ratios": ds.ratios, "seed": seed,
                                                                "calibrated_on": "train"},
         "weak_accuracy": weak, "confident": chosen, "run_id": run.run_id, "settings": settings.model_dump(mode="json"),
-        "ranking": RANKING if chat is not None else None,
+        "ranking": settings.ranking if chat is not None else None,
         **{k: v for k, v in run.output.summary().items() if k in ("hits_at_1", "hits_at_1_by_hops",
                                                                   "questions_by_hops", "decided_by")},
         "share_answered_without_model": round(len(above) / len(pairs), 4) if pairs else None,

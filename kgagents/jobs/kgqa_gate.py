@@ -16,7 +16,6 @@ from typing import Any
 
 from kgagents.agent.gating import cheap_threshold, paid_gate
 from kgagents.agent.kgqa.pathmemory import refuse_test_split
-from kgagents.agent.kgqa.prompts import RANKING
 from kgagents.agent.kgqa.results import QuestionResult
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.errors import KgAgentsError
@@ -78,6 +77,6 @@ def learn_gate(graph: GraphLike, kg: str, questions: Sequence[Question], chat: A
               record={"questions": len(questions), "weak": weak, "weak_gate": weak_gate, "asked": record["asked"],
                       "changed_right": record["changed_right"], "changed_wrong": record["changed_wrong"],
                       "no_llm_run": run.run_id, "model_run": record["run_id"],
-                      "verify_weight": settings.verify_weight, "ranking": RANKING})
+                      "verify_weight": settings.verify_weight, "ranking": settings.ranking})
     return {"kg": kg, "memory": memory, "questions": len(questions), "no_llm_run_id": run.run_id,
             "confident": confident, **record}

@@ -240,14 +240,14 @@ def test_a_remembered_walk_is_focused_and_the_most_voted_path_may_walk_back_thro
 
 
 def _judge(chain_end: str) -> Callable[[list[dict[str, str]]], str]:
-    """A scripted ranker: the letter of the option whose relation chain ends with ``chain_end``."""
+    """A scripted verifier: "yes" for the path whose chain ends with ``chain_end``, "no" for every other."""
     def reply(messages: list[dict[str, str]]) -> str:
-        options = [line for line in messages[-1]["content"].splitlines() if line[:2].rstrip(".").isupper()]
-        return next(line[0] for line in options if line.endswith(f"→ {chain_end})"))
+        chain = messages[-1]["content"].split("Relation chain: ")[1].splitlines()[0]
+        return "yes" if chain.endswith(chain_end) else "no"
     return reply
 
 
-def test_gated_mode_re_ranks_the_best_paths_by_score_plus_the_models_log_probabilities(movies: Graph) -> None:
+def test_gated_mode_re_ranks_the_best_paths_by_score_plus_the_models_log_odds(movies: Graph) -> None:
     q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
     settings = KGQASettings(mode="gated", memory=False, confident=100.0)  # every question below the gate
     best = run_questions(movies, KG, [q], settings.model_copy(update={"mode": "no_llm"})).output.results[0]
@@ -255,7 +255,41 @@ def test_gated_mode_re_ranks_the_best_paths_by_score_plus_the_models_log_probabi
     assert best.path == "has genre"
 
     def judge() -> ScriptedChatModel:
-        return ScriptedChatModel([_judge(other)] * 2)
+        return ScriptedChatModel([_judge(other)] * 5)
+
+    ignored = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 0.0}), judge())
+    r = ignored.output.results[0]
+    assert (r.path, r.decided_by) == (best.path, "observation") and 2 <= r.llm_calls <= 5  # asked, outweighed
+    replaced = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 10.0}), judge())
+    r = replaced.output.results[0]
+    assert r.decided_by == "llm" and r.path == other and r.answer == "English" and not r.correct
+    assert replaced.output.summary()["model_changed"] == {"right": 0, "wrong": 1, "same": 0}  # it broke a right one
+    trace = stored_trace(movies, replaced.run_id, "q")
+    assert trace is not None and trace["trace"]["gate"].endswith("replaces it")
+    assert "+1.00" in trace["trace"]["gate"] and "-1.00" in trace["trace"]["gate"]  # text replies: ±1 each
+    # with log-probabilities, the graded log-odds: a lean of 0.55 / 0.45 to "yes" everywhere changes nothing
+    lean = ScriptedChatModel(["yes"] * 5, logprobs=lambda _: {"Yes": math.log(0.55), "No": math.log(0.45)})
+    r = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 10.0}), lean).output.results[0]
+    assert (r.path, r.decided_by) == (best.path, "observation")
+
+
+def _letter_judge(chain_end: str) -> Callable[[list[dict[str, str]]], str]:
+    """A scripted ranker: the letter of the option whose relation chain ends with ``chain_end``."""
+    def reply(messages: list[dict[str, str]]) -> str:
+        options = [line for line in messages[-1]["content"].splitlines() if line[:2].rstrip(".").isupper()]
+        return next(line[0] for line in options if line.endswith(f"→ {chain_end})"))
+    return reply
+
+
+def test_gated_mode_with_options_re_ranks_by_the_letters_log_probabilities_in_both_orders(movies: Graph) -> None:
+    q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
+    settings = KGQASettings(mode="gated", memory=False, confident=100.0, ranking="options")  # all below the gate
+    best = run_questions(movies, KG, [q], settings.model_copy(update={"mode": "no_llm"})).output.results[0]
+    other = "has genre → has genre (inverse) → in language"  # a path with another end set than the best one
+    assert best.path == "has genre"
+
+    def judge() -> ScriptedChatModel:
+        return ScriptedChatModel([_letter_judge(other)] * 2)
 
     ignored = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 0.0}), judge())
     r = ignored.output.results[0]
@@ -263,7 +297,6 @@ def test_gated_mode_re_ranks_the_best_paths_by_score_plus_the_models_log_probabi
     replaced = run_questions(movies, KG, [q], settings.model_copy(update={"verify_weight": 10.0}), judge())
     r = replaced.output.results[0]
     assert r.decided_by == "llm" and r.path == other and r.answer == "English" and not r.correct
-    assert replaced.output.summary()["model_changed"] == {"right": 0, "wrong": 1, "same": 0}  # it broke a right one
     trace = stored_trace(movies, replaced.run_id, "q")
     assert trace is not None and trace["trace"]["gate"].endswith("replaces it")
     # text replies: the named option gets log(1 + floor) both times, every other one log(floor)
@@ -300,7 +333,7 @@ def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_q
     settings = KGQASettings(mode="gated", memory=False, verify_weight=10.0)  # no explicit gate: a learned one
 
     def replaces() -> ScriptedChatModel:
-        return ScriptedChatModel([_judge(other)] * 2)
+        return ScriptedChatModel([_judge(other)] * 5)
 
     try:
         broke = learn_gate(movies, KG, [right], replaces(), settings=settings, weak=1.0)
@@ -318,6 +351,9 @@ def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_q
         assert run_questions(movies, KG, [wrong], explicit, ScriptedChatModel([])).output.results[0].llm_calls == 0
         reweighed = settings.model_copy(update={"verify_weight": 0.3})  # learned under another weight: not used
         assert RunStore(movies).get(run_questions(movies, KG, [wrong], reweighed, replaces()).run_id
+                                    ).get("llm_gate") == "settings"  # type: ignore[union-attr]
+        other_rule = settings.model_copy(update={"ranking": "options"})  # learned under another rule: not used
+        assert RunStore(movies).get(run_questions(movies, KG, [wrong], other_rule, ScriptedChatModel(["A"] * 2)).run_id
                                     ).get("llm_gate") == "settings"  # type: ignore[union-attr]
     finally:
         movies.run_text("MATCH (g:LLMGate {kg: $kg}) DETACH DELETE g", kg=KG)

@@ -49,7 +49,7 @@ from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
 from kgagents.agent.kgqa.observation import Observation, PathObserver, follow
 from kgagents.agent.kgqa.pathmemory import PathMemory, Prior
 from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths
-from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH, RANKING
+from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
 from kgagents.agent.kgqa.scoring import PathScorer
@@ -159,7 +159,8 @@ class ODAAgent(Agent[KGQASettings]):
         model = getattr(self.chat, "model_name", None)
         explicit = "confident" in self.settings.model_fields_set
         if self.llm is not None and self.settings.mode == "gated" and not explicit and isinstance(model, str):
-            learned = stored_gate(self.graph, kg, model, self.settings.memory, self.settings.verify_weight)
+            learned = stored_gate(self.graph, kg, model, self.settings.memory, self.settings.verify_weight,
+                                  self.settings.ranking)
             if learned is not None:  # where this model paid on this KG's training questions (`kgqa learn-gate`)
                 self.settings = self.settings.model_copy(update={"confident": learned})
                 self.gate_source = "learned"
@@ -339,8 +340,8 @@ class ODAAgent(Agent[KGQASettings]):
 
     def choose(self, state: QAState) -> dict[str, Any]:
         """Mode gated, below the gate: the few best paths with different end sets are re-ranked by their score plus
-        ``verify_weight`` × the model's log-probability that each one's entities are what the question asks for
-        (:meth:`LLMSteps.rank`); the note records the log-probabilities and what changed."""
+        ``verify_weight`` × the model's grade of each (``ranking``: :meth:`LLMSteps.verify` or :meth:`LLMSteps.rank`);
+        the note records the grades and what changed."""
         assert self.llm is not None
         candidates: list[ObservedPath] = []
         for p in paths(state["observation"]):
@@ -351,15 +352,16 @@ class ODAAgent(Agent[KGQASettings]):
         if len(candidates) < 2:
             return {"gate_note": "one answer observed: nothing to choose"}
         labels = state.get("labels", {})
-        logprobs = self.llm.rank(state["question"], labels.get(candidates[0].topic, candidates[0].topic), candidates,
-                                 ends=self.settings.ends_shown)
-        combined = [c.score + self.settings.verify_weight * o for c, o in zip(candidates, logprobs)]
+        grade = self.llm.rank if self.settings.ranking == "options" else self.llm.verify
+        grades = grade(state["question"], labels.get(candidates[0].topic, candidates[0].topic), candidates,
+                       ends=self.settings.ends_shown)
+        combined = [c.score + self.settings.verify_weight * o for c, o in zip(candidates, grades)]
         pick = max(range(len(candidates)), key=lambda i: (combined[i], -i))
-        shown = ", ".join(f"{o:+.2f}" for o in logprobs)
+        what = "log-probabilities" if self.settings.ranking == "options" else "log-odds"
+        shown = f"model {what} [" + ", ".join(f"{o:+.2f}" for o in grades) + "]"
         if not pick:
-            return {"gate_note": f"model log-probabilities [{shown}]: best path kept"}
-        return {"gate_note": f"model log-probabilities [{shown}]: path {pick + 1} outweighs the best path and "
-                             "replaces it",
+            return {"gate_note": f"{shown}: best path kept"}
+        return {"gate_note": f"{shown}: path {pick + 1} outweighs the best path and replaces it",
                 "pending": {"action": ANSWER, "path": pick + 1}, "shown": [p.as_dict() for p in candidates]}
 
     def act(self, state: QAState) -> dict[str, Any]:
@@ -453,7 +455,7 @@ class ODAAgent(Agent[KGQASettings]):
         return {**super().run_properties(inputs), "kg": self.kg, "dataset": inputs.get("dataset"),
                 "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples(),
                 "leave_one_out": bool(inputs.get("leave_one_out", False)), "llm_gate": self.gate_source,
-                "ranking": RANKING if self.llm is not None and self.settings.mode == "gated" else None}
+                "ranking": self.settings.ranking if self.llm is not None and self.settings.mode == "gated" else None}
 
     def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The run's input state: the questions as JSON (validated as :class:`~kgagents.loaders.qa.Question`)."""

@@ -26,13 +26,15 @@ from kgagents.agent.kgqa.prompts import (
     RANK_SYSTEM,
     REFLECT_SCHEMA,
     REFLECT_SYSTEM,
+    VERIFY_SYSTEM,
     action_prompt,
     rank_prompt,
     reflection_prompt,
+    verify_prompt,
 )
 from kgagents.llm.client import ChatModel, Message
 from kgagents.llm.parallel import map_on_slots
-from kgagents.llm.structured import extract_json, option_log_probs
+from kgagents.llm.structured import extract_json, option_log_probs, yes_log_odds
 
 
 @dataclass
@@ -139,11 +141,21 @@ class LLMSteps:
             return result
         return Action(ANSWER, path=1 if shown else None, fallback=True, note=result)
 
+    def verify(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
+        """Mode gated, ranking ``yes_no``: for each candidate path, the model's log-odds that it answers the question
+        (one one-token call per path, on the server's parallel slots)."""
+        def odds(path: ObservedPath) -> float:
+            messages: list[Message] = [{"role": "system", "content": VERIFY_SYSTEM},
+                                       {"role": "user", "content": verify_prompt(question, topic, path, ends)}]
+            return yes_log_odds(self.chat, messages, purpose="kgqa:verify")
+        return map_on_slots(self.chat, odds, candidates)
+
     def rank(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
-        """Mode gated: for each candidate path, the model's log-probability that its entities are what the question
-        asks for — the candidates as lettered options (:func:`~kgagents.agent.kgqa.prompts.rank_prompt`), asked
-        twice, in the given and the reversed order (on the server's parallel slots), and averaged: a small model
-        favours a letter by its position, and the two orders cancel that out."""
+        """Mode gated, ranking ``options``: for each candidate path, the model's log-probability that its entities are
+        what the question asks for — the candidates as lettered options
+        (:func:`~kgagents.agent.kgqa.prompts.rank_prompt`), asked twice, in the given and the reversed order (on the
+        server's parallel slots), and averaged: a small model favours a letter by its position, and the two orders
+        cancel that out."""
         orders = [list(range(len(candidates))), list(reversed(range(len(candidates))))]
 
         def ask(order: list[int]) -> list[float]:

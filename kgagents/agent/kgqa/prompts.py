@@ -66,8 +66,15 @@ RANK_SYSTEM = (
     "lists what the question asks for."
 )
 
-#: names the re-ranking rule of mode gated (prompt and reading); a stored LLM gate applies only to runs with it
-RANKING = "answers-first options, letter log-probabilities, both orders"
+VERIFY_SYSTEM = "You check relation chains in a knowledge graph. Reply with yes or no."
+
+
+def verify_prompt(question: str, topic: str, path: ObservedPath, ends: int) -> str:
+    """One path as a yes/no question: the chain from the topic's name, the first ``ends`` entities it leads to."""
+    sample = ", ".join(path.end_names[:ends])
+    more = " ..." if path.size > ends else ""
+    return (f"Question: {question}\nRelation chain: {topic} → {path.display}\nIt leads to: {sample}{more}\n"
+            "Does this chain answer exactly what the question asks?")
 
 
 def option_line(topic: str, path: ObservedPath, ends: int) -> str:

@@ -24,13 +24,14 @@ from kgagents.agent.base import AgentSettings
 Mode = Literal["full", "gated", "no_observation", "reflect_similarity", "reflect_random", "reflect_generated",
                "no_llm"]
 MODES: tuple[str, ...] = Mode.__args__  # type: ignore[attr-defined]
+Ranking = Literal["yes_no", "options"]
 
 
 class KGQASettings(AgentSettings):
     """What one KGQA run depends on (stored on its ``(:Run)`` node)."""
 
     mode: Mode = Field("full", description="full ODA, 'gated' (below the gate the few best paths are re-ranked by "
-                       "their score plus the model's log-probability for each, weighted by verify_weight), an "
+                       "their score plus the model's grade of each, weighted by verify_weight), an "
                        "ablation, or 'no_llm' (no chat model is called)")
     depth: int = Field(3, ge=1, le=6, description="D: longest relation path observed from a topic entity")
     top_n: int = Field(50, ge=1, description="N: best-scoring paths kept in the observation per level")
@@ -74,8 +75,11 @@ class KGQASettings(AgentSettings):
     paths_shown: int = Field(12, ge=1, description="observed paths shown in the action prompt (best first)")
     choice_paths: int = Field(5, ge=2, le=26, description="mode 'gated': the best observed paths with different "
                               "end sets the model re-ranks (the EA aligner's five candidates)")
-    verify_weight: float = Field(0.3, ge=0.0, description="mode 'gated': weight of the model's log-probability "
-                                 "that a path's entities are what the question asks for (the paths shown as "
-                                 "lettered options), added to its score when re-ranking")
+    ranking: Ranking = Field("yes_no", description="mode 'gated': how the model grades the paths it re-ranks — "
+                             "'yes_no': its log-odds of yes to one question per path ('does this chain answer "
+                             "exactly what the question asks?'); 'options': the paths as lettered options, entities "
+                             "first, asked in both orders, each letter's log-probability")
+    verify_weight: float = Field(0.3, ge=0.0, description="mode 'gated': weight of the model's grade (see ranking) "
+                                 "added to a path's score when re-ranking")
     ends_shown: int = Field(3, ge=1, description="end entities shown per path in prompts")
     seed: int = Field(7, description="random reflection ablation: seed of the sample")
