@@ -92,8 +92,11 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
         ensure_loaded(graph, owl)
     checks: dict[str, dict[str, Any]] = {}
     runs = _conference_runs(graph, settings, references, embedder=embedder, chat=chat, on_pair=on_pair)
+    decided: dict[str, dict[str, int]] = {}
     for run, ref in zip(runs, references, strict=True):
         checks[run.run_id] = check_reference_in_graph(graph, read_alignment(ref), [run.source, run.target]).summary()
+        right = [ok for _, ok in confirmed(run, ref)]
+        decided[run.run_id] = {"right": sum(right), "wrong": len(right) - sum(right)}
     ablation = []
     for name in ablations:
         off = settings.model_copy(update={name: False})
@@ -109,7 +112,9 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
         "pairs": [{"pair": f"{r.source}-{r.target}", "run_id": r.run_id, "seconds": round(r.seconds, 2),
                    "llm_calls": r.llm_calls, "prompt_tokens": r.prompt_tokens,
                    "completion_tokens": r.completion_tokens, **r.scores.model_dump(),
-                   "reference_check": checks[r.run_id]} for r in runs if r.scores],
+                   "reference_check": checks[r.run_id],
+                   **({"validator_confirmed": decided[r.run_id]} if settings.uses_llm else {})}
+                  for r in runs if r.scores],
         "macro": macro_average(scores).model_dump(), "micro": micro_average(scores).model_dump(),
         "reference_checks": {k: sum(c[k] for c in checks.values())
                              for k in ("cells", "not_equivalence", "one_to_many", "unknown_entities")},
@@ -122,6 +127,14 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
                      *sorted(pairs or []), *([file_slug(variant)] if variant else [])])
     _save(out, stem, result, _conference_md)
     return result
+
+
+def confirmed(run: PairRun, reference: Path) -> list[tuple[dict[str, Any], bool]]:
+    """The validator-confirmed matches in a run's final output, each with whether the reference holds it: the
+    decisions the model made that reached the alignment, right and wrong."""
+    gold = {(c.entity1, c.entity2) for c in read_alignment(reference).cells}
+    return [(m, (m["source"], m["target"]) in gold)
+            for m in (run.result.output if run.result else []) if m.get("validated")]
 
 
 def sample_pairs(n: int, seed: int, data: Path | None = None) -> list[str]:
@@ -167,13 +180,11 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     runs = _conference_runs(graph, settings, references, embedder=get_embedder(), chat=chat, on_pair=on_pair)
     rows, odds, per_pair = [], [], []
     for run, ref in zip(runs, references, strict=True):
-        gold = {(c.entity1, c.entity2) for c in read_alignment(ref).cells}
-        confirmed = [m for m in (run.result.output if run.result else []) if m.get("validated")]
+        kept = confirmed(run, ref)
         f1 = run.scores.f1 if run.scores else 0.0
-        gains = [(settings.accept_similarity - float(m.get("similarity") or 0.0),
-                  f1_gain((m["source"], m["target"]) in gold, f1)) for m in confirmed]
+        gains = [(settings.accept_similarity - float(m.get("similarity") or 0.0), f1_gain(ok, f1)) for m, ok in kept]
         rows += gains
-        odds += [m.get("log_odds") for m in confirmed]
+        odds += [m.get("log_odds") for m, _ in kept]
         per_pair.append({"pair": ref.stem, "run_id": run.run_id, "llm_calls": run.llm_calls,
                          "confirmed_in_final_output": len(gains), "confirmed_right": sum(g > 0 for _, g in gains),
                          **(run.scores.model_dump() if run.scores else {})})
@@ -298,6 +309,11 @@ def _conference_md(r: dict[str, Any]) -> str:
              "| pair | P | R | F1 |", "|---|---|---|---|"]
     lines += [_row(p["pair"], p) for p in r["pairs"]]
     lines += [_row("**macro**", r["macro"]), _row("**micro**", r["micro"]), ""]
+    confirmed_counts = [p["validator_confirmed"] for p in r["pairs"] if "validator_confirmed" in p]
+    if confirmed_counts:
+        lines += ["Validator-confirmed matches in the outputs (the model's decisions that reached the alignments): "
+                  f"{sum(c['right'] for c in confirmed_counts)} right, {sum(c['wrong'] for c in confirmed_counts)} "
+                  "wrong against the reference.", ""]
     if r.get("ablation"):
         lines += ["Ablation (one component switched off, same pairs): macro / micro F1", "",
                   "| without | macro P | macro R | macro F1 | micro F1 |", "|---|---|---|---|---|"]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from benchmarks.om import _graded_gate
+from pathlib import Path
+
+from benchmarks.om import _graded_gate, confirmed
+from kgagents.agent.base import RunResult
+from kgagents.jobs.matching import PairRun
 
 
 def test_the_floor_keeps_the_confirmations_that_gain_and_drops_the_ones_that_lose() -> None:
@@ -15,3 +19,21 @@ def test_the_floor_keeps_the_confirmations_that_gain_and_drops_the_ones_that_los
 def test_no_floor_when_no_confirmation_gains() -> None:
     gate, floor = _graded_gate([(0.01, -0.5), (0.02, -0.4)], [1.0, None])
     assert floor is None and gate.threshold == 0.0 and gate.gain == 0.0
+
+
+def test_confirmed_lists_the_validator_confirmed_matches_of_the_output_with_the_references_verdict(
+        tmp_path: Path) -> None:
+    reference = tmp_path / "a-b.rdf"
+    reference.write_text(
+        '<?xml version="1.0"?>\n'
+        '<rdf:RDF xmlns="http://knowledgeweb.semanticweb.org/heterogeneity/alignment"'
+        ' xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\n'
+        '<Alignment><map><Cell><entity1 rdf:resource="http://a#Paper"/><entity2 rdf:resource="http://b#Article"/>'
+        '<relation>=</relation><measure>1.0</measure></Cell></map></Alignment></rdf:RDF>\n')
+    output = [{"source": "http://a#Paper", "target": "http://b#Article", "validated": True},   # confirmed, right
+              {"source": "http://a#Chair", "target": "http://b#Seat", "validated": True},       # confirmed, wrong
+              {"source": "http://a#Author", "target": "http://b#Writer", "validated": False}]   # never asked
+    run = PairRun("r", "a", "b", set(), 0, 0.0, 2,
+                  result=RunResult(run_id="r", job="match", model="m", mode="gated", output=output))
+    assert [(m["target"], ok) for m, ok in confirmed(run, reference)] == [("http://b#Article", True),
+                                                                          ("http://b#Seat", False)]
