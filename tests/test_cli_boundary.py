@@ -119,3 +119,12 @@ def test_a_killed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo
     assert dead.error is not None and "ended without finishing" in dead.error
     assert running is not None and running.status is not None and running.status.value == "running"
     store.finish(alive)
+
+
+def test_a_kgqa_setting_that_does_not_exist_or_does_not_validate_is_refused_before_anything_runs(
+        tmp_path: Path) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"question": "who directed [Kismet]", "answers": ["William Dieterle"]}\n', encoding="utf-8")
+    _refused(["kgqa", "run", str(questions), "--kg", "x", "--set", "nonsense=1"], "no KGQA setting 'nonsense'")
+    _refused(["ask", "who directed Kismet", "--kg", "x", "--set", "ranking=best"], "ranking", "yes_no")
+    _refused(["kgqa", "learn-gate", str(questions), "--kg", "x", "--set", "verify_weight=-1"], "verify_weight")

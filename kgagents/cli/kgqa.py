@@ -18,7 +18,9 @@ commands = App()
 #: the ``kgagents kgqa`` group
 app = App(help="KG question answering: run question files, learn paths from answered questions, prepare a KG.")
 
-_MODES = "full | no_observation | reflect_similarity | reflect_random | reflect_generated | no_llm"
+_MODES = "full | gated | no_observation | reflect_similarity | reflect_random | reflect_generated | no_llm"
+_SET_HELP = ("a KGQA setting changed from its default, KEY=VALUE (e.g. ranking=options, verify_weight=0.5); "
+             "repeatable")
 
 
 def kgqa_settings(changes: Sequence[str] = (), **fixed: Any) -> Any:
@@ -73,11 +75,12 @@ def ask_cmd(
     mode: str = typer.Option("full", help=_MODES),
     no_llm: bool = typer.Option(False, "--no-llm", help="no chat model: the best-scoring relation path answers"),
     no_memory: bool = typer.Option(False, "--no-memory", help="ignore the KG's path memory (zero-shot)"),
+    set_: list[str] = typer.Option([], "--set", help=_SET_HELP),
 ) -> None:
     """Answer one question against a KG in Neo4j: the answer set, the path that produced it, and the trace."""
     from kgagents.jobs.kgqa import ask
 
-    settings, chat = kgqa_chat(mode, no_llm, memory=not no_memory)
+    settings, chat = kgqa_chat(mode, no_llm, memory=not no_memory, changes=set_)
     label = _label(settings, chat)
     with connected() as graph, console.status(escape(f"answering [{label}]…")):
         asked = ask(graph, kg, question, topics=topic, settings=settings, chat=chat)
@@ -119,6 +122,7 @@ def run_cmd(
     sample: int = typer.Option(None, min=1, help="a seeded random sample of this many questions per file"),
     seed: int = typer.Option(7),
     workers: int = typer.Option(1, min=1, help="questions answered at once (without a chat model only)"),
+    set_: list[str] = typer.Option([], "--set", help=_SET_HELP),
 ) -> None:
     """Answer question files against a loaded KG: Hits@1 and answer-set F1 next to coverage (how many questions
     have their topic entity and a gold answer inside the KG), so a score is never read without it."""
@@ -126,7 +130,7 @@ def run_cmd(
 
     for f in files:
         input_file(f, "FILES")
-    settings, chat = kgqa_chat(mode, no_llm, memory=not no_memory)
+    settings, chat = kgqa_chat(mode, no_llm, memory=not no_memory, changes=set_)
     questions = questions_for(files, format=format, sample=sample, seed=seed)
     label = _label(settings, chat)
     with connected() as graph, progress_bar(escape(f"answering [{label}]"), len(questions)) as advance:
@@ -176,6 +180,8 @@ def learn_gate_cmd(
                                 "memory (each question's own examples left out) or zero-shot"),
     weak: float = typer.Option(0.6, min=0.0, max=1.0, help="the cheap gate: the model is tried below the largest "
                                "confidence under which at most this share of the no-LLM answers are right"),
+    set_: list[str] = typer.Option([], "--set", help=_SET_HELP + "; the gate is stored for the ranking and "
+                                   "verify_weight it was learned with"),
 ) -> None:
     """Learn where the configured chat model pays on this KG: the no-LLM agent answers the questions, gated mode
     answers the unreliable ones with the model, and the gate keeps only the confidences below which the model fixed
@@ -185,7 +191,7 @@ def learn_gate_cmd(
     from kgagents.jobs.kgqa_gate import learn_gate
 
     input_file(file, "FILE")
-    settings, chat = kgqa_chat("gated", False, memory=memory)
+    settings, chat = kgqa_chat("gated", False, memory=memory, changes=set_)
     if chat is None:
         raise KgAgentsError("learn-gate needs a chat model: start one with `kgagents llm start` or set "
                             "KGAGENTS_LLM_BASE_URL")
