@@ -317,10 +317,12 @@ def bench_kgqa(
                                     "this much (from `bench kgqa-gate`; default: the setting's)"),
     set_: list[str] = typer.Option([], "--set", help="a KGQA setting changed from its default, KEY=VALUE; the "
                                    "results file is named after the changes; repeatable"),
+    split: str = typer.Option("test", help="the split answered: test (reported), or dev where the dataset has "
+                              "one (PathQuestion: to compare settings without touching the test split)"),
     out: Path = _results_option(),
 ) -> None:
     """KGQA benchmark: loads and prepares the KG once, learns the path memory from the train split (--memory),
-    answers the test split, writes results JSON + markdown."""
+    answers the test (or dev) split, writes results JSON + markdown."""
     from benchmarks import kgqa
 
     settings, chat = kgqa_chat(mode, mode == "no_llm", memory=memory, changes=set_)
@@ -330,7 +332,7 @@ def bench_kgqa(
     with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
         result = kgqa.bench(graph, dataset, chat=chat, settings=settings, memory=memory, link=link, sample=sample,
                             seed=seed, workers=workers, relearn=relearn, out=out, on_question=lambda r: advance(1),
-                            variant=variant_name(set_))
+                            variant=variant_name(set_), part=split)
     print_summary(result, label)
     console.print("written: " + ", ".join(result["files"]))
 

@@ -89,9 +89,10 @@ def dataset(name: str) -> Dataset:
 
 
 def result_stem(name: str, mode: str, model: str, *, memory: bool, link: bool, sample: int | None,
-                variant: str | None = None) -> str:
-    """``kgqa_<dataset>_<memory|zeroshot>[_linked][_sample<N>]_<no-llm | mode_model>[_<variant>]``."""
-    parts = ["kgqa", name, "memory" if memory else "zeroshot", *(["linked"] if link else []),
+                variant: str | None = None, part: str = "test") -> str:
+    """``kgqa_<dataset>_<memory|zeroshot>[_dev][_linked][_sample<N>]_<no-llm | mode_model>[_<variant>]``."""
+    parts = ["kgqa", name, "memory" if memory else "zeroshot", *([part] if part != "test" else []),
+             *(["linked"] if link else []),
              *([f"sample{sample}"] if sample else [])]
     parts += ["no-llm"] if mode == "no_llm" else [mode, file_slug(model)]
     return "_".join(parts + ([file_slug(variant)] if variant else []))
@@ -111,9 +112,10 @@ def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
     return {"loaded_now": True, **result.model_dump()}
 
 
-def splits(ds: Dataset, seed: int) -> tuple[list[Question], list[tuple[Path, list[Question], list[Question]]]]:
-    """(every question learned from, per file: (path, all its questions, its test part)). Without a split (QALD)
-    every question is a test question."""
+def splits(ds: Dataset, seed: int,
+           part: str = "test") -> tuple[list[Question], list[tuple[Path, list[Question], list[Question]]]]:
+    """(every question learned from, per file: (path, all its questions, its ``part``: test, or dev where the split
+    has one)). Without a split (QALD) every question is a test question."""
     learned: list[Question] = []
     files = []
     for parts in ds.questions:
@@ -124,7 +126,7 @@ def splits(ds: Dataset, seed: int) -> tuple[list[Question], list[tuple[Path, lis
             continue
         split_parts = split(questions, ds.ratios, seed)
         learned.extend(split_parts["train"])
-        files.append((path, questions, split_parts["test"]))
+        files.append((path, questions, split_parts[part]))
     return learned, files
 
 
@@ -166,12 +168,19 @@ def ensure_memory(graph: Graph, ds: Dataset, learned: list[Question], *, seed: i
 def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings | None = None,
           memory: bool = True, link: bool = False, sample: int | None = None, seed: int = 7, workers: int = 1,
           relearn: bool = False, out: Path | None = None,
-          on_question: Callable[[QuestionResult], None] | None = None, variant: str | None = None) -> dict[str, Any]:
+          on_question: Callable[[QuestionResult], None] | None = None, variant: str | None = None,
+          part: str = "test") -> dict[str, Any]:
     """Run one dataset's benchmark (mode ``no_llm`` when ``chat`` is None); write the files when ``out`` is given
-    (``variant``: the settings changed from their defaults, in the file name)."""
+    (``variant``: the settings changed from their defaults, in the file name). ``part``: the split answered — the
+    test split (reported), or the dev split where the dataset has one (comparing settings without the test)."""
     ds = dataset(name)
     if memory and ds.ratios is None:
         raise KgAgentsError(f"{name} has no training split to learn a path memory from; use --no-memory")
+    if part not in ("test", "dev"):
+        raise KgAgentsError(f"--split {part}: answer the test split (reported) or a dev split")
+    if part == "dev" and "dev" not in (ds.ratios or {}):
+        raise KgAgentsError(f"{name} has no dev split (its split: {', '.join(ds.ratios or {}) or 'none'}); "
+                            "compare settings on its train split with `bench kgqa-gate --set`")
     settings = (settings or KGQASettings()).model_copy(update={"memory": memory})
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
@@ -179,7 +188,7 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     started = time.perf_counter()
     kg = ensure_kg(graph, ds)
     prepared = prepare_kg(graph, ds.kg, get_embedder())
-    learned, files = splits(ds, seed)
+    learned, files = splits(ds, seed, part)
     memory_record = ensure_memory(graph, ds, learned, seed=seed, relearn=relearn, workers=max(workers, 2)) \
         if memory else None
     questions, counts = test_questions(ds, files, sample, seed, link)
@@ -189,14 +198,14 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     config = ("path memory" if memory else "zero-shot (no memory)") + (", topics linked from plain text" if link
                                                                         else "")
     result: dict[str, Any] = {
-        "benchmark": f"KGQA {ds.name}: {len(questions)} test questions"
+        "benchmark": f"KGQA {ds.name}: {len(questions)} {part} questions"
                      + (f" (seeded sample of {sample} per question file)" if sample else "") + f"; {config}",
         "label": (f"no-llm ({run.model})" if settings.mode == "no_llm" else f"ODA mode {settings.mode} with "
                   f"{run.model}") + f"; {config}",
         "dataset": ds.name, "kg": ds.kg, "mode": settings.mode, "model": run.model, "run_id": run.run_id,
         "memory": memory_record, "link": link, "confident": settings.confident,
         "ranking": settings.ranking if settings.mode == "gated" else None,
-        "split": {"ratios": ds.ratios, "seed": seed, "reported": "test"},
+        "split": {"ratios": ds.ratios, "seed": seed, "reported": part},
         "sample_per_file": sample, "question_files": counts, "settings": settings.model_dump(mode="json"),
         "scores": run.scores, **summary, "llm": run.llm.model_dump(),
         "kg_load": kg, "kg_prepare": prepared,
@@ -207,7 +216,7 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     }
     if out is not None:
         write_results(out, result_stem(ds.name, settings.mode, run.model, memory=memory, link=link, sample=sample,
-                                       variant=variant), result, markdown)
+                                       variant=variant, part=part), result, markdown)
     return result
 
 

@@ -44,3 +44,4 @@ def test_contains_gold_by_id_or_normalised_name() -> None:
     assert contains_gold([("Q2", "Terra")], GOLD)
     assert not contains_gold([("x", "Tracker"), ("Q3", "Mars")], GOLD)
     assert not contains_gold([], GOLD)
+
