@@ -292,10 +292,12 @@ def markdown(result: dict[str, Any]) -> str:
     mem = result["memory"]
     lines += [
         "- question files: " + "; ".join(
-            f"{Path(f['file']).name}: {f['evaluated']} evaluated of {f['test']} test of {f['questions']}"
+            f"{Path(f['file']).name}: {f['evaluated']} evaluated of {f['test']} {result['split']['reported']} of "
+            f"{f['questions']}"
             + (f" ({f['kb_consistent']} kb-consistent)" if f["kb_consistent"] is not None else "")
             for f in result["question_files"]),
-        f"- split: {result['split']['ratios']} seed {result['split']['seed']}; reported on test",
+        f"- split: {result['split']['ratios']} seed {result['split']['seed']}; answered: "
+        f"{result['split']['reported']}",
         "- path memory: " + (f"{mem['examples']} examples learned from {mem['questions_learned_from']} train "
                              f"questions ({mem['source']})" if mem else "not used (zero-shot)"),
         f"- answers decided by: {result['decided_by']}"
