@@ -555,6 +555,12 @@ def load_batched_figure(results: Path) -> str:
     return "\n".join([head, "", *batched_table(r), "", ceiling_sentence(r)])
 
 
+def _options_rule(r: dict[str, Any]) -> bool:
+    """Whether a KGQA results file used the options re-ranking (``ranking`` options, or the rule's description in
+    files of 2026-11-27); files without ``ranking`` used the yes/no log-odds or an older rule."""
+    return r.get("ranking") not in (None, "yes_no")
+
+
 def _gated_rule(r: dict[str, Any]) -> str:
     """Which rule a gated run used: the paths as lettered options (``ranking`` options; runs of 2026-11-27 record
     the rule's description), the yes/no log-odds per path (settings with ``verify_weight``), or the pick the model
@@ -562,7 +568,7 @@ def _gated_rule(r: dict[str, Any]) -> str:
     if r["mode"] != "gated":
         return ""
     weight = r["settings"].get("verify_weight")
-    if r.get("ranking") not in (None, "yes_no"):
+    if _options_rule(r):
         return f" (options re-rank, verify_weight {weight})"
     return " (pick + confirm)" if weight is None else f" (yes/no re-rank, verify_weight {weight})"
 
@@ -601,7 +607,7 @@ def paid_gates(results: Path) -> str:
             continue
         r = load(results, stem)
         p = r["paid"]
-        rule = ", options re-rank" if r.get("ranking") not in (None, "yes_no") else ""  # else the yes/no log-odds
+        rule = ", options re-rank" if _options_rule(r) else ""
         rows.append(f"| KGQA {r['dataset']} {'path memory' if r['memory'] else 'zero-shot'}{rule}, "
                     f"{sum(r['questions_by_hops'].values())} seeded train questions "
                     f"| {p['asked']} below confidence {p['weak_gate']} | Hits@1 {_pct1(p['hits_at_1_no_llm'])} "

@@ -94,8 +94,9 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
     runs = _conference_runs(graph, settings, references, embedder=embedder, chat=chat, on_pair=on_pair)
     decided: dict[str, dict[str, int]] = {}
     for run, ref in zip(runs, references, strict=True):
-        checks[run.run_id] = check_reference_in_graph(graph, read_alignment(ref), [run.source, run.target]).summary()
-        right = [ok for _, ok in confirmed(run, ref)]
+        alignment = read_alignment(ref)
+        checks[run.run_id] = check_reference_in_graph(graph, alignment, [run.source, run.target]).summary()
+        right = [ok for _, ok in confirmed(run, alignment)]
         decided[run.run_id] = {"right": sum(right), "wrong": len(right) - sum(right)}
     ablation = []
     for name in ablations:
@@ -129,10 +130,10 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
     return result
 
 
-def confirmed(run: PairRun, reference: Path) -> list[tuple[dict[str, Any], bool]]:
+def confirmed(run: PairRun, reference: Alignment) -> list[tuple[dict[str, Any], bool]]:
     """The validator-confirmed matches in a run's final output, each with whether the reference holds it: the
     decisions the model made that reached the alignment, right and wrong."""
-    gold = {(c.entity1, c.entity2) for c in read_alignment(reference).cells}
+    gold = {(c.entity1, c.entity2) for c in reference.cells}
     return [(m, (m["source"], m["target"]) in gold)
             for m in (run.result.output if run.result else []) if m.get("validated")]
 
@@ -180,7 +181,7 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     runs = _conference_runs(graph, settings, references, embedder=get_embedder(), chat=chat, on_pair=on_pair)
     rows, odds, per_pair = [], [], []
     for run, ref in zip(runs, references, strict=True):
-        kept = confirmed(run, ref)
+        kept = confirmed(run, read_alignment(ref))
         f1 = run.scores.f1 if run.scores else 0.0
         gains = [(settings.accept_similarity - float(m.get("similarity") or 0.0), f1_gain(ok, f1)) for m, ok in kept]
         rows += gains

@@ -23,7 +23,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from kgagents.errors import StructuredOutputError
-from kgagents.llm.client import ChatModel, Message
+from kgagents.llm.client import ChatModel, ChatResult, Message
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -175,6 +175,18 @@ LOG_ODDS_LIMIT = 5.0
 TEXT_LOG_ODDS = 1.0
 
 
+def _first_token_mass(result: ChatResult, answers: Sequence[str]) -> dict[str, float]:
+    """The probability the first reply token's alternatives give each of ``answers`` (case and surrounding space
+    ignored: "Yes", " yes" and "yes" are one answer), 0.0 for those not among them."""
+    mass = dict.fromkeys(answers, 0.0)
+    keys = {a.casefold(): a for a in answers}
+    for token, logprob in (result.first_token_logprobs or {}).items():
+        answer = keys.get(token.strip().casefold())
+        if answer is not None:
+            mass[answer] += math.exp(logprob)
+    return mass
+
+
 def yes_log_odds(chat: ChatModel, messages: Sequence[Message], *, purpose: str) -> float:
     """How much more the model leans to "yes" than to "no": log P(yes) − log P(no) of its first reply token
     (clipped to ±``LOG_ODDS_LIMIT``), from one one-token call.
@@ -184,11 +196,7 @@ def yes_log_odds(chat: ChatModel, messages: Sequence[Message], *, purpose: str) 
     An endpoint without log-probabilities gives ±``TEXT_LOG_ODDS`` from the reply's text, 0.0 when the text is
     neither yes nor no (no evidence either way)."""
     result = chat.complete(messages, purpose=purpose, max_tokens=1, top_logprobs=YES_NO_TOP_LOGPROBS)
-    mass = {"yes": 0.0, "no": 0.0}
-    for token, logprob in (result.first_token_logprobs or {}).items():
-        word = token.strip().lower()
-        if word in mass:
-            mass[word] += math.exp(logprob)
+    mass = _first_token_mass(result, ("yes", "no"))
     if mass["yes"] or mass["no"]:
         chat.record_outcome(result, True)
         odds = math.log(mass["yes"] + 1e-9) - math.log(mass["no"] + 1e-9)
@@ -217,11 +225,7 @@ def option_log_probs(chat: ChatModel, messages: Sequence[Message], count: int, *
     if not 1 <= count <= len(LETTERS):
         raise ValueError(f"option_log_probs: between 1 and {len(LETTERS)} options, not {count}")
     result = chat.complete(messages, purpose=purpose, max_tokens=1, top_logprobs=YES_NO_TOP_LOGPROBS)
-    mass = dict.fromkeys(LETTERS[:count], 0.0)
-    for token, logprob in (result.first_token_logprobs or {}).items():
-        key = token.strip().upper()
-        if key in mass:
-            mass[key] += math.exp(logprob)
+    mass = _first_token_mass(result, tuple(LETTERS[:count]))
     if not any(mass.values()):
         named = _LETTER.match(result.text.strip())
         letter = named.group(1).upper() if named else None

@@ -7,6 +7,7 @@ from pathlib import Path
 from benchmarks.om import _graded_gate, confirmed
 from kgagents.agent.base import RunResult
 from kgagents.jobs.matching import PairRun
+from kgagents.loaders.alignment import read_alignment
 
 
 def test_the_floor_keeps_the_confirmations_that_gain_and_drops_the_ones_that_lose() -> None:
@@ -35,5 +36,5 @@ def test_confirmed_lists_the_validator_confirmed_matches_of_the_output_with_the_
               {"source": "http://a#Author", "target": "http://b#Writer", "validated": False}]   # never asked
     run = PairRun("r", "a", "b", set(), 0, 0.0, 2,
                   result=RunResult(run_id="r", job="match", model="m", mode="gated", output=output))
-    assert [(m["target"], ok) for m, ok in confirmed(run, reference)] == [("http://b#Article", True),
+    assert [(m["target"], ok) for m, ok in confirmed(run, read_alignment(reference))] == [("http://b#Article", True),
                                                                           ("http://b#Seat", False)]

@@ -96,6 +96,7 @@ class QAState(TypedDict, total=False):
     prior: list[dict[str, Any]]
     neighbours: list[dict[str, Any]]
     observation: list[dict[str, Any]]
+    observed_best: list[str]  # [id, name] the first observation's best path answers first: the no-LLM answer
     memory: list[dict[str, Any]]
     shown: list[dict[str, Any]]
     history: list[dict[str, Any]]
@@ -323,12 +324,14 @@ class ODAAgent(Agent[KGQASettings]):
     def observe(self, state: QAState) -> dict[str, Any]:
         if state["iteration"] == 0:
             if self.settings.mode == "no_observation" or not state["topics"]:
-                return {"observation": [], "confidence": 0.0}
+                return {"observation": [], "confidence": 0.0, "observed_best": []}
             prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
             reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
             obs: Observation = self.observer.observe(np.asarray(state["question_vector"], dtype=np.float32),
                                                      state["topics"], prior, reentry=reentry)
+            best = obs.paths[0] if obs.paths and obs.paths[0].ends else None
             return {"observation": [p.as_dict() for p in obs.paths], "confidence": confidence(obs.paths),
+                    "observed_best": [best.ends[0], best.end_names[0]] if best else [],
                     "observe_seconds": [*state.get("observe_seconds", []), round(obs.seconds, 4)]}
         merged = _merge(paths(state.get("observation", [])), paths(state.get("memory", [])))
         return {"observation": [p.as_dict() for p in merged]}
@@ -352,12 +355,12 @@ class ODAAgent(Agent[KGQASettings]):
         if len(candidates) < 2:
             return {"gate_note": "one answer observed: nothing to choose"}
         labels = state.get("labels", {})
-        grade = self.llm.rank if self.settings.ranking == "options" else self.llm.verify
+        grade, what = ((self.llm.rank, "log-probabilities") if self.settings.ranking == "options"
+                       else (self.llm.verify, "log-odds"))
         grades = grade(state["question"], labels.get(candidates[0].topic, candidates[0].topic), candidates,
                        ends=self.settings.ends_shown)
         combined = [c.score + self.settings.verify_weight * o for c, o in zip(candidates, grades)]
         pick = max(range(len(candidates)), key=lambda i: (combined[i], -i))
-        what = "log-probabilities" if self.settings.ranking == "options" else "log-odds"
         shown = f"model {what} [" + ", ".join(f"{o:+.2f}" for o in grades) + "]"
         if not pick:
             return {"gate_note": f"{shown}: best path kept"}

@@ -143,7 +143,9 @@ class LLMSteps:
 
     def verify(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
         """Mode gated, ranking ``yes_no``: for each candidate path, the model's log-odds that it answers the question
-        (one one-token call per path, on the server's parallel slots)."""
+        (one one-token call per path, on the server's parallel slots). One path at a time because the 1.5B model
+        picks from a numbered list of chains no better than chance, while its yes/no log-odds still rank them
+        (measured on MetaQA training questions; see the settings' ``verify_weight``)."""
         def odds(path: ObservedPath) -> float:
             messages: list[Message] = [{"role": "system", "content": VERIFY_SYSTEM},
                                        {"role": "user", "content": verify_prompt(question, topic, path, ends)}]

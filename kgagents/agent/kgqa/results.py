@@ -67,8 +67,7 @@ class QuestionResult:
         linked = bool(state.get("linked"))
         gold_topics = question.extra.get(GOLD_TOPICS)
         path = state.get("answer_path")
-        best = (state.get("observation") or [None])[0]
-        best_name, best_id = (best["end_names"][0], best["ends"][0]) if best and best.get("ends") else ("", None)
+        best_id, best_name = state.get("observed_best") or [None, ""]
         return cls(
             question_id=question.id, hops=question.hops, answer=answer, top_entity=top,
             answer_size=int(state.get("answer_size", 0)), path=path["display"] if path else None,
