@@ -50,9 +50,9 @@ ANCHORS = {
 
 
 def evaluate(signals: Signals, weights: Weights, links: list[tuple[str, str]], allowed: set[str] | None,
-             assignment: bool, csls_k: int = 0) -> RankScores:
+             assignment: bool, csls_k: int = 0, taken_penalty: float = 0.0) -> RankScores:
     """Hits@1/10 and MRR of the fused ranking (with the one-to-one assignment's target first when asked)."""
-    final = final_ranking(signals, weights, allowed, assignment, csls_k)[2]
+    final = final_ranking(signals, weights, allowed, assignment, csls_k, taken_penalty)[2]
     return rank_scores({s: [t for t, _ in r] for s, r in final.items()}, links)
 
 
@@ -112,13 +112,14 @@ def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings
                                rounds=1, share=share)
             if rounds in ROUNDS:
                 trials.append({"share": share, "rounds": rounds, "pseudo_seeds": pseudo[0],
-                               "scores": evaluate(boot, weights, validation, allowed, True,
-                                                  settings.csls_k).model_dump()})
+                               "scores": evaluate(boot, weights, validation, allowed, True, settings.csls_k,
+                                                  settings.taken_penalty).model_dump()})
     chosen = max(trials, key=lambda t: (t["scores"]["hits_at_1"], t["scores"]["mrr"]))
     boot = copy_signals(signals)
     bootstrap(collector, boot, sources=sources, seeds=seeds, weights=weights, allowed=allowed,
               rounds=chosen["rounds"], share=chosen["share"])
-    gate = gate_on_validation(final_ranking(boot, weights, allowed, True, settings.csls_k)[2], validation)
+    gate = gate_on_validation(final_ranking(boot, weights, allowed, True, settings.csls_k,
+                                            settings.taken_penalty)[2], validation)
     return {"weights": weights.__dict__, "share": chosen["share"], "rounds": chosen["rounds"],
             "validation_links": len(validation), "seed_links": len(seeds),
             "validation_hits_at_1_without_bootstrap": best[0],
@@ -168,21 +169,22 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     test_targets = {t for _, t in links}
     spaces: dict[str, set[str] | None] = {"test": test_targets, "all": None}
     fused = Weights.of(settings)
-    k = settings.csls_k
-    ablation: dict[str, tuple[Weights, Signals, bool, int]] = {
-        **{s: (Weights.only(s), run.signals, False, 0) for s in SIGNALS},
-        "fused, no bootstrap": (fused, plain.signals, False, 0),
-        "fused, no bootstrap + assignment": (fused, plain.signals, True, k),
-        "fused": (fused, run.signals, False, 0),
-        "fused + assignment, no CSLS": (fused, run.signals, True, 0),
-        "fused + assignment": (fused, run.signals, True, k),
-        **{f"fused + assignment - {s}": (fused.without(s), run.signals, True, k) for s in SIGNALS},
+    k, lam = settings.csls_k, settings.taken_penalty
+    ablation: dict[str, tuple[Weights, Signals, bool, int, float]] = {
+        **{s: (Weights.only(s), run.signals, False, 0, 0.0) for s in SIGNALS},
+        "fused, no bootstrap": (fused, plain.signals, False, 0, 0.0),
+        "fused, no bootstrap + assignment": (fused, plain.signals, True, k, lam),
+        "fused": (fused, run.signals, False, 0, 0.0),
+        "fused + assignment, no CSLS": (fused, run.signals, True, 0, lam),
+        "fused + assignment, taken targets not demoted": (fused, run.signals, True, k, 0.0),
+        "fused + assignment": (fused, run.signals, True, k, lam),
+        **{f"fused + assignment - {s}": (fused.without(s), run.signals, True, k, lam) for s in SIGNALS},
     }
     table: dict[str, dict[str, Any]] = {}
-    for label, (weights, signals, assign, csls_k) in ablation.items():
+    for label, (weights, signals, assign, csls_k, penalty) in ablation.items():
         table[label] = {}
         for space, allowed in spaces.items():
-            final = final_ranking(signals, weights, allowed, assign, csls_k)[2]
+            final = final_ranking(signals, weights, allowed, assign, csls_k, penalty)[2]
             ranking = {s: [t for t, _ in r] for s, r in final.items()}
             for subset, subset_links in (("all_links", links), ("non_exact", hard)):
                 table[label][f"{space}/{subset}"] = rank_scores(ranking, subset_links).model_dump()
@@ -232,7 +234,9 @@ def markdown(result: dict[str, Any]) -> str:
     t = result["timings_s"]
     anchors = "; ".join(f"{k}: " + ", ".join(f"{m} {v}" for m, v in a.items()) for k, a in result["anchors"].items())
     lines += ["", "Single-signal rows and \"- X\" rows re-rank the final (bootstrapped) candidate pool; "
-              "\"+ assignment\" puts each source's target of the global one-to-one assignment first.",
+              "\"+ assignment\" puts each source's target of the global one-to-one assignment first and ranks "
+              f"the rest with taken penalty {result['settings']['taken_penalty']} (targets assigned to other sources "
+              "move down; \"taken targets not demoted\": 0).",
               f"Anchors: {anchors or 'none'}.", "",
               f"Retrieval for all test sources {t['retrieval']:.1f} s (read {t['read']:.1f}, names {t['names']:.1f}, "
               f"structure {t['structure']:.1f}, scoring {t['score_pairs']:.1f}, bootstrap {t['bootstrap']:.1f}, "

@@ -99,6 +99,20 @@ def test_assignment_resolves_conflicts_greedily_by_score() -> None:
     assert final["c"] == [("y", 0.6)] and final["e"] == [("w", 0.95)]
 
 
+def test_taken_penalty_moves_targets_owned_elsewhere_behind_free_ones() -> None:
+    ranked = {"a": [("x", 0.9)],
+              "b": [("z", 0.8), ("x", 0.6), ("w", 0.55), ("v", 0.2)],  # z assigned; x is a's (0.9), w and v free
+              "c": [("z", 0.5)]}  # z went to b (0.8 > 0.5)
+    assignment = stable_assignment(ranked)
+    assert assignment == {"a": "x", "b": "z"}
+    assert [t for t, _ in assigned_first(ranked, assignment)["b"]] == ["z", "x", "w", "v"]
+    # 0.6 - 1.0 * (0.9 - 0.6) = 0.3: behind the free w (0.55), still ahead of the free v (0.2)
+    final = assigned_first(ranked, assignment, taken_penalty=1.0)
+    assert final["b"] == [("z", 0.8), ("w", 0.55), ("x", 0.6), ("v", 0.2)]  # fused scores kept, only the order moves
+    assert [t for t, _ in assigned_first(ranked, assignment, taken_penalty=0.1)["b"]] == ["z", "x", "w", "v"]  # 0.57 > 0.55
+    assert final["c"] == [("z", 0.5)]
+
+
 def test_csls_discounts_a_hub_target() -> None:
     # x scores high with both sources (a hub); with k = 1: r_a = 0.9, r_b = 0.85, r_x = 0.9, r_y = 0.84
     ranked = {"a": [("x", 0.9), ("y", 0.8)], "b": [("x", 0.85), ("y", 0.84)]}

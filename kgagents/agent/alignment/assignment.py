@@ -7,8 +7,8 @@ matching) reduces to a greedy pass: take the highest-scoring pair whose source a
 repeat. The result is the unique stable matching when scores have no ties (ties are broken by ids, so runs repeat):
 no source and target would both rather be matched to each other than to what they got.
 
-The ranked lists stay as they are for the agent; the assigned target only moves to the front of its source's list
-(:func:`assigned_first`). A source all of whose candidates went to better-scoring sources keeps its own order.
+The ranked lists stay as they are for the agent; the assigned target moves to the front of its source's list and,
+with a taken penalty, targets other sources were assigned move down behind free ones (:func:`assigned_first`).
 
 Before assigning, scores may be rescaled by CSLS (cross-domain similarity local scaling, Conneau et al. 2018):
 ``2·score − r_s − r_t``, where r_s is the mean of source s's ``k`` best scores and r_t the mean of the ``k`` best
@@ -51,10 +51,19 @@ def stable_assignment(ranked: Ranking) -> dict[str, str]:
     return assigned
 
 
-def assigned_first(ranked: Ranking, assignment: Mapping[str, str]) -> dict[str, list[tuple[str, float]]]:
-    """Each source's ranking with its assigned target (if any) moved to the front, the rest in their order."""
+def assigned_first(ranked: Ranking, assignment: Mapping[str, str],
+                   taken_penalty: float = 0.0) -> dict[str, list[tuple[str, float]]]:
+    """Each source's ranking with its assigned target (if any) moved to the front and the rest ordered by
+    ``score − taken_penalty · max(0, owner's score − score)``, where the owner is the source the target was assigned
+    to (free targets keep their score). In a one-to-one world a target its owner wants much more than this source does
+    is unlikely to be this source's counterpart, so it yields its place to one no other source took; 0 keeps the
+    fused order. Scores stay the fused ones: only the order changes."""
+    owned = {t: score for s, t in assignment.items() for x, score in ranked.get(s, ()) if x == t}
     out = {}
     for s, ranking in ranked.items():
         t = assignment.get(s)
-        out[s] = ([x for x in ranking if x[0] == t] + [x for x in ranking if x[0] != t]) if t else list(ranking)
+        rest = [x for x in ranking if x[0] != t]
+        if taken_penalty:
+            rest = sorted(rest, key=lambda x: -(x[1] - taken_penalty * max(0.0, owned.get(x[0], x[1]) - x[1])))
+        out[s] = [x for x in ranking if x[0] == t] + rest
     return out

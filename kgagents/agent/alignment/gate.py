@@ -84,5 +84,6 @@ def learn_gate(graph: Graph, *, dataset: str, settings: RetrievalSettings | None
     weights = Weights.of(settings)
     bootstrap(collector, signals, sources=split.sources, seeds=split.seeds, weights=weights, allowed=allowed,
               rounds=settings.bootstrap_rounds, share=settings.bootstrap_share)
-    final = final_ranking(signals, weights, allowed, settings.assignment, settings.csls_k)[2]
+    final = final_ranking(signals, weights, allowed, settings.assignment, settings.csls_k,
+                          settings.taken_penalty)[2]
     return {**gate_on_validation(final, split.validation, precision), "split_seed": seed}

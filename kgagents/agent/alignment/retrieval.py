@@ -80,14 +80,14 @@ def collect_signals(view: PairView, *, sources: Sequence[str], seeds: Mapping[st
 
 
 def final_ranking(signals: Signals, weights: Weights, allowed: set[str] | None, assignment: bool,
-                  csls_k: int = 0) -> tuple[Ranking, dict[str, str], Ranking]:
+                  csls_k: int = 0, taken_penalty: float = 0.0) -> tuple[Ranking, dict[str, str], Ranking]:
     """(ranking by fused score — CSLS-rescaled when ``csls_k`` and ``assignment`` —, one-to-one assignment or {},
-    ranking with the assigned target first)."""
+    ranking with the assigned target first and targets assigned elsewhere demoted by ``taken_penalty``)."""
     ranked = rank(signals, weights, allowed)
     if assignment and csls_k:
         ranked = csls(ranked, csls_k)
     assigned = stable_assignment(ranked) if assignment else {}
-    return ranked, assigned, assigned_first(ranked, assigned)
+    return ranked, assigned, assigned_first(ranked, assigned, taken_penalty)
 
 
 def retrieve(graph: Graph, *, dataset: str, settings: RetrievalSettings | None = None,
@@ -123,7 +123,7 @@ def retrieve(graph: Graph, *, dataset: str, settings: RetrievalSettings | None =
         timings["bootstrap"] = time.perf_counter() - boot_started
         assign_started = time.perf_counter()
         ranked, assignment, final = final_ranking(signals, weights, allowed, settings.assignment,
-                                                   settings.csls_k)
+                                                   settings.csls_k, settings.taken_penalty)
         timings["assignment"] = time.perf_counter() - assign_started
         candidates = {s: [Candidate(t, i, score, signals[s][t], assignment.get(s) == t)
                           for i, (t, score) in enumerate(final[s][: settings.top_k], 1)] for s in final}
