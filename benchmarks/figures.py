@@ -345,6 +345,14 @@ def ea_bootstrap_gain(results: Path) -> str:
             f"{_f3(plain['hits_at_1'])} to {_f3(boot['hits_at_1'])}")
 
 
+@figure("ea-taken-penalty")
+def ea_taken_penalty(results: Path) -> str:
+    scores = ea_retrieval_runs(results, "dbp15k_zh_en")[0][1]["scores"]
+    kept = scores["fused + assignment, taken targets not demoted"]["test/all_links"]
+    moved = scores["fused + assignment"]["test/all_links"]
+    return f"Hits@10 from {_f3(kept['hits_at_10'])} to {_f3(moved['hits_at_10'])}"
+
+
 @figure("ea-small-models")
 def ea_small_models(results: Path) -> str:
     srprs = load(results, "ea_agent_srprs_en_fr_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
