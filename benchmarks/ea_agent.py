@@ -19,14 +19,13 @@ Command::
 
 from __future__ import annotations
 
-import re
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.provenance import provenance, write_results
+from benchmarks.provenance import file_slug, provenance, write_results
 from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.diagnostics import entity_names
 from kgagents.agent.alignment.export import stored_decisions
@@ -42,15 +41,11 @@ ANCHORS = {"EA-Agent Hits@1 (paper, DBP15K ZH-EN)": 0.9667, "EA-Agent Hits@1 (pa
            "EA-Agent tokens/entity (paper)": 672, "TEA retriever Hits@1 / Hits@10 (DBP15K ZH-EN)": [0.845, 0.982]}
 
 
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
-
-
 def result_stem(dataset: str, mode: str, sample: int | None, model: str, tag: str | None = None) -> str:
     """``ea_agent_<dataset>_<mode>[_sample<N>]_<model-slug>[_<tag>]``."""
-    model_slug = "no-llm" if mode == "no_llm" else slug(model)
+    model_slug = "no-llm" if mode == "no_llm" else file_slug(model)
     parts = ["ea_agent", dataset, mode, *([f"sample{sample}"] if sample else []), model_slug,
-             *([slug(tag)] if tag else [])]
+             *([file_slug(tag)] if tag else [])]
     return "_".join(parts)
 
 

@@ -33,8 +33,10 @@ def command_line(argv: list[str] | None = None) -> str:
 
 
 def file_slug(text: str) -> str:
-    """``text`` as a file-name part: lower case, runs of other characters as one ``-``."""
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
+    """``text`` as a file-name part: lower case, a minus sign of a number as ``minus`` (``x=-1`` and ``x=1`` must
+    not share a file), runs of other characters as one ``-``."""
+    signed = re.sub(r"(?<![a-z0-9.])-(?=[0-9.])", "minus", text.lower())
+    return re.sub(r"[^a-z0-9.]+", "-", signed).strip("-")
 
 
 def git_commit() -> str | None:

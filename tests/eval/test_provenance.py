@@ -1,4 +1,4 @@
-"""What a results file records about the model server that served an LLM run."""
+"""What a results file records about the model server that served an LLM run, and how its name is made."""
 
 from __future__ import annotations
 
@@ -30,3 +30,9 @@ def test_a_running_embedded_server_is_recorded_with_threads_slots_and_the_pinned
 def test_no_server_is_recorded_as_none(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(LlamaServer, "status", lambda self: _status(False))
     assert provenance.provenance()["llm_server"] is None
+
+
+def test_file_slug_keeps_a_negative_number_apart_from_a_positive_one() -> None:
+    assert provenance.file_slug("validator_min_log_odds=-1.085") == "validator-min-log-odds-minus1.085"
+    assert provenance.file_slug("validator_min_log_odds=1.085") == "validator-min-log-odds-1.085"
+    assert provenance.file_slug("Qwen2.5-Coder-1.5B") == "qwen2.5-coder-1.5b"  # hyphens between words stay hyphens
