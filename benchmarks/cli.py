@@ -94,13 +94,19 @@ def bench_om_gate(
     reported = om_runner.sample_pairs(reported_sample, reported_seed)
     pairs = om_runner.train_pairs(sample, seed, reported)
     with connected() as graph, progress_bar(escape("conference train pairs [gated]"), len(pairs)) as advance:
+        variant = " ".join([*([f"train{sample}"] if sample != 5 else []), *([f"seed{seed}"] if seed != 21 else [])])
         result = om_runner.paid_band(graph, settings, chat=chat, model=chat.model_name, pairs=pairs,
-                                     reported=reported, out=out, on_pair=lambda run: advance(1), graded=graded)
+                                     reported=reported, out=out, on_pair=lambda run: advance(1), graded=graded,
+                                     variant=variant or None)
     gate = result["gate"]
     floor = f", validator_min_log_odds={result['validator_min_log_odds']}" if graded else ""
     console.print(escape(f"train pairs {', '.join(pairs)}: {gate['asked']} confirmed matches counted, "
                          f"{gate['changed_right']} right / {gate['changed_wrong']} wrong below the chosen depth; "
                          f"band {result['band']} (threshold={result['threshold']}{floor})"))
+    if (check := result["verified_on_train"]) is not None:
+        console.print(f"checked on the train pairs: macro F1 {check['gated_macro_f1']} with the band "
+                      f"({check['llm_calls']} calls), {check['no_llm_macro_f1']} without the model: band "
+                      + ("kept" if check["kept"] else "closed (the model is never asked)"))
     console.print("written: " + ", ".join(result["files"]))
 
 

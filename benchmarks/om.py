@@ -154,7 +154,7 @@ def train_pairs(n: int, seed: int, reported: Sequence[str], data: Path | None = 
 
 def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, pairs: list[str], reported: list[str],
               out: Path, data: Path | None = None, on_pair: Callable[[PairRun], None] | None = None,
-              graded: bool = False) -> dict[str, Any]:
+              graded: bool = False, variant: str | None = None) -> dict[str, Any]:
     """The gated validator's band learned where the model pays, on ``pairs`` (never the ``reported`` ones): mode
     ``gated`` matches them with the model over the widest band [threshold, accept_similarity); every match the
     validator confirmed scores what it adds to the pair's F1 (:func:`~kgagents.agent.gating.f1_gain`) at its
@@ -166,7 +166,12 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     ``graded``: the validator answers with its log-odds of "yes" and confirms every pair asked (the train run), and
     the log-odds a confirmation needs (``validator_min_log_odds``) is learned with the band: for each log-odds seen,
     the band over the confirmations reaching it, keeping the pair (log-odds, band) with the largest net gain (first
-    order: a pair the stricter validator rejects is counted as not added)."""
+    order: a pair the stricter validator rejects is counted as not added).
+
+    The first-order gain counts what a confirmation adds, not what it displaces in the one-to-one merge, so an open
+    band is then checked as a whole (:func:`_verify_on_train`): the train pairs are matched again with the learned
+    settings and without the model, and the band is closed unless it raises their macro F1. ``variant`` names the
+    results file apart (e.g. another number of train pairs)."""
     if not settings.uses_llm:
         raise KgAgentsError("the paid band needs a model: start one with `kgagents llm start`")
     if set(pairs) & set(reported):
@@ -192,6 +197,13 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     gate, min_log_odds = paid_gate(rows), None
     if graded:
         gate, min_log_odds = _graded_gate(rows, odds)
+    verified = None
+    if gate.threshold > 0:
+        learned = settings.model_copy(update={"threshold": round(settings.accept_similarity - gate.threshold, 6),
+                                              **({"validator_min_log_odds": min_log_odds} if graded else {})})
+        verified = _verify_on_train(graph, learned, references, chat=chat)
+        if not verified["kept"]:
+            gate, min_log_odds = paid_gate([]), None
     result = {
         "benchmark": f"OAEI conference: the gated validator's band learned where {model} pays, on {len(pairs)} "
                      "train pair(s) disjoint from the reported ones",
@@ -199,15 +211,33 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
         "reported_pairs": reported, "gate": gate.as_dict(),
         "band": [round(settings.accept_similarity - gate.threshold, 6), settings.accept_similarity],
         "threshold": round(settings.accept_similarity - gate.threshold, 6),
-        "validator_min_log_odds": min_log_odds,
+        "validator_min_log_odds": min_log_odds, "verified_on_train": verified,
         "rule": "each validator-confirmed match in a train pair's final output adds to F1 (first order, "
                 "kgagents.agent.gating.f1_gain with the pair's F1): 2 - F1 if the reference has it, else -F1, at its "
                 "distance below accept_similarity; the band keeps the depth with the largest net gain (empty when "
-                "none gains)",
+                "none gains); an open band is kept only if matching the train pairs again with it gives a higher "
+                "macro F1 than matching them without the model (verified_on_train)",
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
-    write_results(out, f"om_conference_gate_paid_{'graded_' if graded else ''}{file_slug(model)}", result)
+    write_results(out, f"om_conference_gate_paid_{'graded_' if graded else ''}{file_slug(model)}"
+                  + (f"_{file_slug(variant)}" if variant else ""), result)
     return result
+
+
+def _verify_on_train(graph: Graph, learned: MatchSettings, references: list[Path], *, chat: Any) -> dict[str, Any]:
+    """Macro F1 of the train pairs matched with the learned band and without the model (``learned`` in mode
+    ``no_llm``, at that mode's own threshold); ``kept`` when the band raises it."""
+    embedder = get_embedder()
+    gated = _conference_runs(graph, learned, references, embedder=embedder, chat=chat)
+    offline = MatchSettings.model_validate(
+        {**learned.model_dump(exclude={"mode", "threshold", "validator", "validator_min_log_odds"}), "mode": "no_llm"})
+    plain = _conference_runs(graph, offline, references, embedder=embedder, chat=None)
+
+    def macro(runs: list[PairRun]) -> float:
+        return round(sum(r.scores.f1 if r.scores else 0.0 for r in runs) / len(runs), 4)
+
+    return {"gated_macro_f1": macro(gated), "no_llm_macro_f1": macro(plain),
+            "llm_calls": sum(r.llm_calls for r in gated), "kept": macro(gated) > macro(plain)}
 
 
 def _graded_gate(rows: list[tuple[float, float]], odds: list[float | None]) -> tuple[PaidGate, float | None]:
