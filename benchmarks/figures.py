@@ -602,7 +602,8 @@ PAID_KGQA = ("kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_ze
              "kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b_ranking-options",
              "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b_ranking-options",
              "kgqa_pq-2h_memory_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_memory_gate_paid_qwen2.5-coder-1.5b")
-PAID_OM = ("om_conference_gate_paid_qwen2.5-coder-1.5b", "om_conference_gate_paid_graded_qwen2.5-coder-1.5b")
+PAID_OM = ("om_conference_gate_paid_qwen2.5-coder-1.5b", "om_conference_gate_paid_graded_qwen2.5-coder-1.5b",
+           "om_conference_gate_paid_graded_qwen2.5-coder-1.5b_train16")
 
 
 @figure("paid-gates")
@@ -636,6 +637,10 @@ def paid_gates(results: Path) -> str:
         learned = "none: never asked" if low >= high else f"cosine in [{low:.3f}, {high:.2f})" + (
             f", log-odds ≥ {floor} ({r['gate']['changed_right']} right / {r['gate']['changed_wrong']} wrong there)"
             if floor is not None else "")
+        if (check := r.get("verified_on_train")) is not None:
+            learned += (f"; checked on the train pairs: macro F1 {check['gated_macro_f1']:.3f} with the learned band "
+                        f"vs {check['no_llm_macro_f1']:.3f} without the model, band "
+                        + ("kept" if check["kept"] else "closed"))
         rows.append(f"| OM conference{', graded validator' if 'graded' in stem else ''}, {len(pairs)} seeded train "
                     f"pairs (not the reported ones) | {sum(p['llm_calls'] for p in pairs)} validator calls, cosine in "
                     f"[{r['settings']['threshold']:.2f}, {high:.2f}) | – | macro F1 "
