@@ -224,14 +224,19 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     return result
 
 
+def offline_of(learned: MatchSettings) -> MatchSettings:
+    """``learned`` in mode ``no_llm``: the same other changes, that mode's own threshold and no validator (a
+    ``model_copy`` would skip the validator that makes a mode's settings)."""
+    return MatchSettings.model_validate(
+        {**learned.model_dump(exclude={"mode", "threshold", "validator", "validator_min_log_odds"}), "mode": "no_llm"})
+
+
 def _verify_on_train(graph: Graph, learned: MatchSettings, references: list[Path], *, chat: Any) -> dict[str, Any]:
     """Macro F1 of the train pairs matched with the learned band and without the model (``learned`` in mode
     ``no_llm``, at that mode's own threshold); ``kept`` when the band raises it."""
     embedder = get_embedder()
     gated = _conference_runs(graph, learned, references, embedder=embedder, chat=chat)
-    offline = MatchSettings.model_validate(
-        {**learned.model_dump(exclude={"mode", "threshold", "validator", "validator_min_log_odds"}), "mode": "no_llm"})
-    plain = _conference_runs(graph, offline, references, embedder=embedder, chat=None)
+    plain = _conference_runs(graph, offline_of(learned), references, embedder=embedder, chat=None)
 
     def macro(runs: list[PairRun]) -> float:
         return round(sum(r.scores.f1 if r.scores else 0.0 for r in runs) / len(runs), 4)

@@ -1,11 +1,13 @@
-"""`bench om-gate --graded`: the log-odds floor a validator confirmation needs is learned with the band."""
+"""`bench om-gate --graded`: the log-odds floor a validator confirmation needs is learned with the band, and the band is
+checked against the no-LLM mode."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.om import _graded_gate, confirmed
+from benchmarks.om import _graded_gate, confirmed, offline_of
 from kgagents.agent.base import RunResult
+from kgagents.agent.matching.settings import MatchSettings
 from kgagents.jobs.matching import PairRun
 from kgagents.loaders.alignment import read_alignment
 
@@ -20,6 +22,13 @@ def test_the_floor_keeps_the_confirmations_that_gain_and_drops_the_ones_that_los
 def test_no_floor_when_no_confirmation_gains() -> None:
     gate, floor = _graded_gate([(0.01, -0.5), (0.02, -0.4)], [1.0, None])
     assert floor is None and gate.threshold == 0.0 and gate.gain == 0.0
+
+
+def test_the_band_is_checked_against_the_no_llm_mode_with_the_same_other_settings() -> None:
+    learned = MatchSettings(mode="gated", threshold=0.81, validator_min_log_odds=-1.2, structural=False)
+    offline = offline_of(learned)
+    assert offline == MatchSettings(mode="no_llm", structural=False)
+    assert offline.threshold == MatchSettings(mode="no_llm").threshold and not offline.validator
 
 
 def test_confirmed_lists_the_validator_confirmed_matches_of_the_output_with_the_references_verdict(
