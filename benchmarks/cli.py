@@ -70,10 +70,15 @@ def bench_om(
             raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
 
 
+#: `bench om-gate`'s train pairs by default; other choices name the gate file apart
+OM_GATE_TRAIN_PAIRS, OM_GATE_TRAIN_SEED = 5, 21
+
+
 @app.command("om-gate")
 def bench_om_gate(
-    sample: int = typer.Option(5, min=1, help="train pairs: this many conference pairs not among the reported ones"),
-    seed: int = typer.Option(21, help="the seed of the train pairs"),
+    sample: int = typer.Option(OM_GATE_TRAIN_PAIRS, min=1,
+                               help="train pairs: this many conference pairs not among the reported ones"),
+    seed: int = typer.Option(OM_GATE_TRAIN_SEED, help="the seed of the train pairs"),
     reported_sample: int = typer.Option(5, min=1, help="the reported pairs (`bench om conference --sample`)"),
     reported_seed: int = typer.Option(20, help="the seed of the reported pairs"),
     set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE; "
@@ -94,7 +99,8 @@ def bench_om_gate(
     reported = om_runner.sample_pairs(reported_sample, reported_seed)
     pairs = om_runner.train_pairs(sample, seed, reported)
     with connected() as graph, progress_bar(escape("conference train pairs [gated]"), len(pairs)) as advance:
-        variant = " ".join([*([f"train{sample}"] if sample != 5 else []), *([f"seed{seed}"] if seed != 21 else [])])
+        variant = " ".join([*([f"train{sample}"] if sample != OM_GATE_TRAIN_PAIRS else []),
+                            *([f"seed{seed}"] if seed != OM_GATE_TRAIN_SEED else [])])
         result = om_runner.paid_band(graph, settings, chat=chat, model=chat.model_name, pairs=pairs,
                                      reported=reported, out=out, on_pair=lambda run: advance(1), graded=graded,
                                      variant=variant or None)

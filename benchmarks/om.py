@@ -237,12 +237,10 @@ def _verify_on_train(graph: Graph, learned: MatchSettings, references: list[Path
     embedder = get_embedder()
     gated = _conference_runs(graph, learned, references, embedder=embedder, chat=chat)
     plain = _conference_runs(graph, offline_of(learned), references, embedder=embedder, chat=None)
-
-    def macro(runs: list[PairRun]) -> float:
-        return round(sum(r.scores.f1 if r.scores else 0.0 for r in runs) / len(runs), 4)
-
-    return {"gated_macro_f1": macro(gated), "no_llm_macro_f1": macro(plain),
-            "llm_calls": sum(r.llm_calls for r in gated), "kept": macro(gated) > macro(plain)}
+    with_band, without = (round(macro_average(r.scores for r in runs if r.scores is not None).f1, 4)
+                          for runs in (gated, plain))
+    return {"gated_macro_f1": with_band, "no_llm_macro_f1": without,
+            "llm_calls": sum(r.llm_calls for r in gated), "kept": with_band > without}
 
 
 def _graded_gate(rows: list[tuple[float, float]], odds: list[float | None]) -> tuple[PaidGate, float | None]:
