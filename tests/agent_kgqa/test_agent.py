@@ -58,7 +58,7 @@ def test_the_observation_aggregates_triples_into_relation_paths(movies: Graph, f
     kb = _kb(fixtures)
     observer = PathObserver(movies, KG, KGQASettings(mode="no_llm", min_expand=100, top_percent=1.0),
                             PathScorer(get_embedder(), KGQASettings()))
-    question = get_embedder().embed(["which films were directed by X"])[0]
+    question = observer.scorer.query("which films were directed by X")
     observed = observer.observe(question, ["William Dieterle"]).paths
     by_path = {tuple(p.path): p for p in observed}
     films = {h for h, r, t in kb if r == "directed_by" and t == "William Dieterle"}
@@ -223,7 +223,7 @@ def test_a_remembered_walk_is_focused_and_the_most_voted_path_may_walk_back_thro
     assert writers and all({h for h, r, t in kb if r == "written_by" and t == w} ==
                            {"Witness for the Prosecution"} for w in writers)  # its writer wrote nothing else
     observer = PathObserver(movies, KG, KGQASettings(mode="no_llm"), PathScorer(get_embedder(), KGQASettings()))
-    question = get_embedder().embed(["which films did the writer of X write"])[0]
+    question = observer.scorer.query("which films did the writer of X write")
     back = ("written_by", "written_by^-1")
     observed = observer.observe(question, ["Witness for the Prosecution"], {back: 0.7, ("directed_by",): 0.3}).paths
     by_path = {tuple(p.path): p for p in observed}

@@ -52,7 +52,7 @@ from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths
 from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
-from kgagents.agent.kgqa.scoring import PathScorer
+from kgagents.agent.kgqa.scoring import PathScorer, Query, words
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import trace_row, write_traces
 from kgagents.agent.kgqa.wording import Wording
@@ -93,6 +93,7 @@ class QAState(TypedDict, total=False):
     masked: str
     leave_out: bool
     question_vector: list[float]
+    path_vector: list[float]  # the question in path space (scoring.Query)
     prior: list[dict[str, Any]]
     neighbours: list[dict[str, Any]]
     observation: list[dict[str, Any]]
@@ -198,6 +199,12 @@ class ODAAgent(Agent[KGQASettings]):
     def _vector(self, text: str) -> np.ndarray:
         return self.scorer.vectors([text])[0]
 
+    @staticmethod
+    def _query(state: QAState) -> Query:
+        """The question as :meth:`start` embedded it."""
+        return Query(np.asarray(state["question_vector"], dtype=np.float32),
+                     np.asarray(state["path_vector"], dtype=np.float32), words(state["masked"]))
+
     def wording(self) -> Wording:
         """The memory's wording table, learned once per agent."""
         with self._lock:
@@ -230,11 +237,11 @@ class ODAAgent(Agent[KGQASettings]):
     def _context(self, masked_question: str, entity: str) -> float:
         """Linking context: with a memory, how close the masked question comes to a learned one; without, how
         well the entity's own relations fit it."""
-        vector = self._vector(masked_question)
+        query = self.scorer.query(masked_question)
         if self.memory_examples():
-            rows = self._prior(vector).neighbours
+            rows = self._prior(query.vector).neighbours
             return float(rows[0]["similarity"]) if rows else 0.0
-        observed = self.observer.observe(vector, [entity], depth=1).paths
+        observed = self.observer.observe(query, [entity], depth=1).paths
         return max((p.similarity for p in observed), default=0.0)
 
     # -- graph ----------------------------------------------------------------------------------------
@@ -314,11 +321,15 @@ class ODAAgent(Agent[KGQASettings]):
         if missing:
             labels.update({r["id"]: r["name"] for r in self.graph.run("kgqa/entity_names", kg=self.kg, ids=missing)})
         text = text or masked(question, [labels.get(t, t) for t in topics])
-        vector = np.asarray(state["question_vector"], dtype=np.float32) if state.get("question_vector") \
-            else self._vector(text)
-        prior = self._prior(vector, question if state.get("leave_out") else None, text)
-        out.update({"topics": topics, "labels": labels, "masked": text, "question_vector": vector.tolist(),
-                    "prior": prior.as_state(), "neighbours": prior.neighbours})
+        given = state.get("question_vector")
+        if given and state.get("path_vector"):
+            query = self._query({**state, "masked": text})
+        else:
+            query = self.scorer.query(text, np.asarray(given, dtype=np.float32) if given else None)
+        prior = self._prior(query.vector, question if state.get("leave_out") else None, text)
+        out.update({"topics": topics, "labels": labels, "masked": text, "question_vector": query.vector.tolist(),
+                    "path_vector": query.path_vector.tolist(), "prior": prior.as_state(),
+                    "neighbours": prior.neighbours})
         return out
 
     def observe(self, state: QAState) -> dict[str, Any]:
@@ -327,8 +338,7 @@ class ODAAgent(Agent[KGQASettings]):
                 return {"observation": [], "confidence": 0.0, "observed_best": []}
             prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
             reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
-            obs: Observation = self.observer.observe(np.asarray(state["question_vector"], dtype=np.float32),
-                                                     state["topics"], prior, reentry=reentry)
+            obs: Observation = self.observer.observe(self._query(state), state["topics"], prior, reentry=reentry)
             best = obs.paths[0] if obs.paths and obs.paths[0].ends else None
             return {"observation": [p.as_dict() for p in obs.paths], "confidence": confidence(obs.paths),
                     "observed_best": [best.ends[0], best.end_names[0]] if best else [],
@@ -382,11 +392,11 @@ class ODAAgent(Agent[KGQASettings]):
 
     def tool(self, state: QAState) -> dict[str, Any]:
         action = Action.of(state["pending"])
-        vector = np.asarray(state["question_vector"], dtype=np.float32)
+        query = self._query(state)
         if action.name == GET_PATH and action.path is not None:
-            found = self.observer.extend(vector, paths([state["shown"][action.path - 1]]), state["topics"])
+            found = self.observer.extend(query, paths([state["shown"][action.path - 1]]), state["topics"])
         elif action.name == GET_NEIGHBOR and action.entity is not None:
-            found = self.observer.observe(vector, [action.entity], depth=1).paths
+            found = self.observer.observe(query, [action.entity], depth=1).paths
         else:
             found = []
         return {"output": [p.as_dict() for p in found]}
@@ -474,12 +484,13 @@ class ODAAgent(Agent[KGQASettings]):
         return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0}
 
     def initial_state(self, question: Question, run_id: str, labels: Mapping[str, str],
-                      vector: np.ndarray | None, leave_out: bool = False) -> QAState:
+                      query: Query | None, leave_out: bool = False) -> QAState:
         topics = given_topics(question)
         state: QAState = {"run_id": run_id, "question_id": question.id, "question": question.question,
                           "topics": topics, "labels": {t: labels.get(t, t) for t in topics}, "leave_out": leave_out}
-        if vector is not None:
-            state["question_vector"] = vector.tolist()
+        if query is not None:
+            state["question_vector"] = query.vector.tolist()
+            state["path_vector"] = query.path_vector.tolist()
         return state
 
     def answer_batch(self, state: RunState) -> dict[str, Any]:
@@ -492,7 +503,7 @@ class ODAAgent(Agent[KGQASettings]):
         started = time.perf_counter()
         given = [i for i, q in enumerate(questions) if given_topics(q)]
         texts = [masked(questions[i].question, [names.get(t, t) for t in given_topics(questions[i])]) for i in given]
-        vectors = dict(zip(given, self.scorer.vectors(texts), strict=True)) if texts else {}
+        queries = dict(zip(given, self.scorer.queries(texts), strict=True))
         embedded = time.perf_counter() - started
         app = self.question_graph().compile()
         config = {"recursion_limit": 5 * self.settings.max_iterations + 10}
@@ -501,7 +512,7 @@ class ODAAgent(Agent[KGQASettings]):
             q = questions[i]
             calls_before = len(self.ledger.records)
             t0 = time.perf_counter()
-            start = self.initial_state(q, run_id, names, vectors.get(i), state.get("leave_one_out", False))
+            start = self.initial_state(q, run_id, names, queries.get(i), state.get("leave_one_out", False))
             final = dict(app.invoke(start, config))  # type: ignore[call-overload]
             result = QuestionResult.of(q, final, seconds=time.perf_counter() - t0,
                                        calls=self.ledger.records[calls_before:],

@@ -22,8 +22,6 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from kgagents.agent.kgqa.paths import (
     ObservedPath,
     PathKey,
@@ -33,7 +31,7 @@ from kgagents.agent.kgqa.paths import (
     split_step,
     step,
 )
-from kgagents.agent.kgqa.scoring import PathScorer
+from kgagents.agent.kgqa.scoring import PathScorer, Query
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.graph.connection import Graph
 
@@ -75,7 +73,7 @@ class PathObserver:
         self.scorer = scorer
         self.names = names or RelationNames(graph, kg)
 
-    def observe(self, question: np.ndarray, topics: Sequence[str], prior: Mapping[PathKey, float] | None = None,
+    def observe(self, question: Query, topics: Sequence[str], prior: Mapping[PathKey, float] | None = None,
                 *, reentry: Set[PathKey] = frozenset(), depth: int | None = None) -> Observation:
         """Observe from each topic in turn (the others are excluded from its paths); paths best first.
         ``prior``: the memory's share per path; ``reentry``: remembered paths the topic may walk back into."""
@@ -85,12 +83,12 @@ class PathObserver:
         for topic in dict.fromkeys(topics):
             result.paths.extend(self._observe_one(question, topic, list(dict.fromkeys(topics)), prior, reentry,
                                                   result, depth or self.settings.depth))
-        self._renormalise(result.paths)
+        self._renormalise(result.paths, question.words)
         result.paths.sort(key=lambda p: (-p.score, p.length, p.path))
         result.seconds = time.perf_counter() - started
         return result
 
-    def _renormalise(self, observed: list[ObservedPath]) -> None:
+    def _renormalise(self, observed: list[ObservedPath], words: int) -> None:
         """The memory's shares over the remembered paths that exist from these topics (a share voted for a path
         that leads nowhere here goes to the ones that do), and the scores with them."""
         shares: dict[PathKey, float] = {}
@@ -103,9 +101,9 @@ class PathObserver:
         for p in observed:
             if p.prior > 0:
                 p.prior = round(shares.get(p.key, 0.0) / total, 4)
-                p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
+                p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior, words), 4)
 
-    def _expand(self, question: np.ndarray, frontiers: list[dict[str, Any]], exclude: list[str],
+    def _expand(self, question: Query, frontiers: list[dict[str, Any]], exclude: list[str],
                 result: Observation, full: list[str] | None = None) -> list[dict[str, Any]]:
         """One level (``kgqa/expand_paths``); ``full``: the only groups whose ends are wanted beyond ``ends_kept``
         (None: all)."""
@@ -113,9 +111,9 @@ class PathObserver:
         result.queries += 1
         return self.graph.run("kgqa/expand_paths", kg=self.kg, frontiers=frontiers, exclude=exclude,
                               cap=s.max_frontier, named=s.ends_kept, sample=s.type_sample,
-                              vector=[float(x) for x in question], full=full)
+                              vector=[float(x) for x in question.vector], full=full)
 
-    def _observe_one(self, question: np.ndarray, topic: str, exclude: list[str], prior: Mapping[PathKey, float],
+    def _observe_one(self, question: Query, topic: str, exclude: list[str], prior: Mapping[PathKey, float],
                      reentry: Set[PathKey], result: Observation, depth: int) -> list[ObservedPath]:
         s = self.settings
         names = self.names.get()
@@ -140,7 +138,8 @@ class PathObserver:
             level_paths = []
             full_ends: dict[PathKey, list[str]] = {}
             for row, key, text, sim in zip(rows, keys, texts, sims, strict=True):
-                level_paths.append(self._path(topic, key, text, row, float(sim), prior.get(key, 0.0), names))
+                level_paths.append(self._path(question, topic, key, text, row, float(sim), prior.get(key, 0.0),
+                                              names))
                 full_ends[key] = row["ends"]
             level_paths.sort(key=lambda p: (-p.score, p.path))
             # the best N, and every path the memory votes for even when it scored below them
@@ -166,7 +165,7 @@ class PathObserver:
                     observed = [p for p in observed if p.key != key] + [remembered]
         return observed
 
-    def _remembered(self, question: np.ndarray, topic: str, key: PathKey, exclude: Sequence[str], share: float,
+    def _remembered(self, question: Query, topic: str, key: PathKey, exclude: Sequence[str], share: float,
                     names: Mapping[str, str], reentry: bool, observed: Mapping[PathKey, ObservedPath],
                     walk_back: bool) -> ObservedPath | None:
         """A remembered path the level-wise observation did not give as learned, followed directly when it can
@@ -193,7 +192,7 @@ class PathObserver:
         similarity = float(self.scorer.similarities(question, [text])[0]) if text else 0.0
         row = {"size": len(ends), "ends": [e["id"] for e in ends], "names": [e["name"] for e in ends[: s.ends_kept]],
                "supports": [e["support"] for e in ends], "type_score": None}
-        path = self._path(topic, key, text, row, similarity, share, names)
+        path = self._path(question, topic, key, text, row, similarity, share, names)
         path.reentry = reentry
         return path
 
@@ -209,7 +208,7 @@ class PathObserver:
         rows = self.graph.run("kgqa/entity_names", kg=self.kg, ids=[entity])
         return rows[0]["name"] if rows else entity
 
-    def extend(self, question: np.ndarray, observed: Sequence[ObservedPath], topics: Sequence[str],
+    def extend(self, question: Query, observed: Sequence[ObservedPath], topics: Sequence[str],
                prior: Mapping[PathKey, float] | None = None) -> list[ObservedPath]:
         """GetPath: each of ``observed`` extended by one relation (its complete end set walked on), best first."""
         s = self.settings
@@ -226,11 +225,11 @@ class PathObserver:
             texts = [path_text(k, names) for k in keys]
             for row, key, text, sim in zip(rows, keys, texts, self.scorer.similarities(question, texts),
                                            strict=True):
-                out.append(self._path(p.topic, key, text, row, float(sim), prior.get(key, 0.0), names))
+                out.append(self._path(question, p.topic, key, text, row, float(sim), prior.get(key, 0.0), names))
         return sorted(out, key=lambda x: (-x.score, x.path))
 
-    def _path(self, topic: str, key: PathKey, text: str, row: Mapping[str, Any], similarity: float, prior: float,
-              names: Mapping[str, str]) -> ObservedPath:
+    def _path(self, question: Query, topic: str, key: PathKey, text: str, row: Mapping[str, Any],
+              similarity: float, prior: float, names: Mapping[str, str]) -> ObservedPath:
         s = self.settings
         p = ObservedPath(topic=topic, path=list(key), text=text, display=path_display(key, names),
                          phrase=path_phrase(key, names), size=row["size"],
@@ -238,7 +237,7 @@ class PathObserver:
                          supports=row["supports"][: s.ends_kept], similarity=round(similarity, 4),
                          type_score=round(float(row["type_score"] or 0.0), 4), prior=prior,
                          complete=row["size"] <= len(row["ends"]))
-        p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior), 4)
+        p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior, question.words), 4)
         return p
 
 

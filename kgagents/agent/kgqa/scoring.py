@@ -1,13 +1,18 @@
 """How well a relation path answers a question, without a model and without examples (zero-shot), plus the memory.
 
-    score(path) = cos(question, path text) − length_penalty · |path| + type_weight · fit(end names)
-                  + prior_weight · prior
+    score(path) = sim(question, path text) − length_penalty · |path| · length_words / |question|
+                  + type_weight · fit(end names) + prior_weight · prior
 
-* ``cos(question, path text)``: MiniLM cosine between the question (its topic entity masked as ``X``) and the
-  path read from the answer back to the topic (:func:`~kgagents.agent.kgqa.paths.path_text`), so "directed by of
-  the starred actors of" meets "who directed the films starred by X".
+* ``sim(question, path text)``: the cosine between the question (its topic entity masked as ``X``) and the path
+  read from the answer back to the topic (:func:`~kgagents.agent.kgqa.paths.path_text`), so "directed by of the
+  starred actors of" meets "who directed the films starred by X" — by two encoders, averaged with ``e5_weight``:
+  the KG's embedder (MiniLM by default) and multilingual-e5-small. They err differently: on MetaQA's train
+  questions e5 picks a question's relation better (1-hop) and MiniLM a chain's length (2/3-hop); the average
+  beats either.
 * ``length_penalty``: every relation costs a little, so a longer path wins only when its extra relations are in
-  the question (cosine alone prefers longer paths: more relation words, more overlap).
+  the question (cosine alone prefers longer paths: more relation words, more overlap). A question's words are
+  its evidence: a short question names few relations, so each one costs more (``length_words`` / its word count);
+  a long one pays less.
 * ``fit(end names)``: the mean cosine between the question and the names of the path's best-supported end
   entities (their stored name vectors, in Cypher): the answer's *type* — years for "when", languages for
   "which language", people for "who" — which relation words alone do not say.
@@ -18,44 +23,126 @@ Path texts repeat across questions (a KG has few relations), so their vectors ar
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.config import EmbeddingSettings
+from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
+from kgagents.errors import EmbeddingError
 
 #: path texts whose vectors a scorer keeps
 TEXT_CACHE = 200_000
 
 
-class PathScorer:
-    """Scores observed paths for one question vector (see the module docstring)."""
+@dataclass(frozen=True)
+class Query:
+    """A question as the scorer reads it: ``vector``, its masked text by the KG's embedder (compared with entity
+    names and the memory's phrasings); ``path_vector``, the same text in path space (compared with path texts, see
+    :meth:`PathScorer.path_vectors`); ``words``, its length in words."""
 
-    def __init__(self, embedder: Embedder, settings: KGQASettings) -> None:
+    vector: np.ndarray
+    path_vector: np.ndarray
+    words: int
+
+
+def words(text: str) -> int:
+    """A question's length for the length penalty: its words (at least 1)."""
+    return max(len(text.split()), 1)
+
+
+def second_encoder() -> Embedder:
+    """multilingual-e5-small, the scorer's second encoder (``e5_weight`` > 0)."""
+    try:
+        return get_embedder(EmbeddingSettings(provider="e5", model="multilingual-e5-small"))
+    except EmbeddingError as exc:
+        raise EmbeddingError(f"{exc} KGQA's path scorer averages it with the KG's embedder (e5_weight); "
+                             "or set e5_weight=0 to score with the KG's embedder alone.") from exc
+
+
+class PathScorer:
+    """Scores observed paths for one question (see the module docstring); ``second``: the second encoder (default:
+    :func:`second_encoder`, made on first use when ``e5_weight`` > 0)."""
+
+    def __init__(self, embedder: Embedder, settings: KGQASettings, second: Embedder | None = None) -> None:
         self.embedder = embedder
         self.settings = settings
+        self._second = second
         self._vectors: dict[str, np.ndarray] = {}
+        self._paths: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
+        self._second_lock = threading.Lock()  # one engine call at a time
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors of ``texts`` (computed once per distinct text)."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        if missing:
-            computed = self.embedder.embed(missing)
-            with self._lock:
-                if len(self._vectors) + len(missing) > TEXT_CACHE:
-                    self._vectors.clear()
-                self._vectors.update(zip(missing, computed, strict=True))
+        """Unit vectors of ``texts`` by the KG's embedder (computed once per distinct text)."""
+        return self._cached(self._vectors, texts, self.embedder.embed, self.embedder.dimensions)
+
+    def path_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """``texts`` in path space: the KG embedder's vector scaled by √(1 − e5_weight) next to e5's scaled by
+        √e5_weight, so that a dot product of two of them is the weighted average of the two cosines (the KG
+        embedder's vector alone when e5_weight is 0)."""
+        weight = self.settings.e5_weight
+        if weight <= 0:
+            return self.vectors(texts)
+        dims = self.embedder.dimensions + self._encoder().dimensions
+
+        def embed(missing: Sequence[str]) -> np.ndarray:
+            with self._second_lock:
+                second = self._encoder().embed(missing)
+            return np.hstack([math.sqrt(1.0 - weight) * self.vectors(missing), math.sqrt(weight) * second])
+
+        return self._cached(self._paths, texts, embed, dims)
+
+    def queries(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[Query]:
+        """The questions ``texts`` (masked) as :class:`Query` objects, embedded at once; ``vectors``: their KG
+        embedder vectors when already known."""
         if not texts:
-            return np.zeros((0, self.embedder.dimensions), dtype=np.float32)
-        return np.stack([self._vectors[t] for t in texts])
+            return []
+        vectors = self.vectors(texts) if vectors is None else np.asarray(vectors, dtype=np.float32)
+        paths = self.path_vectors(texts)
+        return [Query(v, p, words(t)) for v, p, t in zip(vectors, paths, texts, strict=True)]
 
-    def similarities(self, question: np.ndarray, texts: Sequence[str]) -> np.ndarray:
-        return self.vectors(texts) @ np.asarray(question, dtype=np.float32)
+    def query(self, text: str, vector: np.ndarray | None = None) -> Query:
+        return self.queries([text], None if vector is None else np.asarray([vector]))[0]
 
-    def score(self, similarity: float, length: int, type_score: float | None, prior: float) -> float:
+    def similarities(self, query: Query, texts: Sequence[str]) -> np.ndarray:
+        return self.path_vectors(texts) @ np.asarray(query.path_vector, dtype=np.float32)
+
+    def score(self, similarity: float, length: int, type_score: float | None, prior: float, words: int) -> float:
         s = self.settings
-        return (similarity - s.length_penalty * length + s.type_weight * (type_score or 0.0)
-                + s.prior_weight * prior)
+        penalty = s.length_penalty * (s.length_words / max(words, 1) if s.length_words else 1.0)
+        return (similarity - penalty * length + s.type_weight * (type_score or 0.0) + s.prior_weight * prior)
+
+    def _encoder(self) -> Embedder:
+        if self._second is None:
+            with self._second_lock:
+                if self._second is None:
+                    self._second = second_encoder()
+        return self._second
+
+    def _cached(self, cache: dict[str, np.ndarray], texts: Sequence[str],
+                embed: Callable[[Sequence[str]], np.ndarray], dims: int) -> np.ndarray:
+        """``texts``' vectors from ``cache``, the missing ones computed by ``embed`` (once per distinct text)."""
+        if not texts:
+            return np.zeros((0, dims), dtype=np.float32)
+        found: dict[str, np.ndarray] = {}
+        missing = []
+        for text in dict.fromkeys(texts):
+            vector = cache.get(text)
+            if vector is None:
+                missing.append(text)
+            else:
+                found[text] = vector
+        if missing:
+            computed = dict(zip(missing, embed(missing), strict=True))
+            found.update(computed)
+            with self._lock:
+                if len(cache) + len(missing) > TEXT_CACHE:
+                    cache.clear()
+                cache.update(computed)
+        return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
