@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import typer
 from neo4j.exceptions import ServiceUnavailable
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from kgagents.cli import app
@@ -128,3 +129,12 @@ def test_a_kgqa_setting_that_does_not_exist_or_does_not_validate_is_refused_befo
     _refused(["kgqa", "run", str(questions), "--kg", "x", "--set", "nonsense=1"], "no KGQA setting 'nonsense'")
     _refused(["ask", "who directed Kismet", "--kg", "x", "--set", "ranking=best"], "ranking", "yes_no")
     _refused(["kgqa", "learn-gate", str(questions), "--kg", "x", "--set", "verify_weight=-1"], "verify_weight")
+
+
+def test_none_unsets_an_optional_kgqa_setting_and_is_refused_for_a_required_one() -> None:
+    from kgagents.cli.kgqa import kgqa_settings
+
+    assert kgqa_settings(["length_words=none", "e5_weight=0"]).length_words is None
+    assert kgqa_settings(["length_words=7"]).length_words == 7
+    with pytest.raises(ValidationError):
+        kgqa_settings(["length_penalty=none"])

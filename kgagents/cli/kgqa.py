@@ -24,7 +24,8 @@ _SET_HELP = ("a KGQA setting changed from its default, KEY=VALUE (e.g. ranking=o
 
 
 def kgqa_settings(changes: Sequence[str] = (), **fixed: Any) -> Any:
-    """KGQA settings from ``fixed`` values and ``KEY=VALUE`` texts (``--set``; validated by the settings model)."""
+    """KGQA settings from ``fixed`` values and ``KEY=VALUE`` texts (``--set``; validated by the settings model; the
+    value ``none`` unsets an optional setting, e.g. ``length_words=none``)."""
     from kgagents.agent.kgqa.settings import KGQASettings
 
     overrides: dict[str, Any] = {}
@@ -34,7 +35,7 @@ def kgqa_settings(changes: Sequence[str] = (), **fixed: Any) -> Any:
             raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. memory_temperature=0.02")
         if key.strip() not in KGQASettings.model_fields:
             raise KgAgentsError(f"--set {change!r}: no KGQA setting '{key.strip()}'")
-        overrides[key.strip()] = value.strip()
+        overrides[key.strip()] = None if value.strip().lower() in ("none", "null") else value.strip()
     return KGQASettings.model_validate({**fixed, **overrides})
 
 
