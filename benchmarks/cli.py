@@ -393,6 +393,21 @@ def bench_kgqa_gate(
     console.print("written: " + ", ".join(result["files"]))
 
 
+@app.command("kgqa-scorer")
+def bench_kgqa_scorer(out: Path = _results_option()) -> None:
+    """The zero-shot KGQA scorer's weights (e5_weight, length_penalty, length_words, type_weight), chosen on train
+    questions of MetaQA, PQ-2H and PQ-3H and checked on other train questions; no model is called."""
+    from benchmarks import kgqa_scorer
+
+    with connected() as graph:
+        result = kgqa_scorer.search(graph, out=out)
+    chosen = result["chosen"]
+    console.print(escape(f"chosen {chosen['weights']} (objective {chosen['objective']}; before "
+                         f"{result['before']['objective']}); the settings' defaults "
+                         f"{'are' if result['default_is_chosen'] else 'are NOT'} these"))
+    console.print("written: " + ", ".join(result["files"]))
+
+
 @app.command("demo")
 def bench_demo(
     no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),

@@ -1,0 +1,160 @@
+"""``kgagents bench kgqa-scorer``: the zero-shot path scorer's weights, chosen on train questions only.
+
+The scorer (:mod:`kgagents.agent.kgqa.scoring`) has four weights that decide which observed path answers when there
+is no memory: ``e5_weight`` (the share of multilingual-e5's cosine next to MiniLM's), ``length_penalty`` with
+``length_words`` (the cost of a relation, scaled by the question's length) and ``type_weight`` (the end names'
+fit). They are chosen together over :data:`GRID`, by one rule stated before the search: the best mean, over the
+tuning samples (:data:`TUNE`), of each sample's Hits@1 averaged over its hop counts; :data:`CHECK` (other train
+questions) shows how the choice holds on questions it was not chosen on. Every question comes from a benchmark's
+``train`` split (:func:`benchmarks.kgqa.splits`), never from a reported one.
+
+How: each question is observed once with :data:`OBSERVED_WITH` (the scorer the project had before this search,
+so the candidate paths do not depend on the weights being chosen), each observed path keeps its two cosines, length
+and end-name fit, and every grid point re-ranks those paths (the expansion choices are not re-made per grid point).
+A path is right when its best-supported end entity is a gold answer (Hits@1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.kgqa import dataset, ensure_kg, splits
+from benchmarks.provenance import write_results
+from kgagents.agent.kgqa.agent import ODAAgent
+from kgagents.agent.kgqa.questions import given_topics, masked
+from kgagents.agent.kgqa.scoring import second_encoder
+from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.embeddings import get_embedder
+from kgagents.graph.connection import Graph
+from kgagents.jobs.kgqa import prepare_kg, seeded_sample
+
+#: the weights searched (every combination)
+GRID: dict[str, tuple[Any, ...]] = {
+    "e5_weight": (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7),
+    "length_penalty": (0.02, 0.03, 0.04, 0.05, 0.06),
+    "type_weight": (0.0, 0.1, 0.25, 0.5),
+    "length_words": (None, 6, 8, 10),
+}
+#: (dataset, train questions per hop count, sample seed): the samples the weights are chosen on
+TUNE = (("metaqa", 200, 1), ("pq-2h", 300, 1), ("pq-3h", 300, 1))
+#: other train questions, to see how the choice holds
+CHECK = (("metaqa", 200, 2),)
+#: the observation the paths come from: the scorer before this search
+OBSERVED_WITH = {"e5_weight": 0.0, "length_penalty": 0.06, "length_words": None, "type_weight": 0.5}
+SPLIT_SEED = 7  # the benchmarks' split seed (bench kgqa --seed)
+
+
+@dataclass
+class _Scored:
+    """One observed question: per path its MiniLM and e5 cosines, length, end-name fit and whether it is right."""
+
+    hops: int
+    words: int
+    paths: np.ndarray  # rows: minilm, e5, length, type_score, right
+
+
+def _observe(graph: Graph, name: str, per_hop: int, seed: int) -> list[_Scored]:
+    ds = dataset(name)
+    ensure_kg(graph, ds)
+    prepare_kg(graph, ds.kg, get_embedder())
+    learned, _ = splits(ds, SPLIT_SEED)
+    usable = [q for q in learned if q.extra.get("kb_consistent", True)] if ds.only_kb_consistent else learned
+    by_hops: dict[int, list[Any]] = {}
+    for q in usable:
+        by_hops.setdefault(q.hops or 0, []).append(q)
+    questions = [q for hops in sorted(by_hops) for q in seeded_sample(by_hops[hops], per_hop, seed)]
+    agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **OBSERVED_WITH), kg=ds.kg)
+    names = {r["id"]: r["name"] for r in graph.run("kgqa/entity_names", kg=ds.kg,
+                                                     ids=sorted({t for q in questions for t in given_topics(q)}))}
+    e5 = second_encoder()
+    out = []
+    for q in questions:
+        text = masked(q.question, [names.get(t, t) for t in given_topics(q)])
+        query = agent.scorer.query(text)
+        observed = agent.observer.observe(query, given_topics(q)).paths
+        gold = {a.id for a in q.answers if a.id} | {a.name.lower() for a in q.answers if a.name}
+        texts = [p.text for p in observed]
+        minilm = agent.scorer.similarities(query, texts) if texts else np.zeros(0)
+        second = e5.embed(texts) @ e5.embed([text])[0] if texts else np.zeros(0)
+        right = [bool(p.ends) and (p.ends[0] in gold or (p.end_names[0] or "").lower() in gold) for p in observed]
+        rows = np.array([minilm, second, [p.length for p in observed], [p.type_score for p in observed], right],
+                        dtype=np.float64).reshape(5, len(observed)).T
+        out.append(_Scored(q.hops or 0, len(text.split()), rows))
+    return out
+
+
+def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, type_weight: float,
+         length_words: int | None) -> dict[int, float]:
+    """Hits@1 by hop count when each question answers with its best path under these weights."""
+    right: dict[int, list[bool]] = {}
+    for s in scored:
+        if not len(s.paths):
+            right.setdefault(s.hops, []).append(False)
+            continue
+        scale = length_words / s.words if length_words else 1.0
+        score = ((1 - e5_weight) * s.paths[:, 0] + e5_weight * s.paths[:, 1] - length_penalty * scale * s.paths[:, 2]
+                 + type_weight * s.paths[:, 3])
+        right.setdefault(s.hops, []).append(bool(s.paths[int(np.argmax(score)), 4]))
+    return {h: round(100 * float(np.mean(v)), 1) for h, v in sorted(right.items())}
+
+
+def _mean(by_hops: dict[int, float]) -> float:
+    return float(np.mean(list(by_hops.values())))
+
+
+def search(graph: Graph, out: Path | None = None) -> dict[str, Any]:
+    """Observe the tuning and check samples, search :data:`GRID`, write ``kgqa_scorer_train``."""
+    started, load_before = time.perf_counter(), [round(x, 2) for x in os.getloadavg()]
+    samples = {f"{n} {k}/hop seed {s}": _observe(graph, n, k, s) for n, k, s in (*TUNE, *CHECK)}
+    tune = [f"{n} {k}/hop seed {s}" for n, k, s in TUNE]
+    rows: list[dict[str, Any]] = []
+    for values in itertools.product(*GRID.values()):
+        weights = dict(zip(GRID, values, strict=True))
+        by_sample = {name: hits(scored, **weights) for name, scored in samples.items()}
+        rows.append({"weights": weights, "objective": round(float(np.mean([_mean(by_sample[t]) for t in tune])), 2),
+                     "hits_at_1": by_sample})
+    rows.sort(key=lambda r: -float(r["objective"]))
+    chosen = rows[0]
+    defaults = KGQASettings()
+    current = {k: getattr(defaults, k) for k in GRID}
+    result: dict[str, Any] = {
+        "benchmark": "KGQA zero-shot scorer weights, chosen on train questions only",
+        "rule": "best mean over the tuning samples of Hits@1 averaged over hop counts; grid: every combination",
+        "grid": {k: list(v) for k, v in GRID.items()},
+        "tuning_samples": tune, "check_samples": [f"{n} {k}/hop seed {s}" for n, k, s in CHECK],
+        "split": {"seed": SPLIT_SEED, "part": "train"}, "observed_with": OBSERVED_WITH,
+        "questions": {name: len(scored) for name, scored in samples.items()},
+        "chosen": chosen, "before": next(r for r in rows if r["weights"] == OBSERVED_WITH),
+        "settings_default": current, "default_is_chosen": current == chosen["weights"], "top": rows[:15],
+        "wall_seconds": round(time.perf_counter() - started, 1), "load_average_before": load_before,
+    }
+    if out is not None:
+        write_results(out, "kgqa_scorer_train", result, markdown)
+    return result
+
+
+def _cells(r: dict[str, Any]) -> str:
+    return " | ".join(" / ".join(f"{v:.1f}" for v in by_hops.values()) for by_hops in r["hits_at_1"].values())
+
+
+def markdown(r: dict[str, Any]) -> str:
+    samples = list(r["questions"])
+    head = "| weights | objective | " + " | ".join(f"{s} (Hits@1 by hops)" for s in samples) + " |"
+    lines = [f"# {r['benchmark']}", "", f"Command: `{r['command']}`", "",
+             f"Rule: {r['rule']}. Train split (seed {r['split']['seed']}); paths observed once with "
+             f"{r['observed_with']} and re-ranked per grid point. Questions: {r['questions']}.", "",
+             head, "|---|---|" + "---|" * len(samples)]
+    for label, row in (("chosen", r["chosen"]), ("before", r["before"])):
+        lines.append(f"| {label}: {row['weights']} | {row['objective']} | {_cells(row)} |")
+    lines += ["", f"The settings' defaults {'are' if r['default_is_chosen'] else 'are NOT'} the chosen weights "
+              f"({r['settings_default']}).", "", "Best 15:", "", head, "|---|---|" + "---|" * len(samples)]
+    lines += [f"| {row['weights']} | {row['objective']} | {_cells(row)} |" for row in r["top"]]
+    return "\n".join(lines) + "\n"
