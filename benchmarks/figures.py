@@ -413,6 +413,36 @@ def kgqa_offline(results: Path) -> str:
     return "\n".join(rows)
 
 
+#: the zero-shot scorer before the e5 average (its settings, as `--set`), run on the held-out 1,000 per hop
+KGQA_SCORER_BEFORE = "e5-weight-0-length-penalty-0.06-length-words-none-type-weight-0.5"
+#: one scorer component switched off at a time, on the held-out 1,000 per hop
+KGQA_SCORER_ABLATIONS = (("without the e5 average (e5_weight 0)", "e5-weight-0"),
+                         ("without the length scaling (length_words none)", "length-words-none"))
+
+
+@figure("kgqa-scorer")
+def kgqa_scorer(results: Path) -> str:
+    """The zero-shot scorer's weights as chosen on train questions, and what each part does on held-out ones."""
+    r = load(results, "kgqa_scorer_train")
+    samples = list(r["questions"])
+    rows = [f"Chosen by `{r['command']}` ({_source('kgqa_scorer_train')}; rule: {r['rule']}; the settings' defaults "
+            f"{'are' if r['default_is_chosen'] else 'are NOT'} the chosen weights):", "",
+            "| scorer weights | " + " | ".join(f"train: {s} (Hits@1 by hops, %)" for s in samples) + " |",
+            "|---|" + "---|" * len(samples)]
+    for label, row in (("chosen", r["chosen"]), ("before", r["before"])):
+        cells = " | ".join(" / ".join(f"{v:.1f}" for v in h.values()) for h in row["hits_at_1"].values())
+        rows.append(f"| {label}: {row['weights']} | {cells} |")
+    held = [("chosen (the defaults)", "kgqa_metaqa_zeroshot_sample1000_no-llm"),
+            ("before", f"kgqa_metaqa_zeroshot_sample1000_no-llm_{KGQA_SCORER_BEFORE}"),
+            *((label, f"kgqa_metaqa_zeroshot_sample1000_no-llm_{slug}") for label, slug in KGQA_SCORER_ABLATIONS)]
+    rows += ["", "Held-out MetaQA (test half, 1,000 seeded per hop, zero-shot, no LLM):", "",
+             "| scorer | Hits@1 by hops (%) | all (%) | file |", "|---|---|---|---|"]
+    for label, stem in held:
+        x = load(results, stem)
+        rows.append(f"| {label} | {_hops(x)} | {100 * x['hits_at_1']:.1f} | {_source(stem)} |")
+    return "\n".join(rows)
+
+
 @figure("kgqa-linking")
 def kgqa_linking(results: Path) -> str:
     rows = ["| data | questions (no brackets, no topic ids) | linking top-1 (%) | Hits@1 with linked topics (%) |",
@@ -581,16 +611,27 @@ def _gated_rule(r: dict[str, Any]) -> str:
     return " (pick + confirm)" if weight is None else f" (yes/no re-rank, verify_weight {weight})"
 
 
+def _scorer(r: dict[str, Any]) -> str:
+    """The zero-shot scorer a KGQA run used: MiniLM alone with a flat length penalty (files before the e5 average,
+    which do not record ``e5_weight``, or runs that turn it off), or the average with e5."""
+    s = r["settings"]
+    if not s.get("e5_weight"):
+        return "MiniLM" + (f", type {s['type_weight']}" if s.get("type_weight") != 0.5 else "")
+    return f"MiniLM + e5 {s['e5_weight']}, length ÷ words"
+
+
 @figure("kgqa-llm")
 def kgqa_llm(results: Path) -> str:
-    rows = ["| data (seeded sample of the held-out split) | configuration | Hits@1 (%) | LLM calls / question "
-            "| tokens / question | seconds / question | answers decided by |", "|---|---|---|---|---|---|---|"]
+    rows = ["| data (seeded sample of the held-out split) | scorer | configuration | Hits@1 (%) | by hops (%) | LLM "
+            "calls / question | tokens / question | seconds / question | answers decided by |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for stem in KGQA_LLM_RUNS:
         r = load(results, stem)
         gate = "paid gate" if "_confident-" in stem else "gate"  # the paid gate: from `bench kgqa-gate --with-model`
         config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}{_gated_rule(r)}, {gate} "
                   f"{r['confident']}") + (", path memory" if r["memory"] else ", zero-shot")
-        rows.append(f"| {r['dataset']}, {r['questions']} questions | {config} | {100 * r['hits_at_1']:.1f} "
+        rows.append(f"| {r['dataset']}, {r['questions']} questions | {_scorer(r)} | {config} "
+                    f"| {100 * r['hits_at_1']:.1f} | {_hops(r)} "
                     f"| {r['llm_calls_per_question']:.2f} | {r['tokens_per_question']:,.0f} "
                     f"| {r['seconds_per_question']:.2f} | {r['decided_by']} |")
     return "\n".join(rows)
