@@ -369,21 +369,27 @@ def ea_small_models(results: Path) -> str:
 KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half, 1,000 seeded per hop", "_sample1000"),
                  ("pq-2h", "PathQuestion PQ-2H, held-out 10 %", ""), ("pq-3h", "PathQuestion PQ-3H, held-out 10 %", ""))
 #: the LLM runs and the no-LLM run on the same seeded sample, side by side
-KGQA_LLM_RUNS = ("kgqa_pq-2h_zeroshot_sample100_no-llm",
+#: the zero-shot scorer before the e5 average, as the results-file suffix of its `--set` settings
+KGQA_SCORER_BEFORE = "e5-weight-0-length-penalty-0.06-length-words-none-type-weight-0.5"
+_BEFORE = f"_{KGQA_SCORER_BEFORE}"
+KGQA_LLM_RUNS = (f"kgqa_pq-2h_zeroshot_sample100_no-llm{_BEFORE}",
                  "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
-                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.00695",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.04395",
+                 "kgqa_pq-2h_zeroshot_sample100_no-llm",
+                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_pq-2h_memory_sample100_no-llm",
                  "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
-                 "kgqa_metaqa_zeroshot_sample20_no-llm",
+                 f"kgqa_metaqa_zeroshot_sample20_no-llm{_BEFORE}",
                  "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b",
                  "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b",
-                 "kgqa_metaqa_zeroshot_sample50_no-llm",
+                 f"kgqa_metaqa_zeroshot_sample50_no-llm{_BEFORE}",
                  "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.02845",
                  "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0514",
                  "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0497",
+                 "kgqa_metaqa_zeroshot_sample50_no-llm",
+                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088",
                  "kgqa_metaqa_memory_sample50_no-llm",
                  "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0")
 
@@ -413,8 +419,6 @@ def kgqa_offline(results: Path) -> str:
     return "\n".join(rows)
 
 
-#: the zero-shot scorer before the e5 average (its settings, as `--set`), run on the held-out 1,000 per hop
-KGQA_SCORER_BEFORE = "e5-weight-0-length-penalty-0.06-length-words-none-type-weight-0.5"
 #: one scorer component switched off at a time, on the held-out 1,000 per hop
 KGQA_SCORER_ABLATIONS = (("without the e5 average (e5_weight 0)", "e5-weight-0"),
                          ("without the length scaling (length_words none)", "length-words-none"))
@@ -657,7 +661,7 @@ def paid_gates(results: Path) -> str:
             continue
         r = load(results, stem)
         p = r["paid"]
-        rule = ", options re-rank" if _options_rule(r) else ""
+        rule = (", options re-rank" if _options_rule(r) else "") + f", scorer {_scorer(r)}"
         rows.append(f"| KGQA {r['dataset']} {'path memory' if r['memory'] else 'zero-shot'}{rule}, "
                     f"{sum(r['questions_by_hops'].values())} seeded train questions "
                     f"| {p['asked']} below confidence {p['weak_gate']} | Hits@1 {_pct1(p['hits_at_1_no_llm'])} "
