@@ -641,6 +641,28 @@ def kgqa_llm(results: Path) -> str:
     return "\n".join(rows)
 
 
+#: (no-LLM run, gated run with the paid gate learned for it) on one seeded held-out sample, new scorer
+KGQA_PAID_PAIRS = (("kgqa_metaqa_zeroshot_sample50_no-llm",
+                    "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088"),)
+
+
+@figure("kgqa-llm-paid")
+def kgqa_llm_paid(results: Path) -> str:
+    """Each gated run with its paid gate next to no LLM on the same questions, by hop, with what the model changed."""
+    out = []
+    for plain, gated in KGQA_PAID_PAIRS:
+        a, b = load(results, plain), load(results, gated)
+        changed = b.get("model_changed") or {}
+        kind = "path memory" if b["memory"] else "zero-shot"
+        out.append(f"{b['dataset']} ({b['questions']} held-out questions, {kind}, scorer {_scorer(b)}): "
+                   f"**{100 * b['hits_at_1']:.1f}** with the model (by hops {_hops(b)}) against "
+                   f"{100 * a['hits_at_1']:.1f} without ({_hops(a)}); paid gate {b['confident']}, "
+                   f"{b['llm_calls_per_question']:.2f} calls and {b['seconds_per_question']:.2f} s per question; the "
+                   f"model turned {changed.get('right', 0)} answers right and {changed.get('wrong', 0)} wrong "
+                   f"({_source(gated)})")
+    return "; ".join(out) + "."
+
+
 # -- where the model pays -----------------------------------------------------------------------------------
 #: the paid gates learned with the local model (train data only), rendered when their files exist
 PAID_KGQA = ("kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b",
