@@ -375,10 +375,11 @@ _BEFORE = f"_{KGQA_SCORER_BEFORE}"
 KGQA_LLM_RUNS = (f"kgqa_pq-2h_zeroshot_sample100_no-llm{_BEFORE}",
                  "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
+                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.00695",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.04395",
                  "kgqa_pq-2h_zeroshot_sample100_no-llm",
-                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
+                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0143",
                  "kgqa_pq-2h_memory_sample100_no-llm",
                  "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  f"kgqa_metaqa_zeroshot_sample20_no-llm{_BEFORE}",
@@ -643,24 +644,30 @@ def kgqa_llm(results: Path) -> str:
 
 #: (no-LLM run, gated run with the paid gate learned for it) on one seeded held-out sample, new scorer
 KGQA_PAID_PAIRS = (("kgqa_metaqa_zeroshot_sample50_no-llm",
-                    "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088"),)
+                    "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088"),
+                   ("kgqa_pq-2h_zeroshot_sample100_no-llm",
+                    "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0143"),
+                   ("kgqa_metaqa_memory_sample50_no-llm",
+                    "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0"),
+                   ("kgqa_pq-2h_memory_sample100_no-llm",
+                    "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0"))
 
 
 @figure("kgqa-llm-paid")
 def kgqa_llm_paid(results: Path) -> str:
     """Each gated run with its paid gate next to no LLM on the same questions, by hop, with what the model changed."""
-    out = []
+    rows = ["| data (held-out, seeded) | scorer | with the model: Hits@1 (by hops) | without: Hits@1 (by hops) | paid "
+            "gate | LLM calls / s per question | model turned right / wrong | file |",
+            "|---|---|---|---|---|---|---|---|"]
     for plain, gated in KGQA_PAID_PAIRS:
         a, b = load(results, plain), load(results, gated)
         changed = b.get("model_changed") or {}
         kind = "path memory" if b["memory"] else "zero-shot"
-        out.append(f"{b['dataset']} ({b['questions']} held-out questions, {kind}, scorer {_scorer(b)}): "
-                   f"**{100 * b['hits_at_1']:.1f}** with the model (by hops {_hops(b)}) against "
-                   f"{100 * a['hits_at_1']:.1f} without ({_hops(a)}); paid gate {b['confident']}, "
-                   f"{b['llm_calls_per_question']:.2f} calls and {b['seconds_per_question']:.2f} s per question; the "
-                   f"model turned {changed.get('right', 0)} answers right and {changed.get('wrong', 0)} wrong "
-                   f"({_source(gated)})")
-    return "; ".join(out) + "."
+        rows.append(f"| {b['dataset']}, {b['questions']} questions, {kind} | {_scorer(b)} "
+                    f"| **{100 * b['hits_at_1']:.1f}** ({_hops(b)}) | {100 * a['hits_at_1']:.1f} ({_hops(a)}) "
+                    f"| {b['confident']} | {b['llm_calls_per_question']:.2f} / {b['seconds_per_question']:.2f} "
+                    f"| {changed.get('right', 0)} / {changed.get('wrong', 0)} | {_source(gated)} |")
+    return "\n".join(rows)
 
 
 # -- where the model pays -----------------------------------------------------------------------------------
