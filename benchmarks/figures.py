@@ -698,6 +698,7 @@ def paid_gates(results: Path) -> str:
                     f"| {_gate(p['gate']['threshold'], 'confidence')}"
                     + (f" ({p['gate']['asked']} train questions there: {p['gate']['changed_right']} fixed / "
                        f"{p['gate']['changed_wrong']} broken)" if p["gate"]["threshold"] > 0 else "")
+                    + _untrusted(p.get("best"), p["gate"], "confidence", "fixed", "broken")
                     + f" | {_source(stem)} |")
     for stem in PAID_OM:
         if not (results / f"{stem}.json").is_file():
@@ -711,6 +712,7 @@ def paid_gates(results: Path) -> str:
         learned = "none: never asked" if low >= high else f"cosine in [{low:.3f}, {high:.2f})" + (
             f", log-odds ≥ {floor} ({r['gate']['changed_right']} right / {r['gate']['changed_wrong']} wrong there)"
             if floor is not None else "")
+        learned += _untrusted(r.get("best"), r["gate"], "cosine depth", "right", "wrong")
         if (check := r.get("verified_on_train")) is not None:
             learned += (f"; checked on the train pairs: macro F1 {check['gated_macro_f1']:.3f} with the learned band "
                         f"vs {check['no_llm_macro_f1']:.3f} without the model, band "
@@ -721,6 +723,14 @@ def paid_gates(results: Path) -> str:
                     f"{sum(p['f1'] for p in pairs) / len(pairs):.3f} | {right} / {confirmed - right} confirmed "
                     f"matches | {learned} | {_source(stem)} |")
     return "\n".join(rows)
+
+
+def _untrusted(best: dict[str, Any] | None, gate: dict[str, Any], what: str, good: str, bad: str) -> str:
+    """What the best threshold was when the chance test (``kgagents.agent.gating.trusted``) closed the gate."""
+    if not best or best["threshold"] <= 0 or gate["threshold"] > 0:
+        return ""
+    return (f" (best {what} < {best['threshold']:.4f}: {best['changed_right']} {good} / {best['changed_wrong']} "
+            f"{bad}, which chance alone gives {100 * gate['chance']:.0f} % of the time: not trusted)")
 
 
 def _pct1(x: float | None) -> str:

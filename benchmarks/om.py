@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb, write_results
-from kgagents.agent.gating import PaidGate, f1_gain, paid_gate
+from kgagents.agent.gating import SIGNIFICANCE, PaidGate, f1_gain, paid_gate, trusted
 from kgagents.agent.matching.candidates import channel_property, vector_property
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
@@ -184,12 +184,13 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     if graded:
         settings = settings.model_copy(update={"validator_min_log_odds": -LOG_ODDS_LIMIT})
     runs = _conference_runs(graph, settings, references, embedder=get_embedder(), chat=chat, on_pair=on_pair)
-    rows, odds, per_pair = [], [], []
+    rows, odds, per_pair, f1s = [], [], [], []
     for run, ref in zip(runs, references, strict=True):
         kept = confirmed(run, read_alignment(ref))
         f1 = run.scores.f1 if run.scores else 0.0
         gains = [(settings.accept_similarity - float(m.get("similarity") or 0.0), f1_gain(ok, f1)) for m, ok in kept]
         rows += gains
+        f1s += [f1] * len(gains)
         odds += [m.get("log_odds") for m, _ in kept]
         per_pair.append({"pair": ref.stem, "run_id": run.run_id, "llm_calls": run.llm_calls,
                          "confirmed_in_final_output": len(gains), "confirmed_right": sum(g > 0 for _, g in gains),
@@ -197,6 +198,10 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     gate, min_log_odds = paid_gate(rows), None
     if graded:
         gate, min_log_odds = _graded_gate(rows, odds)
+    best, break_even = gate, round(sum(f1s) / (2 * len(f1s)), 4) if f1s else 0.5
+    gate = trusted(best, break_even)
+    if gate.threshold <= 0:
+        min_log_odds = None
     verified = None
     if gate.threshold > 0:
         learned = settings.model_copy(update={"threshold": round(settings.accept_similarity - gate.threshold, 6),
@@ -208,15 +213,17 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
         "benchmark": f"OAEI conference: the gated validator's band learned where {model} pays, on {len(pairs)} "
                      "train pair(s) disjoint from the reported ones",
         "data": str(data), "model": model, "settings": settings.model_dump(mode="json"), "train_pairs": per_pair,
-        "reported_pairs": reported, "gate": gate.as_dict(),
+        "reported_pairs": reported, "best": best.as_dict(), "break_even": break_even, "gate": gate.as_dict(),
         "band": [round(settings.accept_similarity - gate.threshold, 6), settings.accept_similarity],
         "threshold": round(settings.accept_similarity - gate.threshold, 6),
         "validator_min_log_odds": min_log_odds, "verified_on_train": verified,
         "rule": "each validator-confirmed match in a train pair's final output adds to F1 (first order, "
                 "kgagents.agent.gating.f1_gain with the pair's F1): 2 - F1 if the reference has it, else -F1, at its "
                 "distance below accept_similarity; the band keeps the depth with the largest net gain (empty when "
-                "none gains); an open band is kept only if matching the train pairs again with it gives a higher "
-                "macro F1 than matching them without the model (verified_on_train)",
+                f"none gains), if chance alone gives its record at most {SIGNIFICANCE} of the time (one-sided "
+                "binomial, a confirmation right with probability break_even = mean train-pair F1 / 2, where it "
+                "adds nothing on average); an open band is kept only if matching the train pairs again with it "
+                "gives a higher macro F1 than matching them without the model (verified_on_train)",
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
     write_results(out, f"om_conference_gate_paid_{'graded_' if graded else ''}{file_slug(model)}"

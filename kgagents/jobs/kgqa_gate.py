@@ -5,7 +5,8 @@ This module learns that threshold for one KG and one model from labelled trainin
 the no-LLM agent answers them, and the cheap gate is the confidence below which its answers are unreliable
 (:func:`~kgagents.agent.gating.cheap_threshold`); then gated mode answers the questions below it with the model,
 and the gate keeps only the confidences below which the model fixed more answers than it broke
-(:func:`~kgagents.agent.gating.paid_gate`) — none when it never did. The gate is stored as an
+(:func:`~kgagents.agent.gating.paid_gate`), and only when chance alone would rarely give that record
+(:func:`~kgagents.agent.gating.trusted`) — none otherwise. The gate is stored as an
 ``(:LLMGate {kg, model, memory})`` node, which the agent reads when ``confident`` is not set explicitly.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kgagents.agent.gating import cheap_threshold, paid_gate
+from kgagents.agent.gating import SIGNIFICANCE, cheap_threshold, paid_gate, trusted
 from kgagents.agent.kgqa.pathmemory import refuse_test_split
 from kgagents.agent.kgqa.results import QuestionResult
 from kgagents.agent.kgqa.settings import KGQASettings
@@ -47,9 +48,10 @@ def model_record(graph: Graph, kg: str, questions: Sequence[Question], no_llm: S
             "llm_calls": sum(r.llm_calls for r in results),
             "tokens": sum(r.prompt_tokens + r.completion_tokens for r in results),
             "seconds_per_question": round(sum(r.seconds for r in results) / len(results), 2) if results else None,
-            "gate": paid_gate(rows).as_dict(),
+            "best": (best := paid_gate(rows)).as_dict(), "gate": trusted(best).as_dict(),
             "rule": "ask the model below the confidence with the largest net gain (fixed minus broken) on these "
-                    "train questions; 0.0 = never ask"}
+                    f"train questions, if chance alone gives that record at most {SIGNIFICANCE} of the time "
+                    "(one-sided binomial, a fix as likely as a break); 0.0 = never ask"}
 
 
 def learn_gate(graph: GraphLike, kg: str, questions: Sequence[Question], chat: Any, *,
