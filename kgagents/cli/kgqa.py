@@ -205,7 +205,10 @@ def learn_gate_cmd(
         f"{record['questions']} questions below the cheap gate {record['weak_gate']}; there the model fixed "
         f"{record['changed_right']} and broke {record['changed_wrong']} answers; gate stored: "
         + ("never ask the model" if gate["threshold"] <= 0 else f"ask below confidence {gate['threshold']:.4f} "
-           f"({gate['changed_right']} fixed / {gate['changed_wrong']} broken there)")))
+           f"({gate['changed_right']} fixed / {gate['changed_wrong']} broken there)")
+        + (f" (the best record, {record['best']['changed_right']} fixed / {record['best']['changed_wrong']} "
+           f"broken, is one chance alone gives {100 * gate['chance']:.0f} % of the time)"
+           if gate["threshold"] <= 0 and gate.get("chance") is not None else "")))
 
 
 @app.command("prepare")

@@ -328,8 +328,11 @@ def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_q
         assert (broke["changed_wrong"], broke["confident"]) == (1, 0.0)  # it broke a right answer: never ask
         r = run_questions(movies, KG, [right], settings, ScriptedChatModel([])).output.results[0]
         assert (r.llm_calls, r.decided_by) == (0, "observation")
-        fixed = learn_gate(movies, KG, [wrong], replaces(), settings=settings)
-        assert fixed["changed_right"] == 1 and fixed["confident"] > 0  # it fixed a wrong one: ask there
+        once = learn_gate(movies, KG, [wrong], replaces(), settings=settings)
+        assert once["changed_right"] == 1 and once["confident"] == 0.0  # one fix, as likely as a coin: not trusted
+        five = [wrong.model_copy(update={"id": f"w{i}"}) for i in range(5)]
+        fixed = learn_gate(movies, KG, five, ScriptedChatModel([_judge(other)] * 25), settings=settings)
+        assert fixed["changed_right"] == 5 and fixed["confident"] > 0  # five fixes, none broken: ask there
         run = run_questions(movies, KG, [wrong], settings, replaces())
         r = run.output.results[0]
         assert r.decided_by == "llm" and r.correct and r.best_path_correct is False
