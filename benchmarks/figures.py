@@ -375,7 +375,6 @@ _BEFORE = f"_{KGQA_SCORER_BEFORE}"
 KGQA_LLM_RUNS = (f"kgqa_pq-2h_zeroshot_sample100_no-llm{_BEFORE}",
                  "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
-                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.00695",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.04395",
                  "kgqa_pq-2h_zeroshot_sample100_no-llm",
@@ -646,8 +645,12 @@ def kgqa_llm(results: Path) -> str:
 KGQA_PAID_PAIRS = (
     ("best net gain on train", "kgqa_metaqa_zeroshot_sample50_no-llm",
      "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088"),
+    ("best net gain on train, if chance would rarely give it", "kgqa_metaqa_zeroshot_sample50_no-llm",
+     "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0"),
     ("best net gain on train", "kgqa_pq-2h_zeroshot_sample100_no-llm",
      "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0143"),
+    ("best net gain on train, if chance would rarely give it", "kgqa_pq-2h_zeroshot_sample100_no-llm",
+     "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0"),
     ("best net gain on train, if chance would rarely give it", "kgqa_metaqa_memory_sample50_no-llm",
      "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0"),
     ("best net gain on train, if chance would rarely give it", "kgqa_pq-2h_memory_sample100_no-llm",
@@ -731,7 +734,7 @@ def _untrusted(best: dict[str, Any] | None, gate: dict[str, Any], what: str, goo
     if not best or best["threshold"] <= 0 or gate["threshold"] > 0:
         return ""
     return (f" (best {what} < {best['threshold']:.4f}: {best['changed_right']} {good} / {best['changed_wrong']} "
-            f"{bad}, which chance alone gives {100 * gate['chance']:.0f} % of the time: not trusted)")
+            f"{bad}, which chance alone gives {100 * gate['chance']:.1f} % of the time: not trusted)")
 
 
 def _pct1(x: float | None) -> str:
