@@ -196,9 +196,6 @@ class ODAAgent(Agent[KGQASettings]):
             self._examples = self.memory.count() if self.settings.memory else 0
         return self._examples
 
-    def _vector(self, text: str) -> np.ndarray:
-        return self.scorer.vectors([text])[0]
-
     @staticmethod
     def _query(state: QAState) -> Query:
         """The question as :meth:`start` embedded it."""
