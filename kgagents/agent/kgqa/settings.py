@@ -13,7 +13,8 @@ on the learning halves of the benchmarks (MetaQA's seeded dev half, PathQuestion
 splits), never on the reported questions, and the benchmark files record them. The zero-shot scorer's
 (``e5_weight`` 0.6, ``length_penalty`` 0.02 at ``length_words`` 10, ``type_weight`` 0.1) were chosen together on
 train questions only — 200 seeded per MetaQA hop and 300 each of PQ-2H and PQ-3H, best mean of the three
-datasets' Hits@1 over a grid — and checked on another 200 per MetaQA hop (README, "KGQA scorer").
+datasets' Hits@1 over a grid — and checked on another 200 per MetaQA hop (`kgagents bench kgqa-scorer`,
+results `kgqa_scorer_train`).
 """
 
 from __future__ import annotations
