@@ -75,6 +75,7 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int) -> list[_Scored]:
     names = {r["id"]: r["name"] for r in graph.run("kgqa/entity_names", kg=ds.kg,
                                                      ids=sorted({t for q in questions for t in given_topics(q)}))}
     e5 = second_encoder()
+    e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
     out = []
     for q in questions:
         text = masked(q.question, [names.get(t, t) for t in given_topics(q)])
@@ -83,7 +84,10 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int) -> list[_Scored]:
         gold = {a.id for a in q.answers if a.id} | {a.name.lower() for a in q.answers if a.name}
         texts = [p.text for p in observed]
         minilm = agent.scorer.similarities(query, texts) if texts else np.zeros(0)
-        second = e5.embed(texts) @ e5.embed([text])[0] if texts else np.zeros(0)
+        missing = [t for t in dict.fromkeys(texts) if t not in e5_vectors]
+        if missing:
+            e5_vectors.update(zip(missing, e5.embed(missing), strict=True))
+        second = np.array([e5_vectors[t] for t in texts]) @ e5.embed([text])[0] if texts else np.zeros(0)
         right = [bool(p.ends) and (p.ends[0] in gold or (p.end_names[0] or "").lower() in gold) for p in observed]
         rows = np.array([minilm, second, [p.length for p in observed], [p.type_score for p in observed], right],
                         dtype=np.float64).reshape(5, len(observed)).T
