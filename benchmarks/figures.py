@@ -378,12 +378,15 @@ KGQA_LLM_RUNS = (f"kgqa_pq-2h_zeroshot_sample100_no-llm{_BEFORE}",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.00695",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.04395",
                  "kgqa_pq-2h_zeroshot_sample100_no-llm",
+                 "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b_confident-0.0242",
                  "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0143",
                  "kgqa_pq-2h_memory_sample100_no-llm",
                  "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
                  f"kgqa_metaqa_zeroshot_sample20_no-llm{_BEFORE}",
                  "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b",
                  "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b",
+                 "kgqa_metaqa_zeroshot_sample20_no-llm",
+                 "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b_confident-0.0399",
                  f"kgqa_metaqa_zeroshot_sample50_no-llm{_BEFORE}",
                  "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.02845",
                  "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0514",
@@ -631,7 +634,9 @@ def kgqa_llm(results: Path) -> str:
             "|---|---|---|---|---|---|---|---|---|"]
     for stem in KGQA_LLM_RUNS:
         r = load(results, stem)
-        gate = "paid gate" if "_confident-" in stem else "gate"  # the paid gate: from `bench kgqa-gate --with-model`
+        # the paid gate (from `bench kgqa-gate --with-model`) is passed to gated runs with --set; full mode's is the
+        # cheap gate
+        gate = "paid gate" if "_confident-" in stem and r["mode"] == "gated" else "gate"
         config = ("no LLM" if r["mode"] == "no_llm" else f"{r['model']}, mode {r['mode']}{_gated_rule(r)}, {gate} "
                   f"{r['confident']}") + (", path memory" if r["memory"] else ", zero-shot")
         rows.append(f"| {r['dataset']}, {r['questions']} questions | {_scorer(r)} | {config} "
