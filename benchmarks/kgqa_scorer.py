@@ -29,7 +29,7 @@ import numpy as np
 from benchmarks.kgqa import dataset, ensure_kg, splits
 from benchmarks.provenance import write_results
 from kgagents.agent.kgqa.agent import ODAAgent
-from kgagents.agent.kgqa.questions import given_topics, masked
+from kgagents.agent.kgqa.questions import given_topics, masked, presence
 from kgagents.agent.kgqa.scoring import second_encoder
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
@@ -72,8 +72,7 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int) -> list[_Scored]:
         by_hops.setdefault(q.hops or 0, []).append(q)
     questions = [q for hops in sorted(by_hops) for q in seeded_sample(by_hops[hops], per_hop, seed)]
     agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **OBSERVED_WITH), kg=ds.kg)
-    names = {r["id"]: r["name"] for r in graph.run("kgqa/entity_names", kg=ds.kg,
-                                                     ids=sorted({t for q in questions for t in given_topics(q)}))}
+    names, _, _ = presence(graph, ds.kg, questions)
     e5 = second_encoder()
     e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
     out = []

@@ -198,8 +198,8 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
     gate, min_log_odds = paid_gate(rows), None
     if graded:
         gate, min_log_odds = _graded_gate(rows, odds)
-    best, break_even = gate, round(sum(f1s) / (2 * len(f1s)), 4) if f1s else 0.5
-    gate = trusted(best, break_even)
+    break_even = round(sum(f1s) / (2 * len(f1s)), 4) if f1s else 0.5  # where a confirmation adds nothing
+    best, gate = gate, trusted(gate, break_even)
     if gate.threshold <= 0:
         min_log_odds = None
     verified = None

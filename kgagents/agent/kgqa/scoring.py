@@ -31,8 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgagents.agent.kgqa.settings import KGQASettings
-from kgagents.config import EmbeddingSettings
-from kgagents.embeddings import get_embedder
+from kgagents.embeddings import multilingual_e5
 from kgagents.embeddings.base import Embedder
 from kgagents.errors import EmbeddingError
 
@@ -59,7 +58,7 @@ def words(text: str) -> int:
 def second_encoder() -> Embedder:
     """multilingual-e5-small, the scorer's second encoder (``e5_weight`` > 0)."""
     try:
-        return get_embedder(EmbeddingSettings(provider="e5", model="multilingual-e5-small"))
+        return multilingual_e5()
     except EmbeddingError as exc:
         raise EmbeddingError(f"{exc} KGQA's path scorer averages it with the KG's embedder (e5_weight); "
                              "or set e5_weight=0 to score with the KG's embedder alone.") from exc
@@ -89,14 +88,14 @@ class PathScorer:
         weight = self.settings.e5_weight
         if weight <= 0:
             return self.vectors(texts)
-        dims = self.embedder.dimensions + self._encoder().dimensions
+        encoder = self._encoder()
 
         def embed(missing: Sequence[str]) -> np.ndarray:
             with self._second_lock:
-                second = self._encoder().embed(missing)
+                second = encoder.embed(missing)
             return np.hstack([math.sqrt(1.0 - weight) * self.vectors(missing), math.sqrt(weight) * second])
 
-        return self._cached(self._paths, texts, embed, dims)
+        return self._cached(self._paths, texts, embed, self.embedder.dimensions + encoder.dimensions)
 
     def queries(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[Query]:
         """The questions ``texts`` (masked) as :class:`Query` objects, embedded at once; ``vectors``: their KG
