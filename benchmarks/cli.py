@@ -370,13 +370,9 @@ def bench_kgqa_gate(
     --with-model no model is called. Its file also holds the no-LLM Hits@1 on those train questions (leave-one-out
     with the memory): the split on which settings are compared (`--set`), never the reported test split."""
     from benchmarks import kgqa
-    from kgagents.config import LLMSettings
 
     settings = kgqa_settings(set_, mode="no_llm", memory=memory)
-    chat = chat_or_none(not with_model, LLMSettings(temperature=settings.temperature))
-    if with_model and chat is None:
-        raise KgAgentsError("--with-model needs a chat model: start one with `kgagents llm start` or set "
-                            "KGAGENTS_LLM_BASE_URL")
+    chat = _model_if(with_model, settings.temperature)
     with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
         result = kgqa.calibrate(graph, dataset, settings=settings, sample=sample, seed=seed, weak=weak,
                                 workers=workers, out=out, on_question=lambda r: advance(1),
@@ -393,18 +389,38 @@ def bench_kgqa_gate(
     console.print("written: " + ", ".join(result["files"]))
 
 
-@app.command("kgqa-scorer")
-def bench_kgqa_scorer(out: Path = _results_option()) -> None:
-    """The zero-shot KGQA scorer's weights (e5_weight, length_penalty, length_words, type_weight), chosen on train
-    questions of MetaQA, PQ-2H and PQ-3H and checked on other train questions; no model is called."""
-    from benchmarks import kgqa_scorer
+def _model_if(with_model: bool, temperature: float) -> Any:
+    """The configured chat model when ``--with-model`` is given (an error when none is), else None."""
+    from kgagents.config import LLMSettings
 
+    chat = chat_or_none(not with_model, LLMSettings(temperature=temperature))
+    if with_model and chat is None:
+        raise KgAgentsError("--with-model needs a chat model: start one with `kgagents llm start` or set "
+                            "KGAGENTS_LLM_BASE_URL")
+    return chat
+
+
+@app.command("kgqa-scorer")
+def bench_kgqa_scorer(
+    with_model: bool = typer.Option(False, "--with-model", help="instead: the model's direct check "
+                                    "(direct_weight, direct_center), chosen on the same train questions"),
+    out: Path = _results_option(),
+) -> None:
+    """The zero-shot KGQA scorer's weights (e5_weight, length_penalty, length_words, type_weight), chosen on train
+    questions of MetaQA, PQ-2H and PQ-3H and checked on other train questions; no model is called. With
+    --with-model: the weights of the model's direct check, on the same questions."""
+    from benchmarks import kgqa_scorer
+    from kgagents.agent.kgqa.settings import KGQASettings
+
+    chat = _model_if(with_model, KGQASettings().temperature)
     with connected() as graph:
-        result = kgqa_scorer.search(graph, out=out)
+        result = (kgqa_scorer.search_direct(graph, chat, out=out) if chat is not None
+                  else kgqa_scorer.search(graph, out=out))
     chosen = result["chosen"]
+    summary = (f"pass {result['settings']} with this model" if "settings" in result else
+               f"the settings' defaults {'are' if result['default_is_chosen'] else 'are NOT'} these")
     console.print(escape(f"chosen {chosen['weights']} (objective {chosen['objective']}; before "
-                         f"{result['before']['objective']}); the settings' defaults "
-                         f"{'are' if result['default_is_chosen'] else 'are NOT'} these"))
+                         f"{result['before']['objective']}); {summary}"))
     console.print("written: " + ", ".join(result["files"]))
 
 

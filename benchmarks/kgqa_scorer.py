@@ -12,6 +12,10 @@ How: each question is observed once with :data:`OBSERVED_WITH` (the scorer the p
 so the candidate paths do not depend on the weights being chosen), each observed path keeps its two cosines, length
 and end-name fit, and every grid point re-ranks those paths (the expansion choices are not re-made per grid point).
 A path is right when its best-supported end entity is a gold answer (Hits@1).
+
+With a model (:func:`search_direct`, ``--with-model``): the same samples observed once with the current defaults,
+each question asked once whether its answer is stored directly about its topic (the model's log-odds), and
+``direct_weight`` × ``direct_center`` (:data:`DIRECT_GRID`) chosen by the same rule (weight 0: the call is off).
 """
 
 from __future__ import annotations
@@ -27,14 +31,17 @@ from typing import Any
 import numpy as np
 
 from benchmarks.kgqa import dataset, ensure_kg, splits
-from benchmarks.provenance import write_results
+from benchmarks.provenance import file_slug, write_results
 from kgagents.agent.kgqa.agent import ODAAgent
+from kgagents.agent.kgqa.llm_steps import LLMSteps
 from kgagents.agent.kgqa.questions import given_topics, masked, presence
 from kgagents.agent.kgqa.scoring import second_encoder
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
 from kgagents.jobs.kgqa import prepare_kg, seeded_sample
+from kgagents.llm.client import ChatModel
+from kgagents.llm.parallel import map_on_slots
 
 #: the weights searched (every combination)
 GRID: dict[str, tuple[Any, ...]] = {
@@ -50,6 +57,11 @@ CHECK = (("metaqa", 200, 2),)
 #: the observation the paths come from: the scorer before this search
 OBSERVED_WITH = {"e5_weight": 0.0, "length_penalty": 0.06, "length_words": None, "type_weight": 0.5}
 SPLIT_SEED = 7  # the benchmarks' split seed (bench kgqa --seed)
+#: the model's direct check, searched with the scorer's weights at their defaults (weight 0: off)
+DIRECT_GRID: dict[str, tuple[Any, ...]] = {
+    "direct_weight": (0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12),
+    "direct_center": (0.6, 0.8, 0.9, 1.0, 1.1, 1.2),
+}
 
 
 @dataclass
@@ -59,9 +71,13 @@ class _Scored:
     hops: int
     words: int
     paths: np.ndarray  # rows: minilm, e5, length, type_score, right
+    direct: float = 0.0  # the model's log-odds that the answer is stored directly about the topic
 
 
-def _observe(graph: Graph, name: str, per_hop: int, seed: int) -> list[_Scored]:
+def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: dict[str, Any] | None = None,
+             chat: ChatModel | None = None) -> list[_Scored]:
+    """The sample's questions observed with ``observed_with`` (default :data:`OBSERVED_WITH`); with ``chat``, each
+    question's direct check too."""
     ds = dataset(name)
     ensure_kg(graph, ds)
     prepare_kg(graph, ds.kg, get_embedder())
@@ -71,7 +87,8 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int) -> list[_Scored]:
     for q in usable:
         by_hops.setdefault(q.hops or 0, []).append(q)
     questions = [q for hops in sorted(by_hops) for q in seeded_sample(by_hops[hops], per_hop, seed)]
-    agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **OBSERVED_WITH), kg=ds.kg)
+    weights = OBSERVED_WITH if observed_with is None else observed_with
+    agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **weights), kg=ds.kg)
     names, _, _ = presence(graph, ds.kg, questions)
     e5 = second_encoder()
     e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
@@ -91,11 +108,16 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int) -> list[_Scored]:
         rows = np.array([minilm, second, [p.length for p in observed], [p.type_score for p in observed], right],
                         dtype=np.float64).reshape(5, len(observed)).T
         out.append(_Scored(q.hops or 0, len(text.split()), rows))
+    if chat is not None:
+        steps = LLMSteps(chat, max_tokens=1)
+        texts = [masked(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
+        for s, odds in zip(out, map_on_slots(chat, steps.direct, texts), strict=True):
+            s.direct = odds
     return out
 
 
 def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, type_weight: float,
-         length_words: int | None) -> dict[int, float]:
+         length_words: int | None, direct_weight: float = 0.0, direct_center: float = 0.0) -> dict[int, float]:
     """Hits@1 by hop count when each question answers with its best path under these weights."""
     right: dict[int, list[bool]] = {}
     for s in scored:
@@ -104,7 +126,7 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
             continue
         scale = length_words / s.words if length_words else 1.0
         score = ((1 - e5_weight) * s.paths[:, 0] + e5_weight * s.paths[:, 1] - length_penalty * scale * s.paths[:, 2]
-                 + type_weight * s.paths[:, 3])
+                 + type_weight * s.paths[:, 3] + direct_weight * (s.direct - direct_center) * (s.paths[:, 2] == 1))
         right.setdefault(s.hops, []).append(bool(s.paths[int(np.argmax(score)), 4]))
     return {h: round(100 * float(np.mean(v)), 1) for h, v in sorted(right.items())}
 
@@ -144,6 +166,42 @@ def search(graph: Graph, out: Path | None = None) -> dict[str, Any]:
     return result
 
 
+def search_direct(graph: Graph, chat: ChatModel, out: Path | None = None) -> dict[str, Any]:
+    """Observe the tuning and check samples with the current defaults, ask ``chat`` each question's direct check,
+    search :data:`DIRECT_GRID`, write ``kgqa_direct_train_<model>`` with the chosen values as ``--set`` options
+    (``settings``: a model's log-odds have their own scale, so the settings' default is off)."""
+    started, load_before = time.perf_counter(), [round(x, 2) for x in os.getloadavg()]
+    defaults = KGQASettings()
+    scorer = {k: getattr(defaults, k) for k in GRID}
+    samples = {f"{n} {k}/hop seed {s}": _observe(graph, n, k, s, scorer, chat) for n, k, s in (*TUNE, *CHECK)}
+    tune = [f"{n} {k}/hop seed {s}" for n, k, s in TUNE]
+    rows: list[dict[str, Any]] = []
+    for values in itertools.product(*DIRECT_GRID.values()):
+        weights = dict(zip(DIRECT_GRID, values, strict=True))
+        by_sample = {name: hits(scored, **scorer, **weights) for name, scored in samples.items()}
+        rows.append({"weights": weights, "objective": round(float(np.mean([_mean(by_sample[t]) for t in tune])), 2),
+                     "hits_at_1": by_sample})
+    rows.sort(key=lambda r: (-float(r["objective"]), r["weights"]["direct_weight"]))  # ties: the smaller weight
+    chosen = rows[0]
+    result: dict[str, Any] = {
+        "benchmark": "KGQA direct check (the model's answer-distance prior), chosen on train questions only",
+        "rule": "best mean over the tuning samples of Hits@1 averaged over hop counts (ties: the smaller weight); "
+                "grid: every combination; the scorer's weights at their defaults",
+        "model": chat.model_name, "grid": {k: list(v) for k, v in DIRECT_GRID.items()},
+        "tuning_samples": tune, "check_samples": [f"{n} {k}/hop seed {s}" for n, k, s in CHECK],
+        "split": {"seed": SPLIT_SEED, "part": "train"}, "observed_with": scorer,
+        "questions": {name: len(scored) for name, scored in samples.items()},
+        "direct_by_hops": {name: {h: round(float(np.mean([s.direct for s in scored if s.hops == h])), 3)
+                                  for h in sorted({s.hops for s in scored})} for name, scored in samples.items()},
+        "chosen": chosen, "before": next(r for r in rows if r["weights"]["direct_weight"] == 0),
+        "settings": " ".join(f"--set {k}={v}" for k, v in chosen["weights"].items()),
+        "top": rows[:15], "wall_seconds": round(time.perf_counter() - started, 1), "load_average_before": load_before,
+    }
+    if out is not None:
+        write_results(out, f"kgqa_direct_train_{file_slug(chat.model_name)}", result, markdown)
+    return result
+
+
 def _cells(r: dict[str, Any]) -> str:
     return " | ".join(" / ".join(f"{v:.1f}" for v in by_hops.values()) for by_hops in r["hits_at_1"].values())
 
@@ -152,12 +210,15 @@ def markdown(r: dict[str, Any]) -> str:
     samples = list(r["questions"])
     head = "| weights | objective | " + " | ".join(f"{s} (Hits@1 by hops)" for s in samples) + " |"
     lines = [f"# {r['benchmark']}", "", f"Command: `{r['command']}`", "",
+             *([f"Model: {r['model']}; mean log-odds of the direct check by hop count: {r['direct_by_hops']}.", ""]
+               if "model" in r else []),
              f"Rule: {r['rule']}. Train split (seed {r['split']['seed']}); paths observed once with "
              f"{r['observed_with']} and re-ranked per grid point. Questions: {r['questions']}.", "",
              head, "|---|---|" + "---|" * len(samples)]
     for label, row in (("chosen", r["chosen"]), ("before", r["before"])):
         lines.append(f"| {label}: {row['weights']} | {row['objective']} | {_cells(row)} |")
-    lines += ["", f"The settings' defaults {'are' if r['default_is_chosen'] else 'are NOT'} the chosen weights "
-              f"({r['settings_default']}).", "", "Best 15:", "", head, "|---|---|" + "---|" * len(samples)]
+    lines += ["", (f"Chosen settings for this model: `{r['settings']}`." if "settings" in r else
+                   f"The settings' defaults {'are' if r['default_is_chosen'] else 'are NOT'} the chosen weights "
+                   f"({r['settings_default']})."), "", "Best 15:", "", head, "|---|---|" + "---|" * len(samples)]
     lines += [f"| {row['weights']} | {row['objective']} | {_cells(row)} |" for row in r["top"]]
     return "\n".join(lines) + "\n"

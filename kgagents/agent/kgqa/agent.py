@@ -94,6 +94,7 @@ class QAState(TypedDict, total=False):
     leave_out: bool
     question_vector: list[float]
     path_vector: list[float]  # the question in path space (scoring.Query)
+    direct: float  # what one-relation paths gain from the model's direct check (scoring.Query)
     prior: list[dict[str, Any]]
     neighbours: list[dict[str, Any]]
     observation: list[dict[str, Any]]
@@ -200,7 +201,8 @@ class ODAAgent(Agent[KGQASettings]):
     def _query(state: QAState) -> Query:
         """The question as :meth:`start` embedded it."""
         return Query(np.asarray(state["question_vector"], dtype=np.float32),
-                     np.asarray(state["path_vector"], dtype=np.float32), words(state["masked"]))
+                     np.asarray(state["path_vector"], dtype=np.float32), words(state["masked"]),
+                     float(state.get("direct") or 0.0))
 
     def wording(self) -> Wording:
         """The memory's wording table, learned once per agent."""
@@ -326,8 +328,17 @@ class ODAAgent(Agent[KGQASettings]):
         prior = self._prior(query.vector, question if state.get("leave_out") else None, text)
         out.update({"topics": topics, "labels": labels, "masked": text, "question_vector": query.vector.tolist(),
                     "path_vector": query.path_vector.tolist(), "prior": prior.as_state(),
-                    "neighbours": prior.neighbours})
+                    "neighbours": prior.neighbours, "direct": self._direct(text, topics)})
         return out
+
+    def _direct(self, masked_question: str, topics: Sequence[str]) -> float:
+        """What one-relation paths gain from the model's answer to "is the answer stored directly about X?"
+        (settings ``direct_weight`` / ``direct_center``); 0 without a model or without topics (nothing to
+        observe)."""
+        s = self.settings
+        if self.llm is None or s.direct_weight <= 0 or not topics or s.mode == "no_observation":
+            return 0.0
+        return s.direct_weight * (self.llm.direct(masked_question) - s.direct_center)
 
     def observe(self, state: QAState) -> dict[str, Any]:
         if state["iteration"] == 0:

@@ -19,6 +19,7 @@ from kgagents.agent.kgqa.prompts import (
     ACTION_SYSTEM,
     ACTIONS,
     ANSWER,
+    DIRECT_SYSTEM,
     GENERATE_SCHEMA,
     GENERATE_SYSTEM,
     GET_NEIGHBOR,
@@ -28,6 +29,7 @@ from kgagents.agent.kgqa.prompts import (
     REFLECT_SYSTEM,
     VERIFY_SYSTEM,
     action_prompt,
+    direct_prompt,
     rank_prompt,
     reflection_prompt,
     verify_prompt,
@@ -140,6 +142,13 @@ class LLMSteps:
         if isinstance(result, Action):
             return result
         return Action(ANSWER, path=1 if shown else None, fallback=True, note=result)
+
+    def direct(self, question: str) -> float:
+        """The model's log-odds that the (masked) question's answer is one relation from its topic (one one-token
+        call; see :func:`~kgagents.agent.kgqa.prompts.direct_prompt` and the settings' ``direct_weight``)."""
+        messages: list[Message] = [{"role": "system", "content": DIRECT_SYSTEM},
+                                   {"role": "user", "content": direct_prompt(question)}]
+        return yes_log_odds(self.chat, messages, purpose="kgqa:direct")
 
     def verify(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
         """Mode gated, ranking ``yes_no``: for each candidate path, the model's log-odds that it answers the question

@@ -83,12 +83,12 @@ class PathObserver:
         for topic in dict.fromkeys(topics):
             result.paths.extend(self._observe_one(question, topic, list(dict.fromkeys(topics)), prior, reentry,
                                                   result, depth or self.settings.depth))
-        self._renormalise(result.paths, question.words)
+        self._renormalise(result.paths, question)
         result.paths.sort(key=lambda p: (-p.score, p.length, p.path))
         result.seconds = time.perf_counter() - started
         return result
 
-    def _renormalise(self, observed: list[ObservedPath], words: int) -> None:
+    def _renormalise(self, observed: list[ObservedPath], question: Query) -> None:
         """The memory's shares over the remembered paths that exist from these topics (a share voted for a path
         that leads nowhere here goes to the ones that do), and the scores with them."""
         shares: dict[PathKey, float] = {}
@@ -101,7 +101,8 @@ class PathObserver:
         for p in observed:
             if p.prior > 0:
                 p.prior = round(shares.get(p.key, 0.0) / total, 4)
-                p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior, words), 4)
+                p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior, question.words,
+                                                  question.direct), 4)
 
     def _expand(self, question: Query, frontiers: list[dict[str, Any]], exclude: list[str],
                 result: Observation, full: list[str] | None = None) -> list[dict[str, Any]]:
@@ -237,7 +238,8 @@ class PathObserver:
                          supports=row["supports"][: s.ends_kept], similarity=round(similarity, 4),
                          type_score=round(float(row["type_score"] or 0.0), 4), prior=prior,
                          complete=row["size"] <= len(row["ends"]))
-        p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior, question.words), 4)
+        p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior, question.words,
+                                          question.direct), 4)
         return p
 
 

@@ -68,6 +68,16 @@ RANK_SYSTEM = (
 
 VERIFY_SYSTEM = "You check relation chains in a knowledge graph. Reply with yes or no."
 
+DIRECT_SYSTEM = "You read questions about an entity X in a knowledge graph. Reply with yes or no."
+
+
+def direct_prompt(question: str) -> str:
+    """Whether a question's answer lies one relation from its topic (the topic masked as X): a question about X's
+    own fact ("who directed X") against one that goes through other entities ("who directed the films X starred
+    in") — which cosine similarity between question and path words tells apart poorly."""
+    return (f"Question: {question}\nIs the answer a fact stored directly about X itself (not about other entities "
+            "related to X)?")
+
 
 def verify_prompt(question: str, topic: str, path: ObservedPath, ends: int) -> str:
     """One path as a yes/no question: the chain from the topic's name, the first ``ends`` entities it leads to."""

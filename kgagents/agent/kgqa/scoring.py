@@ -1,7 +1,7 @@
 """How well a relation path answers a question, without a model and without examples (zero-shot), plus the memory.
 
     score(path) = sim(question, path text) − length_penalty · |path| · length_words / |question|
-                  + type_weight · fit(end names) + prior_weight · prior
+                  + type_weight · fit(end names) + prior_weight · prior [+ direct, one-relation paths only]
 
 * ``sim(question, path text)``: the cosine between the question (its topic entity masked as ``X``) and the path
   read from the answer back to the topic (:func:`~kgagents.agent.kgqa.paths.path_text`), so "directed by of the
@@ -17,6 +17,8 @@
   entities (their stored name vectors, in Cypher): the answer's *type* — years for "when", languages for
   "which language", people for "who" — which relation words alone do not say.
 * ``prior``: the path memory's vote for this path (:mod:`kgagents.agent.kgqa.pathmemory`), 0 without memory.
+* ``direct``: with a model, how much its answer to "is the answer stored directly about X?" favours one-relation
+  paths (``direct_weight`` · (log-odds − ``direct_center``), carried by the :class:`Query`); 0 without a model.
 
 Path texts repeat across questions (a KG has few relations), so their vectors are cached per scorer.
 """
@@ -43,11 +45,13 @@ TEXT_CACHE = 200_000
 class Query:
     """A question as the scorer reads it: ``vector``, its masked text by the KG's embedder (compared with entity
     names and the memory's phrasings); ``path_vector``, the same text in path space (compared with path texts, see
-    :meth:`PathScorer.path_vectors`); ``words``, its length in words."""
+    :meth:`PathScorer.path_vectors`); ``words``, its length in words; ``direct``, what one-relation paths gain
+    from the model's view of the question (0 without a model)."""
 
     vector: np.ndarray
     path_vector: np.ndarray
     words: int
+    direct: float = 0.0
 
 
 def words(text: str) -> int:
@@ -112,10 +116,12 @@ class PathScorer:
     def similarities(self, query: Query, texts: Sequence[str]) -> np.ndarray:
         return self.path_vectors(texts) @ np.asarray(query.path_vector, dtype=np.float32)
 
-    def score(self, similarity: float, length: int, type_score: float | None, prior: float, words: int) -> float:
+    def score(self, similarity: float, length: int, type_score: float | None, prior: float, words: int,
+              direct: float = 0.0) -> float:
         s = self.settings
         penalty = s.length_penalty * (s.length_words / max(words, 1) if s.length_words else 1.0)
-        return (similarity - penalty * length + s.type_weight * (type_score or 0.0) + s.prior_weight * prior)
+        return (similarity - penalty * length + s.type_weight * (type_score or 0.0) + s.prior_weight * prior
+                + (direct if length == 1 else 0.0))
 
     def _encoder(self) -> Embedder:
         if self._second is None:

@@ -78,6 +78,14 @@ class KGQASettings(AgentSettings):
                                 "above 1: always explore)")
     confident: float = Field(0.5, ge=0.0, description="LLM gate: a best path whose score leads the next different "
                              "answer's by at least this margin is answered without the model")
+    direct_weight: float = Field(
+        0.0, ge=0.0, description="with a model (every mode that observes): one one-token call per question asks "
+        "whether its answer is a fact stored directly about the topic; direct_weight × (the model's log-odds of yes − "
+        "direct_center) is added to the score of every one-relation path. 0 (default): no call. A model's log-odds "
+        "have their own scale, so both are chosen per model on train questions: `kgagents bench kgqa-scorer "
+        "--with-model` prints them as --set options")
+    direct_center: float = Field(0.0, description="the log-odds at which the model's answer to the direct "
+                                 "question moves no path (see direct_weight)")
     answer_cap: int = Field(1000, ge=1, description="largest answer set returned (ranked by support)")
     reflect_k: int = Field(15, ge=1, description="K: paths the reflection keeps in memory per iteration")
     max_iterations: int = Field(8, ge=1, description="observe → act → reflect rounds before answering from memory")
