@@ -99,7 +99,7 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
         observed = agent.observer.observe(query, given_topics(q)).paths
         gold = {a.id for a in q.answers if a.id} | {a.name.lower() for a in q.answers if a.name}
         texts = [p.text for p in observed]
-        minilm = agent.scorer.similarities(query, texts) if texts else np.zeros(0)
+        minilm = agent.scorer.vectors(texts) @ query.vector if texts else np.zeros(0)  # the KG embedder alone
         missing = [t for t in dict.fromkeys(texts) if t not in e5_vectors]
         if missing:
             e5_vectors.update(zip(missing, e5.embed(missing), strict=True))

@@ -71,3 +71,10 @@ def test_without_the_second_encoder_the_error_says_how_to_score_without_it(monke
     with pytest.raises(EmbeddingError, match="e5_weight=0"):
         scorer.query(TEXTS[0])
     assert PathScorer(TableEmbedder(TEXTS, 1), KGQASettings(e5_weight=0.0)).query(TEXTS[0]).words == 3
+
+
+def test_the_direct_check_moves_one_relation_paths_only() -> None:
+    scorer = PathScorer(TableEmbedder(TEXTS, 1), KGQASettings(length_penalty=0.0, type_weight=0.0, e5_weight=0.0))
+    assert scorer.score(0.5, 1, None, 0.0, words=5, direct=-0.1) == pytest.approx(0.4)
+    assert scorer.score(0.5, 2, None, 0.0, words=5, direct=-0.1) == pytest.approx(0.5)
+    assert scorer.score(0.5, 1, None, 0.0, words=5) == pytest.approx(0.5)  # no model: nothing moves

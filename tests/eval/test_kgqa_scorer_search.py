@@ -29,3 +29,14 @@ def test_the_e5_share_and_the_length_penalty_decide_the_answer() -> None:
 def test_a_question_without_paths_counts_as_wrong() -> None:
     empty = _Scored(1, 4, np.zeros((0, 5)))
     assert hits([empty, SHORT], 1.0, 0.0, 0.0, None) == {1: 50.0}
+
+
+def test_the_direct_check_turns_a_question_to_its_one_relation_path() -> None:
+    # MiniLM alone answers SHORT with its 2-relation path; a confident "yes, stored directly about X" (log-odds 3
+    # against a centre of 1, weight 0.05: +0.1 for one-relation paths) turns it to the 1-relation one
+    sure = _Scored(SHORT.hops, SHORT.words, SHORT.paths, direct=3.0)
+    assert hits([sure], 0.0, 0.0, 0.0, None) == {1: 0.0}
+    assert hits([sure], 0.0, 0.0, 0.0, None, direct_weight=0.05, direct_center=1.0) == {1: 100.0}
+    # a "no" (log-odds below the centre) pushes one-relation paths down instead
+    unsure = _Scored(LONG.hops, LONG.words, LONG.paths, direct=-2.0)
+    assert hits([unsure], 1.0, 0.0, 0.0, None, direct_weight=0.05, direct_center=1.0) == {2: 100.0}
