@@ -679,6 +679,41 @@ def kgqa_llm_paid(results: Path) -> str:
     return "\n".join(rows)
 
 
+#: the direct check's train choice, and (no-LLM run, run with the direct check) on one seeded held-out sample each
+KGQA_DIRECT_TRAIN = "kgqa_direct_train_qwen2.5-coder-1.5b"
+KGQA_DIRECT_PAIRS = (
+    ("kgqa_metaqa_zeroshot_sample300_no-llm",
+     "kgqa_metaqa_zeroshot_sample300_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
+    ("kgqa_pq-2h_zeroshot_sample100_no-llm",
+     "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"))
+
+
+@figure("kgqa-direct")
+def kgqa_direct(results: Path) -> str:
+    """The model's direct check: its weights as chosen on train questions, then held-out runs next to no LLM."""
+    r = load(results, KGQA_DIRECT_TRAIN)
+    samples = list(r["questions"])
+    rows = [f"Chosen by `{r['command']}` ({_source(KGQA_DIRECT_TRAIN)}; {r['model']}; rule: {r['rule']}): "
+            f"`{r['settings']}`. The model's mean log-odds of \"yes\" by hop count on the train questions: "
+            f"{r['direct_by_hops']}.", "",
+            "| direct check | " + " | ".join(f"train: {s} (Hits@1 by hops, %)" for s in samples) + " |",
+            "|---|" + "---|" * len(samples)]
+    for label, row in (("chosen", r["chosen"]), ("off", r["before"])):
+        cells = " | ".join(" / ".join(f"{v:.1f}" for v in h.values()) for h in row["hits_at_1"].values())
+        weights = "weight 0" if label == "off" else f"{row['weights']}"
+        rows.append(f"| {label}: {weights} | {cells} |")
+    rows += ["", "Held-out (test split, seeded samples, zero-shot; the paid re-ranking gate closed, `confident=0.0`, "
+             "so the direct check is the model's only call):", "",
+             "| data | with the direct check: Hits@1 (by hops) | without (no LLM): Hits@1 (by hops) | LLM calls / "
+             "seconds per question | file |", "|---|---|---|---|---|"]
+    for plain, direct in KGQA_DIRECT_PAIRS:
+        a, b = load(results, plain), load(results, direct)
+        rows.append(f"| {b['dataset']}, {b['questions']} questions | **{100 * b['hits_at_1']:.1f}** ({_hops(b)}) "
+                    f"| {100 * a['hits_at_1']:.1f} ({_hops(a)}) | {b['llm_calls_per_question']:.2f} / "
+                    f"{b['seconds_per_question']:.2f} | {_source(direct)} |")
+    return "\n".join(rows)
+
+
 # -- where the model pays -----------------------------------------------------------------------------------
 #: the paid gates learned with the local model (train data only), rendered when their files exist
 PAID_KGQA = ("kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b",
