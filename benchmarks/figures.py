@@ -685,7 +685,11 @@ KGQA_DIRECT_PAIRS = (
     ("kgqa_metaqa_zeroshot_sample300_no-llm",
      "kgqa_metaqa_zeroshot_sample300_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
     ("kgqa_pq-2h_zeroshot_sample100_no-llm",
-     "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"))
+     "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
+    ("kgqa_pq-2h_zeroshot_no-llm",
+     "kgqa_pq-2h_zeroshot_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
+    ("kgqa_pq-3h_zeroshot_no-llm",
+     "kgqa_pq-3h_zeroshot_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"))
 
 
 @figure("kgqa-direct")
@@ -702,7 +706,8 @@ def kgqa_direct(results: Path) -> str:
         cells = " | ".join(" / ".join(f"{v:.1f}" for v in h.values()) for h in row["hits_at_1"].values())
         weights = "weight 0" if label == "off" else f"{row['weights']}"
         rows.append(f"| {label}: {weights} | {cells} |")
-    rows += ["", "Held-out (test split, seeded samples, zero-shot; the paid re-ranking gate closed, `confident=0.0`, "
+    rows += ["", "Held-out (test split: seeded samples, or all of it; zero-shot; the paid re-ranking gate closed, "
+             "`confident=0.0`, "
              "so the direct check is the model's only call):", "",
              "| data | with the direct check: Hits@1 (by hops) | without (no LLM): Hits@1 (by hops) | LLM calls / "
              "seconds per question | file |", "|---|---|---|---|---|"]
