@@ -157,7 +157,8 @@ def bench_load(
     sizes: str = typer.Option("10000,100000,1000000", help="generated KG sizes (statements) loaded both ways"),
     big: int = typer.Option(5_000_000, help="generated KG size loaded in bulk only (0: skip)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace a database that holds data"),
-    work_dir: Path = typer.Option(None, help="where generated KGs are written (default: the system temp)"),
+    work_dir: Path = typer.Option(None, exists=True, file_okay=False, help="an existing directory where generated "
+                                  "KGs are written (default: the system temp)"),
     batched_sizes: str = typer.Option("1000000,10000000", help="generated KG sizes loaded in committed batches"),
     only_batched: bool = typer.Option(False, "--only-batched", help="run only the batched rows (DBP15K and "
                                                                     "--batched-sizes) → engine_load_batched.*"),

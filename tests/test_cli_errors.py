@@ -98,3 +98,11 @@ def test_match_with_two_tasks_source_files_refuses_the_clash_then_takes_a_name(
     named = runner.invoke(app, ["match", str(two), str(other), "--no-llm", "--source-name", "task2"], env=env)
     assert named.exit_code == 0, named.output
     assert "matching task2 → conf_b" in " ".join(named.output.split())
+
+
+def test_bench_load_refuses_a_work_dir_that_does_not_exist_before_touching_a_server(tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    # the URI points nowhere: had the command got as far as a server, it would fail differently
+    result = runner.invoke(app, ["bench", "load", "--work-dir", str(missing)],
+                           env={"KGAGENTS_NEO4J_URI": "bolt://127.0.0.1:1"})
+    assert result.exit_code == 2 and "'--work-dir'" in result.output and not missing.exists()
