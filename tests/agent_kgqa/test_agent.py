@@ -355,10 +355,17 @@ def test_the_models_direct_check_moves_one_relation_paths(movies: Graph, p_yes: 
     q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
     # gate wide open (confident 0): the only call is the direct check, asked once, before the observation
     settings = KGQASettings(mode="gated", memory=False, confident=0.0, direct_weight=1.0, direct_center=0.0)
-    chat = ScriptedChatModel(["yes"], logprobs=lambda _: {"Yes": math.log(p_yes), "No": math.log(1 - p_yes)})
-    r = run_questions(movies, KG, [q], settings, chat).output.results[0]
+    def lean(_: list[dict[str, str]]) -> dict[str, float]:
+        return {"Yes": math.log(p_yes), "No": math.log(1 - p_yes)}
+
+    chat = ScriptedChatModel(["yes"], logprobs=lean)
+    run = run_questions(movies, KG, [q], settings, chat)
+    r = run.output.results[0]
     assert [c["purpose"] for c in chat.calls] == ["kgqa:direct"] and r.llm_calls == 1
     assert "X" in chat.calls[0]["messages"][1]["content"] and "Kismet" not in chat.calls[0]["messages"][1]["content"]
     assert (r.path == "has genre") is one_relation  # a confident "no" (log-odds −4.6) sends it past one relation
+    trace = stored_trace(movies, run.run_id, "q")
+    assert trace is not None and trace["trace"]["direct"] == pytest.approx(math.log(p_yes) - math.log(1 - p_yes),
+                                                                          abs=1e-3)  # in Cypher: t.direct
     off = run_questions(movies, KG, [q], settings.model_copy(update={"direct_weight": 0.0}), ScriptedChatModel([]))
     assert off.output.results[0].path == "has genre" and off.output.results[0].llm_calls == 0  # weight 0: no call

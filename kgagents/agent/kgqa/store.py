@@ -2,7 +2,10 @@
 
     (:QATrace {run_id, question_id, question, masked, answer, answer_path, path_steps, decided_by, confidence,
                gold, correct, precision, recall, f1, iterations, cap_hit, llm_calls, …, observation, prior,
-               neighbours, mentions, linked, observe_ms, seconds})-[:IN_RUN]->(:Run)
+               neighbours, mentions, linked, observe_ms, direct, seconds})-[:IN_RUN]->(:Run)
+
+``direct`` (only with the model's direct check): what one-relation paths gained from it (see the settings'
+``direct_weight``).
     (:QATrace)-[:TOUCHED {role: 'topic' | 'explored' | 'memory' | 'answer'}]->(:Entity)
     (:QAStep {run_id, question_id, iteration, action, call, fallback, note, output, kept,
               reflect_fallback})-[:STEP_OF]->(:QATrace)
@@ -54,6 +57,7 @@ def trace_row(state: Mapping[str, Any], *, extra: Mapping[str, Any]) -> dict[str
         "prior": _json(state.get("prior", [])), "neighbours": _json(state.get("neighbours", [])),
         "mentions": _json(state.get("linked", [])),
         "history": [h["call"] for h in state.get("history", [])], "gate": state.get("gate_note"),
+        "direct": state.get("direct") or None,
         "observe_ms": [round(s * 1000, 2) for s in state.get("observe_seconds", [])],
         **extra,
     }
