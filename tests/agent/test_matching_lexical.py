@@ -16,8 +16,10 @@ from kgagents.agent.matching.lexical import (
     learn_substitutions,
     lexical_matches,
     one_to_one,
+    one_typo,
     shorter_name,
     substitution_matches,
+    typo_matches,
     variant_matches,
 )
 from kgagents.embeddings.index import Scope
@@ -132,3 +134,27 @@ def test_the_shorter_name_is_the_one_the_other_extends_by_a_word() -> None:
     assert shorter_name(author, regular) == "a" and shorter_name(regular, author) == "a"
     assert shorter_name(author, LexicalEntity("w", "Class", ["Writer"])) is None
     assert shorter_name(author, LexicalEntity("x", "Class", ["author"])) is None
+
+
+@pytest.mark.parametrize(("a", "b", "one"), [
+    ("mammillary", "mamillary", True),    # a letter dropped
+    ("tibilais", "tibialis", True),       # two neighbours swapped
+    ("calcaneus", "calcaneum", True),     # a letter changed
+    ("integumental", "integumentary", False),  # two edits
+    ("adrenal", "renal", False),
+    ("artery", "artery", False),          # the same word is no typo
+])
+def test_one_typo_is_one_insertion_deletion_change_or_swap(a: str, b: str, one: bool) -> None:
+    assert one_typo(a, b) is one and one_typo(b, a) is one
+
+
+def test_typo_matches_pair_names_one_typo_apart_in_a_long_word_and_only_one_to_one() -> None:
+    sources = [LexicalEntity("m:mb", "Class", ["mammillary body"]), LexicalEntity("m:lip", "Class", ["upper lip"]),
+               LexicalEntity("m:oa", "Class", ["ophthalmic artery"]),
+               LexicalEntity("m:x", "Class", ["maxillary vein"])]
+    targets = [LexicalEntity("h:mb", "Class", ["Mamillary_Body"]), LexicalEntity("h:lid", "Class", ["Upper Lid"]),
+               LexicalEntity("h:oa", "Class", ["Opthalmic Artery"]),
+               LexicalEntity("h:a1", "Class", ["Axillary Vein"]), LexicalEntity("h:a2", "Class", ["Maxilary Vein"])]
+    found = {(m.source, m.target) for m in typo_matches(sources, targets)}
+    # "lip" / "lid" is too short to be a typo; "maxillary vein" has two candidates one typo apart: not 1:1
+    assert found == {("m:mb", "h:mb"), ("m:oa", "h:oa")}

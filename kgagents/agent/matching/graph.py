@@ -47,6 +47,7 @@ from kgagents.agent.matching.lexical import (
     one_to_one,
     shorter_name,
     substitution_matches,
+    typo_matches,
     variant_matches,
 )
 from kgagents.agent.matching.llm_steps import LLMSteps
@@ -382,6 +383,10 @@ class MatchingAgent(Agent[MatchSettings]):
             sources, targets = self._unmatched(state, matched)
             added += self._lexical_rule(state, variant_matches(sources, targets), matched, verdicts,
                                         "lexical:variant", "label/synonym words equal up to spelling variants")
+        if settings.typos:
+            sources, targets = self._unmatched(state, matched)
+            added += self._lexical_rule(state, typo_matches(sources, targets), matched, verdicts,
+                                        "lexical:typo", "label/synonym words equal but for one typo")
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
         hierarchies = self._hierarchies(state) if settings.repair or settings.containment_no_subclasses else None
@@ -540,7 +545,7 @@ class MatchingAgent(Agent[MatchSettings]):
 
 #: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
 _TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", "merged", "structural", "lexical:variant",
-          "lexical:substituted", "lexical:contained")
+          "lexical:typo", "lexical:substituted", "lexical:contained")
 
 
 def _trust(match: Mapping[str, Any]) -> int:

@@ -300,3 +300,46 @@ def variant_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalE
         for bag in _variant_bags(e):
             found[e.uri] |= index.get((e.kind, bag), set())
     return _unique_both_ways(found, "variant")
+
+
+#: the shortest word a typo is looked for in: shorter words one letter apart are often other words ("lip" / "lid")
+TYPO_MIN_LETTERS = 6
+
+
+def one_typo(a: str, b: str) -> bool:
+    """Whether two different words are one typo apart: a letter inserted, dropped or changed, or two neighbouring
+    letters swapped (Damerau-Levenshtein distance 1)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+
+
+def _deletion_keys(entity: LexicalEntity) -> Iterable[tuple[tuple[str, frozenset[str], str], str]]:
+    """((kind, bag less one long word, that word or it less one letter), the word) for the entity's word bags: two
+    words one typo apart share one of these keys (a swap of neighbours too: each drops one of the two)."""
+    for bag in _bags(entity):
+        for word in bag:
+            if len(word) >= TYPO_MIN_LETTERS:
+                for variant in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
+                    yield (entity.kind, bag - {word}, variant), word
+
+
+def typo_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+    """1:1 pairs whose label/synonym word bags are equal but for one word of at least :data:`TYPO_MIN_LETTERS`
+    letters that is one typo apart ("mammillary body" / "mamillary body", "tibilais cranialis" / "tibialis
+    cranialis"). Candidates come from a deletion index (:func:`_deletion_keys`), so names that share no key are
+    never compared. Meant for entities nothing else matched."""
+    index: dict[tuple[str, frozenset[str], str], set[tuple[str, str]]] = defaultdict(set)
+    for t in targets:
+        for key, word in _deletion_keys(t):
+            index[key].add((t.uri, word))
+    found: dict[str, set[str]] = defaultdict(set)
+    for e in sources:
+        for key, word in _deletion_keys(e):
+            found[e.uri] |= {uri for uri, other in index.get(key, ()) if one_typo(word, other)}
+    return _unique_both_ways(found, "typo")

@@ -54,6 +54,10 @@ class MatchSettings(BaseSettings, AgentSettings):
         True, description="after the structural propagation, among entities still unmatched: 1:1 pairs whose word "
         "bags are equal up to spelling variants (a hyphenated compound as one word, a word's initial fused with a "
         "number: 'thoracic vertebra 1' = 'T1 vertebra'); validated when there is an LLM")
+    typos: bool = Field(
+        True, description="after the spelling variants, among entities still unmatched: 1:1 pairs whose word bags "
+        "are equal but for one word of 6 or more letters one typo apart (a letter inserted, dropped, changed or two "
+        "neighbours swapped: 'mammillary body' = 'mamillary body'); validated when there is an LLM")
     substitution: bool = Field(
         True, description="lexical propagation, after the structural one: word substitutions the input teaches "
         "(seen at least substitution_min_support times between matched pairs' names or between two names of one "
