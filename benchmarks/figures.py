@@ -431,14 +431,10 @@ KGQA_SCORER_ABLATIONS = (("without the e5 average (e5_weight 0)", "e5-weight-0")
 def kgqa_scorer(results: Path) -> str:
     """The zero-shot scorer's weights as chosen on train questions, and what each part does on held-out ones."""
     r = load(results, "kgqa_scorer_train")
-    samples = list(r["questions"])
     rows = [f"Chosen by `{r['command']}` ({_source('kgqa_scorer_train')}; rule: {r['rule']}; the settings' defaults "
             f"{'are' if r['default_is_chosen'] else 'are NOT'} the chosen weights):", "",
-            "| scorer weights | " + " | ".join(f"train: {s} (Hits@1 by hops, %)" for s in samples) + " |",
-            "|---|" + "---|" * len(samples)]
-    for label, row in (("chosen", r["chosen"]), ("before", r["before"])):
-        cells = " | ".join(" / ".join(f"{v:.1f}" for v in h.values()) for h in row["hits_at_1"].values())
-        rows.append(f"| {label}: {row['weights']} | {cells} |")
+            *_train_table(r, "scorer weights", [(f"{label}: {r[label]['weights']}", r[label])
+                                                for label in ("chosen", "before")])]
     held = [("chosen (the defaults)", "kgqa_metaqa_zeroshot_sample1000_no-llm"),
             ("before", f"kgqa_metaqa_zeroshot_sample1000_no-llm_{KGQA_SCORER_BEFORE}"),
             *((label, f"kgqa_metaqa_zeroshot_sample1000_no-llm_{slug}") for label, slug in KGQA_SCORER_ABLATIONS)]
@@ -448,6 +444,17 @@ def kgqa_scorer(results: Path) -> str:
         x = load(results, stem)
         rows.append(f"| {label} | {_hops(x)} | {100 * x['hits_at_1']:.1f} | {_source(stem)} |")
     return "\n".join(rows)
+
+
+def _train_table(r: dict[str, Any], head: str, rows: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """A train-question search's rows (their label, the row of its results file): Hits@1 by hops per sample."""
+    samples = list(r["questions"])
+    out = [f"| {head} | " + " | ".join(f"train: {s} (Hits@1 by hops, %)" for s in samples) + " |",
+           "|---|" + "---|" * len(samples)]
+    for label, row in rows:
+        cells = " | ".join(" / ".join(f"{v:.1f}" for v in h.values()) for h in row["hits_at_1"].values())
+        out.append(f"| {label} | {cells} |")
+    return out
 
 
 @figure("kgqa-linking")
@@ -696,16 +703,11 @@ KGQA_DIRECT_PAIRS = (
 def kgqa_direct(results: Path) -> str:
     """The model's direct check: its weights as chosen on train questions, then held-out runs next to no LLM."""
     r = load(results, KGQA_DIRECT_TRAIN)
-    samples = list(r["questions"])
     rows = [f"Chosen by `{r['command']}` ({_source(KGQA_DIRECT_TRAIN)}; {r['model']}; rule: {r['rule']}): "
             f"`{r['settings']}`. The model's mean log-odds of \"yes\" by hop count on the train questions: "
             f"{r['direct_by_hops']}.", "",
-            "| direct check | " + " | ".join(f"train: {s} (Hits@1 by hops, %)" for s in samples) + " |",
-            "|---|" + "---|" * len(samples)]
-    for label, row in (("chosen", r["chosen"]), ("off", r["before"])):
-        cells = " | ".join(" / ".join(f"{v:.1f}" for v in h.values()) for h in row["hits_at_1"].values())
-        weights = "weight 0" if label == "off" else f"{row['weights']}"
-        rows.append(f"| {label}: {weights} | {cells} |")
+            *_train_table(r, "direct check", [(f"chosen: {r['chosen']['weights']}", r["chosen"]),
+                                              ("off: weight 0", r["before"])])]
     rows += ["", "Held-out (test split: seeded samples, or all of it; zero-shot; the paid re-ranking gate closed, "
              "`confident=0.0`, "
              "so the direct check is the model's only call):", "",

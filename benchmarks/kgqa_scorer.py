@@ -93,8 +93,8 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
     e5 = second_encoder()
     e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
     out = []
-    for q in questions:
-        text = masked(q.question, [names.get(t, t) for t in given_topics(q)])
+    texts_asked = [masked(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
+    for q, text in zip(questions, texts_asked, strict=True):
         query = agent.scorer.query(text)
         observed = agent.observer.observe(query, given_topics(q)).paths
         gold = {a.id for a in q.answers if a.id} | {a.name.lower() for a in q.answers if a.name}
@@ -110,8 +110,7 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
         out.append(_Scored(q.hops or 0, len(text.split()), rows))
     if chat is not None:
         steps = LLMSteps(chat, max_tokens=1)
-        texts = [masked(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
-        for s, odds in zip(out, map_on_slots(chat, steps.direct, texts), strict=True):
+        for s, odds in zip(out, map_on_slots(chat, steps.direct, texts_asked), strict=True):
             s.direct = odds
     return out
 
@@ -135,17 +134,36 @@ def _mean(by_hops: dict[int, float]) -> float:
     return float(np.mean(list(by_hops.values())))
 
 
+def _sample_name(name: str, per_hop: int, seed: int) -> str:
+    return f"{name} {per_hop}/hop seed {seed}"
+
+
+def _grid_rows(samples: dict[str, list[_Scored]], grid: dict[str, tuple[Any, ...]],
+               fixed: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every combination of ``grid``'s values (with the ``fixed`` weights) scored on every sample, unsorted; the
+    objective is the mean over the :data:`TUNE` samples of their Hits@1 averaged over hop counts."""
+    tune = [_sample_name(*t) for t in TUNE]
+    rows: list[dict[str, Any]] = []
+    for values in itertools.product(*grid.values()):
+        weights = dict(zip(grid, values, strict=True))
+        by_sample = {name: hits(scored, **(fixed or {}), **weights) for name, scored in samples.items()}
+        rows.append({"weights": weights, "objective": round(float(np.mean([_mean(by_sample[t]) for t in tune])), 2),
+                     "hits_at_1": by_sample})
+    return rows
+
+
+def _samples_record(samples: dict[str, list[_Scored]]) -> dict[str, Any]:
+    """What a results file says about the questions: the tuning and check samples, the split, their sizes."""
+    return {"tuning_samples": [_sample_name(*t) for t in TUNE], "check_samples": [_sample_name(*c) for c in CHECK],
+            "split": {"seed": SPLIT_SEED, "part": "train"},
+            "questions": {name: len(scored) for name, scored in samples.items()}}
+
+
 def search(graph: Graph, out: Path | None = None) -> dict[str, Any]:
     """Observe the tuning and check samples, search :data:`GRID`, write ``kgqa_scorer_train``."""
     started, load_before = time.perf_counter(), [round(x, 2) for x in os.getloadavg()]
-    samples = {f"{n} {k}/hop seed {s}": _observe(graph, n, k, s) for n, k, s in (*TUNE, *CHECK)}
-    tune = [f"{n} {k}/hop seed {s}" for n, k, s in TUNE]
-    rows: list[dict[str, Any]] = []
-    for values in itertools.product(*GRID.values()):
-        weights = dict(zip(GRID, values, strict=True))
-        by_sample = {name: hits(scored, **weights) for name, scored in samples.items()}
-        rows.append({"weights": weights, "objective": round(float(np.mean([_mean(by_sample[t]) for t in tune])), 2),
-                     "hits_at_1": by_sample})
+    samples = {_sample_name(n, k, s): _observe(graph, n, k, s) for n, k, s in (*TUNE, *CHECK)}
+    rows = _grid_rows(samples, GRID)
     rows.sort(key=lambda r: -float(r["objective"]))
     chosen = rows[0]
     defaults = KGQASettings()
@@ -153,10 +171,7 @@ def search(graph: Graph, out: Path | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {
         "benchmark": "KGQA zero-shot scorer weights, chosen on train questions only",
         "rule": "best mean over the tuning samples of Hits@1 averaged over hop counts; grid: every combination",
-        "grid": {k: list(v) for k, v in GRID.items()},
-        "tuning_samples": tune, "check_samples": [f"{n} {k}/hop seed {s}" for n, k, s in CHECK],
-        "split": {"seed": SPLIT_SEED, "part": "train"}, "observed_with": OBSERVED_WITH,
-        "questions": {name: len(scored) for name, scored in samples.items()},
+        "grid": {k: list(v) for k, v in GRID.items()}, **_samples_record(samples), "observed_with": OBSERVED_WITH,
         "chosen": chosen, "before": next(r for r in rows if r["weights"] == OBSERVED_WITH),
         "settings_default": current, "default_is_chosen": current == chosen["weights"], "top": rows[:15],
         "wall_seconds": round(time.perf_counter() - started, 1), "load_average_before": load_before,
@@ -173,24 +188,16 @@ def search_direct(graph: Graph, chat: ChatModel, out: Path | None = None) -> dic
     started, load_before = time.perf_counter(), [round(x, 2) for x in os.getloadavg()]
     defaults = KGQASettings()
     scorer = {k: getattr(defaults, k) for k in GRID}
-    samples = {f"{n} {k}/hop seed {s}": _observe(graph, n, k, s, scorer, chat) for n, k, s in (*TUNE, *CHECK)}
-    tune = [f"{n} {k}/hop seed {s}" for n, k, s in TUNE]
-    rows: list[dict[str, Any]] = []
-    for values in itertools.product(*DIRECT_GRID.values()):
-        weights = dict(zip(DIRECT_GRID, values, strict=True))
-        by_sample = {name: hits(scored, **scorer, **weights) for name, scored in samples.items()}
-        rows.append({"weights": weights, "objective": round(float(np.mean([_mean(by_sample[t]) for t in tune])), 2),
-                     "hits_at_1": by_sample})
+    samples = {_sample_name(n, k, s): _observe(graph, n, k, s, scorer, chat) for n, k, s in (*TUNE, *CHECK)}
+    rows = _grid_rows(samples, DIRECT_GRID, scorer)
     rows.sort(key=lambda r: (-float(r["objective"]), r["weights"]["direct_weight"]))  # ties: the smaller weight
     chosen = rows[0]
     result: dict[str, Any] = {
         "benchmark": "KGQA direct check (the model's answer-distance prior), chosen on train questions only",
         "rule": "best mean over the tuning samples of Hits@1 averaged over hop counts (ties: the smaller weight); "
                 "grid: every combination; the scorer's weights at their defaults",
-        "model": chat.model_name, "grid": {k: list(v) for k, v in DIRECT_GRID.items()},
-        "tuning_samples": tune, "check_samples": [f"{n} {k}/hop seed {s}" for n, k, s in CHECK],
-        "split": {"seed": SPLIT_SEED, "part": "train"}, "observed_with": scorer,
-        "questions": {name: len(scored) for name, scored in samples.items()},
+        "model": chat.model_name, "grid": {k: list(v) for k, v in DIRECT_GRID.items()}, **_samples_record(samples),
+        "observed_with": scorer,
         "direct_by_hops": {name: {h: round(float(np.mean([s.direct for s in scored if s.hops == h])), 3)
                                   for h in sorted({s.hops for s in scored})} for name, scored in samples.items()},
         "chosen": chosen, "before": next(r for r in rows if r["weights"]["direct_weight"] == 0),
