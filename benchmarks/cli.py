@@ -5,6 +5,7 @@ these commands, with the command line exactly as typed (:func:`benchmarks.proven
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,13 @@ from kgagents.errors import KgAgentsError
 from kgagents.progress import StageDisplay
 
 app = App(help="Benchmarks: results JSON + markdown in benchmarks/results/.")
+
+
+class ModelCheck(str, Enum):
+    """The KGQA model checks `bench kgqa-scorer --with-model` can tune (benchmarks.kgqa_scorer.CHECKS)."""
+
+    direct = "direct"
+    relations = "relations"
 
 
 def _results_option() -> Any:
@@ -403,19 +411,21 @@ def _model_if(with_model: bool, temperature: float) -> Any:
 
 @app.command("kgqa-scorer")
 def bench_kgqa_scorer(
-    with_model: bool = typer.Option(False, "--with-model", help="instead: the model's direct check "
-                                    "(direct_weight, direct_center), chosen on the same train questions"),
+    with_model: bool = typer.Option(False, "--with-model", help="instead: the weights of one of the model's checks "
+                                    "(--check), chosen on the same train questions"),
+    check: ModelCheck = typer.Option(ModelCheck.direct, "--check", help="with --with-model: 'direct' (direct_weight, "
+                                     "direct_center) or 'relations' (relation_weight, relation_center)"),
     out: Path = _results_option(),
 ) -> None:
     """The zero-shot KGQA scorer's weights (e5_weight, length_penalty, length_words, type_weight), chosen on train
     questions of MetaQA, PQ-2H and PQ-3H and checked on other train questions; no model is called. With
-    --with-model: the weights of the model's direct check, on the same questions."""
+    --with-model: the weights of the model's direct or relation check, on the same questions."""
     from benchmarks import kgqa_scorer
     from kgagents.agent.kgqa.settings import KGQASettings
 
     chat = _model_if(with_model, KGQASettings().temperature)
     with connected() as graph:
-        result = (kgqa_scorer.search_direct(graph, chat, out=out) if chat is not None
+        result = (kgqa_scorer.search_model(graph, chat, check.value, out=out) if chat is not None
                   else kgqa_scorer.search(graph, out=out))
     chosen = result["chosen"]
     summary = (f"pass {result['settings']} with this model" if "settings" in result else

@@ -13,9 +13,11 @@ so the candidate paths do not depend on the weights being chosen), each observed
 and end-name fit, and every grid point re-ranks those paths (the expansion choices are not re-made per grid point).
 A path is right when its best-supported end entity is a gold answer (Hits@1).
 
-With a model (:func:`search_direct`, ``--with-model``): the same samples observed once with the current defaults,
-each question asked once whether its answer is stored directly about its topic (the model's log-odds), and
-``direct_weight`` × ``direct_center`` (:data:`DIRECT_GRID`) chosen by the same rule (weight 0: the call is off).
+With a model (:func:`search_model`, ``--with-model``): the same samples observed once with the current defaults,
+and one of the model's checks chosen by the same rule (weight 0: the call is off): ``--check direct``, each question
+asked once whether its answer is stored directly about its topic (the model's log-odds), ``direct_weight`` ×
+``direct_center`` over :data:`DIRECT_GRID`; ``--check relations``, each question asked about every relation name
+among its best observed paths, ``relation_weight`` × ``relation_center`` over :data:`RELATION_GRID`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import itertools
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from benchmarks.kgqa import dataset, ensure_kg, splits
 from benchmarks.provenance import file_slug, write_results
 from kgagents.agent.kgqa.agent import ODAAgent
 from kgagents.agent.kgqa.llm_steps import LLMSteps
+from kgagents.agent.kgqa.paths import relation_names
 from kgagents.agent.kgqa.questions import given_topics, masked, presence
 from kgagents.agent.kgqa.scoring import second_encoder
 from kgagents.agent.kgqa.settings import KGQASettings
@@ -62,6 +65,17 @@ DIRECT_GRID: dict[str, tuple[Any, ...]] = {
     "direct_weight": (0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12),
     "direct_center": (0.6, 0.8, 0.9, 1.0, 1.1, 1.2),
 }
+#: the model's relation check, searched likewise (weight 0: off)
+RELATION_GRID: dict[str, tuple[Any, ...]] = {
+    "relation_weight": (0.0, 0.005, 0.01, 0.02, 0.03, 0.05),
+    "relation_center": (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0),
+}
+#: per model check: its grid, the benchmark's title, the results file's stem
+CHECKS: dict[str, tuple[dict[str, tuple[Any, ...]], str, str]] = {
+    "direct": (DIRECT_GRID, "KGQA direct check (the model's answer-distance prior)", "kgqa_direct_train"),
+    "relations": (RELATION_GRID, "KGQA relation check (the model's view of each relation a path takes)",
+                  "kgqa_relations_train"),
+}
 
 
 @dataclass
@@ -70,14 +84,17 @@ class _Scored:
 
     hops: int
     words: int
-    paths: np.ndarray  # rows: minilm, e5, length, type_score, right
+    paths: np.ndarray  # rows: minilm, e5, length, type_score, right (in the observation's order)
     direct: float = 0.0  # the model's log-odds that the answer is stored directly about the topic
+    relations: list[list[float]] = field(default_factory=list)  # relation check: per head path, its relations' odds
+    asked: int = 0  # relation check: the relation names the model was asked about
 
 
 def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: dict[str, Any] | None = None,
-             chat: ChatModel | None = None) -> list[_Scored]:
+             chat: ChatModel | None = None, check: str = "direct") -> list[_Scored]:
     """The sample's questions observed with ``observed_with`` (default :data:`OBSERVED_WITH`); with ``chat``, each
-    question's direct check too."""
+    question's ``check`` too: ``direct`` (one call) or ``relations`` (one call per relation name among the
+    observation's best ``relation_paths`` paths, as the agent asks)."""
     ds = dataset(name)
     ensure_kg(graph, ds)
     prepare_kg(graph, ds.kg, get_embedder())
@@ -90,9 +107,10 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
     weights = OBSERVED_WITH if observed_with is None else observed_with
     agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **weights), kg=ds.kg)
     names, _, _ = presence(graph, ds.kg, questions)
+    relation_labels = agent.observer.names.get()
     e5 = second_encoder()
     e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
-    out = []
+    out, heads = [], []
     texts_asked = [masked(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
     for q, text in zip(questions, texts_asked, strict=True):
         query = agent.scorer.query(text)
@@ -108,16 +126,24 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
         rows = np.array([minilm, second, [p.length for p in observed], [p.type_score for p in observed], right],
                         dtype=np.float64).reshape(5, len(observed)).T
         out.append(_Scored(q.hops or 0, len(text.split()), rows))
+        heads.append([relation_names(p.key, relation_labels) for p in observed[: agent.settings.relation_paths]])
     if chat is not None:
         steps = LLMSteps(chat, max_tokens=1)
-        for s, odds in zip(out, map_on_slots(chat, steps.direct, texts_asked), strict=True):
-            s.direct = odds
+        if check == "direct":
+            for s, odds in zip(out, map_on_slots(chat, steps.direct, texts_asked), strict=True):
+                s.direct = odds
+        else:
+            for s, text, head in zip(out, texts_asked, heads, strict=True):
+                asked = steps.relations(text, [r for rs in head for r in rs])
+                s.relations, s.asked = [[asked[r] for r in rs] for rs in head], len(asked)
     return out
 
 
 def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, type_weight: float,
-         length_words: int | None, direct_weight: float = 0.0, direct_center: float = 0.0) -> dict[int, float]:
-    """Hits@1 by hop count when each question answers with its best path under these weights."""
+         length_words: int | None, direct_weight: float = 0.0, direct_center: float = 0.0,
+         relation_weight: float = 0.0, relation_center: float = 0.0) -> dict[int, float]:
+    """Hits@1 by hop count when each question answers with its best path under these weights (with the relation
+    check: its best among the paths the check re-ranked, as the agent answers)."""
     right: dict[int, list[bool]] = {}
     for s in scored:
         if not len(s.paths):
@@ -126,6 +152,9 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
         scale = length_words / s.words if length_words else 1.0
         score = ((1 - e5_weight) * s.paths[:, 0] + e5_weight * s.paths[:, 1] - length_penalty * scale * s.paths[:, 2]
                  + type_weight * s.paths[:, 3] + direct_weight * (s.direct - direct_center) * (s.paths[:, 2] == 1))
+        if relation_weight and s.relations:
+            score = score[: len(s.relations)] + relation_weight * np.array(
+                [sum(o - relation_center for o in odds) for odds in s.relations])
         right.setdefault(s.hops, []).append(bool(s.paths[int(np.argmax(score)), 4]))
     return {h: round(100 * float(np.mean(v)), 1) for h, v in sorted(right.items())}
 
@@ -181,31 +210,36 @@ def search(graph: Graph, out: Path | None = None) -> dict[str, Any]:
     return result
 
 
-def search_direct(graph: Graph, chat: ChatModel, out: Path | None = None) -> dict[str, Any]:
-    """Observe the tuning and check samples with the current defaults, ask ``chat`` each question's direct check,
-    search :data:`DIRECT_GRID`, write ``kgqa_direct_train_<model>`` with the chosen values as ``--set`` options
-    (``settings``: a model's log-odds have their own scale, so the settings' default is off)."""
+def search_model(graph: Graph, chat: ChatModel, check: str, out: Path | None = None) -> dict[str, Any]:
+    """Observe the tuning and check samples with the current defaults, ask ``chat`` each question's ``check``
+    (:data:`CHECKS`: ``direct`` or ``relations``), search its grid, write ``<stem>_<model>`` with the chosen values
+    as ``--set`` options (``settings``: a model's log-odds have their own scale, so the settings' default is off)."""
+    grid, title, stem = CHECKS[check]
+    weight = next(iter(grid))
     started, load_before = time.perf_counter(), [round(x, 2) for x in os.getloadavg()]
     defaults = KGQASettings()
     scorer = {k: getattr(defaults, k) for k in GRID}
-    samples = {_sample_name(n, k, s): _observe(graph, n, k, s, scorer, chat) for n, k, s in (*TUNE, *CHECK)}
-    rows = _grid_rows(samples, DIRECT_GRID, scorer)
-    rows.sort(key=lambda r: (-float(r["objective"]), r["weights"]["direct_weight"]))  # ties: the smaller weight
+    samples = {_sample_name(n, k, s): _observe(graph, n, k, s, scorer, chat, check) for n, k, s in (*TUNE, *CHECK)}
+    rows = _grid_rows(samples, grid, scorer)
+    rows.sort(key=lambda r: (-float(r["objective"]), r["weights"][weight]))  # ties: the smaller weight
     chosen = rows[0]
+    asked = ({"direct_by_hops": {name: {h: round(float(np.mean([s.direct for s in scored if s.hops == h])), 3)
+                                        for h in sorted({s.hops for s in scored})}
+                                 for name, scored in samples.items()}} if check == "direct" else
+             {"relations_asked": {name: round(float(np.mean([s.asked for s in scored])), 2)
+                                  for name, scored in samples.items()}})
     result: dict[str, Any] = {
-        "benchmark": "KGQA direct check (the model's answer-distance prior), chosen on train questions only",
+        "benchmark": f"{title}, chosen on train questions only",
         "rule": "best mean over the tuning samples of Hits@1 averaged over hop counts (ties: the smaller weight); "
                 "grid: every combination; the scorer's weights at their defaults",
-        "model": chat.model_name, "grid": {k: list(v) for k, v in DIRECT_GRID.items()}, **_samples_record(samples),
-        "observed_with": scorer,
-        "direct_by_hops": {name: {h: round(float(np.mean([s.direct for s in scored if s.hops == h])), 3)
-                                  for h in sorted({s.hops for s in scored})} for name, scored in samples.items()},
-        "chosen": chosen, "before": next(r for r in rows if r["weights"]["direct_weight"] == 0),
+        "model": chat.model_name, "check": check, "grid": {k: list(v) for k, v in grid.items()},
+        **_samples_record(samples), "observed_with": scorer, **asked,
+        "chosen": chosen, "before": next(r for r in rows if r["weights"][weight] == 0),
         "settings": " ".join(f"--set {k}={v}" for k, v in chosen["weights"].items()),
         "top": rows[:15], "wall_seconds": round(time.perf_counter() - started, 1), "load_average_before": load_before,
     }
     if out is not None:
-        write_results(out, f"kgqa_direct_train_{file_slug(chat.model_name)}", result, markdown)
+        write_results(out, f"{stem}_{file_slug(chat.model_name)}", result, markdown)
     return result
 
 
@@ -218,7 +252,9 @@ def markdown(r: dict[str, Any]) -> str:
     head = "| weights | objective | " + " | ".join(f"{s} (Hits@1 by hops)" for s in samples) + " |"
     lines = [f"# {r['benchmark']}", "", f"Command: `{r['command']}`", "",
              *([f"Model: {r['model']}; mean log-odds of the direct check by hop count: {r['direct_by_hops']}.", ""]
-               if "model" in r else []),
+               if "direct_by_hops" in r else []),
+             *([f"Model: {r['model']}; relation names asked about per question (mean): {r['relations_asked']}.", ""]
+               if "relations_asked" in r else []),
              f"Rule: {r['rule']}. Train split (seed {r['split']['seed']}); paths observed once with "
              f"{r['observed_with']} and re-ranked per grid point. Questions: {r['questions']}.", "",
              head, "|---|---|" + "---|" * len(samples)]

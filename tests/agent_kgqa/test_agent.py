@@ -369,3 +369,29 @@ def test_the_models_direct_check_moves_one_relation_paths(movies: Graph, p_yes: 
                                                                           abs=1e-3)  # in Cypher: t.direct
     off = run_questions(movies, KG, [q], settings.model_copy(update={"direct_weight": 0.0}), ScriptedChatModel([]))
     assert off.output.results[0].path == "has genre" and off.output.results[0].llm_calls == 0  # weight 0: no call
+
+
+def test_the_models_relation_check_re_ranks_the_best_paths(movies: Graph) -> None:
+    q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
+    # gate wide open (confident 0): the only calls are the relation check's, one per relation name of the best paths
+    settings = KGQASettings(mode="gated", memory=False, confident=0.0, relation_weight=1.0, relation_center=0.0)
+
+    def only(relation: str) -> Callable[[list[dict[str, str]]], dict[str, float]]:
+        def lean(messages: list[dict[str, str]]) -> dict[str, float]:
+            asked = f'"{relation}"' in messages[-1]["content"]
+            return {"Yes": math.log(0.99 if asked else 0.01), "No": math.log(0.01 if asked else 0.99)}
+        return lean
+
+    for relation, answer in (("has genre", "Drama"), ("directed by", "William Dieterle")):
+        chat = ScriptedChatModel(["yes"] * 50, logprobs=only(relation))
+        run = run_questions(movies, KG, [q], settings, chat)
+        r = run.output.results[0]
+        assert {c["purpose"] for c in chat.calls} == {"kgqa:relations"} and r.llm_calls == len(chat.calls)
+        asked = [c["messages"][1]["content"] for c in chat.calls]
+        assert len(asked) == len(set(asked)) and all("X" in a and "Kismet" not in a for a in asked)  # once each
+        assert (r.path, r.answer.splitlines()[0]) == (relation, answer)  # the model's relation answers
+        trace = stored_trace(movies, run.run_id, "q")
+        assert trace is not None and json.loads(trace["trace"]["relation_odds"])[relation] == pytest.approx(
+            math.log(0.99) - math.log(0.01), abs=1e-3)  # in Cypher: t.relation_odds
+    off = run_questions(movies, KG, [q], settings.model_copy(update={"relation_weight": 0.0}), ScriptedChatModel([]))
+    assert off.output.results[0].path == "has genre" and off.output.results[0].llm_calls == 0  # weight 0: no call

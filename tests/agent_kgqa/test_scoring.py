@@ -78,3 +78,10 @@ def test_the_direct_check_moves_one_relation_paths_only() -> None:
     assert scorer.score(0.5, 1, None, 0.0, words=5, direct=-0.1) == pytest.approx(0.4)
     assert scorer.score(0.5, 2, None, 0.0, words=5, direct=-0.1) == pytest.approx(0.5)
     assert scorer.score(0.5, 1, None, 0.0, words=5) == pytest.approx(0.5)  # no model: nothing moves
+
+
+def test_the_relation_check_rewards_asked_relations_and_charges_the_rest() -> None:
+    scorer = PathScorer(TableEmbedder(TEXTS, 1), KGQASettings(relation_weight=0.01, relation_center=1.0))
+    assert scorer.relation_term([3.0]) == pytest.approx(0.02)  # one relation the model says is asked about
+    assert scorer.relation_term([3.0, -2.0]) == pytest.approx(0.02 - 0.03)  # plus one it says is not: a net cost
+    assert scorer.relation_term([]) == 0.0

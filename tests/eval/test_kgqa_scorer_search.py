@@ -40,3 +40,15 @@ def test_the_direct_check_turns_a_question_to_its_one_relation_path() -> None:
     # a "no" (log-odds below the centre) pushes one-relation paths down instead
     unsure = _Scored(LONG.hops, LONG.words, LONG.paths, direct=-2.0)
     assert hits([unsure], 1.0, 0.0, 0.0, None, direct_weight=0.05, direct_center=1.0) == {2: 100.0}
+
+
+def test_the_relation_check_re_ranks_only_the_paths_it_asked_about() -> None:
+    # MiniLM alone answers SHORT with its 2-relation path; the model says the question asks about the 1-relation
+    # path's relation (+3) and not about the extra one (−3): at weight 0.05 the right path wins
+    checked = _Scored(SHORT.hops, SHORT.words, SHORT.paths, relations=[[3.0], [3.0, -3.0]])
+    assert hits([checked], 0.0, 0.0, 0.0, None) == {1: 0.0}
+    assert hits([checked], 0.0, 0.0, 0.0, None, relation_weight=0.05) == {1: 100.0}
+    # a path the check did not reach (beyond the head) is never the answer, however it scores
+    head_only = _Scored(LONG.hops, LONG.words, LONG.paths, relations=[[0.0]])
+    assert hits([head_only], 0.0, 0.0, 0.0, None) == {2: 100.0}
+    assert hits([head_only], 0.0, 0.0, 0.0, None, relation_weight=0.05) == {2: 0.0}

@@ -48,7 +48,7 @@ from kgagents.agent.kgqa.linking import EntityLinker
 from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
 from kgagents.agent.kgqa.observation import Observation, PathObserver, follow
 from kgagents.agent.kgqa.pathmemory import PathMemory, Prior
-from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths
+from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths, relation_names
 from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
@@ -95,6 +95,7 @@ class QAState(TypedDict, total=False):
     question_vector: list[float]
     path_vector: list[float]  # the question in path space (scoring.Query)
     direct: float  # what one-relation paths gain from the model's direct check (scoring.Query)
+    relation_odds: dict[str, float]  # the relation check: the model's log-odds per relation name asked about
     prior: list[dict[str, Any]]
     neighbours: list[dict[str, Any]]
     observation: list[dict[str, Any]]
@@ -347,12 +348,29 @@ class ODAAgent(Agent[KGQASettings]):
             prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
             reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
             obs: Observation = self.observer.observe(self._query(state), state["topics"], prior, reentry=reentry)
-            best = obs.paths[0] if obs.paths and obs.paths[0].ends else None
-            return {"observation": [p.as_dict() for p in obs.paths], "confidence": confidence(obs.paths),
-                    "observed_best": [best.ends[0], best.end_names[0]] if best else [],
+            observed, odds = self._relations(state["masked"], obs.paths)
+            best = observed[0] if observed and observed[0].ends else None
+            return {"observation": [p.as_dict() for p in observed], "confidence": confidence(observed),
+                    "observed_best": [best.ends[0], best.end_names[0]] if best else [], "relation_odds": odds,
                     "observe_seconds": [*state.get("observe_seconds", []), round(obs.seconds, 4)]}
         merged = _merge(paths(state.get("observation", [])), paths(state.get("memory", [])))
         return {"observation": [p.as_dict() for p in merged]}
+
+    def _relations(self, masked_question: str, observed: list[ObservedPath]
+                   ) -> tuple[list[ObservedPath], dict[str, float]]:
+        """The relation check (settings ``relation_weight``): the best ``relation_paths`` paths re-scored with the
+        model's log-odds that the question asks about each of their relations, ranked again ahead of the rest; the
+        log-odds by relation name. Unchanged without a model or with the weight 0."""
+        s = self.settings
+        if self.llm is None or s.relation_weight <= 0 or not observed:
+            return observed, {}
+        names = self.observer.names.get()
+        head = observed[: s.relation_paths]
+        asked = [relation_names(p.key, names) for p in head]
+        odds = self.llm.relations(masked_question, [r for rs in asked for r in rs])
+        for p, relations in zip(head, asked, strict=True):
+            p.score = round(p.score + self.scorer.relation_term([odds[r] for r in relations]), 6)
+        return sorted(head, key=lambda p: (-p.score, p.length, p.path)) + observed[s.relation_paths:], odds
 
     def _shown(self, state: QAState) -> list[ObservedPath]:
         return _merge(paths(state.get("memory", [])), [])[: self.settings.reflect_k] + [

@@ -19,11 +19,11 @@ from kgagents.agent.kgqa.prompts import (
     ACTION_SYSTEM,
     ACTIONS,
     ANSWER,
-    DIRECT_SYSTEM,
     GENERATE_SCHEMA,
     GENERATE_SYSTEM,
     GET_NEIGHBOR,
     GET_PATH,
+    QUESTION_SYSTEM,
     RANK_SYSTEM,
     REFLECT_SCHEMA,
     REFLECT_SYSTEM,
@@ -32,6 +32,7 @@ from kgagents.agent.kgqa.prompts import (
     direct_prompt,
     rank_prompt,
     reflection_prompt,
+    relation_prompt,
     verify_prompt,
 )
 from kgagents.llm.client import ChatModel, Message
@@ -146,9 +147,20 @@ class LLMSteps:
     def direct(self, question: str) -> float:
         """The model's log-odds that the (masked) question's answer is one relation from its topic (one one-token
         call; see :func:`~kgagents.agent.kgqa.prompts.direct_prompt` and the settings' ``direct_weight``)."""
-        messages: list[Message] = [{"role": "system", "content": DIRECT_SYSTEM},
+        messages: list[Message] = [{"role": "system", "content": QUESTION_SYSTEM},
                                    {"role": "user", "content": direct_prompt(question)}]
         return yes_log_odds(self.chat, messages, purpose="kgqa:direct")
+
+    def relations(self, question: str, relations: Sequence[str]) -> dict[str, float]:
+        """For each relation name, the model's log-odds that the (masked) question asks about it (one one-token
+        call per relation, on the server's parallel slots; see
+        :func:`~kgagents.agent.kgqa.prompts.relation_prompt` and the settings' ``relation_weight``)."""
+        def odds(relation: str) -> float:
+            messages: list[Message] = [{"role": "system", "content": QUESTION_SYSTEM},
+                                       {"role": "user", "content": relation_prompt(question, relation)}]
+            return yes_log_odds(self.chat, messages, purpose="kgqa:relations")
+        unique = list(dict.fromkeys(relations))
+        return dict(zip(unique, map_on_slots(self.chat, odds, unique), strict=True))
 
     def verify(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
         """Mode gated, ranking ``yes_no``: for each candidate path, the model's log-odds that it answers the question

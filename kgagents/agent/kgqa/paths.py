@@ -62,6 +62,14 @@ def path_phrase(path: PathKey, names: Mapping[str, str], topic: str = "X") -> st
     return phrase
 
 
+def relation_names(path: PathKey, names: Mapping[str, str]) -> list[str]:
+    """The readable names of the relations a path takes, each once, in order, regardless of direction: what the
+    relation check asks the model about (:meth:`~kgagents.agent.kgqa.llm_steps.LLMSteps.relations`). Once, because a
+    question that asks about a relation is no more about it when a path takes it twice (summing repeats made
+    MetaQA train 1-hop questions pick cycles such as "in language of the in language of")."""
+    return list(dict.fromkeys(readable(names.get(split_step(s)[0], split_step(s)[0])) for s in path))
+
+
 def path_display(path: PathKey, names: Mapping[str, str]) -> str:
     """The path as people and the LLM read it: ``starred actors (inverse) → directed by``."""
     if not path:

@@ -68,7 +68,8 @@ RANK_SYSTEM = (
 
 VERIFY_SYSTEM = "You check relation chains in a knowledge graph. Reply with yes or no."
 
-DIRECT_SYSTEM = "You read questions about an entity X in a knowledge graph. Reply with yes or no."
+#: the direct check's and the relation check's system message
+QUESTION_SYSTEM = "You read questions about an entity X in a knowledge graph. Reply with yes or no."
 
 
 def direct_prompt(question: str) -> str:
@@ -77,6 +78,13 @@ def direct_prompt(question: str) -> str:
     in") — which cosine similarity between question and path words tells apart poorly."""
     return (f"Question: {question}\nIs the answer a fact stored directly about X itself (not about other entities "
             "related to X)?")
+
+
+def relation_prompt(question: str, relation: str) -> str:
+    """Whether a question asks about one relation of the KG (by its readable name): "who wrote the film X" about
+    "written by" rather than "directed by", which question–path cosines confuse (both are about films). The
+    relation comes last, so a server's prompt cache reuses the question's part for every relation asked."""
+    return f'Question: {question}\nDoes the question ask about the relation "{relation}"?'
 
 
 def verify_prompt(question: str, topic: str, path: ObservedPath, ends: int) -> str:

@@ -19,6 +19,11 @@
 * ``prior``: the path memory's vote for this path (:mod:`kgagents.agent.kgqa.pathmemory`), 0 without memory.
 * ``direct``: with a model, how much its answer to "is the answer stored directly about X?" favours one-relation
   paths (``direct_weight`` · (log-odds − ``direct_center``), carried by the :class:`Query`); 0 without a model.
+* the relation check (:meth:`PathScorer.relation_term`): with a model, after the observation, the best paths gain
+  ``relation_weight`` · Σ over their distinct relations of (the model's log-odds that the question asks about it −
+  ``relation_center``), and are ranked again. Why: cosines between a question and relation words confuse relations
+  of one topic ("who wrote the film X" meets "directed by" almost as well as "written by"), and a longer path
+  wins by the words its extra relation adds; a model asked about one relation at a time tells them apart better.
 
 Path texts repeat across questions (a KG has few relations), so their vectors are cached per scorer.
 """
@@ -122,6 +127,12 @@ class PathScorer:
         penalty = s.length_penalty * (s.length_words / max(words, 1) if s.length_words else 1.0)
         return (similarity - penalty * length + s.type_weight * (type_score or 0.0) + s.prior_weight * prior
                 + (direct if length == 1 else 0.0))
+
+    def relation_term(self, odds: Sequence[float]) -> float:
+        """What a path gains from the model's log-odds for its relations (settings ``relation_weight`` and
+        ``relation_center``): a relation the model thinks the question asks about helps, any other costs."""
+        s = self.settings
+        return s.relation_weight * sum(o - s.relation_center for o in odds)
 
     def _encoder(self) -> Embedder:
         if self._second is None:

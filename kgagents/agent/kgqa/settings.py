@@ -16,7 +16,9 @@ train questions only — 200 seeded per MetaQA hop and 300 each of PQ-2H and PQ-
 datasets' Hits@1 over a grid — and checked on another 200 per MetaQA hop (`kgagents bench kgqa-scorer`,
 results `kgqa_scorer_train`). The model's direct check (``direct_weight``, ``direct_center``) is off by default:
 a model's log-odds have their own scale, so its values are chosen per model on the same train questions
-(`kgagents bench kgqa-scorer --with-model`, results `kgqa_direct_train_<model>`) and passed with ``--set``.
+(`kgagents bench kgqa-scorer --with-model`, results `kgqa_direct_train_<model>`) and passed with ``--set``; so
+is its relation check (``relation_weight``, ``relation_center``; `--check relations`, results
+`kgqa_relations_train_<model>`).
 """
 
 from __future__ import annotations
@@ -88,6 +90,17 @@ class KGQASettings(AgentSettings):
         "--with-model` prints them as --set options")
     direct_center: float = Field(0.0, description="the log-odds at which the model's answer to the direct "
                                  "question moves no path (see direct_weight)")
+    relation_weight: float = Field(
+        0.0, ge=0.0, description="with a model (every mode that observes): after the first observation, one "
+        "one-token call per relation name among the best relation_paths paths asks whether the question asks about "
+        "it; relation_weight × the sum over a path's distinct relations of (the model's log-odds of yes − "
+        "relation_center) is added to those paths' scores, which are ranked again. 0 (default): no call. Chosen "
+        "per model on train questions: `kgagents bench kgqa-scorer --with-model --check relations` prints them as "
+        "--set options")
+    relation_center: float = Field(0.0, description="the log-odds at which a relation neither helps nor costs a "
+                                   "path (see relation_weight): above it, each more relation must be asked about")
+    relation_paths: int = Field(15, ge=1, description="the best observed paths whose relations the model is asked "
+                                "about and which it re-ranks (see relation_weight)")
     answer_cap: int = Field(1000, ge=1, description="largest answer set returned (ranked by support)")
     reflect_k: int = Field(15, ge=1, description="K: paths the reflection keeps in memory per iteration")
     max_iterations: int = Field(8, ge=1, description="observe → act → reflect rounds before answering from memory")

@@ -2,10 +2,11 @@
 
     (:QATrace {run_id, question_id, question, masked, answer, answer_path, path_steps, decided_by, confidence,
                gold, correct, precision, recall, f1, iterations, cap_hit, llm_calls, …, observation, prior,
-               neighbours, mentions, linked, observe_ms, direct, seconds})-[:IN_RUN]->(:Run)
+               neighbours, mentions, linked, observe_ms, direct, relation_odds, seconds})-[:IN_RUN]->(:Run)
 
 ``direct`` (only with the model's direct check): what one-relation paths gained from it (see the settings'
-``direct_weight``).
+``direct_weight``); ``relation_odds`` (only with the relation check, JSON text): the model's log-odds per relation
+name (see ``relation_weight``).
     (:QATrace)-[:TOUCHED {role: 'topic' | 'explored' | 'memory' | 'answer'}]->(:Entity)
     (:QAStep {run_id, question_id, iteration, action, call, fallback, note, output, kept,
               reflect_fallback})-[:STEP_OF]->(:QATrace)
@@ -58,6 +59,7 @@ def trace_row(state: Mapping[str, Any], *, extra: Mapping[str, Any]) -> dict[str
         "mentions": _json(state.get("linked", [])),
         "history": [h["call"] for h in state.get("history", [])], "gate": state.get("gate_note"),
         "direct": state.get("direct") or None,
+        "relation_odds": _json(state["relation_odds"]) if state.get("relation_odds") else None,
         "observe_ms": [round(s * 1000, 2) for s in state.get("observe_seconds", [])],
         **extra,
     }
