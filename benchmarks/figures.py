@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -699,25 +699,47 @@ KGQA_DIRECT_PAIRS = (
      "kgqa_pq-3h_zeroshot_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"))
 
 
+#: the relation check's train choice, and (no-LLM run, run with the relation check) on held-out questions
+KGQA_RELATIONS_TRAIN = "kgqa_relations_train_qwen2.5-coder-1.5b"
+_RELATIONS = "gated_qwen2.5-coder-1.5b_confident-0.0-relation-center-0.0-relation-weight-0.03"
+KGQA_RELATIONS_PAIRS = (
+    ("kgqa_metaqa_zeroshot_sample300_no-llm", f"kgqa_metaqa_zeroshot_sample300_{_RELATIONS}"),
+    ("kgqa_pq-2h_zeroshot_sample100_no-llm", f"kgqa_pq-2h_zeroshot_sample100_{_RELATIONS}"))
+
+
 @figure("kgqa-direct")
 def kgqa_direct(results: Path) -> str:
     """The model's direct check: its weights as chosen on train questions, then held-out runs next to no LLM."""
     r = load(results, KGQA_DIRECT_TRAIN)
-    rows = [f"Chosen by `{r['command']}` ({_source(KGQA_DIRECT_TRAIN)}; {r['model']}; rule: {r['rule']}): "
-            f"`{r['settings']}`. The model's mean log-odds of \"yes\" by hop count on the train questions: "
-            f"{r['direct_by_hops']}.", "",
-            *_train_table(r, "direct check", [(f"chosen: {r['chosen']['weights']}", r["chosen"]),
-                                              ("off: weight 0", r["before"])])]
+    return _model_check(results, KGQA_DIRECT_TRAIN, KGQA_DIRECT_PAIRS, "direct check",
+                        f"The model's mean log-odds of \"yes\" by hop count on the train questions: "
+                        f"{r['direct_by_hops']}.")
+
+
+@figure("kgqa-relations")
+def kgqa_relations(results: Path) -> str:
+    """The model's relation check: its weights as chosen on train questions, then held-out runs next to no LLM."""
+    r = load(results, KGQA_RELATIONS_TRAIN)
+    return _model_check(results, KGQA_RELATIONS_TRAIN, KGQA_RELATIONS_PAIRS, "relation check",
+                        f"Relation names asked about per question (mean): {r['relations_asked']}.")
+
+
+def _model_check(results: Path, train: str, pairs: Sequence[tuple[str, str]], check: str, detail: str) -> str:
+    """A model check's figure: the train choice (``train``), then each (no-LLM run, run with the check) pair."""
+    r = load(results, train)
+    rows = [f"Chosen by `{r['command']}` ({_source(train)}; {r['model']}; rule: {r['rule']}): `{r['settings']}`. "
+            f"{detail}", "",
+            *_train_table(r, check, [(f"chosen: {r['chosen']['weights']}", r["chosen"]),
+                                     ("off: weight 0", r["before"])])]
     rows += ["", "Held-out (test split: seeded samples, or all of it; zero-shot; the paid re-ranking gate closed, "
-             "`confident=0.0`, "
-             "so the direct check is the model's only call):", "",
-             "| data | with the direct check: Hits@1 (by hops) | without (no LLM): Hits@1 (by hops) | LLM calls / "
+             f"`confident=0.0`, so the {check} is the model's only use):", "",
+             f"| data | with the {check}: Hits@1 (by hops) | without (no LLM): Hits@1 (by hops) | LLM calls / "
              "seconds per question | file |", "|---|---|---|---|---|"]
-    for plain, direct in KGQA_DIRECT_PAIRS:
-        a, b = load(results, plain), load(results, direct)
+    for plain, checked in pairs:
+        a, b = load(results, plain), load(results, checked)
         rows.append(f"| {b['dataset']}, {b['questions']} questions | **{100 * b['hits_at_1']:.1f}** ({_hops(b)}) "
                     f"| {100 * a['hits_at_1']:.1f} ({_hops(a)}) | {b['llm_calls_per_question']:.2f} / "
-                    f"{b['seconds_per_question']:.2f} | {_source(direct)} |")
+                    f"{b['seconds_per_question']:.2f} | {_source(checked)} |")
     return "\n".join(rows)
 
 
