@@ -711,25 +711,25 @@ KGQA_RELATIONS_PAIRS = (
 @figure("kgqa-direct")
 def kgqa_direct(results: Path) -> str:
     """The model's direct check: its weights as chosen on train questions, then held-out runs next to no LLM."""
-    r = load(results, KGQA_DIRECT_TRAIN)
     return _model_check(results, KGQA_DIRECT_TRAIN, KGQA_DIRECT_PAIRS, "direct check",
-                        f"The model's mean log-odds of \"yes\" by hop count on the train questions: "
-                        f"{r['direct_by_hops']}.")
+                        lambda r: f"The model's mean log-odds of \"yes\" by hop count on the train questions: "
+                                  f"{r['direct_by_hops']}.")
 
 
 @figure("kgqa-relations")
 def kgqa_relations(results: Path) -> str:
     """The model's relation check: its weights as chosen on train questions, then held-out runs next to no LLM."""
-    r = load(results, KGQA_RELATIONS_TRAIN)
     return _model_check(results, KGQA_RELATIONS_TRAIN, KGQA_RELATIONS_PAIRS, "relation check",
-                        f"Relation names asked about per question (mean): {r['relations_asked']}.")
+                        lambda r: f"Relation names asked about per question (mean): {r['relations_asked']}.")
 
 
-def _model_check(results: Path, train: str, pairs: Sequence[tuple[str, str]], check: str, detail: str) -> str:
-    """A model check's figure: the train choice (``train``), then each (no-LLM run, run with the check) pair."""
+def _model_check(results: Path, train: str, pairs: Sequence[tuple[str, str]], check: str,
+                 detail: Callable[[dict[str, Any]], str]) -> str:
+    """A model check's figure: the train choice (``train``, with ``detail`` of its record), then each (no-LLM run,
+    run with the check) pair."""
     r = load(results, train)
     rows = [f"Chosen by `{r['command']}` ({_source(train)}; {r['model']}; rule: {r['rule']}): `{r['settings']}`. "
-            f"{detail}", "",
+            f"{detail(r)}", "",
             *_train_table(r, check, [(f"chosen: {r['chosen']['weights']}", r["chosen"]),
                                      ("off: weight 0", r["before"])])]
     rows += ["", "Held-out (test split: seeded samples, or all of it; zero-shot; the paid re-ranking gate closed, "

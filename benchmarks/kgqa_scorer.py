@@ -38,7 +38,7 @@ from kgagents.agent.kgqa.agent import ODAAgent
 from kgagents.agent.kgqa.llm_steps import LLMSteps
 from kgagents.agent.kgqa.paths import relation_names
 from kgagents.agent.kgqa.questions import given_topics, masked, presence
-from kgagents.agent.kgqa.scoring import second_encoder
+from kgagents.agent.kgqa.scoring import relation_shift, second_encoder
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
@@ -107,7 +107,7 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
     weights = OBSERVED_WITH if observed_with is None else observed_with
     agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **weights), kg=ds.kg)
     names, _, _ = presence(graph, ds.kg, questions)
-    relation_labels = agent.observer.names.get()
+    relation_labels = agent.observer.names.get() if chat is not None and check == "relations" else None
     e5 = second_encoder()
     e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
     out, heads = [], []
@@ -126,7 +126,8 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
         rows = np.array([minilm, second, [p.length for p in observed], [p.type_score for p in observed], right],
                         dtype=np.float64).reshape(5, len(observed)).T
         out.append(_Scored(q.hops or 0, len(text.split()), rows))
-        heads.append([relation_names(p.key, relation_labels) for p in observed[: agent.settings.relation_paths]])
+        if relation_labels is not None:
+            heads.append([relation_names(p.key, relation_labels) for p in observed[: agent.settings.relation_paths]])
     if chat is not None:
         steps = LLMSteps(chat, max_tokens=1)
         if check == "direct":
@@ -153,8 +154,8 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
         score = ((1 - e5_weight) * s.paths[:, 0] + e5_weight * s.paths[:, 1] - length_penalty * scale * s.paths[:, 2]
                  + type_weight * s.paths[:, 3] + direct_weight * (s.direct - direct_center) * (s.paths[:, 2] == 1))
         if relation_weight and s.relations:
-            score = score[: len(s.relations)] + relation_weight * np.array(
-                [sum(o - relation_center for o in odds) for odds in s.relations])
+            score = score[: len(s.relations)] + np.array(
+                [relation_shift(odds, relation_weight, relation_center) for odds in s.relations])
         right.setdefault(s.hops, []).append(bool(s.paths[int(np.argmax(score)), 4]))
     return {h: round(100 * float(np.mean(v)), 1) for h, v in sorted(right.items())}
 

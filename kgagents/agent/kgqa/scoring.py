@@ -64,6 +64,12 @@ def words(text: str) -> int:
     return max(len(text.split()), 1)
 
 
+def relation_shift(odds: Sequence[float], weight: float, center: float) -> float:
+    """weight × Σ (log-odds − center) over a path's distinct relations: a relation the model thinks the question
+    asks about helps, any other costs (the relation check; pure, so a weight search re-ranks with the same sum)."""
+    return weight * sum(o - center for o in odds)
+
+
 def second_encoder() -> Embedder:
     """multilingual-e5-small, the scorer's second encoder (``e5_weight`` > 0)."""
     try:
@@ -130,9 +136,8 @@ class PathScorer:
 
     def relation_term(self, odds: Sequence[float]) -> float:
         """What a path gains from the model's log-odds for its relations (settings ``relation_weight`` and
-        ``relation_center``): a relation the model thinks the question asks about helps, any other costs."""
-        s = self.settings
-        return s.relation_weight * sum(o - s.relation_center for o in odds)
+        ``relation_center``; see :func:`relation_shift`)."""
+        return relation_shift(odds, self.settings.relation_weight, self.settings.relation_center)
 
     def _encoder(self) -> Embedder:
         if self._second is None:
