@@ -37,7 +37,7 @@ from kgagents.agent.gating import cheap_threshold
 from kgagents.agent.kgqa.pathmemory import PathMemory
 from kgagents.agent.kgqa.questions import plain
 from kgagents.agent.kgqa.results import GOLD_TOPICS, QuestionResult
-from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.agent.kgqa.settings import KGQASettings, with_model_defaults
 from kgagents.embeddings import get_embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
@@ -184,6 +184,7 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     settings = (settings or KGQASettings()).model_copy(update={"memory": memory})
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
+    settings, model_defaults = with_model_defaults(settings, getattr(chat, "model_name", None))
     load_before = [round(x, 2) for x in os.getloadavg()]
     started = time.perf_counter()
     kg = ensure_kg(graph, ds)
@@ -207,7 +208,7 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
         "ranking": settings.ranking if settings.mode == "gated" else None,
         "split": {"ratios": ds.ratios, "seed": seed, "reported": part},
         "sample_per_file": sample, "question_files": counts, "settings": settings.model_dump(mode="json"),
-        "scores": run.scores, **summary, "llm": run.llm.model_dump(),
+        "model_defaults": model_defaults, "scores": run.scores, **summary, "llm": run.llm.model_dump(),
         "kg_load": kg, "kg_prepare": prepared,
         "wall_seconds": round(time.perf_counter() - started, 1),
         "load_average_before": load_before, "load_average_after": [round(x, 2) for x in os.getloadavg()],
@@ -303,6 +304,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"- answers decided by: {result['decided_by']}"
         + ("" if result["mode"] == "no_llm" else f" (the model is asked when the best path leads by less than "
                                                  f"{result['confident']})"),
+        *([f"- the model's own check values (not given with --set): {result['model_defaults']}"]
+          if result.get("model_defaults") else []),
         *([] if result["mode"] == "no_llm" or "model_changed" not in result else [
             "- answers the model decided, against the best path's: {right} turned right, {wrong} turned wrong, "
             "{same} the same either way".format(**result["model_changed"])]),

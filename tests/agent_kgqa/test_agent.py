@@ -16,7 +16,7 @@ import pytest
 from kgagents.agent.kgqa.agent import ODAAgent
 from kgagents.agent.kgqa.observation import PathObserver, follow
 from kgagents.agent.kgqa.scoring import PathScorer
-from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.agent.kgqa.settings import MODEL_DEFAULTS, KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
 from kgagents.agent.kgqa.supervision import supervise_given
 from kgagents.embeddings import get_embedder
@@ -395,3 +395,27 @@ def test_the_models_relation_check_re_ranks_the_best_paths(movies: Graph) -> Non
             math.log(0.99) - math.log(0.01), abs=1e-3)  # in Cypher: t.relation_odds
     off = run_questions(movies, KG, [q], settings.model_copy(update={"relation_weight": 0.0}), ScriptedChatModel([]))
     assert off.output.results[0].path == "has genre" and off.output.results[0].llm_calls == 0  # weight 0: no call
+
+
+def test_a_model_with_its_own_check_values_uses_them_unless_the_settings_give_them(movies: Graph) -> None:
+    q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
+    model = next(iter(MODEL_DEFAULTS))
+    settings = KGQASettings(mode="gated", memory=False, confident=0.0)  # relation check not set: the model's own
+
+    def recorded(run_id: str) -> tuple[list[str], float]:  # in Cypher: r.model_defaults, r.relation_weight
+        row = movies.run_text("MATCH (r:Run {id: $id}) RETURN r.model_defaults AS d, r.relation_weight AS w",
+                              id=run_id)[0]
+        return row["d"], row["w"]
+
+    chat = ScriptedChatModel(["yes"] * 50, model=model, logprobs=lambda m: {"Yes": -0.1, "No": -2.4})
+    run = run_questions(movies, KG, [q], settings, chat)
+    assert chat.calls and {c["purpose"] for c in chat.calls} == {"kgqa:relations"}
+    assert recorded(run.run_id) == ([f"{k}={v}" for k, v in sorted(MODEL_DEFAULTS[model].items())],
+                                    MODEL_DEFAULTS[model]["relation_weight"])
+    off = ScriptedChatModel([], model=model)
+    run = run_questions(movies, KG, [q], settings.model_copy(update={"relation_weight": 0.0}), off)
+    applied, weight = recorded(run.run_id)
+    assert not off.calls and weight == 0.0 and not any(a.startswith("relation_weight=") for a in applied)  # given
+    other = ScriptedChatModel([], model="another-model")
+    run = run_questions(movies, KG, [q], settings, other)
+    assert not other.calls and recorded(run.run_id) == ([], 0.0)

@@ -53,7 +53,7 @@ from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
 from kgagents.agent.kgqa.scoring import PathScorer, Query, words
-from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.agent.kgqa.settings import KGQASettings, with_model_defaults
 from kgagents.agent.kgqa.store import trace_row, write_traces
 from kgagents.agent.kgqa.wording import Wording
 from kgagents.embeddings import get_embedder
@@ -161,6 +161,9 @@ class ODAAgent(Agent[KGQASettings]):
         self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
         self.gate_source = "settings"
         model = getattr(self.chat, "model_name", None)
+        self.model_defaults: dict[str, float] = {}
+        if self.llm is not None and isinstance(model, str):  # the model's own check values (settings.MODEL_DEFAULTS)
+            self.settings, self.model_defaults = with_model_defaults(self.settings, model)
         explicit = "confident" in self.settings.model_fields_set
         if self.llm is not None and self.settings.mode == "gated" and not explicit and isinstance(model, str):
             learned = stored_gate(self.graph, kg, model, self.settings.memory, self.settings.verify_weight,
@@ -494,6 +497,7 @@ class ODAAgent(Agent[KGQASettings]):
         return {**super().run_properties(inputs), "kg": self.kg, "dataset": inputs.get("dataset"),
                 "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples(),
                 "leave_one_out": bool(inputs.get("leave_one_out", False)), "llm_gate": self.gate_source,
+                "model_defaults": [f"{k}={v}" for k, v in sorted(self.model_defaults.items())],
                 "ranking": self.settings.ranking if self.llm is not None and self.settings.mode == "gated" else None}
 
     def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,8 @@ results `kgqa_scorer_train`). The model's direct check (``direct_weight``, ``dir
 a model's log-odds have their own scale, so its values are chosen per model on the same train questions
 (`kgagents bench kgqa-scorer --with-model`, results `kgqa_direct_train_<model>`) and passed with ``--set``; so
 is its relation check (``relation_weight``, ``relation_center``; `--check relations`, results
-`kgqa_relations_train_<model>`).
+`kgqa_relations_train_<model>`), whose chosen values a run with that model uses unless given
+(:data:`MODEL_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -94,9 +95,9 @@ class KGQASettings(AgentSettings):
         0.0, ge=0.0, description="with a model (every mode that observes): after the first observation, one "
         "one-token call per relation name among the best relation_paths paths asks whether the question asks about "
         "it; relation_weight × the sum over a path's distinct relations of (the model's log-odds of yes − "
-        "relation_center) is added to those paths' scores, which are ranked again. 0 (default): no call. Chosen "
-        "per model on train questions: `kgagents bench kgqa-scorer --with-model --check relations` prints them as "
-        "--set options")
+        "relation_center) is added to those paths' scores, which are ranked again. 0: no call. Chosen per model "
+        "on train questions (`kgagents bench kgqa-scorer --with-model --check relations`); a model with chosen "
+        "values (MODEL_DEFAULTS) uses them unless this is given, any other model 0")
     relation_center: float = Field(0.0, description="the log-odds at which a relation neither helps nor costs a "
                                    "path (see relation_weight): above it, each more relation must be asked about")
     relation_paths: int = Field(15, ge=1, description="the best observed paths whose relations the model is asked "
@@ -117,3 +118,20 @@ class KGQASettings(AgentSettings):
                                  "added to a path's score when re-ranking")
     ends_shown: int = Field(3, ge=1, description="end entities shown per path in prompts")
     seed: int = Field(7, description="random reflection ablation: seed of the sample")
+
+
+#: A model's own values of the model checks, chosen on train questions only (`kgagents bench kgqa-scorer
+#: --with-model --check relations`, results ``kgqa_relations_train_<model>``): a run with that model uses them
+#: unless its settings give them explicitly (``--set relation_weight=0`` turns the check off). Only the relation
+#: check is here: on held-out questions it paid (MetaQA) or cost about one question in a hundred (PQ-2H), where
+#: the direct check lost on PQ-3H (README, "The model's relation check").
+MODEL_DEFAULTS: dict[str, dict[str, float]] = {
+    "qwen2.5-coder-1.5b": {"relation_weight": 0.03, "relation_center": 0.0},
+}
+
+
+def with_model_defaults(settings: KGQASettings, model: str | None) -> tuple[KGQASettings, dict[str, float]]:
+    """``settings`` with ``model``'s :data:`MODEL_DEFAULTS` where they were not set explicitly, and the values
+    applied (empty for another model, or when every one was given)."""
+    applied = {k: v for k, v in MODEL_DEFAULTS.get(model or "", {}).items() if k not in settings.model_fields_set}
+    return (settings.model_copy(update=applied) if applied else settings), applied
