@@ -705,7 +705,8 @@ _RELATIONS = "gated_qwen2.5-coder-1.5b_confident-0.0-relation-center-0.0-relatio
 KGQA_RELATIONS_PAIRS = (
     ("kgqa_metaqa_zeroshot_sample300_no-llm", f"kgqa_metaqa_zeroshot_sample300_{_RELATIONS}"),
     ("kgqa_pq-2h_zeroshot_sample100_no-llm", f"kgqa_pq-2h_zeroshot_sample100_{_RELATIONS}"),
-    ("kgqa_pq-2h_zeroshot_no-llm", f"kgqa_pq-2h_zeroshot_{_RELATIONS}"))
+    ("kgqa_pq-2h_zeroshot_no-llm", f"kgqa_pq-2h_zeroshot_{_RELATIONS}"),
+    ("kgqa_pq-3h_zeroshot_no-llm", f"kgqa_pq-3h_zeroshot_{_RELATIONS}"))
 
 
 @figure("kgqa-direct")
