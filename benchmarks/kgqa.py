@@ -235,7 +235,8 @@ def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, 
     ds = dataset(name)
     if ds.ratios is None:
         raise KgAgentsError(f"{name} has no training split to calibrate on")
-    settings = (settings or KGQASettings()).model_copy(update={"mode": "no_llm"})
+    settings, _ = with_model_defaults(settings or KGQASettings(), getattr(chat, "model_name", None))
+    settings = settings.model_copy(update={"mode": "no_llm"})  # the model's checks are kept for the gated run
     memory = settings.memory
     ensure_kg(graph, ds)
     prepare_kg(graph, ds.kg, get_embedder())

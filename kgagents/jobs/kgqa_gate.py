@@ -18,7 +18,7 @@ from typing import Any
 from kgagents.agent.gating import SIGNIFICANCE, cheap_threshold, paid_gate, trusted
 from kgagents.agent.kgqa.pathmemory import refuse_test_split
 from kgagents.agent.kgqa.results import QuestionResult
-from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.agent.kgqa.settings import KGQASettings, with_model_defaults
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.jobs.kgqa import run_questions, split_of
@@ -68,7 +68,8 @@ def learn_gate(graph: GraphLike, kg: str, questions: Sequence[Question], chat: A
     if unlabelled or not questions:
         raise KgAgentsError(f"learn-gate needs questions with gold answers; {len(unlabelled)} have none (first: "
                             f"{unlabelled[0] if unlabelled else 'no questions given'})")
-    settings = (settings or KGQASettings()).model_copy(update={"mode": "no_llm"})
+    settings, _ = with_model_defaults(settings or KGQASettings(), getattr(chat, "model_name", None))
+    settings = settings.model_copy(update={"mode": "no_llm"})  # the model's checks are kept for the gated run
     memory = settings.memory
     run = run_questions(graph, kg, questions, settings, None, dataset=dataset, leave_one_out=memory)
     weak_gate = cheap_threshold([(r.confidence, bool(r.correct)) for r in run.output.results], weak)
@@ -79,6 +80,7 @@ def learn_gate(graph: GraphLike, kg: str, questions: Sequence[Question], chat: A
               record={"questions": len(questions), "weak": weak, "weak_gate": weak_gate, "asked": record["asked"],
                       "changed_right": record["changed_right"], "changed_wrong": record["changed_wrong"],
                       "no_llm_run": run.run_id, "model_run": record["run_id"],
-                      "verify_weight": settings.verify_weight, "ranking": settings.ranking})
+                      "verify_weight": settings.verify_weight, "ranking": settings.ranking,
+                      "checks": settings.model_checks()})
     return {"kg": kg, "memory": memory, "questions": len(questions), "no_llm_run_id": run.run_id,
             "confident": confident, **record}

@@ -346,6 +346,9 @@ def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_q
         other_rule = settings.model_copy(update={"ranking": "options"})  # learned under another rule: not used
         assert RunStore(movies).get(run_questions(movies, KG, [wrong], other_rule, ScriptedChatModel(["A"] * 2)).run_id
                                     ).get("llm_gate") == "settings"  # type: ignore[union-attr]
+        checked = settings.model_copy(update={"relation_weight": 0.5})  # learned without the relation check
+        assert RunStore(movies).get(run_questions(movies, KG, [wrong], checked, ScriptedChatModel(["yes"] * 50)).run_id
+                                    ).get("llm_gate") == "settings"  # type: ignore[union-attr]
     finally:
         movies.run_text("MATCH (g:LLMGate {kg: $kg}) DETACH DELETE g", kg=KG)
 

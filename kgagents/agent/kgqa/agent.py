@@ -166,8 +166,7 @@ class ODAAgent(Agent[KGQASettings]):
             self.settings, self.model_defaults = with_model_defaults(self.settings, model)
         explicit = "confident" in self.settings.model_fields_set
         if self.llm is not None and self.settings.mode == "gated" and not explicit and isinstance(model, str):
-            learned = stored_gate(self.graph, kg, model, self.settings.memory, self.settings.verify_weight,
-                                  self.settings.ranking)
+            learned = stored_gate(self.graph, kg, model, self.settings)
             if learned is not None:  # where this model paid on this KG's training questions (`kgqa learn-gate`)
                 self.settings = self.settings.model_copy(update={"confident": learned})
                 self.gate_source = "learned"

@@ -119,6 +119,13 @@ class KGQASettings(AgentSettings):
     ends_shown: int = Field(3, ge=1, description="end entities shown per path in prompts")
     seed: int = Field(7, description="random reflection ablation: seed of the sample")
 
+    def model_checks(self) -> str:
+        """The model checks a run makes, as ``key=value`` text (``''``: none): what a learned LLM gate must have
+        been learned with to apply (the checks move the paths the gate's confidence is read from)."""
+        on = [("direct", self.direct_weight, self.direct_center), ("relation", self.relation_weight,
+                                                                     self.relation_center)]
+        return ",".join(f"{name}_weight={w},{name}_center={c}" for name, w, c in on if w > 0)
+
 
 #: A model's own values of the model checks, chosen on train questions only (`kgagents bench kgqa-scorer
 #: --with-model --check relations`, results ``kgqa_relations_train_<model>``): a run with that model uses them
