@@ -291,6 +291,10 @@ def bench_text2kgbench(
     examples: int = typer.Option(1, min=0, help="solved train sentences shown per sentence (the most similar)"),
     workers: int = typer.Option(None, min=1, help="ontologies extracted at once (default: the LLM server's slots, "
                                 "KGAGENTS_LLM_PARALLEL)"),
+    check_floor: float = typer.Option(None, help="check each stated fact (one one-token call); write it when the "
+                                      "log-odds of yes reach this (setting check_min_log_odds)"),
+    propose_floor: float = typer.Option(None, help="propose the facts whose signature fits two typed entities; "
+                                        "write one when the check's log-odds reach this (propose_min_log_odds)"),
     out: Path = _results_option(),
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
@@ -306,6 +310,9 @@ def bench_text2kgbench(
         settings["feedback"] = not no_feedback
         if max_repairs is not None:
             settings["max_repairs"] = max_repairs
+        for key, floor in (("check_min_log_odds", check_floor), ("propose_min_log_odds", propose_floor)):
+            if floor is not None:
+                settings[key] = floor
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,
@@ -319,6 +326,21 @@ def bench_text2kgbench(
         console.print(f"ground truth accepted by the tools: {result['ground_truth_acceptance']:.1%}; corruptions "
                       "rejected: " + ", ".join(f"{k} {v:.1%}" for k, v in result["corruption_rejection"].items()))
     console.print("written: " + ", ".join(files))
+
+
+@app.command("text2kgbench-check")
+def bench_text2kgbench_check(
+    recording: Path = typer.Argument(..., help="results JSON of `bench text2kgbench --split train --check-floor -99 "
+                                     "--propose-floor -99` (every check recorded, on train sentences)"),
+    out: Path = _results_option(),
+) -> None:
+    """The extraction check's floors (stated facts, proposals) with the best F1 on the recorded train sentences."""
+    from benchmarks.text2kgbench_check import run
+    from kgagents.paths import data_dir
+
+    result = run(input_file(recording, "RECORDING"), data_dir("extraction", "text2kgbench", "dbpedia_webnlg"), out)
+    console.print(escape(f"train F1 {result['f1_without_check']} without the check, {result['f1_chosen']} with "
+                         f"{result['chosen']}; written: {', '.join(result['files'])}"))
 
 
 @app.command("kgqa")

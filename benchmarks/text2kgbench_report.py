@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.provenance import write_results
+from benchmarks.provenance import file_slug, write_results
 
 
 def _f(x: float | None) -> str:
@@ -20,7 +20,10 @@ def file_stem(result: dict[str, Any]) -> str:
         return f"text2kgbench_no-llm{split}"
     model = re.sub(r"[^A-Za-z0-9.-]+", "-", result["model"]).strip("-").lower()
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
-    return f"text2kgbench_llm_{model}{suffix}{split}"
+    floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}"
+                     for key, name in (("check_min_log_odds", "check"), ("propose_min_log_odds", "propose"))
+                     if result["agent_settings"].get(key) is not None)
+    return f"text2kgbench_llm_{model}{suffix}{floors}{split}"
 
 
 def write_report(result: dict[str, Any], out: Path) -> list[str]:

@@ -91,6 +91,11 @@ def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *,
                       "calls": [_call_line(c) for c in d.calls], "written": [list(t) for t in d.triples],
                       "ground_truth": [list(t) for t in next(s.triples for s in data.sentences if s.id == d.id)]}
                      for d in documents[:EXAMPLES]],
+        # every sentence's checked facts (settings check_min_log_odds / propose_min_log_odds), from which `bench
+        # text2kgbench-check` learns the floors on train sentences
+        "checked": [{"id": d.id, "written": [list(t) for t in d.triples],
+                     "checks": [{k: c[k] for k in ("subject", "relation", "object", "source", "log_odds")}
+                                for c in d.checks]} for d in documents] if any(d.checks for d in documents) else [],
     }
 
 

@@ -182,15 +182,21 @@ def subject_object_hallucination(concept_labels: Sequence[str], sentence: str,
     return missing_sub / len(triples), missing_obj / len(triples)
 
 
+def sentence_prf(sentence: Sentence, system: Sequence[Triple], ignore_quotes: bool = False
+                 ) -> tuple[float, float, float]:
+    """The benchmark's precision, recall and F1 of one sentence's output: triples whose relation the ground truth
+    does not use are left out first (the benchmark's own filter), then normalised triples are compared."""
+    gt_relations = {t[1].replace(" ", "_") for t in sentence.triples}
+    filtered = [t for t in system if t[1] in gt_relations]
+    return precision_recall_f1({normalise_triple(t, ignore_quotes) for t in sentence.triples},
+                               {normalise_triple(t, ignore_quotes) for t in filtered})
+
+
 def score_sentence(sentence: Sentence, system: Sequence[Triple], relations: set[str],
                    concept_labels: Sequence[str]) -> dict[str, float]:
     """The seven per-sentence metrics of one system output, plus ``f1_ignoring_quotes`` (diagnostic)."""
-    gt_relations = {t[1].replace(" ", "_") for t in sentence.triples}
-    filtered = [t for t in system if t[1] in gt_relations]
-    p, r, f1 = precision_recall_f1({normalise_triple(t) for t in sentence.triples},
-                                   {normalise_triple(t) for t in filtered})
-    f1_unquoted = precision_recall_f1({normalise_triple(t, True) for t in sentence.triples},
-                                      {normalise_triple(t, True) for t in filtered})[2]
+    p, r, f1 = sentence_prf(sentence, system)
+    f1_unquoted = sentence_prf(sentence, system, ignore_quotes=True)[2]
     conf, rel_h = ontology_conformance(relations, system)
     sub_h, obj_h = subject_object_hallucination(concept_labels, sentence.text, system)
     return {"precision": p, "recall": r, "f1": f1, "onto_conf": conf, "rel_halluc": rel_h,

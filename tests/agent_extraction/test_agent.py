@@ -257,3 +257,31 @@ def test_the_demo_job_extracts_with_a_solved_example(graph: Graph, shared_data: 
     prompt = chat.calls[0]["messages"][0]["content"]
     assert "Example text:" in prompt and "Its facts:" in prompt and "extracted through the tools" in job.data
     assert RunStore(graph).get(job.run_id).get("llm_calls") == 2
+
+
+def test_the_check_keeps_confirmed_facts_and_adds_confirmed_proposals(graph: Graph, university) -> None:  # noqa: ANN001
+    confirmed = ("relation: city, object: Kuttikkattoor", "relation: headquarter, object: Kuttikkattoor")
+
+    def lean(messages: list[dict[str, str]]) -> dict[str, float]:
+        asked = messages[-1]["content"].split("Check:")[-1]
+        yes = any(c in asked for c in confirmed)
+        return {"yes": -0.05 if yes else -3.0, "no": -3.0 if yes else -0.05}
+
+    chat = ScriptedChatModel([
+        entities(("AWH Engineering College", "University"), ("India", "Country"), ("Kuttikkattoor", "City")),
+        facts(("E1", "country", "E2"), ("E1", "city", "E3")), *["yes"] * 40], logprobs=lean)
+    settings = {"check_min_log_odds": 0.0, "propose_min_log_odds": 0.0}
+    [doc] = extract_document(graph, university, TEXT, chat=chat, settings=settings, abox="checked").output
+    assert doc.triples == label_triples(graph, "checked") == [  # "country" was stated but not confirmed
+        ("AWH Engineering College", "city", "Kuttikkattoor"), ("AWH Engineering College", "headquarter", "Kuttikkattoor")]
+    stated = [c for c in doc.checks if c["source"] == "stated"]
+    proposed = [c for c in doc.checks if c["source"] == "proposed"]
+    assert [(c["relation"], c["kept"]) for c in stated] == [("country", False), ("city", True)]
+    assert {c["relation"] for c in proposed if c["kept"]} == {"headquarter"}
+    assert all((c["subject"], c["relation"]) != ("AWH Engineering College", "city") for c in proposed)  # stated
+    assert all(c["subject"] != c["object"] for c in proposed) and {"capital", "legislature"} <= {
+        c["relation"] for c in proposed}  # every relation whose signature fits two of the text's entities
+    off = ScriptedChatModel([entities(("AWH Engineering College", "University"), ("India", "Country")),
+                             facts(("E1", "country", "E2"))])
+    [plain] = extract_document(graph, university, TEXT, chat=off, abox="unchecked").output
+    assert not plain.checks and plain.triples == [("AWH Engineering College", "country", "India")]  # no floor: no call

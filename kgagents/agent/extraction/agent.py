@@ -14,6 +14,11 @@ subgraph and a checkpointer resumes it mid-corpus)::
   ``create_<Class>`` call, the entities of the classes most offered relations apply to first (``E1`` is then
   the document's main subject, as small models assume).
 * ``state_facts``: the model states facts with the offered relations, shown as compact signatures.
+* ``check_facts`` (``check_min_log_odds`` / ``propose_min_log_odds`` set): each stated fact — and each
+  proposed one: a fact whose relation's signature fits two typed entities of the text — is checked with one
+  one-token call ("does the text state this fact?"); only those whose log-odds of yes reach their floor go on.
+  The small model's stated facts are often the wrong relation or direction, while its yes/no log-odds on one
+  fact at a time still rank them.
 * ``write_facts``: each fact through its ``add_`` tool (:mod:`~kgagents.agent.extraction.facts`): one
   transaction, every axiom checked; a refusal comes back as structured feedback.
 * ``repair``: one refused fact per turn, with the tool's error and one concrete repair step
@@ -46,13 +51,15 @@ from kgagents.agent.extraction.repair import repair_step, repairable
 from kgagents.agent.extraction.settings import ExtractionSettings
 from kgagents.errors import ChatModelRequiredError, InputFileError
 from kgagents.graph.connection import GraphLike
+from kgagents.llm.parallel import map_on_slots
+from kgagents.llm.structured import yes_log_odds
 from kgagents.metrics.text2kgbench import METRICS, Sentence, score_sentence
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.export import label_triples
 from kgagents.tools.feed import feed_triples
 from kgagents.tools.runtime import ToolRuntime, ensure_tool_schema
 from kgagents.tools.settings import ToolSettings
-from kgagents.tools.tbox import PropertyDef
+from kgagents.tools.tbox import PropertyDef, PropertyKind
 
 Triple = tuple[str, str, str]
 
@@ -68,6 +75,7 @@ class DocumentResult(BaseModel):
     validation: list[dict[str, Any]]
     grounded: list[dict[str, Any]]
     repairs: int
+    checks: list[dict[str, Any]] = []  # the facts checked (in words): source stated / proposed, log-odds, kept
     unparsed_replies: list[str]  # the step of each reply that could not be used (entities, facts, repair)
     scores: dict[str, float] | None = None
 
@@ -87,6 +95,7 @@ class ExtractionState(TypedDict, total=False):
     rejected: list[dict[str, Any]]  # refused facts waiting for a repair turn: {fact, result}
     calls: list[Call]
     repairs: int
+    checks: list[dict[str, Any]]  # facts checked by check_facts (see DocumentResult.checks)
     unparsed: list[str]  # the step of each unusable reply
     results: list[dict[str, Any]]  # DocumentResult of each finished document
 
@@ -97,11 +106,16 @@ def _words(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) > 3}
 
 
+def _named(writer: FactWriter, text: str) -> str:
+    """An entity handle's name (``E2`` → its label); anything else as given."""
+    found = writer.find(text) if HANDLE.match(text) else None
+    return found["label"] if found is not None else text
+
+
 def _in_words(writer: FactWriter, fact: Mapping[str, str]) -> str:
     """A fact as the model reads it: entities by name, with the class a re-typing gives them."""
     def side(key: str) -> str:
-        found = writer.find(fact[key]) if HANDLE.match(fact[key]) else None
-        name = found["label"] if found is not None else fact[key]
+        name = _named(writer, fact[key])
         cls = fact.get(f"{key}_class")
         return f"{name} (as a {cls})" if cls else name
     return f"{{subject: {side('subject')}, relation: {fact['relation']}, object: {side('object')}}}"
@@ -167,7 +181,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         """LangGraph steps a run over the state's documents takes (with a margin). Embedding the compiled graph
         elsewhere, pass LangGraph at least this for the prepared state."""
         documents = len(state.get("documents") or [None])
-        return documents * (8 + 2 * self.settings.max_repairs) + 12
+        return documents * (9 + 2 * self.settings.max_repairs) + 12
 
     # -- helpers --------------------------------------------------------------------------------------
     def runtime(self, abox: str) -> ToolRuntime:
@@ -220,7 +234,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         if state["index"] >= len(state["documents"]):
             return {}
         return {"relations": self.offered(self._doc(state)["text"]), "entities": [], "facts": [], "rejected": [],
-                "calls": [], "repairs": 0, "unparsed": []}
+                "calls": [], "repairs": 0, "checks": [], "unparsed": []}
 
     def feed(self, state: ExtractionState) -> ExtractionState:
         doc = self._doc(state)
@@ -261,6 +275,49 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         if isinstance(facts, str):
             return {"unparsed": [*state["unparsed"], "facts"]}
         return {"facts": facts[: self.settings.max_facts]}
+
+    def check_facts(self, state: ExtractionState) -> ExtractionState:
+        stated_floor, propose_floor = self.settings.check_min_log_odds, self.settings.propose_min_log_odds
+        if self.chat is None or (stated_floor is None and propose_floor is None):
+            return {}
+        chat = self.chat
+        writer = self._writer(state)
+        stated = list(state["facts"])
+        checked = [(f, "stated", stated_floor) for f in stated if stated_floor is not None]
+        if propose_floor is not None:
+            checked += [(f, "proposed", propose_floor) for f in self._proposals(state, stated)]
+        block, entities = self._block(state), state["entities"]
+        worded = [_in_words(writer, f) for f, _, _ in checked]
+        odds = map_on_slots(chat, lambda fact: yes_log_odds(chat, p.check_messages(block, entities, fact),
+                                                            purpose="extract:check"), worded)
+        checks = [{"fact": w, **{k: _named(writer, f[k]) for k in ("subject", "relation", "object")},
+                   "source": source, "log_odds": round(o, 4), "kept": o >= floor}
+                  for (f, source, floor), w, o in zip(checked, worded, odds, strict=True)]
+        kept = [f for (f, _, _), c in zip(checked, checks, strict=True) if c["kept"]]
+        return {"facts": ([] if stated_floor is not None else stated) + kept,
+                "checks": [*state.get("checks", []), *checks]}
+
+    def _proposals(self, state: ExtractionState, stated: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
+        """Facts between two typed entities whose relation's domain and range fit them, not already stated (the
+        offered relations in order, at most ``max_proposals``)."""
+        entities = state["entities"]
+        seen = {(f["subject"], f["relation"], f["object"]) for f in stated}
+        out: list[dict[str, str]] = []
+        for prop in self._relations(state):
+            if prop.kind is not PropertyKind.OBJECT:
+                continue
+            for a in entities:
+                for b in entities:
+                    fact = {"subject": a["handle"], "relation": prop.label, "object": b["handle"]}
+                    if (a["iri"] == b["iri"] or not self.tbox.fits(a["class"], prop.domain)
+                            or not self.tbox.fits(b["class"], prop.range)
+                            or (fact["subject"], fact["relation"], fact["object"]) in seen
+                            or (a["label"], prop.label, b["label"]) in seen):
+                        continue
+                    out.append(fact)
+                    if len(out) >= self.settings.max_proposals:
+                        return out
+        return out
 
     def write_facts(self, state: ExtractionState) -> ExtractionState:
         writer = self._writer(state)
@@ -307,7 +364,8 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         triples = label_triples(self.graph, doc["abox"])
         result = DocumentResult(id=doc["id"], abox=doc["abox"], triples=triples, calls=state["calls"],
                                 entities=state["entities"], validation=validation, grounded=grounded,
-                                repairs=state["repairs"], unparsed_replies=state["unparsed"],
+                                repairs=state["repairs"], checks=state.get("checks", []),
+                                unparsed_replies=state["unparsed"],
                                 scores=self._score(doc, triples))
         return {"results": [*state["results"], result.model_dump(mode="json")], "index": state["index"] + 1}
 
@@ -333,15 +391,16 @@ class ExtractionAgent(Agent[ExtractionSettings]):
 
     def build(self) -> StateGraph:
         g = StateGraph(ExtractionState)
-        for name in ("start", "begin", "feed", "type_entities", "state_facts", "write_facts", "repair", "finish",
-                     "done"):
+        for name in ("start", "begin", "feed", "type_entities", "state_facts", "check_facts", "write_facts", "repair",
+                     "finish", "done"):
             g.add_node(name, getattr(self, name))
         g.add_edge(START, "start")
         g.add_edge("start", "begin")
         g.add_conditional_edges("begin", self.after_begin, ["type_entities", "feed", "done"])
         g.add_edge("feed", "finish")
         g.add_edge("type_entities", "state_facts")
-        g.add_edge("state_facts", "write_facts")
+        g.add_edge("state_facts", "check_facts")
+        g.add_edge("check_facts", "write_facts")
         g.add_conditional_edges("write_facts", self.after_write, ["repair", "finish"])
         g.add_edge("repair", "write_facts")
         g.add_edge("finish", "begin")

@@ -3,6 +3,8 @@
 1. **type entities**: the entities the text names, each with a class of the ontology;
 2. **state facts**: ``(subject, relation, object)`` facts with relations of the ontology, shown compactly as
    signatures (``city: University -> City``, ``established: University -> date YYYY-MM-DD``);
+   Optionally (``check_min_log_odds`` / ``propose_min_log_odds``) each stated fact, and each fact whose
+   signature fits two typed entities, is checked with one one-token call ("does the text state this fact?");
 3. **repair**: one rejected fact at a time: with feedback on, the tool's structured error and the one concrete
    repaired fact derived from it, which the model confirms against the text (or, when no fact can be derived,
    the form the fact needs, for the model to repair); with feedback off (the seed's ablation) only the news that
@@ -214,6 +216,12 @@ def confirm_messages(block: str, entities: Sequence[Mapping[str, str]], fact: Ma
         f"Step 3: the tools rejected your fact {show_fact(fact)}: {problem}",
         f"Repaired fact: {repaired}",
         'Does the text state the repaired fact? Reply with JSON: {"answer": "yes"} or {"answer": "no"}']))
+
+
+def check_messages(block: str, entities: Sequence[Mapping[str, str]], fact: str) -> list[Message]:
+    """One fact (in words) for a one-token check: does the text state it? (Graded by the log-odds of yes.)"""
+    return _user(block, f"Entities:\n{entity_lines(entities)}\n\nCheck: does the Text state this fact? {fact}\n"
+                        "Answer yes or no.")
 
 
 CONFIRM_SCHEMA: dict[str, Any] = {"type": "object",

@@ -23,5 +23,14 @@ class ExtractionSettings(AgentSettings):
     max_facts: int = Field(16, ge=1, description="facts the model may state per document")
     max_repairs: int = Field(4, ge=0, description="repair turns per document (one rejected fact each)")
     max_relations: int = Field(80, ge=1, description="relations shown (those sharing words with the text first)")
+    check_min_log_odds: float | None = Field(
+        None, description="each fact the model states is checked with one one-token call ('does the text state this "
+        "fact?') and written only when the model's log-odds of yes reach this; None: no check. A model's log-odds "
+        "have their own scale: learned per model on train sentences (`kgagents bench text2kgbench-check`)")
+    propose_min_log_odds: float | None = Field(
+        None, description="also propose each fact whose relation's signature fits two of the text's typed entities "
+        "(one one-token check each), written when the log-odds of yes reach this; None: no proposals. Learned with "
+        "check_min_log_odds")
+    max_proposals: int = Field(60, ge=0, description="proposals checked per document (offered relations first)")
     ground_kg: str | None = Field(None, description="reference KG (loaded :Entity nodes) to ground instances in")
     ground_min_score: float = Field(0.9, ge=0, le=1, description="lowest label similarity that grounds")
