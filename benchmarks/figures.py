@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from benchmarks.text2kgbench_report import file_stem
 from kgagents.errors import KgAgentsError
 
 Renderer = Callable[[Path], str]
@@ -540,6 +542,40 @@ def t2k_llm(results: Path) -> str:
     return text
 
 
+#: the extraction check's floors learned on train sentences (bench text2kgbench-check)
+T2K_CHECK = "text2kgbench_check_train_qwen2.5-coder-1.5b"
+
+
+@figure("t2k-check")
+def t2k_check(results: Path) -> str:
+    """The extraction check: floors learned on train sentences, then the test run with them next to the run
+    without the check on the same sentences."""
+    c = load(results, T2K_CHECK)
+    chosen = c["chosen"]
+    text = (f"Floors learned by `{c['command']}` ({_source(T2K_CHECK)}) from {c['sentences']} train sentences "
+            f"({c['sample_per_ontology']} seeded per ontology, seed {c['seed']}; recording run "
+            f"`{c['recording_command']}`: {c['checks']['stated']} stated facts and {c['checks']['proposed']} "
+            f"proposals checked): `check_min_log_odds` {chosen['check_min_log_odds']}, `propose_min_log_odds` "
+            f"{chosen['propose_min_log_odds']}; train F1 (estimated from the recorded checks) "
+            f"{c['f1_without_check']:.3f} without the check, {c['f1_chosen']:.3f} with it.")
+    stem = file_stem({"mode": "full", "model": c["model"], "constraint_feedback": True, "agent_settings": chosen})
+    if not (results / f"{stem}.json").is_file():
+        return text + " Not yet measured on the test sentences."
+    r, before = load(results, stem), load(results, T2K_LLM)
+    g, b = r["global"], before["global"]
+    calls = Counter[str]()
+    for o in r["per_ontology"].values():
+        calls.update(o["llm_calls_by_step"])
+    sentences = sum(o["sentences"] for o in r["per_ontology"].values())
+    return text + (
+        f" On the test sentences ({sentences}: {r['sample_per_ontology']} seeded per ontology, seed {r['seed']}, the "
+        f"sample of the run above): P {g['precision']:.3f}, R {g['recall']:.3f}, **F1 {g['f1']:.3f}**, conformance "
+        f"{g['onto_conf']:.3f} with the check, against P {b['precision']:.3f}, R {b['recall']:.3f}, F1 {b['f1']:.3f} "
+        f"without it ({_source(stem)}); model calls by step {dict(calls)}, "
+        f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} s per sentence at load "
+        f"average {r['machine']['load_average'][0]:.1f}.")
+
+
 @figure("twa")
 def twa(results: Path) -> str:
     tools = load(results, "twa_tools")["ontologies"]
@@ -706,7 +742,9 @@ KGQA_RELATIONS_PAIRS = (
     ("kgqa_metaqa_zeroshot_sample300_no-llm", f"kgqa_metaqa_zeroshot_sample300_{_RELATIONS}"),
     ("kgqa_pq-2h_zeroshot_sample100_no-llm", f"kgqa_pq-2h_zeroshot_sample100_{_RELATIONS}"),
     ("kgqa_pq-2h_zeroshot_no-llm", f"kgqa_pq-2h_zeroshot_{_RELATIONS}"),
-    ("kgqa_pq-3h_zeroshot_no-llm", f"kgqa_pq-3h_zeroshot_{_RELATIONS}"))
+    ("kgqa_pq-3h_zeroshot_no-llm", f"kgqa_pq-3h_zeroshot_{_RELATIONS}"),
+    ("kgqa_metaqa_memory_sample300_no-llm", f"kgqa_metaqa_memory_sample300_{_RELATIONS}"),
+    ("kgqa_pq-2h_memory_sample100_no-llm", f"kgqa_pq-2h_memory_sample100_{_RELATIONS}"))
 
 
 @figure("kgqa-direct")
@@ -733,14 +771,16 @@ def _model_check(results: Path, train: str, pairs: Sequence[tuple[str, str]], ch
             f"{detail(r)}", "",
             *_train_table(r, check, [(f"chosen: {r['chosen']['weights']}", r["chosen"]),
                                      ("off: weight 0", r["before"])])]
-    rows += ["", "Held-out (test split: seeded samples, or all of it; zero-shot; the paid re-ranking gate closed, "
+    rows += ["", "Held-out (test split: seeded samples, or all of it; zero-shot unless a row says path memory; the "
+             "paid re-ranking gate closed, "
              f"`confident=0.0`, so the {check} is the model's only use):", "",
              f"| data | with the {check}: Hits@1 (by hops) | without (no LLM): Hits@1 (by hops) | LLM calls / "
              "seconds per question | file |", "|---|---|---|---|---|"]
     for plain, checked in pairs:
         a, b = load(results, plain), load(results, checked)
-        rows.append(f"| {b['dataset']}, {b['questions']} questions | **{100 * b['hits_at_1']:.1f}** ({_hops(b)}) "
-                    f"| {100 * a['hits_at_1']:.1f} ({_hops(a)}) | {b['llm_calls_per_question']:.2f} / "
+        memory = ", path memory" if b["memory"] else ""
+        rows.append(f"| {b['dataset']}, {b['questions']} questions{memory} | **{100 * b['hits_at_1']:.1f}** "
+                    f"({_hops(b)}) | {100 * a['hits_at_1']:.1f} ({_hops(a)}) | {b['llm_calls_per_question']:.2f} / "
                     f"{b['seconds_per_question']:.2f} | {_source(checked)} |")
     return "\n".join(rows)
 
