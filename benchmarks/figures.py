@@ -555,7 +555,9 @@ def t2k_check(results: Path) -> str:
     text = (f"Floors learned by `{c['command']}` ({_source(T2K_CHECK)}) from {c['sentences']} train sentences "
             f"({c['sample_per_ontology']} seeded per ontology, seed {c['seed']}; recording run "
             f"`{c['recording_command']}`: {c['checks']['stated']} stated facts and {c['checks']['proposed']} "
-            f"proposals checked): `check_min_log_odds` {chosen['check_min_log_odds']}, `propose_min_log_odds` "
+            f"proposals checked, {c['in_ground_truth']['stated']} and {c['in_ground_truth']['proposed']} of them in "
+            f"the ground truth; area under the ROC curve of their log-odds {c['auc']['stated']} and "
+            f"{c['auc']['proposed']}): `check_min_log_odds` {chosen['check_min_log_odds']}, `propose_min_log_odds` "
             f"{chosen['propose_min_log_odds']}; train F1 (estimated from the recorded checks) "
             f"{c['f1_without_check']:.3f} without the check, {c['f1_chosen']:.3f} with it.")
     stem = file_stem({"mode": "full", "model": c["model"], "constraint_feedback": True, "agent_settings": chosen})
@@ -567,13 +569,19 @@ def t2k_check(results: Path) -> str:
     for o in r["per_ontology"].values():
         calls.update(o["llm_calls_by_step"])
     sentences = sum(o["sentences"] for o in r["per_ontology"].values())
+    ablation = file_stem({"mode": "full", "model": c["model"], "constraint_feedback": False, "agent_settings": chosen})
+    without_feedback = ""
+    if (results / f"{ablation}.json").is_file():
+        n = load(results, ablation)
+        without_feedback = (f" Without the structured feedback (the seed's ablation), with the same check: F1 "
+                            f"{n['global']['f1']:.3f} ({_source(ablation)}).")
     return text + (
         f" On the test sentences ({sentences}: {r['sample_per_ontology']} seeded per ontology, seed {r['seed']}, the "
         f"sample of the run above): P {g['precision']:.3f}, R {g['recall']:.3f}, **F1 {g['f1']:.3f}**, conformance "
         f"{g['onto_conf']:.3f} with the check, against P {b['precision']:.3f}, R {b['recall']:.3f}, F1 {b['f1']:.3f} "
         f"without it ({_source(stem)}); model calls by step {dict(calls)}, "
         f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} s per sentence at load "
-        f"average {r['machine']['load_average'][0]:.1f}.")
+        f"average {r['machine']['load_average'][0]:.1f}.{without_feedback}")
 
 
 @figure("twa")

@@ -57,10 +57,16 @@ def learn(result: Mapping[str, Any], root: Path) -> dict[str, Any]:
         raise KgAgentsError("the run recorded no checks: run bench text2kgbench --split train --check-floor -99 "
                             "--propose-floor -99 first")
     docs: dict[str, list[tuple[Sentence, list[Any]]]] = defaultdict(list)
+    graded: dict[str, list[tuple[float, bool]]] = {"stated": [], "proposed": []}  # (log-odds, in the ground truth)
     for oid, part in result["per_ontology"].items():
         sentences = {s.id: s for s in load_ontology_data(root, oid, "train").sentences}
         for doc in part.get("checked", []):
-            docs[oid].append((sentences[doc["id"]], _traced(doc)))
+            sentence = sentences[doc["id"]]
+            docs[oid].append((sentence, _traced(doc)))
+            truth = {normalise_triple(t) for t in sentence.triples}
+            for c in doc["checks"]:
+                graded[c["source"]].append((float(c["log_odds"]), normalise_triple(
+                    (c["subject"], c["relation"], c["object"])) in truth))
 
     def score(stated: float, proposed: float) -> float:
         return fmean(fmean(sentence_prf(s, _kept(t, stated, proposed))[2] for s, t in part)
@@ -77,12 +83,24 @@ def learn(result: Mapping[str, Any], root: Path) -> dict[str, Any]:
         "sample_per_ontology": result.get("sample_per_ontology"), "seed": result.get("seed"),
         "sentences": sum(len(v) for v in docs.values()), "ontologies": len(docs),
         "checks": {src: sum(c["source"] == src for c in checks) for src in ("stated", "proposed")},
+        "in_ground_truth": {src: sum(y for _, y in rows) for src, rows in graded.items()},
+        "auc": {src: _auc(rows) for src, rows in graded.items()},
         "f1_without_check": round(score(KEEP_ALL, NONE), 4),
         "f1_chosen": round(best[0], 4),
         "chosen": {"check_min_log_odds": _floor(best[1]), "propose_min_log_odds": _floor(best[2])},
         "rule": "best global F1 (mean over ontologies of the mean sentence F1) over the grid; ties: higher floors",
         "grid": {"floors": list(GRID), "stated_also": "keep all", "proposed_also": "none"},
     }
+
+
+def _auc(rows: Sequence[tuple[float, bool]]) -> float | None:
+    """How well the log-odds rank the checked facts: the chance that a fact in the ground truth scores above one
+    that is not (ties half), None without both kinds."""
+    right = [o for o, y in rows if y]
+    wrong = [o for o, y in rows if not y]
+    if not right or not wrong:
+        return None
+    return round(sum((a > b) + 0.5 * (a == b) for a in right for b in wrong) / (len(right) * len(wrong)), 3)
 
 
 def _floor(value: float) -> float | None:
@@ -100,7 +118,9 @@ def markdown(r: Mapping[str, Any]) -> str:
         f"# {r['benchmark']}", "", f"Command: `{r['command']}`  ", f"Model: {r['model']}  ",
         f"Recording run (train split, {r['sample_per_ontology']} sentences per ontology, seed {r['seed']}, "
         f"{r['sentences']} sentences): `{r['recording_command']}` (commit {str(r['recording_commit'])[:8]})", "",
-        f"Checks recorded: {r['checks']['stated']} stated facts, {r['checks']['proposed']} proposals.", "",
+        f"Checks recorded: {r['checks']['stated']} stated facts ({r['in_ground_truth']['stated']} in the ground "
+        f"truth), {r['checks']['proposed']} proposals ({r['in_ground_truth']['proposed']}); how well the log-odds "
+        f"rank them (area under the ROC curve): {r['auc']}.", "",
         "| floors | train F1 (estimate) |", "|---|---|",
         f"| no check (every stated fact, no proposals) | {r['f1_without_check']} |",
         f"| chosen: {chosen} | **{r['f1_chosen']}** |", "",

@@ -31,6 +31,7 @@ def test_the_floor_that_drops_the_unconfirmed_triple_is_learned(shared_data: Pat
     assert result["f1_without_check"] < 1.0 and result["f1_chosen"] == 1.0
     assert -1.0 < result["chosen"]["check_min_log_odds"] <= 2.0  # keeps the right triple, drops the wrong one
     assert result["chosen"]["propose_min_log_odds"] is None  # no proposals recorded: none gained, none proposed
+    assert result["auc"] == {"stated": 1.0, "proposed": None}  # the right triple scored above the wrong one
 
 
 def test_only_a_train_run_with_recorded_checks_is_learned_from(shared_data: Path) -> None:
