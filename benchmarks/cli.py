@@ -299,6 +299,7 @@ def bench_text2kgbench(
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
     from benchmarks.text2kgbench_report import write_report
+    from kgagents.agent.extraction.settings import check_settings
     from kgagents.jobs import text2kgbench
 
     modes = {"full": "full", "llm": "full", "no_llm": "no_llm", "no-llm": "no_llm"}
@@ -310,9 +311,7 @@ def bench_text2kgbench(
         settings["feedback"] = not no_feedback
         if max_repairs is not None:
             settings["max_repairs"] = max_repairs
-        for key, floor in (("check_min_log_odds", check_floor), ("propose_min_log_odds", propose_floor)):
-            if floor is not None:
-                settings[key] = floor
+        settings |= check_settings(check_floor, propose_floor)
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,

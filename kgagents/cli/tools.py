@@ -52,10 +52,15 @@ def extract_cmd(
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
     max_repairs: int = typer.Option(None, min=0, help="repair turns per document (default 4)"),
     ground_kg: str = typer.Option(None, help="ground created instances in this loaded KG (owl:sameAs)"),
+    check_floor: float = typer.Option(None, help="check each stated fact with one one-token call and write it only "
+                                      "when the model's log-odds of yes reach this (check_min_log_odds)"),
+    propose_floor: float = typer.Option(None, help="also propose the facts whose signature fits two typed entities, "
+                                        "written when the check's log-odds reach this (propose_min_log_odds)"),
     turtle: Path = typer.Option(None, help="write the resulting A-Box as Turtle here"),
 ) -> None:
     """Extract a document into Neo4j through the compiled tools: only valid instances are written; the run is
     recorded as a (:Run {job: 'extraction'})."""
+    from kgagents.agent.extraction.settings import check_settings
     from kgagents.jobs.extraction import extract
     from kgagents.tools.compiler import compile_ontology
     from kgagents.tools.export import export_turtle
@@ -77,6 +82,7 @@ def extract_cmd(
     settings: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
     if max_repairs is not None:
         settings["max_repairs"] = max_repairs
+    settings |= check_settings(check_floor, propose_floor)
     with connected() as graph:
         with console.status("extracting…"):
             run = extract(graph, catalogue, text=None if given is not None else document, triples=given, chat=chat,

@@ -34,3 +34,9 @@ class ExtractionSettings(AgentSettings):
     max_proposals: int = Field(60, ge=0, description="proposals checked per document (offered relations first)")
     ground_kg: str | None = Field(None, description="reference KG (loaded :Entity nodes) to ground instances in")
     ground_min_score: float = Field(0.9, ge=0, le=1, description="lowest label similarity that grounds")
+
+
+def check_settings(check_floor: float | None, propose_floor: float | None) -> dict[str, float]:
+    """The extraction check's settings for the floors given (the CLI's ``--check-floor`` / ``--propose-floor``)."""
+    return {key: floor for key, floor in (("check_min_log_odds", check_floor), ("propose_min_log_odds", propose_floor))
+            if floor is not None}
