@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from langgraph.graph import StateGraph
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing_extensions import Self
 
 from kgagents.errors import AgentSettingsError, ChatModelRequiredError
 from kgagents.graph.connection import GraphLike, connect
@@ -50,6 +51,12 @@ class AgentSettings(BaseModel):
     @property
     def uses_llm(self) -> bool:
         return self.mode != NO_LLM
+
+    def for_model(self, table: Mapping[str, Mapping[str, Any]], model: str | None) -> tuple[Self, dict[str, Any]]:
+        """These settings with ``table[model]``'s values (a model's own, chosen on train data) where they were not
+        given explicitly, and the values applied (empty for a model the table lacks, or when all were given)."""
+        applied = {k: v for k, v in table.get(model or "", {}).items() if k not in self.model_fields_set}
+        return (self.model_copy(update=applied) if applied else self), applied
 
 
 class LLMUsage(BaseModel):

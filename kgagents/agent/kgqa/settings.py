@@ -139,6 +139,5 @@ MODEL_DEFAULTS: dict[str, dict[str, float]] = {
 
 def with_model_defaults(settings: KGQASettings, model: str | None) -> tuple[KGQASettings, dict[str, float]]:
     """``settings`` with ``model``'s :data:`MODEL_DEFAULTS` where they were not set explicitly, and the values
-    applied (empty for another model, or when every one was given)."""
-    applied = {k: v for k, v in MODEL_DEFAULTS.get(model or "", {}).items() if k not in settings.model_fields_set}
-    return (settings.model_copy(update=applied) if applied else settings), applied
+    applied."""
+    return settings.for_model(MODEL_DEFAULTS, model)
