@@ -17,8 +17,9 @@ subgraph and a checkpointer resumes it mid-corpus)::
 * ``check_facts`` (``check_min_log_odds`` / ``propose_min_log_odds`` set): each stated fact — and each
   proposed one: a fact whose relation's signature fits two typed entities of the text — is checked with one
   one-token call ("does the text state this fact?"); only those whose log-odds of yes reach their floor go on.
-  The small model's stated facts are often the wrong relation or direction, while its yes/no log-odds on one
-  fact at a time still rank them.
+  Why: the small model's stated facts are often the wrong relation or direction, while its yes/no log-odds on
+  one fact at a time still rank facts on train sentences; the floors learned there did not raise test F1,
+  though (README, "The extraction check"), so it is off by default.
 * ``write_facts``: each fact through its ``add_`` tool (:mod:`~kgagents.agent.extraction.facts`): one
   transaction, every axiom checked; a refusal comes back as structured feedback.
 * ``repair``: one refused fact per turn, with the tool's error and one concrete repair step
