@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import file_slug, write_results
+from kgagents.agent.extraction.settings import CHECK_FLOORS
 
 
 def _f(x: float | None) -> str:
@@ -20,8 +21,7 @@ def file_stem(result: dict[str, Any]) -> str:
         return f"text2kgbench_no-llm{split}"
     model = re.sub(r"[^A-Za-z0-9.-]+", "-", result["model"]).strip("-").lower()
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
-    floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}"
-                     for key, name in (("check_min_log_odds", "check"), ("propose_min_log_odds", "propose"))
+    floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}" for name, key in CHECK_FLOORS
                      if result["agent_settings"].get(key) is not None)
     return f"text2kgbench_llm_{model}{suffix}{floors}{split}"
 

@@ -36,7 +36,12 @@ class ExtractionSettings(AgentSettings):
     ground_min_score: float = Field(0.9, ge=0, le=1, description="lowest label similarity that grounds")
 
 
+#: the extraction check's two floors: the CLI's short name (``--check-floor``, ``--propose-floor``, results file
+#: names) and the setting each one sets
+CHECK_FLOORS = (("check", "check_min_log_odds"), ("propose", "propose_min_log_odds"))
+
+
 def check_settings(check_floor: float | None, propose_floor: float | None) -> dict[str, float]:
     """The extraction check's settings for the floors given (the CLI's ``--check-floor`` / ``--propose-floor``)."""
-    return {key: floor for key, floor in (("check_min_log_odds", check_floor), ("propose_min_log_odds", propose_floor))
+    return {key: floor for (_, key), floor in zip(CHECK_FLOORS, (check_floor, propose_floor), strict=True)
             if floor is not None}
