@@ -12,6 +12,7 @@ stay whatever the floors, so the figures are an estimate; the test run with the 
 from __future__ import annotations
 
 import itertools
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,7 +20,7 @@ from statistics import fmean
 from typing import Any
 
 from benchmarks.provenance import file_slug, write_results
-from kgagents.errors import KgAgentsError
+from kgagents.errors import InputFileError, KgAgentsError
 from kgagents.metrics.text2kgbench import Sentence, load_ontology_data, normalise_triple, sentence_prf
 
 #: floors tried for either source: log-odds from -5 to 5 in steps of 0.25 (the check's log-odds are clipped to
@@ -126,10 +127,20 @@ def markdown(r: Mapping[str, Any]) -> str:
         f"Rule: {r['rule']}. Use: `kgagents bench text2kgbench {flags}`.", ""])
 
 
-def run(path: Path, root: Path, out: Path | None) -> dict[str, Any]:
-    import json
+def read_recording(path: Path) -> dict[str, Any]:
+    """A results file of `bench text2kgbench`, or an error naming the file and what is wrong with it."""
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from exc
+    missing = [k for k in ("model", "per_ontology") if not isinstance(result, dict) or k not in result]
+    if missing:
+        raise InputFileError(f"{path}: not a results file of `kgagents bench text2kgbench` (no {', '.join(missing)})")
+    return result
 
-    result = learn(json.loads(path.read_text(encoding="utf-8")), root)
+
+def run(path: Path, root: Path, out: Path | None) -> dict[str, Any]:
+    result = learn(read_recording(path), root)
     if out is not None:
         write_results(out, f"text2kgbench_check_train_{file_slug(result['model'])}", result, markdown)
     return result

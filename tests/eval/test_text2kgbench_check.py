@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.text2kgbench_check import learn
-from kgagents.errors import KgAgentsError
+from benchmarks.text2kgbench_check import learn, read_recording
+from kgagents.errors import InputFileError, KgAgentsError
 from kgagents.metrics.text2kgbench import load_ontology_data
 
 
@@ -41,3 +41,12 @@ def test_only_a_train_run_with_recorded_checks_is_learned_from(shared_data: Path
     unrecorded = _recording(shared_data) | {"agent_settings": {}}
     with pytest.raises(KgAgentsError, match="recorded no checks"):
         learn(unrecorded, root)
+
+
+@pytest.mark.parametrize(("text", "message"), [("nope", r"x\.json:1: not JSON"), ("[1]", "no model, per_ontology"),
+                                               ('{"model": "m"}', "no per_ontology")])
+def test_a_file_that_is_not_a_recording_is_refused_with_its_name(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    with pytest.raises(InputFileError, match=message):
+        read_recording(path)
