@@ -23,7 +23,9 @@ def file_stem(result: dict[str, Any]) -> str:
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
     floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}" for name, key in CHECK_FLOORS
                      if result["agent_settings"].get(key) is not None)
-    return f"text2kgbench_llm_{model}{suffix}{floors}{split}"
+    shown = result.get("examples_per_sentence", 1)
+    examples = "" if shown == 1 else f"_examples-{shown}"
+    return f"text2kgbench_llm_{model}{suffix}{examples}{floors}{split}"
 
 
 def write_report(result: dict[str, Any], out: Path) -> list[str]:
