@@ -8,13 +8,21 @@ and batched with ``UNWIND``, and driver exceptions that mean "server not there" 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import islice
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, Transaction
-from neo4j.exceptions import AuthError, ConfigurationError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import (
+    AuthError,
+    ConfigurationError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 from kgagents.config import Neo4jSettings
 from kgagents.cypher import cypher, statements
@@ -30,7 +38,23 @@ Row = dict[str, Any]
 _SCALARS = (str, int, float, bool, type(None))
 T = TypeVar("T")
 Tx = Transaction | ManagedTransaction
+DEADLOCK_ATTEMPTS = 5  # tries of a transaction the server ended to break a deadlock
 _TOO_LARGE = re.compile(r"too large to index.*?schema=\(:(\w+) \{([\w, ]+)\}\).*?property size: (\d+)", re.S)
+
+
+def retry_deadlocks(work: Callable[[], T], attempts: int = DEADLOCK_ATTEMPTS) -> T:
+    """``work()``, run again after a short back-off when the server ended its transaction to break a deadlock.
+    Concurrent writers of one graph (ontologies extracted on parallel server slots, MCP clients, a batched
+    load's two stages) lose such races now and then; the server rolls the loser back whole, so running it
+    again is safe. Any other error, and the last attempt's, propagates."""
+    for attempt in range(attempts):
+        try:
+            return work()
+        except TransientError as exc:
+            if "DeadlockDetected" not in (exc.code or "") or attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * 2 ** attempt)
+    raise AssertionError("unreachable")
 
 
 def _raise_refused_value(exc: Neo4jError) -> None:
@@ -104,10 +128,14 @@ class Graph:
         return self.run_text(cypher(name), **params)
 
     def run_text(self, text: str, **params: Any) -> list[Row]:
-        """Run query text that was itself loaded from a named file (e.g. a generated index DDL)."""
-        try:
+        """Run query text that was itself loaded from a named file (e.g. a generated index DDL); a deadlock
+        victim is run again (:func:`retry_deadlocks`)."""
+        def once() -> list[Row]:
             with self.driver.session(database=self.settings.database) as session:
                 return [_row(record) for record in session.run(text, params)]
+
+        try:
+            return retry_deadlocks(once)
         except (ServiceUnavailable, SessionExpired) as exc:
             raise Neo4jUnavailableError(self.settings.uri, str(exc).splitlines()[0]) from exc
         except Neo4jError as exc:
@@ -137,6 +165,15 @@ class Graph:
         except Neo4jError as exc:  # rolled back above; a refused value gets a message a user can act on
             _raise_refused_value(exc)
             raise
+
+    def in_transaction(self, work: Callable[[Transaction], T]) -> T:
+        """``work`` in one committed transaction (:meth:`transaction`), run again whole when the server ends it
+        to break a deadlock (:func:`retry_deadlocks`): ``work`` must not have effects outside the transaction."""
+        def once() -> T:
+            with self.transaction() as tx:
+                return work(tx)
+
+        return retry_deadlocks(once)
 
     def write_rows(
         self,

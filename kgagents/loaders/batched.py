@@ -61,7 +61,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from neo4j.exceptions import TransientError
 from pydantic import BaseModel
 
 from kgagents.cypher import cypher
@@ -82,7 +81,6 @@ BATCH_SIZE = 5_000
 NODE_CACHE = 4_000_000
 _DEDUP_ROWS = 5_000  # possible repeats checked per dedup transaction
 _SPOOL_BLOCK = 1_000_000  # possible repeats read back at once by the dedup pass (40 bytes each)
-_RETRIES = 5  # attempts of a batch transaction the server ended for a deadlock
 _DELETE_BATCH = 20_000  # statements (then nodes) per transaction when a failed load is removed
 #: statement transactions in flight at once (one per server core of the reference machine)
 PARALLEL = 2
@@ -551,18 +549,6 @@ class _Writer:
         if progress is not None:
             progress(done.size)
 
-    def _transaction(self, work: Callable[[Tx], None]) -> None:
-        """``work`` in one committed transaction, run again if the server ends it for a deadlock."""
-        for attempt in range(_RETRIES):
-            try:
-                with self.graph.transaction() as tx:
-                    work(tx)
-                return
-            except TransientError as exc:
-                if "Deadlock" not in (exc.code or "") or attempt == _RETRIES - 1:
-                    raise
-                time.sleep(0.05 * 2 ** attempt)
-
     # -- stage 1: entities (in chunk order) -----------------------------------------------------------
     def _write_entities_of(self, chunk: Chunk) -> _Statements:
         """Commit the chunk's new relations and entities (no transaction when there are none); return its
@@ -585,7 +571,7 @@ class _Writer:
 
         self.entities_merged += len(rows.merge)
         if relations or chunk.names or rows.create or rows.merge or rows.extra:
-            self._transaction(work)  # what it wrote is remembered once it is committed:
+            self.graph.in_transaction(work)  # what it wrote is remembered once it is committed:
         self.relations.update((data.name, rid) for rid in relations)
         if created:
             index, node = (np.concatenate(parts) for parts in zip(*created, strict=True))
@@ -699,7 +685,7 @@ class _Writer:
                        kg2=self.source.kgs[1][0], dataset=self.source.dataset, load=self.load).consume()
 
         if chunk.groups or chunk.literals or chunk.gold:
-            self._transaction(work)
+            self.graph.in_transaction(work)
         return chunk
 
     def _names(self, relations: list[tuple[str, dict[str, Any]]]) -> list[str]:

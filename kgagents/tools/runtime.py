@@ -114,13 +114,16 @@ class ToolRuntime:
             return _fail("invalid_arguments", field,
                          f"{name}: " + "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
                                                  for e in exc.errors()), allowed)
-        for attempt in range(2):  # a concurrent create of the same key loses the MERGE race once, then reuses
+        def work(tx: Transaction) -> ToolResult:
+            result = self._handlers[spec.kind](tx, spec, args)
+            if not result.ok:
+                raise _Rejected(result)
+            return result
+
+        # a concurrent create of the same key loses the MERGE race once, then reuses; a deadlock victim runs again
+        for attempt in range(2):
             try:
-                with self.graph.transaction() as tx:
-                    result = self._handlers[spec.kind](tx, spec, args)
-                    if not result.ok:
-                        raise _Rejected(result)
-                    return result
+                return self.graph.in_transaction(work)
             except _Rejected as rejected:
                 return rejected.result
             except ConstraintError:
