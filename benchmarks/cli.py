@@ -291,6 +291,10 @@ def bench_text2kgbench(
     examples: int = typer.Option(1, min=0, help="solved train sentences shown per sentence (the most similar)"),
     workers: int = typer.Option(None, min=1, help="ontologies extracted at once (default: the LLM server's slots, "
                                 "KGAGENTS_LLM_PARALLEL)"),
+    relation_repair: bool = typer.Option(None, "--relation-repair/--no-relation-repair",
+                                         help="a fact refused for an entity's class: repaired with the relation named "
+                                         "after the class before re-typing the entity (setting relation_repair; "
+                                         "default: the setting's)"),
     check_floor: float = typer.Option(None, help="check each stated fact (one one-token call); write it when the "
                                       "log-odds of yes reach this (setting check_min_log_odds)"),
     propose_floor: float = typer.Option(None, help="propose the facts whose signature fits two typed entities; "
@@ -312,6 +316,8 @@ def bench_text2kgbench(
         if max_repairs is not None:
             settings["max_repairs"] = max_repairs
         settings |= check_settings(check_floor, propose_floor)
+        if relation_repair is not None:
+            settings["relation_repair"] = relation_repair
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import file_slug, write_results
-from kgagents.agent.extraction.settings import CHECK_FLOORS
+from kgagents.agent.extraction.settings import CHECK_FLOORS, ExtractionSettings
 
 
 def _f(x: float | None) -> str:
@@ -23,6 +23,9 @@ def file_stem(result: dict[str, Any]) -> str:
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
     floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}" for name, key in CHECK_FLOORS
                      if result["agent_settings"].get(key) is not None)
+    repair = result["agent_settings"].get("relation_repair")
+    if repair is not None and repair != ExtractionSettings.model_fields["relation_repair"].default:
+        floors = f"_relation-repair-{str(repair).lower()}{floors}"
     shown = result.get("examples_per_sentence", 1)
     examples = "" if shown == 1 else f"_examples-{shown}"
     return f"text2kgbench_llm_{model}{suffix}{examples}{floors}{split}"

@@ -131,6 +131,17 @@ def test_the_repair_prefers_a_swap_then_the_relation_named_after_the_class(graph
     assert "Repaired fact: {subject: AWH Engineering College, relation: city, object: Kerala}" in named
 
 
+def test_without_relation_repair_the_entity_is_re_typed_and_the_models_relation_kept(  # noqa: ANN001
+        graph: Graph, university) -> None:
+    chat = ScriptedChatModel([
+        entities(("AWH Engineering College", "University"), ("Kerala", "City")), facts(("E1", "state", "E2")), YES])
+    [doc] = extract_document(graph, university, TEXT, chat=chat, settings={"relation_repair": False},
+                             abox="retype").output
+    retyped = chat.calls[2]["messages"][0]["content"]
+    assert "Repaired fact: {subject: AWH Engineering College, relation: state, object: Kerala (as a State)}" in retyped
+    assert set(doc.triples) == {("AWH Engineering College", "state", "Kerala")}
+
+
 def test_feedback_off_shows_only_that_a_fact_was_refused(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([entities(("AWH", "University")), facts(("E1", "established", "in 2001")), DROP])
     run = extract_document(graph, university, TEXT, chat=chat, settings={"feedback": False}, abox="nofeedback")

@@ -335,7 +335,8 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         writer = self._writer(state)
         block, entities = self._block(state), state["entities"]
         update: ExtractionState = {"rejected": rest, "repairs": state["repairs"] + 1}
-        fix = repair_step(writer, item["fact"], item["result"]) if self.settings.feedback else None
+        fix = repair_step(writer, item["fact"], item["result"], relation_repair=self.settings.relation_repair) \
+            if self.settings.feedback else None
         if fix is not None and fix.fact is not None:  # one concrete repair: does the text state it?
             messages = p.confirm_messages(block, entities, item["fact"], fix.problem, _in_words(writer, fix.fact))
             answer = p.parse_confirm(self._ask(state, messages, "repair", p.CONFIRM_SCHEMA, p.CONFIRM_MAX_TOKENS))

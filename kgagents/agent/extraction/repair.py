@@ -8,9 +8,9 @@ the model is asked to confirm against the text:
   (``July 28, 1944`` → ``1944-07-28``, ``250 academic staff`` → ``250``), else the form to use;
 * ``range_violation`` / ``domain_violation``: subject and object swapped when the relation fits them the other
   way round; for a subject of the wrong class, the text's first entity of the class the relation applies to (a
-  director's film); else the relation that fits the entities as typed and is named after the offending entity's class
-  (``city`` for a City: the relation the model most likely meant); else the same fact with the entity re-typed to
-  the class the relation needs (``object_class`` / ``subject_class``);
+  director's film); else (setting ``relation_repair``) the relation that fits the entities as typed and is named after
+  the offending entity's class (``city`` for a City: the relation the model most likely meant); else the same fact
+  with the entity re-typed to the class the relation needs (``object_class`` / ``subject_class``);
 * ``unknown_tool`` (a relation the ontology lacks) and ``not_allowed_value`` / ``invalid_unit``: the closest
   allowed relation or value.
 
@@ -100,8 +100,10 @@ class Repair:
     hint: str | None = None
 
 
-def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str, Any]) -> Repair:
-    """One concrete repair of a refused ``fact`` from the tool's structured ``result`` (see the module docstring)."""
+def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str, Any], *,
+                relation_repair: bool = True) -> Repair:
+    """One concrete repair of a refused ``fact`` from the tool's structured ``result`` (see the module docstring;
+    ``relation_repair`` off skips the relation named after the entity's class)."""
     error = result.get("error_type") or "rejected"
     problem = f"{error}: {result.get('message', '')}".strip()
     prop = property_named(writer.runtime, fact["relation"])
@@ -131,7 +133,8 @@ def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str
             if fitting:  # the text's entity the relation is about (a film's director: the film)
                 return Repair(problem, {**fact, "subject": fitting[0]["handle"]})
         typed = object_cls if error == "range_violation" else subject_cls
-        other = _named_after(writer, _fitting(writer, subject_cls, object_cls), typed, prop)
+        other = _named_after(writer, _fitting(writer, subject_cls, object_cls), typed, prop) \
+            if relation_repair else None
         if other is not None:
             return Repair(problem, {**fact, "relation": other})
         side = "object_class" if error == "range_violation" else "subject_class"

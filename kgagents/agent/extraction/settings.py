@@ -22,6 +22,10 @@ class ExtractionSettings(AgentSettings):
     max_entities: int = Field(16, ge=1, description="entities the model may list per document")
     max_facts: int = Field(16, ge=1, description="facts the model may state per document")
     max_repairs: int = Field(4, ge=0, description="repair turns per document (one rejected fact each)")
+    relation_repair: bool = Field(
+        True, description="a fact refused for its subject's or object's class is repaired with the relation named "
+        "after that class (the one the model most likely meant) before the entity is re-typed to the class the "
+        "relation needs; off: re-typed, the model's relation kept")
     max_relations: int = Field(80, ge=1, description="relations shown (those sharing words with the text first)")
     check_min_log_odds: float | None = Field(
         None, description="each fact the model states is checked with one one-token call ('does the text state this "
