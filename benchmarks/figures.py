@@ -21,6 +21,7 @@ from statistics import fmean
 from typing import Any
 
 from benchmarks.text2kgbench_report import file_stem
+from kgagents.agent.extraction.settings import CHECK_FLOORS
 from kgagents.errors import KgAgentsError
 
 Renderer = Callable[[Path], str]
@@ -582,6 +583,42 @@ def t2k_check(results: Path) -> str:
         f"without it ({_source(stem)}); model calls by step {dict(calls)}, "
         f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} s per sentence at load "
         f"average {r['machine']['load_average'][0]:.1f}.{without_feedback}")
+
+
+@figure("t2k-train-choices")
+def t2k_train_choices(results: Path) -> str:
+    """Prompt and repair variants of the extraction agent compared on the same train sentences (no check); the
+    best is then run on the test sentences, next to the default's test run."""
+    runs = []
+    for path in sorted(results.glob(f"{T2K_LLM}*_train.json")):
+        r = load(results, path.stem)
+        if not any(r["agent_settings"].get(key) is not None for _, key in CHECK_FLOORS):
+            runs.append((path.stem, r))
+    if not runs:
+        return "No train runs yet."
+    rows = ["| train run (command) | P | R | F1 | s per sentence |", "|---|---|---|---|---|"]
+    for _, r in runs:
+        g = r["global"]
+        rows.append(f"| `{r['command']}` | {g['precision']:.3f} | {g['recall']:.3f} | {g['f1']:.3f} | "
+                    f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} |")
+    best_stem, best = max(runs, key=lambda x: x[1]["global"]["f1"])
+    sentences = sum(o["sentences"] for o in best["per_ontology"].values())
+    text = "\n".join(rows) + (f"\n\nTrain: {sentences} sentences ({best['sample_per_ontology']} seeded per ontology, "
+                               f"seed {best['seed']}); best F1: `{best['command']}`.")
+    test_stem = best_stem.removesuffix("_train")
+    if test_stem == T2K_LLM:
+        return text + " That is the default, whose test run is above."
+    if not (results / f"{test_stem}.json").is_file():
+        return text + " Not yet run on the test sentences."
+    r, before = load(results, test_stem), load(results, T2K_LLM)
+    g, b = r["global"], before["global"]
+    return text + (f" On the test sentences (the sample of the default's run above, `{r['command']}`): P "
+                   f"{g['precision']:.3f}, R {g['recall']:.3f}, **F1 {g['f1']:.3f}**, conformance "
+                   f"{g['onto_conf']:.3f}, "
+                   f"against P {b['precision']:.3f}, R {b['recall']:.3f}, F1 {b['f1']:.3f} with the defaults "
+                   f"({_source(test_stem)}); "
+                   f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} s per sentence at "
+                   f"load average {r['machine']['load_average'][0]:.1f}.")
 
 
 @figure("twa")
