@@ -129,7 +129,8 @@ class Graph:
 
     def run_text(self, text: str, **params: Any) -> list[Row]:
         """Run query text that was itself loaded from a named file (e.g. a generated index DDL); a deadlock
-        victim is run again (:func:`retry_deadlocks`)."""
+        victim is run again (:func:`retry_deadlocks`: the project's queries that commit in batches, ``CALL {…} IN
+        TRANSACTIONS``, are deletes and labellings, which a second run completes rather than repeats)."""
         def once() -> list[Row]:
             with self.driver.session(database=self.settings.database) as session:
                 return [_row(record) for record in session.run(text, params)]
