@@ -612,13 +612,19 @@ def t2k_train_choices(results: Path) -> str:
         return text + " Not yet run on the test sentences."
     r, before = load(results, test_stem), load(results, T2K_LLM)
     g, b = r["global"], before["global"]
+    ablation = file_stem({**r, "constraint_feedback": False})
+    without_feedback = ""
+    if (results / f"{ablation}.json").is_file():
+        n = load(results, ablation)
+        without_feedback = (f" Without the structured feedback (the seed's ablation), with the same choices: F1 "
+                            f"{n['global']['f1']:.3f} ({_source(ablation)}).")
     return text + (f" On the test sentences (the sample of the default's run above, `{r['command']}`): P "
                    f"{g['precision']:.3f}, R {g['recall']:.3f}, **F1 {g['f1']:.3f}**, conformance "
                    f"{g['onto_conf']:.3f}, "
                    f"against P {b['precision']:.3f}, R {b['recall']:.3f}, F1 {b['f1']:.3f} with the defaults "
                    f"({_source(test_stem)}); "
                    f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} s per sentence at "
-                   f"load average {r['machine']['load_average'][0]:.1f}.")
+                   f"load average {r['machine']['load_average'][0]:.1f}.{without_feedback}")
 
 
 @figure("twa")
