@@ -514,6 +514,21 @@ def t2k_no_llm(results: Path) -> str:
             f"{gt['obj_halluc']:.3f} subject / object hallucination ({_source('text2kgbench_no-llm')}).")
 
 
+def _seconds_per_sentence(r: dict[str, Any]) -> float:
+    """A Text2KGBench run's mean seconds per sentence over its ontologies."""
+    return fmean([o["seconds_per_sentence"] for o in r["per_ontology"].values()])
+
+
+def _without_feedback(results: Path, stem: str, same: str) -> str:
+    """The sentence on the no-feedback ablation run ``stem`` of the same settings (``same``: which), or nothing
+    when it was not run."""
+    if not (results / f"{stem}.json").is_file():
+        return ""
+    n = load(results, stem)
+    return (f" Without the structured feedback (the seed's ablation), with the same {same}: F1 "
+            f"{n['global']['f1']:.3f} ({_source(stem)}).")
+
+
 #: the Text2KGBench run with the local model, and its no-feedback ablation (possibly on fewer ontologies)
 T2K_LLM = "text2kgbench_llm_qwen2.5-coder-1.5b"
 
@@ -528,7 +543,7 @@ def t2k_llm(results: Path) -> str:
             f"**F1 {g['f1']:.3f}**, conformance **{g['onto_conf']:.3f}**, subject / relation / object hallucination "
             f"{g['sub_halluc']:.3f} / {g['rel_halluc']:.3f} / {g['obj_halluc']:.3f}; "
             f"{fmean([o['tokens_per_sentence'] for o in per.values()]):,.0f} tokens and "
-            f"{fmean([o['seconds_per_sentence'] for o in per.values()]):.0f} s per sentence at load average "
+            f"{_seconds_per_sentence(r):.0f} s per sentence at load average "
             f"{r['machine']['load_average'][0]:.1f} ({_source(T2K_LLM)}). The ground truth of the same sentences fed "
             f"through the same tools scores F1 {base['f1']:.3f}: the most an agent writing through them can reach.")
     ablation = results / f"{T2K_LLM}_no-feedback.json"
@@ -571,17 +586,13 @@ def t2k_check(results: Path) -> str:
         calls.update(o["llm_calls_by_step"])
     sentences = sum(o["sentences"] for o in r["per_ontology"].values())
     ablation = file_stem({"mode": "full", "model": c["model"], "constraint_feedback": False, "agent_settings": chosen})
-    without_feedback = ""
-    if (results / f"{ablation}.json").is_file():
-        n = load(results, ablation)
-        without_feedback = (f" Without the structured feedback (the seed's ablation), with the same check: F1 "
-                            f"{n['global']['f1']:.3f} ({_source(ablation)}).")
+    without_feedback = _without_feedback(results, ablation, "check")
     return text + (
         f" On the test sentences ({sentences}: {r['sample_per_ontology']} seeded per ontology, seed {r['seed']}, the "
         f"sample of the run above): P {g['precision']:.3f}, R {g['recall']:.3f}, **F1 {g['f1']:.3f}**, conformance "
         f"{g['onto_conf']:.3f} with the check, against P {b['precision']:.3f}, R {b['recall']:.3f}, F1 {b['f1']:.3f} "
         f"without it ({_source(stem)}); model calls by step {dict(calls)}, "
-        f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} s per sentence at load "
+        f"{_seconds_per_sentence(r):.0f} s per sentence at load "
         f"average {r['machine']['load_average'][0]:.1f}.{without_feedback}")
 
 
@@ -600,7 +611,7 @@ def t2k_train_choices(results: Path) -> str:
     for _, r in runs:
         g = r["global"]
         rows.append(f"| `{r['command']}` | {g['precision']:.3f} | {g['recall']:.3f} | {g['f1']:.3f} | "
-                    f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} |")
+                    f"{_seconds_per_sentence(r):.0f} |")
     best_stem, best = max(runs, key=lambda x: x[1]["global"]["f1"])
     sentences = sum(o["sentences"] for o in best["per_ontology"].values())
     text = "\n".join(rows) + (f"\n\nTrain: {sentences} sentences ({best['sample_per_ontology']} seeded per ontology, "
@@ -612,18 +623,13 @@ def t2k_train_choices(results: Path) -> str:
         return text + " Not yet run on the test sentences."
     r, before = load(results, test_stem), load(results, T2K_LLM)
     g, b = r["global"], before["global"]
-    ablation = file_stem({**r, "constraint_feedback": False})
-    without_feedback = ""
-    if (results / f"{ablation}.json").is_file():
-        n = load(results, ablation)
-        without_feedback = (f" Without the structured feedback (the seed's ablation), with the same choices: F1 "
-                            f"{n['global']['f1']:.3f} ({_source(ablation)}).")
+    without_feedback = _without_feedback(results, file_stem({**r, "constraint_feedback": False}), "choices")
     return text + (f" On the test sentences (the sample of the default's run above, `{r['command']}`): P "
                    f"{g['precision']:.3f}, R {g['recall']:.3f}, **F1 {g['f1']:.3f}**, conformance "
                    f"{g['onto_conf']:.3f}, "
                    f"against P {b['precision']:.3f}, R {b['recall']:.3f}, F1 {b['f1']:.3f} with the defaults "
                    f"({_source(test_stem)}); "
-                   f"{fmean([o['seconds_per_sentence'] for o in r['per_ontology'].values()]):.0f} s per sentence at "
+                   f"{_seconds_per_sentence(r):.0f} s per sentence at "
                    f"load average {r['machine']['load_average'][0]:.1f}.{without_feedback}")
 
 

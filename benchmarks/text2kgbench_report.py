@@ -21,14 +21,14 @@ def file_stem(result: dict[str, Any]) -> str:
         return f"text2kgbench_no-llm{split}"
     model = re.sub(r"[^A-Za-z0-9.-]+", "-", result["model"]).strip("-").lower()
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
-    floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}" for name, key in CHECK_FLOORS
-                     if result["agent_settings"].get(key) is not None)
-    repair = result["agent_settings"].get("relation_repair")
-    if repair is not None and repair != ExtractionSettings.model_fields["relation_repair"].default:
-        floors = f"_relation-repair-{str(repair).lower()}{floors}"
     shown = result.get("examples_per_sentence", 1)
     examples = "" if shown == 1 else f"_examples-{shown}"
-    return f"text2kgbench_llm_{model}{suffix}{examples}{floors}{split}"
+    repair = result["agent_settings"].get("relation_repair")
+    changed = repair is not None and repair != ExtractionSettings.model_fields["relation_repair"].default
+    repair_tag = f"_relation-repair-{str(repair).lower()}" if changed else ""
+    floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}" for name, key in CHECK_FLOORS
+                     if result["agent_settings"].get(key) is not None)
+    return f"text2kgbench_llm_{model}{suffix}{examples}{repair_tag}{floors}{split}"
 
 
 def write_report(result: dict[str, Any], out: Path) -> list[str]:
