@@ -295,6 +295,10 @@ def bench_text2kgbench(
                                          help="a fact refused for an entity's class: repaired with the relation named "
                                          "after the class before re-typing the entity (setting relation_repair; "
                                          "default: the setting's)"),
+    retype_objects: bool = typer.Option(None, "--retype-objects/--no-retype-objects",
+                                        help="a fact refused for its object's class: repaired by re-typing the "
+                                        "object, or (--no-retype-objects) left out (setting retype_objects; "
+                                        "default: the setting's)"),
     check_floor: float = typer.Option(None, help="check each stated fact (one one-token call); write it when the "
                                       "log-odds of yes reach this (setting check_min_log_odds)"),
     propose_floor: float = typer.Option(None, help="propose the facts whose signature fits two typed entities; "
@@ -316,8 +320,8 @@ def bench_text2kgbench(
         if max_repairs is not None:
             settings["max_repairs"] = max_repairs
         settings |= check_settings(check_floor, propose_floor)
-        if relation_repair is not None:
-            settings["relation_repair"] = relation_repair
+        settings |= {key: value for key, value in (("relation_repair", relation_repair),
+                                                   ("retype_objects", retype_objects)) if value is not None}
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,

@@ -10,6 +10,9 @@ from typing import Any
 from benchmarks.provenance import file_slug, write_results
 from kgagents.agent.extraction.settings import CHECK_FLOORS, ExtractionSettings
 
+#: the repair settings a results file is named for when a run changes them
+REPAIR_SWITCHES = ("relation_repair", "retype_objects")
+
 
 def _f(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}"
@@ -23,9 +26,9 @@ def file_stem(result: dict[str, Any]) -> str:
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
     shown = result.get("examples_per_sentence", 1)
     examples = "" if shown == 1 else f"_examples-{shown}"
-    repair = result["agent_settings"].get("relation_repair")
-    changed = repair is not None and repair != ExtractionSettings.model_fields["relation_repair"].default
-    repair_tag = f"_relation-repair-{str(repair).lower()}" if changed else ""
+    repair_tag = "".join(f"_{key.replace('_', '-')}-{str(value).lower()}" for key in REPAIR_SWITCHES
+                         if (value := result["agent_settings"].get(key)) is not None
+                         and value != ExtractionSettings.model_fields[key].default)
     floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}" for name, key in CHECK_FLOORS
                      if result["agent_settings"].get(key) is not None)
     return f"text2kgbench_llm_{model}{suffix}{examples}{repair_tag}{floors}{split}"

@@ -142,6 +142,20 @@ def test_without_relation_repair_the_entity_is_re_typed_and_the_models_relation_
     assert set(doc.triples) == {("AWH Engineering College", "state", "Kerala")}
 
 
+def test_without_object_re_typing_a_range_violation_is_left_out_without_spending_a_turn(  # noqa: ANN001
+        graph: Graph, university) -> None:
+    chat = ScriptedChatModel([
+        entities(("AWH Engineering College", "University"), ("Kerala", "City")),
+        facts(("E1", "state", "E2"), ("E1", "established", "June 5, 2001")), YES])
+    [doc] = extract_document(graph, university, TEXT, chat=chat, abox="noretype",
+                             settings={"relation_repair": False, "retype_objects": False, "max_repairs": 1}).output
+    assert [c["result"].get("error_type") for c in doc.calls if c["step"] == "facts"] == [
+        "range_violation", "datatype_violation"]
+    assert chat.remaining == 0 and doc.repairs == 1  # the one turn went to the datatype, the only other refusal
+    assert "established" in chat.calls[2]["messages"][0]["content"]
+    assert [r for _, r, _ in doc.triples] == ["established"]
+
+
 def test_feedback_off_shows_only_that_a_fact_was_refused(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([entities(("AWH", "University")), facts(("E1", "established", "in 2001")), DROP])
     run = extract_document(graph, university, TEXT, chat=chat, settings={"feedback": False}, abox="nofeedback")

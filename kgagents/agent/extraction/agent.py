@@ -24,7 +24,8 @@ subgraph and a checkpointer resumes it mid-corpus)::
   transaction, every axiom checked; a refusal comes back as structured feedback.
 * ``repair``: one refused fact per turn, with the tool's error and one concrete repair step
   (:mod:`~kgagents.agent.extraction.repair`) — or, with ``feedback`` off (the seed's ablation), only the news
-  that it was refused. At most ``max_repairs`` turns per document.
+  that it was refused. At most ``max_repairs`` turns per document; a fact whose only repair would re-type its
+  object is left out without a turn when ``retype_objects`` is off.
 * ``feed`` (``no_llm``): nothing is extracted; the document's given ``triples`` go through the same tools.
 * ``finish``: ``validate`` on every instance, optional grounding in a reference KG (``owl:sameAs``), and the
   triples the A-Box now holds.
@@ -182,7 +183,8 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         """LangGraph steps a run over the state's documents takes (with a margin). Embedding the compiled graph
         elsewhere, pass LangGraph at least this for the prepared state."""
         documents = len(state.get("documents") or [None])
-        return documents * (9 + 2 * self.settings.max_repairs) + 12
+        dropped = self.settings.max_facts + self.settings.max_repairs  # refused facts left out without a turn
+        return documents * (9 + 2 * (self.settings.max_repairs + dropped)) + 12
 
     # -- helpers --------------------------------------------------------------------------------------
     def runtime(self, abox: str) -> ToolRuntime:
@@ -334,9 +336,11 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         item, rest = state["rejected"][0], state["rejected"][1:]
         writer = self._writer(state)
         block, entities = self._block(state), state["entities"]
+        fix = repair_step(writer, item["fact"], item["result"], relation_repair=self.settings.relation_repair,
+                          retype_objects=self.settings.retype_objects) if self.settings.feedback else None
+        if fix is not None and fix.drop:  # left out without spending a turn
+            return {"rejected": rest}
         update: ExtractionState = {"rejected": rest, "repairs": state["repairs"] + 1}
-        fix = repair_step(writer, item["fact"], item["result"], relation_repair=self.settings.relation_repair) \
-            if self.settings.feedback else None
         if fix is not None and fix.fact is not None:  # one concrete repair: does the text state it?
             messages = p.confirm_messages(block, entities, item["fact"], fix.problem, _in_words(writer, fix.fact))
             answer = p.parse_confirm(self._ask(state, messages, "repair", p.CONFIRM_SCHEMA, p.CONFIRM_MAX_TOKENS))

@@ -10,7 +10,8 @@ the model is asked to confirm against the text:
   way round; for a subject of the wrong class, the text's first entity of the class the relation applies to (a
   director's film); else (setting ``relation_repair``) the relation that fits the entities as typed and is named after
   the offending entity's class (``city`` for a City: the relation the model most likely meant); else the same fact
-  with the entity re-typed to the class the relation needs (``object_class`` / ``subject_class``);
+  with the entity re-typed to the class the relation needs (``object_class`` / ``subject_class``) — for an object
+  only with setting ``retype_objects``, else the fact is dropped without a turn;
 * ``unknown_tool`` (a relation the ontology lacks) and ``not_allowed_value`` / ``invalid_unit``: the closest
   allowed relation or value.
 
@@ -93,17 +94,19 @@ def _swap_fits(writer: FactWriter, prop: PropertyDef, subject_cls: str | None, o
 @dataclass(frozen=True)
 class Repair:
     """The tool's error as the model sees it (``problem``), and either one concrete repaired ``fact`` or, when
-    none can be derived, a ``hint`` saying what form the fact needs."""
+    none can be derived, a ``hint`` saying what form the fact needs; ``drop`` when the fact gets no turn."""
 
     problem: str
     fact: dict[str, str] | None = None
     hint: str | None = None
+    drop: bool = False  # no repair is worth a turn: the fact is left out
 
 
 def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str, Any], *,
-                relation_repair: bool = True) -> Repair:
+                relation_repair: bool = True, retype_objects: bool = True) -> Repair:
     """One concrete repair of a refused ``fact`` from the tool's structured ``result`` (see the module docstring;
-    ``relation_repair`` off skips the relation named after the entity's class)."""
+    ``relation_repair`` off skips the relation named after the entity's class, ``retype_objects`` off drops a fact
+    whose only repair would re-type its object)."""
     error = result.get("error_type") or "rejected"
     problem = f"{error}: {result.get('message', '')}".strip()
     prop = property_named(writer.runtime, fact["relation"])
@@ -137,6 +140,8 @@ def repair_step(writer: FactWriter, fact: Mapping[str, str], result: Mapping[str
             if relation_repair else None
         if other is not None:
             return Repair(problem, {**fact, "relation": other})
+        if error == "range_violation" and not retype_objects:
+            return Repair(problem, drop=True)
         side = "object_class" if error == "range_violation" else "subject_class"
         needed = prop.range if error == "range_violation" else prop.domain
         return Repair(problem, {**fact, side: writer.tbox.label_of(needed[0])} if needed else None)

@@ -26,6 +26,10 @@ class ExtractionSettings(AgentSettings):
         True, description="a fact refused for its subject's or object's class is repaired with the relation named "
         "after that class (the one the model most likely meant) before the entity is re-typed to the class the "
         "relation needs; off: re-typed, the model's relation kept")
+    retype_objects: bool = Field(
+        True, description="a fact refused because its object's class is outside the relation's range (and no swap "
+        "or relation repair fits) is repaired by re-typing the object to the class the relation needs; off: the fact "
+        "is dropped without a repair turn")
     max_relations: int = Field(80, ge=1, description="relations shown (those sharing words with the text first)")
     check_min_log_odds: float | None = Field(
         None, description="each fact the model states is checked with one one-token call ('does the text state this "
