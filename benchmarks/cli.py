@@ -299,6 +299,9 @@ def bench_text2kgbench(
                                         help="a fact refused for its object's class: repaired by re-typing the "
                                         "object, or (--no-retype-objects) left out (setting retype_objects; "
                                         "default: the setting's)"),
+    require_in_text: bool = typer.Option(None, "--require-in-text/--any-names",
+                                         help="leave out entities and facts with a name that shares no word with "
+                                         "the sentence (setting require_in_text; default: the setting's)"),
     check_floor: float = typer.Option(None, help="check each stated fact (one one-token call); write it when the "
                                       "log-odds of yes reach this (setting check_min_log_odds)"),
     propose_floor: float = typer.Option(None, help="propose the facts whose signature fits two typed entities; "
@@ -321,7 +324,8 @@ def bench_text2kgbench(
             settings["max_repairs"] = max_repairs
         settings |= check_settings(check_floor, propose_floor)
         settings |= {key: value for key, value in (("relation_repair", relation_repair),
-                                                   ("retype_objects", retype_objects)) if value is not None}
+                                                   ("retype_objects", retype_objects),
+                                                   ("require_in_text", require_in_text)) if value is not None}
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,

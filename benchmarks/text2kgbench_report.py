@@ -10,8 +10,8 @@ from typing import Any
 from benchmarks.provenance import file_slug, write_results
 from kgagents.agent.extraction.settings import CHECK_FLOORS, ExtractionSettings
 
-#: the repair settings a results file is named for when a run changes them
-REPAIR_SWITCHES = ("relation_repair", "retype_objects")
+#: the on/off settings a results file is named for when a run changes them
+SWITCHES = ("relation_repair", "retype_objects", "require_in_text")
 
 
 def _f(x: float | None) -> str:
@@ -26,12 +26,12 @@ def file_stem(result: dict[str, Any]) -> str:
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
     shown = result.get("examples_per_sentence", 1)
     examples = "" if shown == 1 else f"_examples-{shown}"
-    repair_tag = "".join(f"_{key.replace('_', '-')}-{str(value).lower()}" for key in REPAIR_SWITCHES
+    switched = "".join(f"_{key.replace('_', '-')}-{str(value).lower()}" for key in SWITCHES
                          if (value := result["agent_settings"].get(key)) is not None
                          and value != ExtractionSettings.model_fields[key].default)
     floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}" for name, key in CHECK_FLOORS
                      if result["agent_settings"].get(key) is not None)
-    return f"text2kgbench_llm_{model}{suffix}{examples}{repair_tag}{floors}{split}"
+    return f"text2kgbench_llm_{model}{suffix}{examples}{switched}{floors}{split}"
 
 
 def write_report(result: dict[str, Any], out: Path) -> list[str]:

@@ -156,6 +156,20 @@ def test_without_object_re_typing_a_range_violation_is_left_out_without_spending
     assert [r for _, r, _ in doc.triples] == ["established"]
 
 
+def test_names_that_share_no_word_with_the_text_are_left_out(graph: Graph, university) -> None:  # noqa: ANN001
+    chat = ScriptedChatModel([
+        entities(("AWH Engineering College", "University"), ("Thurleigh", "City"), ("India", "Country")),
+        facts(("E1", "country", "E2"), ("E1", "academicStaffSize", "16800"), ("E1", "city", "Bedford"))])
+    [doc] = extract_document(graph, university, TEXT, chat=chat, settings={"require_in_text": True},
+                             abox="intext").output
+    assert [e["label"] for e in doc.entities] == ["AWH Engineering College", "India"]
+    assert doc.triples == [("AWH Engineering College", "country", "India")]
+    assert doc.not_in_text == [
+        "Thurleigh", "{subject: AWH Engineering College, relation: academicStaffSize, object: 16800}",
+        "{subject: AWH Engineering College, relation: city, object: Bedford}"]
+    assert [c["step"] for c in doc.calls] == ["entities", "entities", "facts"]  # nothing else reached a tool
+
+
 def test_feedback_off_shows_only_that_a_fact_was_refused(graph: Graph, university) -> None:  # noqa: ANN001
     chat = ScriptedChatModel([entities(("AWH", "University")), facts(("E1", "established", "in 2001")), DROP])
     run = extract_document(graph, university, TEXT, chat=chat, settings={"feedback": False}, abox="nofeedback")

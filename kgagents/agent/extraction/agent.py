@@ -14,6 +14,8 @@ subgraph and a checkpointer resumes it mid-corpus)::
   ``create_<Class>`` call, the entities of the classes most offered relations apply to first (``E1`` is then
   the document's main subject, as small models assume).
 * ``state_facts``: the model states facts with the offered relations, shown as compact signatures.
+  With ``require_in_text``, an entity or a fact one of whose names shares no word with the text is left out
+  (``type_entities`` / ``write_facts``; recorded in ``not_in_text``).
 * ``check_facts`` (``check_min_log_odds`` / ``propose_min_log_odds`` set): each stated fact — and each
   proposed one: a fact whose relation's signature fits two typed entities of the text — is checked with one
   one-token call ("does the text state this fact?"); only those whose log-odds of yes reach their floor go on.
@@ -36,7 +38,6 @@ scored with Text2KGBench's definitions (the run's ``f1``, ``precision``, ``recal
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
@@ -51,6 +52,7 @@ from kgagents.agent.extraction.facts import HANDLE, Call, Entity, FactWriter
 from kgagents.agent.extraction.grounding import ground_instances
 from kgagents.agent.extraction.repair import repair_step, repairable
 from kgagents.agent.extraction.settings import ExtractionSettings
+from kgagents.agent.extraction.words import in_text, stems
 from kgagents.errors import ChatModelRequiredError, InputFileError
 from kgagents.graph.connection import GraphLike
 from kgagents.llm.parallel import map_on_slots
@@ -79,6 +81,7 @@ class DocumentResult(BaseModel):
     repairs: int
     checks: list[dict[str, Any]] = []  # the facts checked (in words): source stated / proposed, log-odds, kept
     unparsed_replies: list[str]  # the step of each reply that could not be used (entities, facts, repair)
+    not_in_text: list[str] = []  # entities and facts (in words) left out: a name shares no word with the text
     scores: dict[str, float] | None = None
 
     @property
@@ -99,13 +102,8 @@ class ExtractionState(TypedDict, total=False):
     repairs: int
     checks: list[dict[str, Any]]  # facts checked by check_facts (see DocumentResult.checks)
     unparsed: list[str]  # the step of each unusable reply
+    not_in_text: list[str]  # entities and facts left out because a name shares no word with the text
     results: list[dict[str, Any]]  # DocumentResult of each finished document
-
-
-def _words(text: str) -> set[str]:
-    """Lower-case 5-letter stems of a text or a camelCase name (``hasTargetTemperature`` → has, targe, tempe)."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) > 3}
 
 
 def _named(writer: FactWriter, text: str) -> str:
@@ -212,9 +210,9 @@ class ExtractionAgent(Agent[ExtractionSettings]):
 
     def offered(self, text: str) -> list[str]:
         """Relations to show for ``text``: those sharing word stems with it first, then file order."""
-        words = _words(text)
+        words = stems(text, 4)
         props = list(self.tbox.properties.values())
-        ranked = sorted(range(len(props)), key=lambda i: (-len(_words(props[i].label) & words), i))
+        ranked = sorted(range(len(props)), key=lambda i: (-len(stems(props[i].label, 4) & words), i))
         keep = sorted(ranked[: self.settings.max_relations])
         return [props[i].iri for i in keep]
 
@@ -237,7 +235,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         if state["index"] >= len(state["documents"]):
             return {}
         return {"relations": self.offered(self._doc(state)["text"]), "entities": [], "facts": [], "rejected": [],
-                "calls": [], "repairs": 0, "checks": [], "unparsed": []}
+                "calls": [], "repairs": 0, "checks": [], "unparsed": [], "not_in_text": []}
 
     def feed(self, state: ExtractionState) -> ExtractionState:
         doc = self._doc(state)
@@ -262,13 +260,17 @@ class ExtractionAgent(Agent[ExtractionSettings]):
             return {"unparsed": [*state["unparsed"], "entities"]}
         writer = self._writer(state)
         relations = self._relations(state)
-        typed = [(name, iri) for name, cls in typed[: self.settings.max_entities]
-                 if (iri := writer.class_iri(cls)) is not None]
+        text = self._doc(state)["text"]
+        named = typed[: self.settings.max_entities]
+        typed = [(name, iri) for name, cls in named if (iri := writer.class_iri(cls)) is not None
+                 and (not self.settings.require_in_text or in_text(name, text))]
+        absent = [name for name, _ in named if self.settings.require_in_text and not in_text(name, text)]
         # the entity the ontology can say most about first: it becomes E1, the usual subject
         typed.sort(key=lambda e: -sum(bool(r.domain) and self.tbox.fits(e[1], r.domain) for r in relations))
         for name, iri in typed:
             writer.create(name, iri, "entities")
-        return {"entities": writer.entities, "calls": [*state["calls"], *writer.calls]}
+        return {"entities": writer.entities, "calls": [*state["calls"], *writer.calls],
+                "not_in_text": [*state["not_in_text"], *absent]}
 
     def state_facts(self, state: ExtractionState) -> ExtractionState:
         relations = [r.label for r in self._relations(state)]
@@ -325,12 +327,17 @@ class ExtractionAgent(Agent[ExtractionSettings]):
     def write_facts(self, state: ExtractionState) -> ExtractionState:
         writer = self._writer(state)
         rejected = list(state["rejected"])
+        text, absent = self._doc(state)["text"], list(state["not_in_text"])
         for fact in state["facts"]:
+            named = [_named(writer, fact[key]) for key in ("subject", "object")]
+            if self.settings.require_in_text and not all(in_text(name, text) for name in named):
+                absent.append(_in_words(writer, fact))
+                continue
             result = writer.assert_fact(fact, "facts" if not state["repairs"] else "repair")
             if repairable(result):
                 rejected.append({"fact": fact, "result": result})
         return {"facts": [], "rejected": rejected, "entities": writer.entities,
-                "calls": [*state["calls"], *writer.calls]}
+                "calls": [*state["calls"], *writer.calls], "not_in_text": absent}
 
     def repair(self, state: ExtractionState) -> ExtractionState:
         item, rest = state["rejected"][0], state["rejected"][1:]
@@ -371,7 +378,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         result = DocumentResult(id=doc["id"], abox=doc["abox"], triples=triples, calls=state["calls"],
                                 entities=state["entities"], validation=validation, grounded=grounded,
                                 repairs=state["repairs"], checks=state.get("checks", []),
-                                unparsed_replies=state["unparsed"],
+                                unparsed_replies=state["unparsed"], not_in_text=state["not_in_text"],
                                 scores=self._score(doc, triples))
         return {"results": [*state["results"], result.model_dump(mode="json")], "index": state["index"] + 1}
 
@@ -424,6 +431,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
             "rejected_calls": sum(not c["result"].get("ok") for c in calls),
             "repairs": sum(d.repairs for d in documents),
             "unparsed_replies": sum(len(d.unparsed_replies) for d in documents),
+            "not_in_text": sum(len(d.not_in_text) for d in documents),
             "instances": sum(len(d.entities) for d in documents),
             "triples_written": sum(len(d.triples) for d in documents),
             "grounded": sum(len(d.grounded) for d in documents),

@@ -29,6 +29,7 @@ from typing import Any
 
 from kgagents.agent.extraction.facts import FactWriter
 from kgagents.agent.extraction.prompts import value_form
+from kgagents.agent.extraction.words import stems
 from kgagents.tools.datatypes import check_literal
 from kgagents.tools.feed import property_named
 from kgagents.tools.tbox import PropertyDef, PropertyKind
@@ -68,11 +69,6 @@ def _fitting(writer: FactWriter, subject_cls: str | None, object_cls: str | None
                                                 and tbox.fits(object_cls, p.range)))]
 
 
-def _stems(text: str) -> set[str]:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", spaced.lower()) if len(w) > 2}
-
-
 def _named_after(writer: FactWriter, candidates: list[PropertyDef], cls: str | None,
                  refused: PropertyDef) -> str | None:
     """Of the relations that fit the entities as typed, the one named after the entity's class (``city`` for a
@@ -80,8 +76,8 @@ def _named_after(writer: FactWriter, candidates: list[PropertyDef], cls: str | N
     word with the class."""
     if cls is None:
         return None
-    words = _stems(writer.tbox.label_of(cls))
-    scored = sorted((-len(_stems(p.label) & words), len(_stems(p.label) - words), p.label)
+    words = stems(writer.tbox.label_of(cls), 3)
+    scored = sorted((-len(stems(p.label, 3) & words), len(stems(p.label, 3) - words), p.label)
                     for p in candidates if p.iri != refused.iri)
     return scored[0][2] if scored and scored[0][0] < 0 else None
 

@@ -30,6 +30,9 @@ class ExtractionSettings(AgentSettings):
         True, description="a fact refused because its object's class is outside the relation's range (and no swap "
         "or relation repair fits) is repaired by re-typing the object to the class the relation needs; off: the fact "
         "is dropped without a repair turn")
+    require_in_text: bool = Field(
+        False, description="an entity, or a fact whose subject or object, shares no word with the text (5-letter "
+        "stems) is left out: a name the model copied from a solved example, a class name or a placeholder")
     max_relations: int = Field(80, ge=1, description="relations shown (those sharing words with the text first)")
     check_min_log_odds: float | None = Field(
         None, description="each fact the model states is checked with one one-token call ('does the text state this "
