@@ -16,6 +16,7 @@ from benchmarks import RESULTS_DIR
 from kgagents.cli.common import App, chat_or_none, connected, console, input_file, output_file, progress_bar
 from kgagents.cli.kgqa import kgqa_chat, kgqa_settings, print_summary
 from kgagents.cli.matching import _match_settings
+from kgagents.cli.tools import RELATION_REPAIR, REQUIRE_IN_TEXT, RETYPE_OBJECTS, switches
 from kgagents.errors import KgAgentsError
 from kgagents.progress import StageDisplay
 
@@ -291,17 +292,9 @@ def bench_text2kgbench(
     examples: int = typer.Option(1, min=0, help="solved train sentences shown per sentence (the most similar)"),
     workers: int = typer.Option(None, min=1, help="ontologies extracted at once (default: the LLM server's slots, "
                                 "KGAGENTS_LLM_PARALLEL)"),
-    relation_repair: bool = typer.Option(None, "--relation-repair/--no-relation-repair",
-                                         help="a fact refused for an entity's class: repaired with the relation named "
-                                         "after the class before re-typing the entity (setting relation_repair; "
-                                         "default: the setting's)"),
-    retype_objects: bool = typer.Option(None, "--retype-objects/--no-retype-objects",
-                                        help="a fact refused for its object's class: repaired by re-typing the "
-                                        "object, or (--no-retype-objects) left out (setting retype_objects; "
-                                        "default: the setting's)"),
-    require_in_text: bool = typer.Option(None, "--require-in-text/--any-names",
-                                         help="leave out entities and facts with a name that shares no word with "
-                                         "the sentence (setting require_in_text; default: the setting's)"),
+    relation_repair: bool = RELATION_REPAIR,
+    retype_objects: bool = RETYPE_OBJECTS,
+    require_in_text: bool = REQUIRE_IN_TEXT,
     check_floor: float = typer.Option(None, help="check each stated fact (one one-token call); write it when the "
                                       "log-odds of yes reach this (setting check_min_log_odds)"),
     propose_floor: float = typer.Option(None, help="propose the facts whose signature fits two typed entities; "
@@ -323,9 +316,8 @@ def bench_text2kgbench(
         if max_repairs is not None:
             settings["max_repairs"] = max_repairs
         settings |= check_settings(check_floor, propose_floor)
-        settings |= {key: value for key, value in (("relation_repair", relation_repair),
-                                                   ("retype_objects", retype_objects),
-                                                   ("require_in_text", require_in_text)) if value is not None}
+        settings |= switches(relation_repair=relation_repair, retype_objects=retype_objects,
+                             require_in_text=require_in_text)
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,

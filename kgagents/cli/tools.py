@@ -14,6 +14,22 @@ from kgagents.errors import KgAgentsError
 #: commands of the top level (kgagents/cli/__init__.py adds them)
 commands = App()
 
+#: the extraction's on/off choices, shared by ``extract`` and ``bench text2kgbench`` (None: the setting's default)
+RELATION_REPAIR = typer.Option(None, "--relation-repair/--no-relation-repair",
+                               help="a fact refused for an entity's class: repaired with the relation named after "
+                               "the class before re-typing the entity (setting relation_repair)")
+RETYPE_OBJECTS = typer.Option(None, "--retype-objects/--no-retype-objects",
+                              help="a fact refused for its object's class: repaired by re-typing the object, or "
+                              "(--no-retype-objects) left out (setting retype_objects)")
+REQUIRE_IN_TEXT = typer.Option(None, "--require-in-text/--any-names",
+                               help="leave out entities and facts with a name that shares no word with the text "
+                               "(setting require_in_text)")
+
+
+def switches(**chosen: bool | None) -> dict[str, bool]:
+    """The extraction settings the on/off options set (those given)."""
+    return {key: value for key, value in chosen.items() if value is not None}
+
 @commands.command("compile")
 def compile_cmd(
     ontology: Path = typer.Argument(..., help="T-Box: OWL (RDF/XML, Turtle, N-Triples) or a Text2KGBench ontology "
@@ -57,6 +73,9 @@ def extract_cmd(
     propose_floor: float = typer.Option(None, help="also propose the facts whose signature fits two typed entities, "
                                         "written when the check's log-odds reach this (propose_min_log_odds)"),
     turtle: Path = typer.Option(None, help="write the resulting A-Box as Turtle here"),
+    relation_repair: bool = RELATION_REPAIR,
+    retype_objects: bool = RETYPE_OBJECTS,
+    require_in_text: bool = REQUIRE_IN_TEXT,
 ) -> None:
     """Extract a document into Neo4j through the compiled tools: only valid instances are written; the run is
     recorded as a (:Run {job: 'extraction'})."""
@@ -82,7 +101,8 @@ def extract_cmd(
     settings: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
     if max_repairs is not None:
         settings["max_repairs"] = max_repairs
-    settings |= check_settings(check_floor, propose_floor)
+    settings |= check_settings(check_floor, propose_floor) | switches(
+        relation_repair=relation_repair, retype_objects=retype_objects, require_in_text=require_in_text)
     with connected() as graph:
         with console.status("extracting…"):
             run = extract(graph, catalogue, text=None if given is not None else document, triples=given, chat=chat,

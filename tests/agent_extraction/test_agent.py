@@ -256,13 +256,15 @@ def test_cli_extract_without_llm_writes_a_run(graph: Graph, neo4j_settings: Neo4
     triples.write_text("AWH\tcountry\tIndia\nAWH\tacademicStaffSize\tmany\n")
     out = tmp_path / "abox.ttl"
     fed = runner.invoke(app, ["extract", "--ontology", str(onto), "--triples", str(triples), "--abox", "cli",
-                              "--turtle", str(out)], env=env)
+                              "--turtle", str(out), "--no-retype-objects", "--require-in-text"], env=env)
     assert fed.exit_code == 0, fed.output
     flat = " ".join(fed.output.split())
     assert "1 triples" in flat and "1 rejected" in flat and "datatype_violation" in flat
     assert len(rdflib.Graph().parse(out, format="turtle")) > 0
     [run] = RunStore(graph).latest(job="extraction")
     assert run.status.value == "finished" and run.mode == "no_llm" and run.get("triples_written") == 1
+    assert run.get("retype_objects") is False and run.get("require_in_text") is True  # the options' settings
+    assert run.get("relation_repair") is True  # not given: the setting's default
     bad = tmp_path / "bad.tsv"
     bad.write_text("AWH\tcountry\n")
     failed = runner.invoke(app, ["extract", "--ontology", str(onto), "--triples", str(bad)], env=env)
