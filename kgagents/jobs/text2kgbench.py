@@ -28,7 +28,7 @@ from statistics import fmean
 from typing import Any
 
 from kgagents.graph.connection import Graph
-from kgagents.graph.runs import RunStore
+from kgagents.graph.runs import RunStore, new_run_id
 from kgagents.jobs.text2kgbench_agent import CORRUPTIONS, agent_ontology, conformance_ontology
 from kgagents.llm.parallel import map_on_slots
 from kgagents.metrics.text2kgbench import (
@@ -68,16 +68,19 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
     every_relation = {r for d in all_data.values() for r in d.relations}
     baselines = published_baselines(root)
     ensure_tool_schema(graph)
-    prefix = f"{ABOX_PREFIX}{mode}:" if split == "test" else f"{ABOX_PREFIX}{split}:{mode}:"
-    delete_aboxes(graph, prefix)
     store = RunStore(graph)
+    store.reap()  # a killed run is no longer running: its A-Boxes go below
+    earlier = f"{ABOX_PREFIX}{mode}:" if split == "test" else f"{ABOX_PREFIX}{split}:{mode}:"
+    delete_aboxes(graph, earlier)  # earlier runs' A-Boxes, not those of a run still going on
+    run_id = new_run_id("extraction")
+    prefix = f"{earlier}{run_id}:"
     model = chat_name(chat) if mode != "no_llm" else NO_LLM_MODEL
     slots = workers or (chat_slots(chat) if mode != "no_llm" else 1)
     properties = {"benchmark": BENCHMARK, "split": split, "examples": examples, "sample_per_ontology": sample,
                   "seed": seed, "workers": slots,
                   "ontologies": ids, "abox_prefix": prefix,
                   **{k: v for k, v in settings.items() if k != "mode"}}
-    with store.running("extraction", model=model, mode=mode, properties=properties) as run_id:
+    with store.running("extraction", run_id=run_id, model=model, mode=mode, properties=properties):
         def one(oid: str) -> dict[str, Any]:
             data = all_data[oid]
             sentence_ids = sample_sentences(data, sample, seed)

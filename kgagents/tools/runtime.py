@@ -339,5 +339,6 @@ class ToolRuntime:
 
 
 def delete_aboxes(graph: Graph, prefix: str) -> None:
-    """Remove every A-Box whose name starts with ``prefix`` (a benchmark's per-document A-Boxes)."""
+    """Remove every A-Box whose name starts with ``prefix`` (a benchmark's per-document A-Boxes) except those of
+    runs still ``running`` (their ``abox_prefix``): two benchmarks on one database keep each other's."""
     graph.run("tools/delete_aboxes", prefix=prefix)

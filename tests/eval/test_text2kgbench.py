@@ -165,3 +165,27 @@ def test_train_split_and_similar_examples_never_show_the_answer(root: Path) -> N
     [for_test] = similar_examples(test.sentences[0], train.sentences, 1)
     assert "academic staff" in for_test["text"]  # the test sentence: "… Kerala and it has 250 academic staff"
     assert similar_examples(sentence, train.sentences, 0) == []
+
+
+@pytest.mark.integration
+def test_a_run_keeps_the_aboxes_of_a_run_still_going_on(graph: Graph, root: Path) -> None:
+    """Two benchmarks on one database: each writes under its own run's A-Box prefix and removes only the A-Boxes of
+    runs that are over."""
+    from kgagents.jobs.text2kgbench import run
+
+    def written(run_id: str) -> int:
+        prefix = RunStore(graph).get(run_id).get("abox_prefix")
+        assert run_id in prefix
+        return graph.run_text("MATCH (n:Instance) WHERE n.abox STARTS WITH $p RETURN count(n) AS n", p=prefix)[0]["n"]
+
+    def set_status(run_id: str, status: str) -> None:
+        graph.run_text("MATCH (r:Run {id: $id}) SET r.status = $status", id=run_id, status=status)
+
+    first = run(graph, settings={"mode": "no_llm"}, sample=1, seed=1, ontologies=["7_company"])["run_id"]
+    assert written(first) > 0
+    set_status(first, "running")  # as if it were still going on in this (live) process
+    second = run(graph, settings={"mode": "no_llm"}, sample=1, seed=2, ontologies=["7_company"])["run_id"]
+    assert written(first) > 0 and written(second) > 0
+    set_status(first, "finished")
+    run(graph, settings={"mode": "no_llm"}, sample=1, seed=3, ontologies=["7_company"])
+    assert written(first) == written(second) == 0
