@@ -262,15 +262,15 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         relations = self._relations(state)
         text = self._doc(state)["text"]
         named = typed[: self.settings.max_entities]
-        typed = [(name, iri) for name, cls in named if (iri := writer.class_iri(cls)) is not None
-                 and (not self.settings.require_in_text or in_text(name, text))]
         absent = [name for name, _ in named if self.settings.require_in_text and not in_text(name, text)]
+        typed = [(name, iri) for name, cls in named if (iri := writer.class_iri(cls)) is not None
+                 and name not in absent]
         # the entity the ontology can say most about first: it becomes E1, the usual subject
         typed.sort(key=lambda e: -sum(bool(r.domain) and self.tbox.fits(e[1], r.domain) for r in relations))
         for name, iri in typed:
             writer.create(name, iri, "entities")
         return {"entities": writer.entities, "calls": [*state["calls"], *writer.calls],
-                "not_in_text": [*state["not_in_text"], *absent]}
+                "not_in_text": [*state.get("not_in_text", []), *absent]}
 
     def state_facts(self, state: ExtractionState) -> ExtractionState:
         relations = [r.label for r in self._relations(state)]
@@ -327,7 +327,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
     def write_facts(self, state: ExtractionState) -> ExtractionState:
         writer = self._writer(state)
         rejected = list(state["rejected"])
-        text, absent = self._doc(state)["text"], list(state["not_in_text"])
+        text, absent = self._doc(state)["text"], list(state.get("not_in_text", []))
         for fact in state["facts"]:
             named = [_named(writer, fact[key]) for key in ("subject", "object")]
             if self.settings.require_in_text and not all(in_text(name, text) for name in named):
@@ -378,7 +378,7 @@ class ExtractionAgent(Agent[ExtractionSettings]):
         result = DocumentResult(id=doc["id"], abox=doc["abox"], triples=triples, calls=state["calls"],
                                 entities=state["entities"], validation=validation, grounded=grounded,
                                 repairs=state["repairs"], checks=state.get("checks", []),
-                                unparsed_replies=state["unparsed"], not_in_text=state["not_in_text"],
+                                unparsed_replies=state["unparsed"], not_in_text=state.get("not_in_text", []),
                                 scores=self._score(doc, triples))
         return {"results": [*state["results"], result.model_dump(mode="json")], "index": state["index"] + 1}
 
