@@ -39,6 +39,7 @@ from kgagents.metrics.text2kgbench import (
     load_ontology_data,
     ontology_ids,
     published_baselines,
+    quoted_relations,
     sample_sentences,
 )
 from kgagents.paths import REPO_ROOT, data_dir
@@ -84,14 +85,16 @@ def run(graph: Graph, *, chat: Any = None, settings: Mapping[str, Any] | None = 
         def one(oid: str) -> dict[str, Any]:
             data = all_data[oid]
             sentence_ids = sample_sentences(data, sample, seed)
+            pool = data.sentences if split == "train" else train_sentences(root, oid)
+            quoted = quoted_relations(pool)  # the benchmark's quoting, learned from train triples
             if mode == "no_llm":
                 foreign = sorted(every_relation - data.relations)
                 part = conformance_ontology(graph, data, sentence_ids, foreign=foreign, seed=seed,
-                                            run_id=f"{run_id}:{oid}", abox_prefix=prefix)
+                                            run_id=f"{run_id}:{oid}", abox_prefix=prefix, quoted=quoted)
             else:
-                pool = data.sentences if split == "train" else train_sentences(root, oid)
                 part = agent_ontology(graph, data, sentence_ids, chat=chat, settings=settings,
-                                      run_id=f"{run_id}:{oid}", abox_prefix=prefix, examples=pool, k=examples)
+                                      run_id=f"{run_id}:{oid}", abox_prefix=prefix, examples=pool, k=examples,
+                                      quoted=quoted)
             if on_ontology is not None:
                 on_ontology(oid)
             return part

@@ -13,7 +13,7 @@ from typing import Any
 from kgagents.agent.base import RunResult
 from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent
 from kgagents.graph.connection import Graph
-from kgagents.metrics.text2kgbench import OntologyData, Sentence, Triple, score_ontology
+from kgagents.metrics.text2kgbench import OntologyData, Sentence, Triple, in_benchmark_format, score_ontology
 from kgagents.tools.compiler import ToolCatalogue, compile_ontology
 from kgagents.tools.feed import FeedOutcome, assert_triples
 
@@ -64,10 +64,11 @@ def _by_type(results: list[dict[str, Any]]) -> dict[str, int]:
 
 def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, chat: Any,
                    settings: Mapping[str, Any], run_id: str, abox_prefix: str, examples: Sequence[Sentence],
-                   k: int) -> dict[str, Any]:
+                   k: int, quoted: frozenset[str] = frozenset()) -> dict[str, Any]:
     """LLM mode: what the agent wrote for one ontology (each sentence with ``k`` similar train sentences as solved
-    examples), scored — next to the no-LLM figure on the same sentences (their ground truth fed through the same
-    tools: what an agent that can only write through them can reach at best)."""
+    examples), scored in the benchmark's format (objects of ``quoted`` relations in quotes) — next to the no-LLM
+    figure on the same sentences (their ground truth fed through the same tools: what an agent that can only write
+    through them can reach at best)."""
     agent, run = run_agent(graph, data, sentence_ids, chat=chat, settings=settings, run_id=run_id,
                            abox_prefix=abox_prefix, examples=examples, k=k)
     _, fed = run_agent(graph, data, sentence_ids, chat=None, settings={"mode": "no_llm"}, run_id=f"{run_id}:no_llm",
@@ -86,10 +87,12 @@ def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *,
         "triples_written": run.properties["triples_written"], "llm_calls": run.llm.calls,
         "tokens_per_sentence": round((run.llm.prompt_tokens + run.llm.completion_tokens) / n),
         "seconds_per_sentence": round(run.seconds / n, 1),
-        "scores": score_ontology(data, {d.id: d.triples for d in documents}, sentence_ids),
-        "no_llm_scores": score_ontology(data, {d.id: d.triples for d in fed.output}, sentence_ids),
+        "quoted_relations": sorted(quoted),
+        "scores": score_ontology(data, {d.id: d.triples for d in documents}, sentence_ids, quoted),
+        "no_llm_scores": score_ontology(data, {d.id: d.triples for d in fed.output}, sentence_ids, quoted),
         "examples": [{"id": d.id, "sentence": next(s.text for s in data.sentences if s.id == d.id),
-                      "calls": [_call_line(c) for c in d.calls], "written": [list(t) for t in d.triples],
+                      "calls": [_call_line(c) for c in d.calls],
+                      "written": [list(t) for t in in_benchmark_format(d.triples, quoted)],
                       "ground_truth": [list(t) for t in next(s.triples for s in data.sentences if s.id == d.id)]}
                      for d in documents[:EXAMPLES]],
         # every sentence's checked facts (settings check_min_log_odds / propose_min_log_odds), from which `bench
@@ -124,9 +127,11 @@ def corrupt(triple: Triple, kind: str, catalogue: ToolCatalogue, foreign_relatio
 
 
 def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, foreign: list[str],
-                         seed: int, run_id: str, abox_prefix: str) -> dict[str, Any]:
+                         seed: int, run_id: str, abox_prefix: str, quoted: frozenset[str] = frozenset()
+                         ) -> dict[str, Any]:
     """No-LLM mode: the ground truth fed through the tools by the agent, then three corruptions of each of its
-    triples fed about the same entities; what the graph holds is scored."""
+    triples fed about the same entities; what the graph holds is scored (objects of ``quoted`` relations in
+    quotes, the benchmark's format)."""
     agent, run = run_agent(graph, data, sentence_ids, chat=None, settings={"mode": "no_llm"}, run_id=run_id,
                            abox_prefix=abox_prefix)
     documents: list[DocumentResult] = run.output
@@ -151,7 +156,8 @@ def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[st
         "run_id": run.run_id, "sentences": len(documents), "tools": len(agent.catalogue),
         "ground_truth_triples": len(asserted), "accepted": len(asserted) - len(rejected), "rejected": len(rejected),
         "rejected_by_type": _by_type(asserted), "rejection_examples": examples,
-        "scores_through_tools": score_ontology(data, {d.id: d.triples for d in documents}, sentence_ids),
+        "quoted_relations": sorted(quoted),
+        "scores_through_tools": score_ontology(data, {d.id: d.triples for d in documents}, sentence_ids, quoted),
         "scores_ground_truth_itself": score_ontology(data, {s.id: list(s.triples) for s in data.sentences},
                                                      sentence_ids),
         "corruptions": {k: {"fed": len(v), "rejected": sum(not o.result.ok for o in v),

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,7 +35,8 @@ from typing import Any
 from kgagents.errors import InputFileError
 
 Triple = tuple[str, str, str]
-METRICS = ("precision", "recall", "f1", "onto_conf", "rel_halluc", "sub_halluc", "obj_halluc", "f1_ignoring_quotes")
+METRICS = ("precision", "recall", "f1", "onto_conf", "rel_halluc", "sub_halluc", "obj_halluc", "f1_ignoring_quotes",
+           "f1_as_stored")
 BASELINES = ("Vicuna-13B", "Alpaca-LoRA-13B")
 ABOX_PREFIX = "text2kgbench:"  # per-sentence A-Boxes: text2kgbench:<mode>:<sentence id>
 
@@ -134,6 +136,30 @@ def published_baselines(root: Path) -> dict[str, dict[str, dict[str, float]]]:
     return out
 
 
+# -- the benchmark's triple format -----------------------------------------------------------------------
+def quoted_relations(sentences: Iterable[Sentence]) -> frozenset[str]:
+    """The relations whose objects ``sentences`` write in double quotes in most of their triples.
+
+    WebNLG keeps DBpedia's literal / resource distinction by quoting some objects (``"Roland Desmond"``) and not
+    others (``1987-09-27``, ``Fighter_pilot``), and the benchmark compares triples as strings; an A-Box of typed
+    values loses the distinction. Output in the benchmark's format therefore quotes a relation's objects the way
+    that relation's train triples do: a format convention learned from train data (relations without train
+    triples are not quoted)."""
+    seen: Counter[str] = Counter()
+    quoted: Counter[str] = Counter()
+    for sentence in sentences:
+        for _, rel, obj in sentence.triples:
+            seen[rel.replace(" ", "_")] += 1
+            quoted[rel.replace(" ", "_")] += obj.startswith('"')
+    return frozenset(r for r, n in seen.items() if 2 * quoted[r] > n)
+
+
+def in_benchmark_format(triples: Iterable[Triple], quoted: frozenset[str]) -> list[Triple]:
+    """``triples`` as the benchmark writes them: objects of ``quoted`` relations in double quotes."""
+    return [(s, r, f'"{o}"' if r.replace(" ", "_") in quoted and not o.startswith('"') else o)
+            for s, r, o in triples]
+
+
 # -- the benchmark's definitions -------------------------------------------------------------------------
 def normalise_triple(triple: Triple, ignore_quotes: bool = False) -> str:
     """The benchmark's comparison key; ``ignore_quotes`` (a diagnostic, not the benchmark's definition) also
@@ -193,26 +219,32 @@ def sentence_prf(sentence: Sentence, system: Sequence[Triple], ignore_quotes: bo
 
 
 def score_sentence(sentence: Sentence, system: Sequence[Triple], relations: set[str],
-                   concept_labels: Sequence[str]) -> dict[str, float]:
-    """The seven per-sentence metrics of one system output, plus ``f1_ignoring_quotes`` (diagnostic)."""
+                   concept_labels: Sequence[str], quoted: frozenset[str] = frozenset()) -> dict[str, float]:
+    """The seven per-sentence metrics of one system output in the benchmark's format (objects of ``quoted``
+    relations in quotes, :func:`in_benchmark_format`), plus two diagnostics: ``f1_ignoring_quotes`` and
+    ``f1_as_stored`` (the output as stored, no quotes added)."""
+    stored, system = system, in_benchmark_format(system, quoted)
     p, r, f1 = sentence_prf(sentence, system)
     f1_unquoted = sentence_prf(sentence, system, ignore_quotes=True)[2]
     conf, rel_h = ontology_conformance(relations, system)
     sub_h, obj_h = subject_object_hallucination(concept_labels, sentence.text, system)
     return {"precision": p, "recall": r, "f1": f1, "onto_conf": conf, "rel_halluc": rel_h,
-            "sub_halluc": sub_h, "obj_halluc": obj_h, "f1_ignoring_quotes": f1_unquoted}
+            "sub_halluc": sub_h, "obj_halluc": obj_h, "f1_ignoring_quotes": f1_unquoted,
+            "f1_as_stored": sentence_prf(sentence, stored)[2]}
 
 
 def score_ontology(data: OntologyData, system: Mapping[str, Sequence[Triple]],
-                   sentence_ids: Iterable[str] | None = None) -> dict[str, float]:
-    """Averages over ``sentence_ids`` (default: every ground-truth sentence); missing output counts 0."""
+                   sentence_ids: Iterable[str] | None = None, quoted: frozenset[str] = frozenset()
+                   ) -> dict[str, float]:
+    """Averages over ``sentence_ids`` (default: every ground-truth sentence); missing output counts 0; objects of
+    ``quoted`` relations are quoted first (:func:`in_benchmark_format`)."""
     wanted = set(sentence_ids) if sentence_ids is not None else None
     sentences = [s for s in data.sentences if wanted is None or s.id in wanted]
     labels = [c["label"] for c in data.ontology["concepts"]]
     totals = dict.fromkeys(METRICS, 0.0)
     for sentence in sentences:
         if sentence.id in system:
-            for k, v in score_sentence(sentence, system[sentence.id], data.relations, labels).items():
+            for k, v in score_sentence(sentence, system[sentence.id], data.relations, labels, quoted).items():
                 totals[k] += v
     return {k: v / len(sentences) if sentences else 0.0 for k, v in totals.items()}
 
