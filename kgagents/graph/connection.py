@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Record, Transaction
 from neo4j.exceptions import (
     AuthError,
+    ClientError,
     ConfigurationError,
     Neo4jError,
     ServiceUnavailable,
@@ -40,6 +41,11 @@ T = TypeVar("T")
 Tx = Transaction | ManagedTransaction
 DEADLOCK_ATTEMPTS = 5  # tries of a transaction the server ended to break a deadlock
 _TOO_LARGE = re.compile(r"too large to index.*?schema=\(:(\w+) \{([\w, ]+)\}\).*?property size: (\d+)", re.S)
+
+
+#: what a schema statement's loser of a concurrent ``CREATE … IF NOT EXISTS`` race is told
+_ALREADY_EXISTS = ("EquivalentSchemaRuleAlreadyExists", "IndexWithNameAlreadyExists",
+                   "ConstraintWithNameAlreadyExists")
 
 
 def retry_deadlocks(work: Callable[[], T], attempts: int = DEADLOCK_ATTEMPTS) -> T:
@@ -144,9 +150,15 @@ class Graph:
             raise
 
     def run_script(self, name: str) -> None:
-        """Run every statement of a multi-statement file (schema DDL), each on its own."""
+        """Run every statement of a multi-statement file (schema DDL, ``IF NOT EXISTS``), each on its own. Two
+        processes creating the schema of a fresh database at once race: ``IF NOT EXISTS`` checks before the other
+        commits, and the loser is told an equivalent rule already exists — which is what it asked for."""
         for stmt in statements(name):
-            self.run_text(stmt)
+            try:
+                self.run_text(stmt)
+            except ClientError as exc:
+                if not (exc.code or "").endswith(_ALREADY_EXISTS):
+                    raise
 
     # -- transactional writes --------------------------------------------------------------------
     @contextmanager
