@@ -551,11 +551,12 @@ def t2k_llm(results: Path) -> str:
     if ablation.exists():
         n = load(results, ablation.stem)
         common = sorted(set(n["per_ontology"]) & set(per))
-        with_fb = fmean([per[o]["scores"]["f1"] for o in common])
-        without = fmean([n["per_ontology"][o]["scores"]["f1"] for o in common])
+        # compared as stored: the two runs may have been scored before and after the learned quoting
+        with_fb = fmean([_as_stored(per[o]["scores"]) for o in common])
+        without = fmean([_as_stored(n["per_ontology"][o]["scores"]) for o in common])
         text += (f" Without the structured feedback (the seed's ablation: a refused fact is only called rejected), "
-                 f"on the same sentences of {len(common)} of the ontologies: F1 {without:.3f} against {with_fb:.3f} "
-                 f"with it ({_source(ablation.stem)}).")
+                 f"on the same sentences of {len(common)} of the ontologies: F1 as stored {without:.3f} against "
+                 f"{with_fb:.3f} with it ({_source(ablation.stem)}).")
     return text
 
 
