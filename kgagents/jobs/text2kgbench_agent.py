@@ -64,7 +64,7 @@ def _by_type(results: list[dict[str, Any]]) -> dict[str, int]:
 
 def agent_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, chat: Any,
                    settings: Mapping[str, Any], run_id: str, abox_prefix: str, examples: Sequence[Sentence],
-                   k: int, quoted: frozenset[str] = frozenset()) -> dict[str, Any]:
+                   k: int, quoted: frozenset[str]) -> dict[str, Any]:
     """LLM mode: what the agent wrote for one ontology (each sentence with ``k`` similar train sentences as solved
     examples), scored in the benchmark's format (objects of ``quoted`` relations in quotes) — next to the no-LLM
     figure on the same sentences (their ground truth fed through the same tools: what an agent that can only write
@@ -127,8 +127,7 @@ def corrupt(triple: Triple, kind: str, catalogue: ToolCatalogue, foreign_relatio
 
 
 def conformance_ontology(graph: Graph, data: OntologyData, sentence_ids: list[str], *, foreign: list[str],
-                         seed: int, run_id: str, abox_prefix: str, quoted: frozenset[str] = frozenset()
-                         ) -> dict[str, Any]:
+                         seed: int, run_id: str, abox_prefix: str, quoted: frozenset[str]) -> dict[str, Any]:
     """No-LLM mode: the ground truth fed through the tools by the agent, then three corruptions of each of its
     triples fed about the same entities; what the graph holds is scored (objects of ``quoted`` relations in
     quotes, the benchmark's format)."""

@@ -149,8 +149,9 @@ def quoted_relations(sentences: Iterable[Sentence]) -> frozenset[str]:
     quoted: Counter[str] = Counter()
     for sentence in sentences:
         for _, rel, obj in sentence.triples:
-            seen[rel.replace(" ", "_")] += 1
-            quoted[rel.replace(" ", "_")] += obj.startswith('"')
+            key = rel.replace(" ", "_")
+            seen[key] += 1
+            quoted[key] += obj.startswith('"')
     return frozenset(r for r, n in seen.items() if 2 * quoted[r] > n)
 
 
