@@ -8,12 +8,16 @@ from pathlib import Path
 import pytest
 
 from kgagents.agent.matching.lexical import (
+    Contrasts,
     LexicalEntity,
     LexicalMatch,
+    acronym_matches,
     containment_matches,
+    contrast_conflict,
     every_best,
     key_of,
     learn_substitutions,
+    lexical_keys,
     lexical_matches,
     one_to_one,
     one_typo,
@@ -41,6 +45,14 @@ def test_keys_normalise_as_documented() -> None:
     assert key_of("Intestinal Mucosa", "bag") != key_of("intestine mucosa", "bag")
     # no domain word list: a qualifying head word is a word like any other
     assert key_of("Smooth Muscle Tissue", "stem") != key_of("smooth muscle", "stem")
+    # one root's derivations name different things: by default no stem key of one stem (the bag key stays)
+    presentation, presenter = (LexicalEntity(f"x:{n}", "Class", [n]) for n in ("Presentation", "Presenter"))
+    assert key_of("Presentation", "stem") == key_of("Presenter", "stem")
+    assert [k for k in lexical_keys(presentation) if k[0].startswith("lex_stem")] == []
+    assert {k[1] for k in lexical_keys(presentation, one_word_stems=True) if k[0].startswith("lex_stem")} \
+        == {k[1] for k in lexical_keys(presenter, one_word_stems=True) if k[0].startswith("lex_stem")}
+    assert [k[1] for k in lexical_keys(LexicalEntity("x:m", "Class", ["Intestinal Mucosa"]))
+            if k[0].startswith("lex_stem")] == [key_of("intestine mucosa", "stem")]
 
 
 @pytest.mark.integration
@@ -158,3 +170,41 @@ def test_typo_matches_pair_names_one_typo_apart_in_a_long_word_and_only_one_to_o
     found = {(m.source, m.target) for m in typo_matches(sources, targets)}
     # "lip" / "lid" is too short to be a typo; "maxillary vein" has two candidates one typo apart: not 1:1
     assert found == {("m:mb", "h:mb"), ("m:oa", "h:oa")}
+
+
+def _entities(*names: str) -> list[LexicalEntity]:
+    return [LexicalEntity(f"x:{i}", "Class", [name]) for i, name in enumerate(names)]
+
+
+def test_contrasting_words_are_learned_from_names_that_differ_only_by_them() -> None:
+    mouse = Contrasts(_entities("left lung", "right lung", "left kidney", "right kidney", "dorsal root",
+                                "ventral root", "kidney", "lung"), min_support=2)
+    assert mouse.contrasting("Class", "left") and mouse.contrasting("Class", "ventral") is False
+    human = Contrasts(_entities("Anterior Vein", "Posterior Vein", "Anterior Lobe", "Posterior Lobe"), 2)
+    assert human.contrasting("Class", "posterior")
+    contrasts = (mouse, human)
+    ventral, posterior = LexicalEntity("m:1", "Class", ["left auricular vein"]), \
+        LexicalEntity("h:1", "Class", ["Posterior Auricular Vein"])
+    assert contrast_conflict(ventral, posterior, contrasts)  # both sides vary by a contrasting word
+    plain = LexicalEntity("m:2", "Class", ["auricular vein"])
+    assert not contrast_conflict(plain, posterior, contrasts)  # a word on one side only: containment's business
+    stomach = LexicalEntity("m:3", "Class", ["stomach mucosa"])
+    assert not contrast_conflict(stomach, LexicalEntity("h:3", "Class", ["Gastric Mucosa"]), contrasts)
+    # one word seen with one shared bag is below the support
+    assert not Contrasts(_entities("left lung", "right lung"), 2).contrasting("Class", "left")
+
+
+def test_an_acronym_in_capitals_matches_the_words_it_abbreviates_one_to_one() -> None:
+    sources = [LexicalEntity("c:chair", "Class", ["ProgramCommitteeChair"]),
+               LexicalEntity("c:oc", "Class", ["Organizing_Committee_member"]),
+               LexicalEntity("c:pm", "Class", ["Private Member"]),
+               LexicalEntity("c:lc", "Class", ["Local Chair"])]
+    targets = [LexicalEntity("o:chair", "Class", ["Chair_PC"]), LexicalEntity("o:oc", "Class", ["OC_Member"]),
+               LexicalEntity("o:pm", "Class", ["pc member"]), LexicalEntity("o:lc", "Relationship", ["LC Chair"])]
+    found = {(m.source, m.target) for m in acronym_matches(sources, targets)}
+    # "pc member" is no acronym (not in capitals): two spelled-out names never match by their initials; kinds differ
+    assert found == {("c:chair", "o:chair"), ("c:oc", "o:oc")}
+    assert {(m.source, m.target) for m in acronym_matches(targets, sources)} == {("o:chair", "c:chair"),
+                                                                                ("o:oc", "c:oc")}
+    twice = targets + [LexicalEntity("o:pc", "Class", ["PC Chair"])]  # two candidates: not 1:1, no pair
+    assert {(m.source, m.target) for m in acronym_matches(sources, twice)} == {("c:oc", "o:oc")}

@@ -36,8 +36,10 @@ class Entity:
 
     def lexical(self) -> LexicalEntity:
         labels = list(self.labels) or ([self.label] if self.label else [])
-        if not labels or not is_code_like(self.name):
-            labels.append(self.syntactic_text())  # conference ontologies carry their words only in local names
+        if not is_code_like(self.name):  # conference ontologies carry their words only in local names, kept as
+            labels.append(self.name)     # written: the lexical keys split them, and an acronym's capitals count
+        elif not labels:
+            labels.append(self.syntactic_text())
         return LexicalEntity(self.uri, self.kind, tuple(dict.fromkeys(labels)), tuple(self.synonyms))
 
     def syntactic_text(self) -> str:

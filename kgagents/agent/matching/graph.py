@@ -38,9 +38,12 @@ from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
 from kgagents.agent.matching.lexical import (
+    Contrasts,
     LexicalEntity,
     LexicalMatch,
+    acronym_matches,
     containment_matches,
+    contrast_conflict,
     every_best,
     learn_substitutions,
     lexical_tiers,
@@ -205,7 +208,7 @@ class MatchingAgent(Agent[MatchSettings]):
             src = [e.lexical() for e in self.entities(state, state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state, state["target"]).values()]
             tiers = lexical_tiers(self.graph, Scope.ontology(state["source"]), Scope.ontology(state["target"]),
-                                  src, tgt)
+                                  src, tgt, one_word_stems=self.settings.one_word_stems)
             found = [asdict(m) for m in one_to_one(tiers)]
             if not self.settings.one_to_one:
                 kept = {(m["source"], m["target"]) for m in found}
@@ -387,6 +390,10 @@ class MatchingAgent(Agent[MatchSettings]):
             sources, targets = self._unmatched(state, matched)
             added += self._lexical_rule(state, typo_matches(sources, targets), matched, verdicts,
                                         "lexical:typo", "label/synonym words equal but for one typo")
+        if settings.acronyms:
+            sources, targets = self._unmatched(state, matched)
+            added += self._lexical_rule(state, acronym_matches(sources, targets), matched, verdicts,
+                                        "lexical:acronym", "an acronym on one side spelled out on the other")
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
         hierarchies = self._hierarchies(state) if settings.repair or settings.containment_no_subclasses else None
@@ -412,6 +419,8 @@ class MatchingAgent(Agent[MatchSettings]):
         forward, backward = best
         mutual = sorted((s, f.candidate) for s, f in forward.items()  # a stable validation order
                         if f.candidate in backward and backward[f.candidate].candidate == s)
+        if settings.contrasts:
+            mutual = self._without_contrasts(state, mutual)
         uris = sorted({u for pair in mutual for u in pair})
         rows = self.graph.run("matching/structural_neighbours", uris=uris, domain_range=settings.domain_range)
         neighbours = {r["uri"]: set(r["neighbours"]) for r in rows}
@@ -439,6 +448,16 @@ class MatchingAgent(Agent[MatchSettings]):
             if not found or not settings.structural_rounds_until_stable:
                 break
         return added
+
+    def _without_contrasts(self, state: MatchState, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """``pairs`` less those whose names differ by contrasting words on both sides (see
+        :class:`~kgagents.agent.matching.lexical.Contrasts`, learned from each ontology's names)."""
+        sides = [{uri: e.lexical() for uri, e in self.entities(state, state[o]).items()}
+                 for o in ("source", "target")]
+        contrasts = [Contrasts(side.values(), self.settings.contrast_min_support) for side in sides]
+        source, target = sides
+        return [(s, t) for s, t in pairs if s not in source or t not in target
+                or not contrast_conflict(source[s], target[t], contrasts)]
 
     def _unmatched(self, state: MatchState, matched: set[tuple[str, str]]) -> list[list[LexicalEntity]]:
         """The lexical views of both sides' entities that no pair in ``matched`` holds."""
@@ -545,7 +564,7 @@ class MatchingAgent(Agent[MatchSettings]):
 
 #: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
 _TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", "merged", "structural", "lexical:variant",
-          "lexical:typo", "lexical:substituted", "lexical:contained")
+          "lexical:typo", "lexical:acronym", "lexical:substituted", "lexical:contained")
 
 
 def _trust(match: Mapping[str, Any]) -> int:

@@ -8,7 +8,9 @@ every label and synonym of an entity:
    ``Amount of substance``);
 2. ``bag``    — the set of words without stop words, simple plural ``-s`` stripped, order ignored
    ("apex of the heart" = "heart apex");
-3. ``stem``   — the bag of Snowball stems ("tracheal epithelium" = "trachea epithelium").
+3. ``stem``   — the bag of Snowball stems ("tracheal epithelium" = "trachea epithelium"); by default only for a
+   stem bag of two or more words: one root's derivations often name different things ("Presentation" /
+   "Presenter"), so one shared stem alone is no match.
 
 A pair's tier is the most strict key they share (label-label before label-synonym before
 synonym-synonym within a key). A pair is kept only if it is the unique best for *both* entities, so
@@ -87,19 +89,21 @@ def key_of(text: str, key: str) -> str:
     raise ValueError(f"unknown lexical key {key!r}; expected one of {KEYS}")
 
 
-def _keyed(entity: LexicalEntity) -> Iterable[tuple[int, int, str]]:
-    """(key index, is-synonym, key text) for every label and synonym of the entity."""
+def _keyed(entity: LexicalEntity, one_word_stems: bool) -> Iterable[tuple[int, int, str]]:
+    """(key index, is-synonym, key text) for every label and synonym of the entity; a ``stem`` key of one stem only
+    if ``one_word_stems``."""
     for k, key in enumerate(KEYS):
         for is_syn, texts in ((0, entity.labels), (1, entity.synonyms)):
             for text in texts:
                 normalised = key_of(text, key)
-                if normalised:
+                if normalised and (key != "stem" or one_word_stems or " " in normalised):
                     yield k, is_syn, normalised
 
 
-def lexical_keys(entity: LexicalEntity) -> list[KeySpec]:
+def lexical_keys(entity: LexicalEntity, one_word_stems: bool = False) -> list[KeySpec]:
     """The entity's keys as stored in the graph: (``lex_<key>_<kind>``, text, is-synonym)."""
-    return [(f"lex_{KEYS[k]}_{entity.kind}", text, bool(is_syn)) for k, is_syn, text in _keyed(entity)]
+    return [(f"lex_{KEYS[k]}_{entity.kind}", text, bool(is_syn))
+            for k, is_syn, text in _keyed(entity, one_word_stems)]
 
 
 def best_tiers(rows: Iterable[Row]) -> dict[str, dict[str, int]]:
@@ -185,16 +189,17 @@ def every_best(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
 
 
 def lexical_tiers(graph: Graph, source: Scope, target: Scope, sources: Iterable[LexicalEntity],
-                  targets: Iterable[LexicalEntity]) -> dict[str, dict[str, int]]:
+                  targets: Iterable[LexicalEntity], *, one_word_stems: bool = False) -> dict[str, dict[str, int]]:
     """source → target → strictest tier of the label/synonym keys they share.
 
     The keys of ``sources`` (nodes of ``source``) and ``targets`` (nodes of ``target``) are written to the graph,
-    then joined there; only pairs among the given entities count.
+    then joined there; only pairs among the given entities count. ``one_word_stems``: also match names whose stem
+    bags are one stem ("Presentation" = "Presenter").
     """
     sources, targets = list(sources), list(targets)
     kinds = list(KEY_KINDS)
-    write_keys(graph, source, {e.uri: lexical_keys(e) for e in sources}, kinds)
-    write_keys(graph, target, {e.uri: lexical_keys(e) for e in targets}, kinds)
+    write_keys(graph, source, {e.uri: lexical_keys(e, one_word_stems) for e in sources}, kinds)
+    write_keys(graph, target, {e.uri: lexical_keys(e, one_word_stems) for e in targets}, kinds)
     rows = shared_keys(graph, source, target, kinds=kinds, sources=[e.uri for e in sources],
                        targets=[e.uri for e in targets])
     return best_tiers(rows)
@@ -302,6 +307,50 @@ def variant_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalE
     return _unique_both_ways(found, "variant")
 
 
+_ACRONYM = re.compile(r"^[A-Z]{2,}$")
+
+
+def _acronym_bags(entity: LexicalEntity) -> Iterable[tuple[frozenset[str], frozenset[str]]]:
+    """(word bag, its acronyms) for every name of the entity written with an acronym: a word of two or more capitals
+    ("Chair_PC", "OC_Member"; camelCase is split first, so "TPCMember" has "TPC")."""
+    for text in (*entity.labels, *entity.synonyms):
+        acronyms = {t.lower() for t in _NON_WORD.sub(" ", split_camel(text)).split() if _ACRONYM.match(t)}
+        if acronyms and (key := key_of(text, "bag")):
+            yield frozenset(key.split()), frozenset(acronyms)
+
+
+def _collapsed_bags(entity: LexicalEntity) -> Iterable[tuple[frozenset[str], str]]:
+    """(word bag, initials) for every run of two or more consecutive words of a name written as their initials
+    ("Program Committee member" → {pc, member}, "pc")."""
+    for text in (*entity.labels, *entity.synonyms):
+        content = [_singular(t) for t in words(text) if t not in STOP_WORDS]
+        for i in range(len(content)):
+            for j in range(i + 2, len(content) + 1):
+                initials = "".join(w[0] for w in content[i:j])
+                yield frozenset(content[:i] + content[j:]) | {initials}, initials
+
+
+def acronym_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+    """1:1 pairs where one entity's name holds an acronym that the other's name spells out, their words otherwise
+    equal ("Chair_PC" / "ProgramCommitteeChair", "OC_Member" / "Organizing_Committee_member"). The acronym must be
+    written in capitals on one side, so two spelled-out names never match by their initials alone. Meant for
+    entities nothing else matched."""
+    sources, targets = list(sources), list(targets)
+    found: dict[str, set[str]] = defaultdict(set)
+    for short, long, forward in ((targets, sources, True), (sources, targets, False)):
+        index: dict[tuple[str, frozenset[str]], set[tuple[str, frozenset[str]]]] = defaultdict(set)
+        for e in short:
+            for bag, acronyms in _acronym_bags(e):
+                index[(e.kind, bag)].add((e.uri, acronyms))
+        for e in long:
+            for bag, initials in _collapsed_bags(e):
+                for uri, acronyms in index.get((e.kind, bag), ()):
+                    if initials in acronyms:
+                        source, target = (e.uri, uri) if forward else (uri, e.uri)
+                        found[source].add(target)
+    return _unique_both_ways(found, "acronym")
+
+
 #: the shortest word a typo is looked for in: shorter words one letter apart are often other words ("lip" / "lid")
 TYPO_MIN_LETTERS = 6
 
@@ -343,3 +392,47 @@ def typo_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEnti
         for key, word in _deletion_keys(e):
             found[e.uri] |= {uri for uri, other in index.get(key, ()) if one_typo(word, other)}
     return _unique_both_ways(found, "typo")
+
+
+class Contrasts:
+    """Words an ontology uses to tell otherwise equal names apart ("left" / "right", "anterior" / "posterior"),
+    learned from its own names, no word list: two words contrast when at least ``min_support`` different word bags
+    occur with each of them (names that differ only by that word: "left lung" / "right lung"). Two entities of
+    different ontologies whose closest names differ by such a word on *both* sides ("ventral auricular vein" /
+    "Posterior auricular vein") name different parts, however close their embeddings are."""
+
+    def __init__(self, entities: Iterable[LexicalEntity], min_support: int) -> None:
+        self.min_support = min_support
+        self._groups: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)  # (kind, bag less w) → words w
+        self._rests: dict[tuple[str, str], set[frozenset[str]]] = defaultdict(set)  # (kind, word) → bags less it
+        for e in entities:
+            for bag in _bags(e):
+                for word in bag if len(bag) > 1 else ():
+                    self._groups[(e.kind, bag - {word})].add(word)
+                    self._rests[(e.kind, word)].add(bag - {word})
+        self._known: dict[tuple[str, str], bool] = {}
+
+    def contrasting(self, kind: str, word: str) -> bool:
+        """Whether ``word`` contrasts with some other word of the ontology (computed once per word)."""
+        key = (kind, word)
+        if key not in self._known:
+            shared: dict[str, int] = defaultdict(int)
+            for rest in self._rests.get(key, ()):
+                for other in self._groups[(kind, rest)] - {word}:
+                    shared[other] += 1
+            self._known[key] = max(shared.values(), default=0) >= self.min_support
+        return self._known[key]
+
+
+def contrast_conflict(a: LexicalEntity, b: LexicalEntity, contrasts: Sequence[Contrasts]) -> bool:
+    """Whether the closest names of ``a`` and ``b`` (the two word bags with the fewest words not shared) differ on
+    both sides by a word that ``contrasts`` (one per ontology) learned as contrasting."""
+    pairs = [(x, y) for x in _bags(a) for y in _bags(b)]
+    if not pairs:
+        return False
+    x, y = min(pairs, key=lambda p: (len(p[0] ^ p[1]), sorted(p[0]), sorted(p[1])))
+
+    def varies(words: frozenset[str]) -> bool:
+        return any(c.contrasting(a.kind, w) for w in words for c in contrasts)
+
+    return varies(x - y) and varies(y - x)

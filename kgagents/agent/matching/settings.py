@@ -34,6 +34,10 @@ class MatchSettings(BaseSettings, AgentSettings):
     validator: bool = True
     merger: bool = True
     lexical_prematch: bool = Field(True, description="accept exact label/synonym matches before any LLM call")
+    one_word_stems: bool = Field(
+        False, description="the pre-match's stem key also for a name of one stem: off, one root's derivations "
+        "('Presentation' / 'Presenter', 'Organization' / 'Organizator') are no match by their stem alone; names "
+        "of two or more words still match on stems ('intestine mucosa' = 'Intestinal mucosa')")
     structural: bool = Field(
         True,
         description="after merging, accept mutual-best pairs with cosine ≥ structural_threshold whose "
@@ -41,6 +45,12 @@ class MatchSettings(BaseSettings, AgentSettings):
         "with an LLM they must also pass the validator",
     )
     structural_threshold: float = Field(0.80, ge=-1.0, le=1.0)
+    contrasts: bool = Field(
+        True, description="the structural propagation skips a pair whose closest names differ on both sides by a "
+        "word its ontology uses to tell names apart ('ventral auricular vein' / 'Posterior auricular vein'): "
+        "words learned from each ontology's own names, seen with at least contrast_min_support shared word bags")
+    contrast_min_support: int = Field(10, ge=1, description="how many word bags two words must share (each bag "
+                                      "named once with each word) to count as contrasting")
     domain_range: bool = Field(
         True, description="structural neighbours include a property's domain and range classes (and a class's "
         "properties), so matched classes support their properties' pairs and the other way round")
@@ -58,6 +68,10 @@ class MatchSettings(BaseSettings, AgentSettings):
         True, description="after the spelling variants, among entities still unmatched: 1:1 pairs whose word bags "
         "are equal but for one word of 6 or more letters one typo apart (a letter inserted, dropped, changed or two "
         "neighbours swapped: 'mammillary body' = 'mamillary body'); validated when there is an LLM")
+    acronyms: bool = Field(
+        True, description="after the typos, among entities still unmatched: 1:1 pairs where one name holds an "
+        "acronym in capitals that the other spells out, their other words equal ('Chair_PC' / "
+        "'ProgramCommitteeChair'); validated when there is an LLM")
     substitution: bool = Field(
         True, description="lexical propagation, after the structural one: word substitutions the input teaches "
         "(seen at least substitution_min_support times between matched pairs' names or between two names of one "
