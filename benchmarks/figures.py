@@ -20,7 +20,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from benchmarks.text2kgbench_report import file_stem, quoting
+from benchmarks.text2kgbench_report import as_stored, file_stem, learned_quoting, quoting
 from kgagents.agent.extraction.settings import CHECK_FLOORS
 from kgagents.errors import KgAgentsError
 
@@ -552,8 +552,8 @@ def t2k_llm(results: Path) -> str:
         n = load(results, ablation.stem)
         common = sorted(set(n["per_ontology"]) & set(per))
         # compared as stored: the two runs may have been scored before and after the learned quoting
-        with_fb = fmean([_as_stored(per[o]["scores"]) for o in common])
-        without = fmean([_as_stored(n["per_ontology"][o]["scores"]) for o in common])
+        with_fb = fmean([as_stored(per[o]["scores"]) for o in common])
+        without = fmean([as_stored(n["per_ontology"][o]["scores"]) for o in common])
         text += (f" Without the structured feedback (the seed's ablation: a refused fact is only called rejected), "
                  f"on the same sentences of {len(common)} of the ontologies: F1 as stored {without:.3f} against "
                  f"{with_fb:.3f} with it ({_source(ablation.stem)}).")
@@ -598,11 +598,6 @@ def t2k_check(results: Path) -> str:
         f"average {r['machine']['load_average'][0]:.1f}.{without_feedback}")
 
 
-def _as_stored(g: dict[str, float]) -> float:
-    """A Text2KGBench run's F1 of the output as stored (runs before the learned quoting: their only F1)."""
-    return g.get("f1_as_stored", g["f1"])
-
-
 @figure("t2k-train-choices")
 def t2k_train_choices(results: Path) -> str:
     """Prompt and repair variants of the extraction agent compared on the same train sentences (no check); the
@@ -618,11 +613,11 @@ def t2k_train_choices(results: Path) -> str:
             "|---|---|---|---|---|---|"]
     for _, r in runs:
         g = r["global"]
-        quoted = f"{g['f1']:.3f}" if "f1_as_stored" in g else "–"
-        rows.append(f"| `{r['command']}` | {g['precision']:.3f} | {g['recall']:.3f} | {_as_stored(g):.3f} | "
+        quoted = f"{g['f1']:.3f}" if learned_quoting(g) else "–"
+        rows.append(f"| `{r['command']}` | {g['precision']:.3f} | {g['recall']:.3f} | {as_stored(g):.3f} | "
                     f"{quoted} | {_seconds_per_sentence(r):.0f} |")
     # runs before the learned quoting were scored as stored: runs are compared on that F1
-    best_stem, best = max(runs, key=lambda x: _as_stored(x[1]["global"]))
+    best_stem, best = max(runs, key=lambda x: as_stored(x[1]["global"]))
     sentences = sum(o["sentences"] for o in best["per_ontology"].values())
     text = "\n".join(rows) + (f"\n\nTrain: {sentences} sentences ({best['sample_per_ontology']} seeded per ontology, "
                                f"seed {best['seed']}); best F1: `{best['command']}`.")

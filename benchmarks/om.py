@@ -34,24 +34,24 @@ from kgagents.progress import MATCHING_STAGES, SILENT, Stages, matching_updates
 
 #: which data chose which setting (the standard: tune on one track, report on the other, and say so)
 TUNING = (
-    "No threshold or support was fitted to conference. threshold 0.90 and top_k 3 are Agent-OM's defaults; structural_threshold "
-    "0.80 was picked on anatomy (among 0.70 / 0.75 / 0.80), so anatomy is in-sample for it. domain_range, "
-    "structural_rounds_until_stable, containment (word bags at most one word apart) and many_min_similarity 0.95 "
-    "were fixed before they were measured, from an error analysis of both tracks' earlier no-LLM output, and not "
-    "changed after; the gated band [0.80, 0.90) reuses structural_threshold and the no-LLM threshold. "
-    "Issue 21 (session 3) tuned on anatomy, reported on conference: skip_shared, variants, substitution, "
-    "containment_no_subclasses and repair come from an error analysis of anatomy's no-LLM output only, and "
-    "substitution_min_support 2 was picked on anatomy (among 1 / 2 / 3), so anatomy is in-sample for them; "
-    "conference is held out for them (it was run once in between, macro only, before the repair's domain/range "
-    "check and containment_no_subclasses were added). One decision was made on conference: "
-    "containment_no_subclasses, on in the held-out run (macro 0.6162; 0.6412 without it), ships off, so conference "
-    "is in-sample for that on/off choice; its own results files (--set containment_no_subclasses=true) keep the "
-    "measurement. typos (session 9) comes from anatomy's unmatched entities only (its 6-letter floor picked among "
-    "5 / 6 / 7, equal there), so anatomy is in-sample for it and conference held out. Session 15: contrasts comes "
-    "from anatomy's no-LLM errors and its contrast_min_support 10 was picked on anatomy (among 2 / 5 / 10 / 20: "
-    "2 and 5 also dropped right pairs there, 20 fewer wrong ones), so anatomy is in-sample for it and conference "
-    "held out; acronyms and one_word_stems=False (no stem key of one stem) come from an error analysis of "
-    "conference's no-LLM output, so conference is in-sample for them and anatomy held out.")
+    "No threshold or support was fitted to conference. threshold 0.90 and top_k 3 are Agent-OM's defaults; "
+    "structural_threshold 0.80 was picked on anatomy (among 0.70 / 0.75 / 0.80), so anatomy is in-sample for it. "
+    "domain_range, structural_rounds_until_stable, containment (word bags at most one word apart) and "
+    "many_min_similarity 0.95 were fixed before they were measured, from an error analysis of both tracks' "
+    "earlier no-LLM output, and not changed after; the gated band [0.80, 0.90) reuses structural_threshold and "
+    "the no-LLM threshold. Issue 21 (session 3) tuned on anatomy, reported on conference: skip_shared, variants, "
+    "substitution, containment_no_subclasses and repair come from an error analysis of anatomy's no-LLM output "
+    "only, and substitution_min_support 2 was picked on anatomy (among 1 / 2 / 3), so anatomy is in-sample for "
+    "them; conference is held out for them (it was run once in between, macro only, before the repair's "
+    "domain/range check and containment_no_subclasses were added). One decision was made on conference: "
+    "containment_no_subclasses, on in the held-out run (macro 0.6162; 0.6412 without it), ships off, so "
+    "conference is in-sample for that on/off choice; its own results files (--set containment_no_subclasses=true) "
+    "keep the measurement. typos (session 9) comes from anatomy's unmatched entities only (its 6-letter floor "
+    "picked among 5 / 6 / 7, equal there), so anatomy is in-sample for it and conference held out. Session 15: "
+    "contrasts comes from anatomy's no-LLM errors and its contrast_min_support 10 was picked on anatomy (among 2 "
+    "/ 5 / 10 / 20: 2 and 5 also dropped right pairs there, 20 fewer wrong ones), so anatomy is in-sample for it "
+    "and conference held out; acronyms and one_word_stems=False (no stem key of one stem) come from an error "
+    "analysis of conference's no-LLM output, so conference is in-sample for them and anatomy held out.")
 
 
 def _cost(runs: list[PairRun], settings: MatchSettings) -> dict[str, Any]:
