@@ -22,6 +22,7 @@ from typing import Any
 
 from benchmarks.text2kgbench_report import as_stored, file_stem, learned_quoting, quoting
 from kgagents.agent.extraction.settings import CHECK_FLOORS
+from kgagents.agent.matching.settings import MatchSettings
 from kgagents.errors import KgAgentsError
 
 Renderer = Callable[[Path], str]
@@ -73,6 +74,7 @@ def _source(stem: str) -> str:
 
 # -- ontology matching ------------------------------------------------------------------------------------
 OM_ANATOMY, OM_CONFERENCE = "om_anatomy_no_llm", "om_conference_no_llm"
+OM_ONE_WORD_STEMS = "one-word-stems-true"
 
 
 @figure("om-table")
@@ -113,11 +115,36 @@ def om_ablation(results: Path) -> str:
     rows = {a["without"]: [_f3(a["scores"]["f1"]), "–"] for a in anatomy.get("ablation", [])}
     for a in conference.get("ablation", []):
         rows.setdefault(a["without"], ["–", "–"])[1] = _f3(a["macro"]["f1"])
+    # a default that is off has a variant run instead: its files are named after the --set
+    stems = [OM_ANATOMY + "_" + OM_ONE_WORD_STEMS, OM_CONFERENCE + "_" + OM_ONE_WORD_STEMS]
+    with_stems = [load(results, stem) for stem in stems]
     return "\n".join([
         "| no-LLM matcher | anatomy F1 | conference macro F1 |", "|---|---|---|",
         f"| all components | {_f3(anatomy['scores']['f1'])} | {_f3(conference['macro']['f1'])} |",
         *(f"| without `{name}` | {a} | {c} |" for name, (a, c) in rows.items()),
+        f"| with stem keys of one stem (`--set one_word_stems=true`) | {_f3(with_stems[0]['scores']['f1'])} "
+        f"| {_f3(with_stems[1]['macro']['f1'])} |",
     ])
+
+
+@figure("om-no-subclasses")
+def om_no_subclasses(results: Path) -> str:
+    """The containment rule left off after its held-out conference number was seen (its variant runs)."""
+    stems = [OM_ANATOMY + "_containment-no-subclasses-true", OM_CONFERENCE + "_containment-no-subclasses-true"]
+    anatomy, conference = (load(results, stem) for stem in stems)
+    return (f"anatomy {_f3(anatomy['scores']['f1'])}, conference {_f3(conference['macro']['f1'])}; "
+            f"commit {anatomy['git_commit'][:7]}, {_source(stems[0])}")
+
+
+@figure("om-contrast-support")
+def om_contrast_support(results: Path) -> str:
+    """Anatomy F1 at each contrast_min_support tried (``--set`` runs; the default's is the main run)."""
+    default = MatchSettings().contrast_min_support
+    runs = {int(p.stem.rsplit("-", 1)[1]): load(results, p.stem)
+            for p in results.glob(OM_ANATOMY + "_contrast-min-support-*.json")}
+    runs[default] = load(results, OM_ANATOMY)
+    return ", ".join(f"{n}{' (default)' if n == default else ''}: F1 {_f3(r['scores']['f1'])} "
+                     f"({r['scores']['tp']} TP / {r['scores']['fp']} FP)" for n, r in sorted(runs.items()))
 
 
 @figure("om-one-to-many")
@@ -147,7 +174,11 @@ def om_gated_llm(results: Path) -> str:
     r = load(results, found[0].stem)
     paid_files = sorted(results.glob("om_conference_gated_*_mode-gated-threshold-*.json"))
     paid = [load(results, f.stem) for f in paid_files]
-    offline = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
+    # the no-LLM run of the same pairs with the pipeline the gated runs had, when the no-LLM matcher changed since
+    subset = "_".join([OM_CONFERENCE, *sorted(p["pair"] for p in r["pairs"])])
+    same_code = (results / f"{subset}.json").exists()
+    offline_run = load(results, subset if same_code else OM_CONFERENCE)
+    offline = {p["pair"]: p for p in offline_run["pairs"]}
     by_pair = [{p["pair"]: p for p in run["pairs"]} for run in paid]
 
     def extra(name: str) -> str:
@@ -169,10 +200,16 @@ def om_gated_llm(results: Path) -> str:
                  + (f", log-odds ≥ {floor}" if floor is not None else "") + " | LLM calls |")
     head += " minutes |"
     sources = "".join(f", paid band: {_source(f.stem)}" for f in paid_files)
+    current = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
+    later = (f" The no-LLM column is `{offline_run['command']}` at commit {offline_run['git_commit'][:7]} "
+             f"({_source(subset)}): the no-LLM matcher before its contrasts, acronyms and one-stem changes, none of "
+             f"which the gated runs had; today's no-LLM matcher scores "
+             f"these pairs {fmean(current[p['pair']]['f1'] for p in r['pairs']):.3f} macro F1 "
+             f"({_source(OM_CONFERENCE)}), and the gated runs were not repeated with it." if same_code else "")
     return "\n".join([
         f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
         f"{_seed(r['command'])} ({_source(found[0].stem)}{sources}"
-        + f"; load average {r['machine']['load_average'][0]:.1f}, shared model server):", "",
+        + f"; load average {r['machine']['load_average'][0]:.1f}, shared model server).{later}", "",
         head, "|" + "---|" * (head.count("|") - 1), *rows,
         f"| **macro** | {_f3(no_llm_macro)} | {_f3(r['macro']['f1'])} | {cost['llm_calls']} "
         f"({cost['fraction_of_agent_om_calls'] * 100:.1f} % of Agent-OM's (k+1)(Ns+Nt) = "

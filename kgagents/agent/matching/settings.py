@@ -49,7 +49,7 @@ class MatchSettings(BaseSettings, AgentSettings):
         True, description="the structural propagation skips a pair whose closest names differ on both sides by a "
         "word its ontology uses to tell names apart ('ventral auricular vein' / 'Posterior auricular vein'): "
         "words learned from each ontology's own names, seen with at least contrast_min_support shared word bags")
-    contrast_min_support: int = Field(10, ge=1, description="how many word bags two words must share (each bag "
+    contrast_min_support: int = Field(5, ge=1, description="how many word bags two words must share (each bag "
                                       "named once with each word) to count as contrasting")
     domain_range: bool = Field(
         True, description="structural neighbours include a property's domain and range classes (and a class's "
