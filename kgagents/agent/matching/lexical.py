@@ -147,13 +147,13 @@ def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lexi
     whole: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)  # (kind, bag) → targets
     less_one: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)  # (kind, bag less one word) → targets
     for t in targets:
-        for bag in _variant_bags(t):
+        for bag in _bags(t):
             whole[(t.kind, bag)].add(t.uri)
             for word in bag if len(bag) > 1 else ():
                 less_one[(t.kind, bag - {word})].add(t.uri)
     found: dict[str, set[str]] = defaultdict(set)
     for e in sources:
-        for bag in _variant_bags(e):
+        for bag in _bags(e):
             found[e.uri] |= whole.get((e.kind, bag), set()) | less_one.get((e.kind, bag), set())
             for word in bag if len(bag) > 1 else ():
                 found[e.uri] |= whole.get((e.kind, bag - {word}), set())
