@@ -105,7 +105,9 @@ def om_anatomy_cost(results: Path) -> str:
     return (f"Anatomy no-LLM end to end (load, embed {r['cost']['entities']:,} entities, match, write): "
             f"{r['wall_seconds']:.0f} s wall at load average {r['machine']['load_average'][0]:.1f} on "
             f"{r['machine']['cores']} cores, peak RSS {r['peak_rss_mb_python']:.0f} MB Python and "
-            f"{r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM; {same} ({_source(OM_ANATOMY)}).")
+            + (f"{r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM" if r["peak_rss_mb_neo4j"] is not None else
+               f"the Neo4j JVM's {r['peak_rss_neo4j_since']}")
+            + f"; {same} ({_source(OM_ANATOMY)}).")
 
 
 @figure("om-ablation")
