@@ -3,7 +3,7 @@ the earlier of two conflicting pairs are kept, and nothing is dropped without a 
 
 from __future__ import annotations
 
-from kgagents.agent.matching.repair import Hierarchy, repair
+from kgagents.agent.matching.repair import Hierarchy, repair, unrelated_ends
 
 # source: Animal > Dog > Puppy, Plant; target: Beast > Hound > Pup, Herb, with Beast disjoint from Herb
 SOURCE = Hierarchy({"s:Dog": ["s:Animal"], "s:Puppy": ["s:Dog"], "s:Plant": []})
@@ -47,3 +47,18 @@ def test_properties_whose_sole_domains_map_to_disjoint_classes_are_dropped() -> 
 
 def test_children_are_known_from_the_parents() -> None:
     assert SOURCE.has_children("s:Dog") and not SOURCE.has_children("s:Puppy") and not SOURCE.has_children("s:x")
+
+
+def test_property_pairs_whose_ends_the_class_pairs_map_apart_are_dropped_however_trusted() -> None:
+    source = Hierarchy({"s:Dog": ["s:Animal"], "s:Contact": []},
+                       domains={"s:phone": ["s:Dog"], "s:name": ["s:Animal"], "s:mail": ["s:Contact"]})
+    target = Hierarchy({"t:Hound": ["t:Beast"], "t:Address": []},
+                       domains={"t:phone": ["t:Address"], "t:name": ["t:Hound"], "t:mail": ["t:Beast"],
+                                "t:tag": ["t:Address"]})
+    classes = [("s:Dog", "t:Hound"), ("s:Animal", "t:Beast")]
+    pairs = [*classes, ("s:phone", "t:phone"), ("s:name", "t:name"), ("s:mail", "t:mail"), ("s:tag", "t:tag")]
+    # phone: Dog ≡ Hound, unrelated to Address; name: Animal ≡ Beast, above Hound (comparable: kept);
+    # mail: Beast's counterpart Animal is unrelated to Contact (the other direction); tag: no source domain, kept
+    assert unrelated_ends(pairs, source, target) == [("s:phone", "t:phone"), ("s:mail", "t:mail")]
+    # ends the alignment does not map say nothing
+    assert unrelated_ends([("s:phone", "t:phone")], source, target) == []

@@ -54,7 +54,7 @@ from kgagents.agent.matching.lexical import (
     variant_matches,
 )
 from kgagents.agent.matching.llm_steps import LLMSteps
-from kgagents.agent.matching.repair import Hierarchy, repair
+from kgagents.agent.matching.repair import Hierarchy, repair, unrelated_ends
 from kgagents.agent.matching.settings import GATED, MatchSettings
 from kgagents.agent.matching.store import write_matches
 from kgagents.embeddings import get_embedder
@@ -373,9 +373,9 @@ class MatchingAgent(Agent[MatchSettings]):
         return added
 
     def propagate(self, state: MatchState) -> MatchState:
-        """Structural propagation, then spelling variants, lexical propagation (learned word substitutions) and
-        containment, each among the entities still unmatched; last the repair against both ontologies' hierarchy and
-        disjointness."""
+        """Structural propagation, then spelling variants, typos, acronyms, lexical propagation (learned word
+        substitutions) and containment, each among the entities still unmatched; then the repair against both
+        ontologies' hierarchy and disjointness; last, property pairs whose ends the class pairs map apart."""
         started = time.perf_counter()
         settings = self.settings
         matched = {(m["source"], m["target"]) for m in state["matches"]}
@@ -396,12 +396,16 @@ class MatchingAgent(Agent[MatchSettings]):
                                         "lexical:acronym", "an acronym on one side spelled out on the other")
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
-        hierarchies = self._hierarchies(state) if settings.repair or settings.containment_no_subclasses else None
+        hierarchies = (self._hierarchies(state)
+                       if settings.repair or settings.containment_no_subclasses or settings.property_ends else None)
         if settings.containment:
             added += self._contained(state, matched, verdicts, hierarchies)
         matches = state["matches"] + added
         if settings.repair and hierarchies is not None:
             matches = self._repaired(matches, hierarchies)
+        if settings.property_ends and hierarchies is not None:
+            unrelated = set(unrelated_ends([(m["source"], m["target"]) for m in matches], *hierarchies))
+            matches = [m for m in matches if (m["source"], m["target"]) not in unrelated]
         return {"matches": matches, "verdicts": verdicts, "timings": self._timed(state, "propagate", started)}
 
     def _structural(self, state: MatchState, matched: set[tuple[str, str]],

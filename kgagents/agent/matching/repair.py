@@ -11,6 +11,11 @@ of s (and the same on the other side):
 * **domain / range** — two properties with one domain (range) class each, where a kept pair maps one's domain
   (range) to a class disjoint with the other's: the merged property could hold between nothing.
 
+Last, :func:`unrelated_ends` checks every property pair against the final class pairs, the trusted ones too: two
+equivalent properties hold between the same things, so where the alignment maps one property's domain (range) only to
+classes unrelated to the other's — neither the same class nor above or below it — the pair goes ("hasPhone" of a
+Person / "hasPhone" of a ContactInformation, when Person is matched to Person).
+
 Pairs are taken most trusted first (the caller orders them); a pair conflicting with a kept one is dropped. The
 lexical pre-match's pairs are trusted (kept unchecked, checked against): on OAEI anatomy the reference itself holds
 label-identical pairs that conflict with the human ontology's disjointness axioms. No threshold: the only input is
@@ -142,3 +147,33 @@ def _sole(ends: Mapping[str, Iterable[str]], uri: str) -> str | None:
     """The property's only domain (or range) class; None for none or a union of several."""
     found = list(ends.get(uri, ()))
     return found[0] if len(found) == 1 else None
+
+
+def unrelated_ends(pairs: Iterable[tuple[str, str]], source: Hierarchy,
+                   target: Hierarchy) -> list[tuple[str, str]]:
+    """The property pairs of ``pairs`` where the class pairs of ``pairs`` map one property's domain (or range)
+    classes only to classes unrelated to the other property's (in either direction; see the module docstring).
+    A property without declared ends, or ends the alignment does not map, is never dropped."""
+    pairs = list(pairs)
+    forward: dict[str, set[str]] = defaultdict(set)
+    backward: dict[str, set[str]] = defaultdict(set)
+    for s, t in pairs:
+        forward[s].add(t)
+        backward[t].add(s)
+    dropped = []
+    for s, t in pairs:
+        for ends in ("domains", "ranges"):
+            mine, theirs = set(getattr(source, ends).get(s, ())), set(getattr(target, ends).get(t, ()))
+            if mine and theirs and (_unrelated(mine, theirs, forward, target)
+                                    or _unrelated(theirs, mine, backward, source)):
+                dropped.append((s, t))
+                break
+    return dropped
+
+
+def _unrelated(ends: set[str], others: set[str], mapped: Mapping[str, set[str]], hierarchy: Hierarchy) -> bool:
+    """Whether ``ends`` are mapped (some of them) and every class they map to is unrelated to each of ``others``
+    in ``hierarchy``: not the same class, not above it, not below it."""
+    images = {x for c in ends for x in mapped.get(c, ())}
+    return bool(images) and not any(x == y or x in hierarchy.ancestors(y) or y in hierarchy.ancestors(x)
+                                    for x in images for y in others)

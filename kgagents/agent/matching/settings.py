@@ -82,6 +82,10 @@ class MatchSettings(BaseSettings, AgentSettings):
         True, description="last: drop pairs that, read as equivalences, make a class unsatisfiable (comparable "
         "classes mapped to disjoint ones) or collapse a hierarchy (crossing an already kept pair); pairs are "
         "kept most trusted first (lexical pre-match, merged, structural, substituted, contained)")
+    property_ends: bool = Field(
+        True, description="after the repair: drop a property pair (the pre-match's too) where the alignment's "
+        "class pairs map one property's domain (range) classes only to classes unrelated to the other's — not the "
+        "same, not above, not below ('hasPhone' of a Person / 'hasPhone' of a ContactInformation)")
     skip_shared: bool = Field(
         True, description="entities both ontologies declare (the same URI, e.g. an imported vocabulary's classes) "
         "are not matched: an entity paired with itself is no alignment")
