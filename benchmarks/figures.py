@@ -181,6 +181,7 @@ def om_gated_llm(results: Path) -> str:
     same_code = (results / f"{subset}.json").exists()
     offline_run = load(results, subset if same_code else OM_CONFERENCE)
     offline = {p["pair"]: p for p in offline_run["pairs"]}
+    offline_now = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]} if same_code else offline
     by_pair = [{p["pair"]: p for p in run["pairs"]} for run in paid]
 
     def extra(name: str) -> str:
@@ -202,11 +203,10 @@ def om_gated_llm(results: Path) -> str:
                  + (f", log-odds ≥ {floor}" if floor is not None else "") + " | LLM calls |")
     head += " minutes |"
     sources = "".join(f", paid band: {_source(f.stem)}" for f in paid_files)
-    current = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]}
     later = (f" The no-LLM column is `{offline_run['command']}` at commit {offline_run['git_commit'][:7]} "
              f"({_source(subset)}): the no-LLM matcher before its contrasts, acronyms, one-stem and property-ends "
              f"changes, none of which the gated runs had; today's no-LLM matcher scores these pairs "
-             f"{fmean(current[p['pair']]['f1'] for p in r['pairs']):.3f} macro F1 "
+             f"{fmean(offline_now[p['pair']]['f1'] for p in r['pairs']):.3f} macro F1 "
              f"({_source(OM_CONFERENCE)}), and the gated runs were not repeated with it." if same_code else "")
     return "\n".join([
         f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
