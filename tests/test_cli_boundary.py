@@ -84,6 +84,25 @@ def test_a_lost_server_is_one_line() -> None:
     assert exit_.value.exit_code == 1
 
 
+def test_a_bug_is_one_line_that_says_so(capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception no input explains (here a TypeError) is a bug: one line naming it, exit 2, no traceback."""
+    @guarded
+    def command() -> None:
+        raise TypeError("unsupported format string passed to NoneType.__format__")
+
+    monkeypatch.delenv("KGAGENTS_DEBUG", raising=False)
+    with pytest.raises(typer.Exit) as exit_:
+        command()
+    assert exit_.value.exit_code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "TypeError: unsupported format string" in err and "KGAGENTS_DEBUG=1" in err
+    assert "Traceback" not in err
+    monkeypatch.setenv("KGAGENTS_DEBUG", "1")
+    with pytest.raises(TypeError):
+        command()
+
+
 def test_a_failed_run_shows_as_failed_in_stats(graph: Graph, neo4j_settings: Neo4jSettings,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(console, "width", 250)  # a wide terminal: the test reads cells, not the layout

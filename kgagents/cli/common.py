@@ -3,7 +3,8 @@
 Why one boundary: a command that fails must print one line a user can act on and exit non-zero — never a
 traceback — whatever failed (our own errors, a setting pydantic rejected, a file that cannot be read or written,
 a Neo4j server that went away). :class:`App` wraps every command it registers in :func:`guarded`, so no command
-can forget it; ``KGAGENTS_DEBUG=1`` re-raises for developers.
+can forget it; ``KGAGENTS_DEBUG=1`` re-raises for developers. Anything else that escapes a command is a bug in
+kgagents, not the user's input: it is still one line, saying so and how to get the traceback for a report.
 """
 
 from __future__ import annotations
@@ -65,6 +66,12 @@ def guarded(fn: F) -> F:
                 raise
             errors.print(f"[red]error:[/red] {escape(error_line(exc))}", soft_wrap=True)
             raise typer.Exit(1) from None
+        except Exception as exc:  # a bug: no traceback for the user either, but the way to get one
+            if os.environ.get("KGAGENTS_DEBUG") == "1":
+                raise
+            errors.print(f"[red]internal error:[/red] {escape(error_line(exc))} — a bug in kgagents; run the command "
+                         "again with KGAGENTS_DEBUG=1 for the traceback to report", soft_wrap=True)
+            raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]
 
