@@ -176,12 +176,8 @@ def om_gated_llm(results: Path) -> str:
     r = load(results, found[0].stem)
     paid_files = sorted(results.glob("om_conference_gated_*_mode-gated-threshold-*.json"))
     paid = [load(results, f.stem) for f in paid_files]
-    # the no-LLM run of the same pairs with the pipeline the gated runs had, when the no-LLM matcher changed since
-    subset = "_".join([OM_CONFERENCE, *sorted(p["pair"] for p in r["pairs"])])
-    same_code = (results / f"{subset}.json").exists()
-    offline_run = load(results, subset if same_code else OM_CONFERENCE)
-    offline = {p["pair"]: p for p in offline_run["pairs"]}
-    offline_now = {p["pair"]: p for p in load(results, OM_CONFERENCE)["pairs"]} if same_code else offline
+    no_llm_run = load(results, OM_CONFERENCE)
+    offline = {p["pair"]: p for p in no_llm_run["pairs"]}
     by_pair = [{p["pair"]: p for p in run["pairs"]} for run in paid]
 
     def extra(name: str) -> str:
@@ -203,15 +199,12 @@ def om_gated_llm(results: Path) -> str:
                  + (f", log-odds ≥ {floor}" if floor is not None else "") + " | LLM calls |")
     head += " minutes |"
     sources = "".join(f", paid band: {_source(f.stem)}" for f in paid_files)
-    later = (f" The no-LLM column is `{offline_run['command']}` at commit {offline_run['git_commit'][:7]} "
-             f"({_source(subset)}): the no-LLM matcher before its contrasts, acronyms, one-stem and property-ends "
-             f"changes, none of which the gated runs had; today's no-LLM matcher scores these pairs "
-             f"{fmean(offline_now[p['pair']]['f1'] for p in r['pairs']):.3f} macro F1 "
-             f"({_source(OM_CONFERENCE)}), and the gated runs were not repeated with it." if same_code else "")
     return "\n".join([
         f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
         f"{_seed(r['command'])} ({_source(found[0].stem)}{sources}"
-        + f"; load average {r['machine']['load_average'][0]:.1f}, shared model server).{later}", "",
+        + f"; load average {r['machine']['load_average'][0]:.1f}, shared model server; no-LLM: "
+        f"{_source(OM_CONFERENCE)}; commits: gated {', '.join(sorted({x['git_commit'][:7] for x in (r, *paid)}))}, "
+        f"no-LLM {no_llm_run['git_commit'][:7]}).", "",
         head, "|" + "---|" * (head.count("|") - 1), *rows,
         f"| **macro** | {_f3(no_llm_macro)} | {_f3(r['macro']['f1'])} | {cost['llm_calls']} "
         f"({cost['fraction_of_agent_om_calls'] * 100:.1f} % of Agent-OM's (k+1)(Ns+Nt) = "
