@@ -191,6 +191,22 @@ def bench_load(
         console.print(f"written {path}")
 
 
+@app.command("write-ceiling")
+def bench_write_ceiling(
+    relationships: int = typer.Option(1_000_000, min=1, help="relationships written per run"),
+    nodes: int = typer.Option(200_000, min=2, help="probe nodes they are written between"),
+    out: Path = _results_option(),
+) -> None:
+    """The batched loader's statement query on bare relationships between existing nodes, with 1 / 2 / 3 writers
+    (warm): this machine's ceiling for the loader's cheapest write → engine_write_ceiling.json + .md. Writes into
+    the configured server and removes its probe nodes afterwards."""
+    from benchmarks import write_ceiling
+
+    report = write_ceiling.run(nodes=nodes, relationships=relationships, log=lambda msg: console.print(escape(msg)))
+    for path in write_ceiling.write_report(report, out):
+        console.print(f"written {path}")
+
+
 @app.command("generate-kg")
 def bench_generate_kg(
     out: Path = typer.Argument(..., help="the N-Triples file to write"),

@@ -722,6 +722,24 @@ def load_figure(results: Path) -> str:
     return "\n".join(rows)
 
 
+@figure("load-write-ceiling")
+def load_write_ceiling_figure(results: Path) -> str:
+    """The loader's statement query on bare relationships (warm runs): what the server's write path allows here."""
+    r = load(results, "engine_write_ceiling")
+    warm = [x for x in r["rows"] if x["run"] == "warm"]
+    with_props = {x["writers"]: x for x in warm if x["query"] == "rel + name"}
+    bare = next(x for x in warm if x["query"] == "no properties")
+    one, best = with_props[1], max(with_props.values(), key=lambda x: x["per_second"])
+    writers = ", ".join(f"{w} at once {x['per_second']:,}/s" for w, x in sorted(with_props.items()))
+    return (f"The server's ceiling for this write, measured by `{r['command']}` ({_source('engine_write_ceiling')}; "
+            f"load average {min(x['load_average'] for x in warm):.1f}–{max(x['load_average'] for x in warm):.1f}): "
+            f"the loader's own statement query (`batched/create_triples`) writing {r['relationships']:,} bare "
+            f"relationships between {r['nodes']:,} nodes that already exist, {r['batch']:,} per transaction, no "
+            f"entity, literal, index or dedup work, on a warm server: one writer {one['per_second']:,}/s; "
+            f"{writers} ({best['per_second'] / one['per_second']:.2f}× one writer at best); without the "
+            f"relationships' `rel` and `name` properties, {bare['writers']} writers {bare['per_second']:,}/s.")
+
+
 @figure("load-batched")
 def load_batched_figure(results: Path) -> str:
     """The batched loader's rows (with where the CPU went) and the bulk importer against its ceiling."""

@@ -52,7 +52,7 @@ class GeneratedKG:
         return asdict(self)
 
 
-def _power_law(rng: np.random.Generator, n: int, size: int, skew: float) -> np.ndarray:
+def power_law(rng: np.random.Generator, n: int, size: int, skew: float) -> np.ndarray:
     """``size`` ranks in [0, n) with P(r) ∝ (r+1)^-skew (inverse-CDF of the continuous law, then floored)."""
     u = rng.random(size)
     if abs(skew - 1.0) < 1e-9:
@@ -69,9 +69,9 @@ def _distinct_statements(rng: np.random.Generator, triples: int, entities: int, 
     keys = np.zeros(0, dtype=np.int64)
     while len(keys) < triples:
         want = int((triples - len(keys)) * 1.1) + 1000
-        h = _power_law(rng, entities, want, skew)
-        t = _power_law(rng, entities, want, skew)
-        r = _power_law(rng, relations, want, skew)
+        h = power_law(rng, entities, want, skew)
+        t = power_law(rng, entities, want, skew)
+        r = power_law(rng, relations, want, skew)
         ok = h != t
         new = (h[ok] * relations + r[ok]) * entities + t[ok]
         merged = np.concatenate([keys, new])

@@ -58,3 +58,19 @@ def test_bulk_rows_carried_over_keep_where_they_were_measured(tmp_path: Path) ->
     assert {r["kept_from"]["command"] for r in again["rows"]} == {"bench load A"}  # not the file that carried them
     report = {"rows": [*again["rows"], {"input": "generated_7", "method": "batched", "load_average_before": [2.0]}]}
     assert load_range(report) == (2.0, 2.0)  # this run's rows only
+
+
+def test_the_write_ceiling_runs_the_loaders_own_query_with_and_without_its_properties() -> None:
+    """The ceiling must measure the query the batched loader sends, so a change to it changes the ceiling too."""
+    import numpy as np
+
+    from benchmarks.write_ceiling import _batches, queries
+    from kgagents.cypher import cypher
+
+    texts = queries()
+    assert texts["rel + name"] == cypher("batched/create_triples")
+    assert "g.rel" not in texts["no properties"] and "CREATE (a)-[:$(g.type)]->(b)" in texts["no properties"]
+    batches = _batches(list(range(100, 200)), 250, 100, 5, np.random.default_rng(1))
+    assert [sum(len(g["heads"]) for g in b) for b in batches] == [100, 100, 50]
+    assert all(len(g["heads"]) == len(g["tails"]) and set(g["heads"]) <= set(range(100, 200))
+               for b in batches for g in b)
