@@ -33,7 +33,10 @@ from kgagents.servers.neo4j import LocalNeo4j
 
 LABEL = "KgagentsWriteProbe"
 _NODES = f"UNWIND range($lo, $hi - 1) AS i CREATE (n:{LABEL} {{probe: $probe, i: i}}) RETURN collect(id(n)) AS ids"
-_DELETE = f"MATCH (n:{LABEL}) WITH n LIMIT 5000 DETACH DELETE n RETURN count(*) AS deleted"
+#: removing the probe: its relationships first, a bounded number per transaction (a hub node holds tens of
+#: thousands, too many for one transaction's memory with DETACH DELETE), then its nodes
+_DELETE = (f"MATCH (:{LABEL})-[r]->() WITH r LIMIT 20000 DELETE r RETURN count(*) AS deleted",
+           f"MATCH (n:{LABEL}) WITH n LIMIT 20000 DELETE n RETURN count(*) AS deleted")
 
 
 def queries() -> dict[str, str]:
@@ -95,14 +98,18 @@ def run(*, nodes: int = 200_000, relationships: int = 1_000_000, batch: int = 5_
                        "server_cpu_s": cpu, "load_average": round(load_before, 2)}
                 rows.append(row)
                 log(f"{query}, {n_writers} writer(s), {attempt}: {row['per_second']:,}/s ({seconds:.1f} s)")
-                while graph.run_text(_DELETE)[0]["deleted"]:
-                    pass
+                _remove_probe(graph)
     finally:
-        while graph.run_text(_DELETE)[0]["deleted"]:
-            pass
+        _remove_probe(graph)
         graph.close()
     return {"benchmark": "write_ceiling", "nodes": nodes, "relationships": relationships, "batch": batch,
             "seed": seed, "server": {"heap": local.server.heap, "pagecache": local.server.pagecache}, "rows": rows}
+
+
+def _remove_probe(graph: Graph) -> None:
+    for query in _DELETE:
+        while graph.run_text(query)[0]["deleted"]:
+            pass
 
 
 def write_report(report: dict[str, Any], out: Path) -> list[Path]:
