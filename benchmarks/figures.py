@@ -730,14 +730,15 @@ def load_write_ceiling_figure(results: Path) -> str:
     with_props = {x["writers"]: x for x in warm if x["query"] == "rel + name"}
     bare = next(x for x in warm if x["query"] == "no properties")
     one, best = with_props[1], max(with_props.values(), key=lambda x: x["per_second"])
-    writers = ", ".join(f"{w} at once {x['per_second']:,}/s" for w, x in sorted(with_props.items()))
+    writers = ", ".join(f"{w} → {x['per_second']:,}/s" for w, x in sorted(with_props.items()))
     return (f"The server's ceiling for this write, measured by `{r['command']}` ({_source('engine_write_ceiling')}; "
             f"load average {min(x['load_average'] for x in warm):.1f}–{max(x['load_average'] for x in warm):.1f}): "
             f"the loader's own statement query (`batched/create_triples`) writing {r['relationships']:,} bare "
-            f"relationships between {r['nodes']:,} nodes that already exist, {r['batch']:,} per transaction, no "
-            f"entity, literal, index or dedup work, on a warm server: one writer {one['per_second']:,}/s; "
-            f"{writers} ({best['per_second'] / one['per_second']:.2f}× one writer at best); without the "
-            f"relationships' `rel` and `name` properties, {bare['writers']} writers {bare['per_second']:,}/s.")
+            f"relationships between {r['nodes']:,} nodes that already exist, heads, tails and types drawn with the "
+            f"generated files' power law, {r['batch']:,} per transaction, no entity, literal, index or dedup work, "
+            f"on a warm server — writers at once: {writers} ({best['per_second'] / one['per_second']:.2f}× one "
+            f"writer at best); without the relationships' `rel` and `name` properties, {bare['writers']} writers "
+            f"{bare['per_second']:,}/s.")
 
 
 @figure("load-batched")
