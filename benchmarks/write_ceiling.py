@@ -1,8 +1,9 @@
 """The server's own ceiling for the batched loader's cheapest write, measured on this machine.
 
 Why: the batched loader (``load kg --batched``) spends most of its time in the server's commit path. How fast
-can that path go here at all? This runs the loader's statement query shape (``UNWIND`` groups of node-id pairs,
-``CREATE`` with a dynamic type and the graph model's two relationship properties, ``rel`` and ``name``) on bare
+can that path go here at all? This runs the loader's own statement query (``batched/create_triples``: ``UNWIND``
+groups of node-id pairs, ``CREATE`` with a dynamic type and the graph model's two relationship properties, ``rel``
+and ``name``) on bare
 relationships between nodes that already exist — no entity, literal, index or dedup work — with 1, 2 and 3
 writers at once, ``batch`` relationships per transaction like the loader. Each variant runs twice on fresh nodes
 (the first also warms the server's JIT); the warm run is the ceiling. Then the same without the two properties,
