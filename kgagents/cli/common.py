@@ -49,6 +49,10 @@ def error_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
+#: what the user's input, files, settings or server explain: one line and exit code 1
+_INPUT_ERRORS = (KgAgentsError, ValidationError, OSError, ValueError, DriverError, Neo4jError)
+
+
 def guarded(fn: F) -> F:
     """Run a command inside the error boundary (see the module docstring)."""
 
@@ -61,14 +65,13 @@ def guarded(fn: F) -> F:
         except KeyboardInterrupt:
             errors.print("[red]interrupted[/red]")
             raise typer.Exit(130) from None
-        except (KgAgentsError, ValidationError, OSError, ValueError, DriverError, Neo4jError) as exc:
+        except Exception as exc:
             if os.environ.get("KGAGENTS_DEBUG") == "1":
                 raise
-            errors.print(f"[red]error:[/red] {escape(error_line(exc))}", soft_wrap=True)
-            raise typer.Exit(1) from None
-        except Exception as exc:  # a bug: no traceback for the user either, but the way to get one
-            if os.environ.get("KGAGENTS_DEBUG") == "1":
-                raise
+            if isinstance(exc, _INPUT_ERRORS):
+                errors.print(f"[red]error:[/red] {escape(error_line(exc))}", soft_wrap=True)
+                raise typer.Exit(1) from None
+            # anything else is a bug: no traceback for the user either, but the way to get one
             errors.print(f"[red]internal error:[/red] {escape(error_line(exc))} — a bug in kgagents; run the command "
                          "again with KGAGENTS_DEBUG=1 for the traceback to report", soft_wrap=True)
             raise typer.Exit(2) from None
