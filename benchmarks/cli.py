@@ -13,10 +13,18 @@ import typer
 from rich.markup import escape
 
 from benchmarks import RESULTS_DIR
-from kgagents.cli.common import App, chat_or_none, connected, console, input_file, output_file, progress_bar
-from kgagents.cli.kgqa import kgqa_chat, kgqa_settings, print_summary
-from kgagents.cli.matching import _match_settings
-from kgagents.cli.tools import RELATION_REPAIR, REQUIRE_IN_TEXT, RETYPE_OBJECTS, switches
+from kgagents.cli.common import (
+    App,
+    chat_or_none,
+    connected,
+    console,
+    input_file,
+    job_settings,
+    output_file,
+    progress_bar,
+)
+from kgagents.cli.kgqa import kgqa_chat, print_summary
+from kgagents.cli.tools import RELATION_REPAIR, REQUIRE_IN_TEXT, RETYPE_OBJECTS
 from kgagents.errors import KgAgentsError
 from kgagents.progress import StageDisplay
 
@@ -59,7 +67,7 @@ def bench_om(
     from benchmarks import om as om_runner
 
     chat = chat_or_none(no_llm)
-    settings = _match_settings(chat is None, None, None, None, changes=set_)
+    settings = job_settings("match", sets=set_, chat=chat).settings
     variant = variant_name(set_)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
@@ -104,7 +112,7 @@ def bench_om_gate(
     chat = chat_or_none(False)
     if chat is None:
         raise KgAgentsError("bench om-gate needs a chat model: start one with `kgagents llm start`")
-    settings = _match_settings(False, None, None, None, changes=["mode=gated", *set_])
+    settings = job_settings("match", sets=["mode=gated", *set_], chat=chat).settings
     reported = om_runner.sample_pairs(reported_sample, reported_seed)
     pairs = om_runner.train_pairs(sample, seed, reported)
     with connected() as graph, progress_bar(escape("conference train pairs [gated]"), len(pairs)) as advance:
@@ -305,7 +313,8 @@ def bench_text2kgbench(
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),
     max_repairs: int = typer.Option(None, min=0, help="repair turns per sentence (default 4)"),
     split: str = typer.Option("test", help="test (what results report) | train (for choosing prompts and design)"),
-    examples: int = typer.Option(1, min=0, help="solved train sentences shown per sentence (the most similar)"),
+    examples: int = typer.Option(3, min=0, help="solved train sentences shown per sentence (the most similar; 3 had "
+                                 "the best train F1 with the local model)"),
     workers: int = typer.Option(None, min=1, help="ontologies extracted at once (default: the LLM server's slots, "
                                 "KGAGENTS_LLM_PARALLEL)"),
     relation_repair: bool = RELATION_REPAIR,
@@ -319,21 +328,18 @@ def bench_text2kgbench(
 ) -> None:
     """Text2KGBench DBpedia-WebNLG through the compiled tools: results JSON + markdown in benchmarks/results/."""
     from benchmarks.text2kgbench_report import write_report
-    from kgagents.agent.extraction.settings import check_settings
     from kgagents.jobs import text2kgbench
 
     modes = {"full": "full", "llm": "full", "no_llm": "no_llm", "no-llm": "no_llm"}
     if mode not in modes:
         raise KgAgentsError(f"--mode must be full or no_llm, not {mode!r}")
     chat = chat_or_none(modes[mode] == "no_llm")
-    settings: dict[str, Any] = {"mode": "full" if chat is not None else "no_llm"}
-    if chat is not None:
-        settings["feedback"] = not no_feedback
-        if max_repairs is not None:
-            settings["max_repairs"] = max_repairs
-        settings |= check_settings(check_floor, propose_floor)
-        settings |= switches(relation_repair=relation_repair, retype_objects=retype_objects,
-                             require_in_text=require_in_text)
+    chosen: dict[str, Any] = {
+        "feedback": False if no_feedback else None, "max_repairs": max_repairs, "check_min_log_odds": check_floor,
+        "propose_min_log_odds": propose_floor, "relation_repair": relation_repair, "retype_objects": retype_objects,
+        "require_in_text": require_in_text}
+    resolved = job_settings("extract", chat=chat, **(chosen if chat is not None else {}))
+    settings = resolved.settings.model_dump(include={"mode", *resolved.changed()})
     with connected() as graph, progress_bar(escape(f"text2kgbench [{settings['mode']}]"),
                                             len(ontology) or 19) as advance:
         result = text2kgbench.run(graph, chat=chat, settings=settings, sample=sample, seed=seed,
@@ -423,7 +429,7 @@ def bench_kgqa_gate(
     with the memory): the split on which settings are compared (`--set`), never the reported test split."""
     from benchmarks import kgqa
 
-    settings = kgqa_settings(set_, mode="no_llm", memory=memory)
+    settings = job_settings("kgqa", sets=set_, mode="no_llm", memory=memory).settings
     chat = _model_if(with_model, settings.temperature)
     with connected() as graph, progress_bar(escape(f"{dataset} gate")) as advance:
         result = kgqa.calibrate(graph, dataset, settings=settings, sample=sample, seed=seed, weak=weak,

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import typer
 from neo4j.exceptions import ServiceUnavailable
-from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from kgagents.cli import app
@@ -145,15 +144,16 @@ def test_a_kgqa_setting_that_does_not_exist_or_does_not_validate_is_refused_befo
         tmp_path: Path) -> None:
     questions = tmp_path / "q.jsonl"
     questions.write_text('{"question": "who directed [Kismet]", "answers": ["William Dieterle"]}\n', encoding="utf-8")
-    _refused(["kgqa", "run", str(questions), "--kg", "x", "--set", "nonsense=1"], "no KGQA setting 'nonsense'")
+    _refused(["kgqa", "run", str(questions), "--kg", "x", "--set", "nonsense=1"], "no setting 'nonsense'")
     _refused(["ask", "who directed Kismet", "--kg", "x", "--set", "ranking=best"], "ranking", "yes_no")
     _refused(["kgqa", "learn-gate", str(questions), "--kg", "x", "--set", "verify_weight=-1"], "verify_weight")
 
 
 def test_none_unsets_an_optional_kgqa_setting_and_is_refused_for_a_required_one() -> None:
-    from kgagents.cli.kgqa import kgqa_settings
+    from kgagents.errors import AgentSettingsError
+    from kgagents.settings import resolve
 
-    assert kgqa_settings(["length_words=none", "e5_weight=0"]).length_words is None
-    assert kgqa_settings(["length_words=7"]).length_words == 7
-    with pytest.raises(ValidationError):
-        kgqa_settings(["length_penalty=none"])
+    assert resolve("kgqa", sets=["length_words=none", "e5_weight=0"], env={}).settings.length_words is None
+    assert resolve("kgqa", sets=["length_words=7"], env={}).settings.length_words == 7
+    with pytest.raises(AgentSettingsError, match="length_penalty"):
+        resolve("kgqa", sets=["length_penalty=none"], env={})

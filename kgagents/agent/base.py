@@ -27,7 +27,6 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from langgraph.graph import StateGraph
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from typing_extensions import Self
 
 from kgagents.errors import AgentSettingsError, ChatModelRequiredError
 from kgagents.graph.connection import GraphLike, connect
@@ -35,28 +34,7 @@ from kgagents.graph.runs import RunStore, new_run_id
 from kgagents.llm.client import ChatModel
 from kgagents.llm.langchain import as_chat_model
 from kgagents.llm.ledger import Ledger
-
-#: the mode every agent has: no chat model is called (the documented offline ablation)
-NO_LLM = "no_llm"
-
-
-class AgentSettings(BaseModel):
-    """Base of every agent's settings. ``mode`` is narrowed by each agent (a ``Literal`` that includes
-    :data:`NO_LLM`); unknown fields are refused so a typo is an error, not a silent default."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    mode: str = "full"
-
-    @property
-    def uses_llm(self) -> bool:
-        return self.mode != NO_LLM
-
-    def for_model(self, table: Mapping[str, Mapping[str, Any]], model: str | None) -> tuple[Self, dict[str, Any]]:
-        """These settings with ``table[model]``'s values (a model's own, chosen on train data) where they were not
-        given explicitly, and the values applied (empty for a model the table lacks, or when all were given)."""
-        applied = {k: v for k, v in table.get(model or "", {}).items() if k not in self.model_fields_set}
-        return (self.model_copy(update=applied) if applied else self), applied
+from kgagents.settings import NO_LLM, AgentSettings, job_of, resolve
 
 
 class LLMUsage(BaseModel):
@@ -113,7 +91,10 @@ class Agent(ABC, Generic[SettingsT]):
     def __init__(self, graph: GraphLike, chat: Any = None,
                  settings: SettingsT | Mapping[str, Any] | None = None) -> None:
         self.graph = connect(graph)
-        self.settings: SettingsT = self._validate(settings)
+        model = as_chat_model(chat).model_name if chat is not None else None
+        #: where each setting's value came from (kgagents.settings.resolve's layers)
+        self.settings_sources: dict[str, str] = {}
+        self.settings: SettingsT = self._resolve(settings, model)
         if self.settings.uses_llm and chat is None:
             raise ChatModelRequiredError(
                 f"The {self.job} agent's mode '{self.settings.mode}' needs a chat model (chat=...): pass any "
@@ -122,19 +103,33 @@ class Agent(ABC, Generic[SettingsT]):
         self.chat: ChatModel | None = self.ledger.wrap(as_chat_model(chat)) if self.settings.uses_llm else None
         self.runs = RunStore(self.graph)
 
-    @classmethod
-    def _validate(cls, settings: Any) -> Any:
-        if isinstance(settings, cls.settings_type):
-            return settings
-        if settings is not None and not isinstance(settings, Mapping):
-            raise AgentSettingsError(f"{cls.__name__} settings must be a {cls.settings_type.__name__} or a mapping "
-                                     f"of its fields, not a {type(settings).__name__}.")
-        try:
-            return cls.settings_type.model_validate(dict(settings or {}))
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
-                                 for e in exc.errors())
-            raise AgentSettingsError(f"Invalid {cls.settings_type.__name__}: {problems}") from None
+    def _resolve(self, settings: Any, model: str | None) -> Any:
+        """``settings`` (explicit values) over the environment, the model's defaults, a learned gate and the
+        defaults — :func:`kgagents.settings.resolve`, the one place a value is decided."""
+        if settings is not None and not isinstance(settings, (Mapping, self.settings_type)):
+            raise AgentSettingsError(f"{type(self).__name__} settings must be a {self.settings_type.__name__} or a "
+                                     f"mapping of its fields, not a {type(settings).__name__}.")
+        spec = job_of(self.settings_type)
+        if spec is None:  # a settings class no job registers (an agent of the caller's own): validated as given
+            if isinstance(settings, self.settings_type):
+                return settings
+            try:
+                return self.settings_type.model_validate(dict(settings or {}))
+            except ValidationError as exc:
+                problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
+                                     for e in exc.errors())
+                raise AgentSettingsError(f"Invalid {self.settings_type.__name__}: {problems}") from None
+        resolved = resolve(spec, arguments=settings, model=model)
+        learned = self.learned_settings(resolved.settings, model)
+        if learned is not None:
+            resolved = resolve(spec, arguments=settings, model=model, learned=learned[0], learned_from=learned[1])
+        self.settings_sources = resolved.sources
+        return resolved.settings
+
+    def learned_settings(self, settings: Any, model: str | None) -> tuple[dict[str, Any], str] | None:
+        """Values a gate learned for ``model`` on this agent's data (and what learned them), or None; the layer
+        below the model's defaults. Agents with learned gates override this."""
+        return None
 
     @property
     def model_name(self) -> str:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 
-from kgagents.cli import alignment, demo, graph, kgqa, llm, load, matching, neo4j, report, tools
+from kgagents.cli import alignment, config, demo, graph, kgqa, llm, load, matching, neo4j, report, tools
 from kgagents.cli.common import App
 
 app = App(help="LLM agents that run inside a Neo4j graph.")
 for module in (graph, matching, alignment, kgqa, tools, report, demo):
     app.registered_commands.extend(module.commands.registered_commands)
 for name, group in (("neo4j", neo4j.app), ("load", load.app), ("llm", llm.app), ("ea", alignment.app),
-                    ("kgqa", kgqa.app)):
+                    ("kgqa", kgqa.app), ("config", config.app)):
     app.add_typer(group, name=name)
 for plugin in entry_points(group="kgagents.cli"):
     app.add_typer(plugin.load(), name=plugin.name)

@@ -199,3 +199,26 @@ def input_file(path: Path | None, option: str) -> Path | None:
     if not path.is_file():
         raise InputFileError(f"{option} {path}: no such file.")
     return path
+
+
+def set_option(job: str, example: str) -> Any:
+    """The ``--set KEY=VALUE`` option every job command takes (see :mod:`kgagents.settings`)."""
+    return typer.Option([], "--set", metavar="KEY=VALUE",
+                        help=f"a {job} setting changed from its default, e.g. {example}; repeatable "
+                        f"(`kgagents config show {job}` lists them)")
+
+
+def config_option() -> Any:
+    """The ``--config FILE`` option every job command takes: a TOML or YAML file with a table per job."""
+    return typer.Option(None, "--config", metavar="FILE", help="settings file (TOML or YAML, a table per job: "
+                        "[match], [align], [kgqa], [extract]); `kgagents config template JOB` writes one")
+
+
+def job_settings(job: str, *, sets: list[str] | None = None, config: Path | None = None, chat: Any = None,
+                 **arguments: Any) -> Any:
+    """The resolved settings of one run of ``job`` (:func:`kgagents.settings.resolve`): ``arguments`` are the
+    command's own options (None: not given), ``chat`` the chat model (None: the no-LLM ablation)."""
+    from kgagents.settings import resolve
+
+    return resolve(job, arguments=arguments, sets=sets or (), config=config,
+                   model=getattr(chat, "model_name", None), offline=chat is None)

@@ -10,7 +10,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kgagents.cli.common import App, chat_or_none, connected, console, input_file, progress_bar
+from kgagents.cli.common import (
+    App,
+    chat_or_none,
+    config_option,
+    connected,
+    console,
+    input_file,
+    job_settings,
+    progress_bar,
+    set_option,
+)
 from kgagents.errors import KgAgentsError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -19,37 +29,24 @@ commands = App()
 app = App(help="KG question answering: run question files, learn paths from answered questions, prepare a KG.")
 
 _MODES = "full | gated | no_observation | reflect_similarity | reflect_random | reflect_generated | no_llm"
-_SET_HELP = ("a KGQA setting changed from its default, KEY=VALUE (e.g. ranking=options, verify_weight=0.5); "
-             "repeatable")
+_EXAMPLE = "ranking=options"
 
 
-def kgqa_settings(changes: Sequence[str] = (), **fixed: Any) -> Any:
-    """KGQA settings from ``fixed`` values and ``KEY=VALUE`` texts (``--set``; validated by the settings model; the
-    value ``none`` unsets an optional setting, e.g. ``length_words=none``)."""
-    from kgagents.agent.kgqa.settings import KGQASettings
-
-    overrides: dict[str, Any] = {}
-    for change in changes:
-        key, sep, value = change.partition("=")
-        if not sep or not key.strip():
-            raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. memory_temperature=0.02")
-        if key.strip() not in KGQASettings.model_fields:
-            raise KgAgentsError(f"--set {change!r}: no KGQA setting '{key.strip()}'")
-        overrides[key.strip()] = None if value.strip().lower() in ("none", "null") else value.strip()
-    return KGQASettings.model_validate({**fixed, **overrides})
-
-
-def kgqa_chat(mode: str, no_llm: bool, memory: bool = True, changes: Sequence[str] = ()) -> tuple[Any, Any]:
-    """(settings, chat model or None) for a KGQA command; no model (or ``--no-llm``) runs mode no_llm;
-    ``changes``: settings changed from their defaults (``KEY=VALUE``)."""
+def kgqa_chat(mode: str | None, no_llm: bool, memory: bool | None = None, changes: Sequence[str] = (),
+              config: Path | None = None) -> tuple[Any, Any]:
+    """(settings, chat model or None) for a KGQA command (:func:`~kgagents.cli.common.job_settings`): ``mode`` and
+    ``memory`` as the command's options gave them (None: not given), ``changes`` its ``--set`` texts, ``config``
+    its ``--config`` file; no model (or ``--no-llm``, or mode ``no_llm``) runs the no-LLM ablation."""
     from kgagents.agent.kgqa.settings import MODES
     from kgagents.config import LLMSettings
 
-    if mode not in MODES:
+    if mode is not None and mode not in MODES:
         raise KgAgentsError(f"unknown KGQA mode '{mode}': use one of {', '.join(MODES)}")
-    settings = kgqa_settings(changes, mode=mode, memory=memory)
-    chat = chat_or_none(no_llm or mode == "no_llm", LLMSettings(temperature=settings.temperature))
-    return settings.model_copy(update={"mode": "no_llm"}) if chat is None else settings, chat
+    given = {"mode": mode, "memory": memory}
+    first = job_settings("kgqa", sets=list(changes), config=config, chat=None, **given).settings
+    offline = no_llm or mode == "no_llm"
+    chat = None if offline else chat_or_none(False, LLMSettings(temperature=first.temperature))
+    return job_settings("kgqa", sets=list(changes), config=config, chat=chat, **given).settings, chat
 
 
 def _label(settings: Any, chat: Any) -> str:
@@ -73,15 +70,16 @@ def ask_cmd(
     question: str = typer.Argument(..., help="the question in plain words (a [bracketed] name is taken as its topic)"),
     kg: str = typer.Option(..., "--kg", help="name of a loaded KG"),
     topic: list[str] = typer.Option([], "--topic", help="topic entity id (default: linked from the question)"),
-    mode: str = typer.Option("full", help=_MODES),
+    mode: str = typer.Option(None, help=_MODES + " (default: the model's measured best, else no_llm)"),
     no_llm: bool = typer.Option(False, "--no-llm", help="no chat model: the best-scoring relation path answers"),
     no_memory: bool = typer.Option(False, "--no-memory", help="ignore the KG's path memory (zero-shot)"),
-    set_: list[str] = typer.Option([], "--set", help=_SET_HELP),
+    set_: list[str] = set_option("kgqa", _EXAMPLE),
+    config: Path = config_option(),
 ) -> None:
     """Answer one question against a KG in Neo4j: the answer set, the path that produced it, and the trace."""
     from kgagents.jobs.kgqa import ask
 
-    settings, chat = kgqa_chat(mode, no_llm, memory=not no_memory, changes=set_)
+    settings, chat = kgqa_chat(mode, no_llm, memory=False if no_memory else None, changes=set_, config=config)
     label = _label(settings, chat)
     with connected() as graph, console.status(escape(f"answering [{label}]…")):
         asked = ask(graph, kg, question, topics=topic, settings=settings, chat=chat)
@@ -117,13 +115,14 @@ def run_cmd(
                                        "PathQuestion jsonl, QALD-10, T-REx, Zero-Shot RE, Creak json"),
     kg: str = typer.Option(..., "--kg", help="name of the loaded KG (e.g. your Wikidata subgraph)"),
     format: str = typer.Option(None, help="question format (default: detected)"),
-    mode: str = typer.Option("full", help=_MODES),
+    mode: str = typer.Option(None, help=_MODES + " (default: the model's measured best, else no_llm)"),
     no_llm: bool = typer.Option(False, "--no-llm", help="no chat model: the best-scoring relation path answers"),
     no_memory: bool = typer.Option(False, "--no-memory", help="ignore the KG's path memory (zero-shot)"),
     sample: int = typer.Option(None, min=1, help="a seeded random sample of this many questions per file"),
     seed: int = typer.Option(7),
     workers: int = typer.Option(1, min=1, help="questions answered at once (without a chat model only)"),
-    set_: list[str] = typer.Option([], "--set", help=_SET_HELP),
+    set_: list[str] = set_option("kgqa", _EXAMPLE),
+    config: Path = config_option(),
 ) -> None:
     """Answer question files against a loaded KG: Hits@1 and answer-set F1 next to coverage (how many questions
     have their topic entity and a gold answer inside the KG), so a score is never read without it."""
@@ -131,7 +130,7 @@ def run_cmd(
 
     for f in files:
         input_file(f, "FILES")
-    settings, chat = kgqa_chat(mode, no_llm, memory=not no_memory, changes=set_)
+    settings, chat = kgqa_chat(mode, no_llm, memory=False if no_memory else None, changes=set_, config=config)
     questions = questions_for(files, format=format, sample=sample, seed=seed)
     label = _label(settings, chat)
     with connected() as graph, progress_bar(escape(f"answering [{label}]"), len(questions)) as advance:
@@ -181,8 +180,9 @@ def learn_gate_cmd(
                                 "memory (each question's own examples left out) or zero-shot"),
     weak: float = typer.Option(0.6, min=0.0, max=1.0, help="the cheap gate: the model is tried below the largest "
                                "confidence under which at most this share of the no-LLM answers are right"),
-    set_: list[str] = typer.Option([], "--set", help=_SET_HELP + "; the gate is stored for the ranking and "
-                                   "verify_weight it was learned with"),
+    set_: list[str] = set_option("kgqa", _EXAMPLE + " (the gate is stored for the ranking and verify_weight it "
+                                 "was learned with)"),
+    config: Path = config_option(),
 ) -> None:
     """Learn where the configured chat model pays on this KG: the no-LLM agent answers the questions, gated mode
     answers the unreliable ones with the model, and the gate keeps only the confidences below which the model fixed
@@ -192,7 +192,7 @@ def learn_gate_cmd(
     from kgagents.jobs.kgqa_gate import learn_gate
 
     input_file(file, "FILE")
-    settings, chat = kgqa_chat("gated", False, memory=memory, changes=set_)
+    settings, chat = kgqa_chat("gated", False, memory=memory, changes=set_, config=config)
     if chat is None:
         raise KgAgentsError("learn-gate needs a chat model: start one with `kgagents llm start` or set "
                             "KGAGENTS_LLM_BASE_URL")

@@ -2,40 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, chat_or_none, checkpointer, connected, console, input_file, output_file
-from kgagents.errors import KgAgentsError
+from kgagents.cli.common import (
+    App,
+    chat_or_none,
+    checkpointer,
+    config_option,
+    connected,
+    console,
+    input_file,
+    job_settings,
+    output_file,
+    set_option,
+)
 from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
 commands = App()
-
-def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, context: str | None,
-                    changes: Sequence[str] = ()) -> Any:
-    """The run's settings; ``changes``: ``KEY=VALUE`` texts (validated by the settings model, one error)."""
-    from kgagents.agent.matching.settings import MatchSettings
-
-    overrides: dict[str, Any] = {}
-    for change in changes:
-        key, sep, value = change.partition("=")
-        if not sep or not key:
-            raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. one_to_one=false")
-        overrides[key.strip()] = value.strip()
-    overrides["context"] = context
-    if no_llm or "mode" not in overrides:  # --set mode=gated picks an LLM mode; without a model it is no_llm
-        overrides["mode"] = "no_llm" if no_llm else "full"
-    if threshold is not None:
-        overrides["threshold"] = threshold
-    if top_k is not None:
-        overrides["top_k"] = top_k
-    return MatchSettings(**overrides)
-
 
 @commands.command("match")
 def match_cmd(
@@ -49,6 +37,8 @@ def match_cmd(
     top_k: int = typer.Option(None, min=1, help="candidates per channel k (default 3)"),
     reference: Path = typer.Option(None, help="OAEI reference alignment: print P/R/F1"),
     checkpoint: Path = typer.Option(None, help="SQLite checkpoint file: an interrupted run resumes from it"),
+    set_: list[str] = set_option("match", "one_to_one=false"),
+    config: Path = config_option(),
     source_name: str = typer.Option(None, help="name to load the source file under (default: its file stem)"),
     target_name: str = typer.Option(None, help="name to load the target file under (default: its file stem)"),
 ) -> None:
@@ -62,7 +52,8 @@ def match_cmd(
     output_file(checkpoint, "--checkpoint")
     expected = read_alignment(input_file(reference, "--reference")) if reference is not None else None
     chat = chat_or_none(no_llm)
-    settings = _match_settings(chat is None, threshold, top_k, context)
+    settings = job_settings("match", sets=set_, config=config, chat=chat, threshold=threshold, top_k=top_k,
+                            context=context).settings
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         names = [_ontology_argument(graph, arg, name) for arg, name in ((source, source_name), (target, target_name))]

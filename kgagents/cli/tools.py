@@ -8,7 +8,18 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, chat_or_none, connected, console, errors, input_file, output_file
+from kgagents.cli.common import (
+    App,
+    chat_or_none,
+    config_option,
+    connected,
+    console,
+    errors,
+    input_file,
+    job_settings,
+    output_file,
+    set_option,
+)
 from kgagents.errors import KgAgentsError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -25,10 +36,6 @@ REQUIRE_IN_TEXT = typer.Option(None, "--require-in-text/--any-names",
                                help="leave out entities and facts with a name that shares no word with the text "
                                "(setting require_in_text)")
 
-
-def switches(**chosen: bool | None) -> dict[str, bool]:
-    """The extraction settings the on/off options set (those given)."""
-    return {key: value for key, value in chosen.items() if value is not None}
 
 @commands.command("compile")
 def compile_cmd(
@@ -76,10 +83,11 @@ def extract_cmd(
     relation_repair: bool = RELATION_REPAIR,
     retype_objects: bool = RETYPE_OBJECTS,
     require_in_text: bool = REQUIRE_IN_TEXT,
+    set_: list[str] = set_option("extract", "max_facts=24"),
+    config: Path = config_option(),
 ) -> None:
     """Extract a document into Neo4j through the compiled tools: only valid instances are written; the run is
     recorded as a (:Run {job: 'extraction'})."""
-    from kgagents.agent.extraction.settings import check_settings
     from kgagents.jobs.extraction import extract
     from kgagents.tools.compiler import compile_ontology
     from kgagents.tools.export import export_turtle
@@ -98,11 +106,10 @@ def extract_cmd(
     if chat is None and given is None:
         raise KgAgentsError("no_llm: without a chat model nothing is extracted from text; pass --triples FILE to feed "
                             "given triples through the tools (the documented no-LLM mode)")
-    settings: dict[str, Any] = {"feedback": not no_feedback, "ground_kg": ground_kg}
-    if max_repairs is not None:
-        settings["max_repairs"] = max_repairs
-    settings |= check_settings(check_floor, propose_floor) | switches(
-        relation_repair=relation_repair, retype_objects=retype_objects, require_in_text=require_in_text)
+    settings = job_settings("extract", sets=set_, config=config, chat=chat, feedback=False if no_feedback else None,
+                            ground_kg=ground_kg, max_repairs=max_repairs, check_min_log_odds=check_floor,
+                            propose_min_log_odds=propose_floor, relation_repair=relation_repair,
+                            retype_objects=retype_objects, require_in_text=require_in_text).settings
     with connected() as graph:
         with console.status("extracting…"):
             run = extract(graph, catalogue, text=None if given is not None else document, triples=given, chat=chat,

@@ -16,7 +16,7 @@ import pytest
 from kgagents.agent.kgqa.agent import ODAAgent
 from kgagents.agent.kgqa.observation import PathObserver, follow
 from kgagents.agent.kgqa.scoring import PathScorer
-from kgagents.agent.kgqa.settings import MODEL_DEFAULTS, KGQASettings
+from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
 from kgagents.agent.kgqa.supervision import supervise_given
 from kgagents.embeddings import get_embedder
@@ -24,6 +24,7 @@ from kgagents.errors import ChatModelRequiredError, KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStatus, RunStore
 from kgagents.jobs.kgqa import ask, run_questions
+from kgagents.llm.models import MODEL_SETTINGS
 from kgagents.loaders.qa import EntityRef, Question, read_questions
 from tests.agent_kgqa.conftest import KG
 from tests.scripted_chat import ScriptedChatModel
@@ -402,8 +403,9 @@ def test_the_models_relation_check_re_ranks_the_best_paths(movies: Graph) -> Non
 
 def test_a_model_with_its_own_check_values_uses_them_unless_the_settings_give_them(movies: Graph) -> None:
     q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
-    model = next(iter(MODEL_DEFAULTS))
+    model = next(m for m, jobs in MODEL_SETTINGS.items() if "relation_weight" in jobs.get("kgqa", {}))
     settings = KGQASettings(mode="gated", memory=False, confident=0.0)  # relation check not set: the model's own
+    own = {k: v for k, v in MODEL_SETTINGS[model]["kgqa"].items() if k not in settings.model_fields_set}
 
     def recorded(run_id: str) -> tuple[list[str], float]:  # in Cypher: r.model_defaults, r.relation_weight
         row = movies.run_text("MATCH (r:Run {id: $id}) RETURN r.model_defaults AS d, r.relation_weight AS w",
@@ -413,8 +415,7 @@ def test_a_model_with_its_own_check_values_uses_them_unless_the_settings_give_th
     chat = ScriptedChatModel(["yes"] * 50, model=model, logprobs=lambda m: {"Yes": -0.1, "No": -2.4})
     run = run_questions(movies, KG, [q], settings, chat)
     assert chat.calls and {c["purpose"] for c in chat.calls} == {"kgqa:relations"}
-    assert recorded(run.run_id) == ([f"{k}={v}" for k, v in sorted(MODEL_DEFAULTS[model].items())],
-                                    MODEL_DEFAULTS[model]["relation_weight"])
+    assert recorded(run.run_id) == ([f"{k}={v}" for k, v in sorted(own.items())], own["relation_weight"])
     off = ScriptedChatModel([], model=model)
     run = run_questions(movies, KG, [q], settings.model_copy(update={"relation_weight": 0.0}), off)
     applied, weight = recorded(run.run_id)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from kgagents.agent.base import AgentSettings
+from kgagents.settings import AgentSettings
 
 
 class ExtractionSettings(AgentSettings):
@@ -16,7 +16,9 @@ class ExtractionSettings(AgentSettings):
     tools (entities typed by the relations they take part in), which shows what the ontology accepts and why it
     refuses the rest — the documented offline mode."""
 
-    mode: Literal["full", "no_llm"] = "full"
+    mode: Literal["full", "no_llm"] = Field(
+        "full", description="full: the model extracts through the tools; no_llm: given triples are fed through the "
+        "same tools (nothing is extracted from text)")
     feedback: bool = Field(True, description="show the model the tools' structured feedback and one concrete repair "
                                              "step (off: the seed's ablation, only 'rejected')")
     max_entities: int = Field(16, ge=1, description="entities the model may list per document")
@@ -52,7 +54,13 @@ class ExtractionSettings(AgentSettings):
 CHECK_FLOORS = (("check", "check_min_log_odds"), ("propose", "propose_min_log_odds"))
 
 
-def check_settings(check_floor: float | None, propose_floor: float | None) -> dict[str, float]:
-    """The extraction check's settings for the floors given (the CLI's ``--check-floor`` / ``--propose-floor``)."""
-    return {key: floor for (_, key), floor in zip(CHECK_FLOORS, (check_floor, propose_floor), strict=True)
-            if floor is not None}
+#: the settings by stage (``kgagents config show extract``, the config template)
+STAGES: dict[str, tuple[str, ...]] = {
+    "run": ("mode", "max_entities", "max_facts", "max_relations"),
+    "repair": ("feedback", "max_repairs", "relation_repair", "retype_objects", "require_in_text"),
+    "model_checks": ("check_min_log_odds", "propose_min_log_odds", "max_proposals"),
+    "grounding": ("ground_kg", "ground_min_score"),
+}
+
+#: where a default came from (results files under benchmarks/results/; see kgagents.settings.chosen_by)
+CHOSEN_BY: dict[str, str] = {}

@@ -53,7 +53,7 @@ from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
 from kgagents.agent.kgqa.scoring import PathScorer, Query, words
-from kgagents.agent.kgqa.settings import KGQASettings, with_model_defaults
+from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import trace_row, write_traces
 from kgagents.agent.kgqa.wording import Wording
 from kgagents.embeddings import get_embedder
@@ -156,20 +156,13 @@ class ODAAgent(Agent[KGQASettings]):
         types; without them the scorer uses relation words only); ``embedder``: the text embedder (default:
         :func:`~kgagents.embeddings.get_embedder`); ``on_question``: called with each answered question's result
         (progress display)."""
+        self.kg = kg  # before the settings are resolved: the learned gate is this KG's
         super().__init__(graph, chat, settings)
-        self.kg = kg
         self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
-        self.gate_source = "settings"
-        model = getattr(self.chat, "model_name", None)
-        self.model_defaults: dict[str, float] = {}
-        if self.llm is not None and isinstance(model, str):  # the model's own check values (settings.MODEL_DEFAULTS)
-            self.settings, self.model_defaults = with_model_defaults(self.settings, model)
-        explicit = "confident" in self.settings.model_fields_set
-        if self.llm is not None and self.settings.mode == "gated" and not explicit and isinstance(model, str):
-            learned = stored_gate(self.graph, kg, model, self.settings)
-            if learned is not None:  # where this model paid on this KG's training questions (`kgqa learn-gate`)
-                self.settings = self.settings.model_copy(update={"confident": learned})
-                self.gate_source = "learned"
+        self.gate_source = "learned" if self.settings_sources.get("confident", "").startswith("learned") else "settings"
+        #: the model's own values this run uses (kgagents.llm.models.MODEL_SETTINGS, not given explicitly)
+        self.model_defaults: dict[str, Any] = {
+            k: getattr(self.settings, k) for k, source in self.settings_sources.items() if source.startswith("model")}
         self._embedder = embedder
         self._scorer: PathScorer | None = None
         self._observer: PathObserver | None = None
@@ -180,6 +173,14 @@ class ODAAgent(Agent[KGQASettings]):
         self._priors: dict[str, Prior] = {}
         self._lock = threading.Lock()
         self.on_question = on_question
+
+    def learned_settings(self, settings: KGQASettings, model: str | None) -> tuple[dict[str, Any], str] | None:
+        """The gate ``kgqa learn-gate`` stored for this model on this KG (gated mode only): where the model paid
+        on the KG's training questions."""
+        if settings.mode != "gated" or model is None:
+            return None
+        learned = stored_gate(self.graph, self.kg, model, settings)
+        return ({"confident": learned}, f"kgqa learn-gate, {self.kg}") if learned is not None else None
 
     # -- collaborators ------------------------------------------------------------------------------
     @property

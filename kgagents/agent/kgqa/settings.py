@@ -24,11 +24,11 @@ is its relation check (``relation_weight``, ``relation_center``; `--check relati
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
-from kgagents.agent.base import AgentSettings
+from kgagents.settings import MODEL, AgentSettings, resolve
 
 Mode = Literal["full", "gated", "no_observation", "reflect_similarity", "reflect_random", "reflect_generated",
                "no_llm"]
@@ -127,17 +127,32 @@ class KGQASettings(AgentSettings):
         return ",".join(f"{name}_weight={w},{name}_center={c}" for name, w, c in on if w > 0)
 
 
-#: A model's own values of the model checks, chosen on train questions only (`kgagents bench kgqa-scorer
-#: --with-model --check relations`, results ``kgqa_relations_train_<model>``): a run with that model uses them
-#: unless its settings give them explicitly (``--set relation_weight=0`` turns the check off). Only the relation
-#: check is here: on held-out questions it paid (MetaQA) or cost about one question in a hundred (PQ-2H), where
-#: the direct check lost on PQ-3H (README, "The model's relation check").
-MODEL_DEFAULTS: dict[str, dict[str, float]] = {
-    "qwen2.5-coder-1.5b": {"relation_weight": 0.03, "relation_center": 0.0},
+def with_model_defaults(settings: KGQASettings, model: str | None) -> tuple[KGQASettings, dict[str, Any]]:
+    """``settings`` with ``model``'s own values (:data:`kgagents.llm.models.MODEL_SETTINGS`) where they were not
+    set explicitly, and the values applied — :func:`kgagents.settings.resolve` with the settings as arguments."""
+    resolved = resolve("kgqa", arguments=settings, model=model, env={})
+    applied = {k: getattr(resolved.settings, k) for k, source in resolved.sources.items() if source.startswith(MODEL)}
+    return resolved.settings, applied
+
+
+#: the settings by stage (``kgagents config show kgqa``, the config template)
+STAGES: dict[str, tuple[str, ...]] = {
+    "run": ("mode", "seed", "temperature", "max_tokens"),
+    "observation": ("depth", "top_n", "top_percent", "min_expand", "max_frontier", "ends_kept", "type_sample"),
+    "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight"),
+    "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
+                    "memory_order_temperature", "memory_focus"),
+    "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths"),
+    "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
+    "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),
+    "answer": ("answer_cap",),
 }
 
-
-def with_model_defaults(settings: KGQASettings, model: str | None) -> tuple[KGQASettings, dict[str, float]]:
-    """``settings`` with ``model``'s :data:`MODEL_DEFAULTS` where they were not set explicitly, and the values
-    applied."""
-    return settings.for_model(MODEL_DEFAULTS, model)
+#: where a default came from: the results file (under benchmarks/results/) of the run that chose it; the run
+#: records the settings it ran with, and a test checks they are today's defaults
+CHOSEN_BY: dict[str, str] = {
+    "e5_weight": "kgqa/scorer/train.json",
+    "length_penalty": "kgqa/scorer/train.json",
+    "length_words": "kgqa/scorer/train.json",
+    "type_weight": "kgqa/scorer/train.json",
+}

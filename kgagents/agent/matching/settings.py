@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from kgagents.agent.base import NO_LLM, AgentSettings
+from kgagents.settings import NO_LLM, AgentSettings
 
 Channel = Literal["syntactic", "lexical", "semantic"]
 #: the LLM only where it pays: no LLM-written channel texts, and the validator asked only about candidates whose
@@ -16,23 +15,25 @@ GATED = "gated"
 ALL_CHANNELS: tuple[Channel, ...] = ("syntactic", "lexical", "semantic")
 
 
-class MatchSettings(BaseSettings, AgentSettings):
+class MatchSettings(AgentSettings):
     """Everything a matching run depends on; stored on the (:Run) node so results are reproducible. Any field can
-    also come from the environment (``KGAGENTS_MATCH_THRESHOLD=0.8``); an unknown field passed in code is an error.
+    also come from ``--set``, a config file or the environment (``KGAGENTS_MATCH_THRESHOLD=0.8``; see
+    :mod:`kgagents.settings`); an unknown field is an error.
 
     ``mode``: ``full`` runs Agent-OM's LLM steps; ``no_llm`` is the offline ablation (syntactic channel +
     label/synonym embeddings as the lexical channel, no semantic channel, no validator); ``gated`` retrieves as
     ``no_llm`` does, accepts candidates with cosine ≥ ``accept_similarity`` unasked and asks the validator only about
     those between ``threshold`` (default there: ``structural_threshold``) and ``accept_similarity``."""
 
-    model_config = SettingsConfigDict(env_prefix="KGAGENTS_MATCH_", extra="forbid")
-
-    mode: Literal["full", "gated", "no_llm"] = "full"
+    mode: Literal["full", "gated", "no_llm"] = Field(
+        "full", description="full: Agent-OM's LLM steps; gated: the validator only for candidates in the uncertain "
+        "band; no_llm: the offline ablation (no chat model is called)")
     threshold: float = Field(0.90, ge=-1.0, le=1.0, description="cosine similarity cut-off T per channel")
     top_k: int = Field(3, ge=1, description="candidates kept per channel")
-    channels: tuple[Channel, ...] = ALL_CHANNELS
-    validator: bool = True
-    merger: bool = True
+    channels: tuple[Channel, ...] = Field(ALL_CHANNELS, description="retrieval channels: syntactic (names), lexical "
+                                          "(labels, synonyms, definitions), semantic (LLM-written descriptions)")
+    validator: bool = Field(True, description="the LLM validates each candidate pair before it is kept")
+    merger: bool = Field(True, description="merge the source→target and target→source searches (bidirectional)")
     lexical_prematch: bool = Field(True, description="accept exact label/synonym matches before any LLM call")
     one_word_stems: bool = Field(
         False, description="the pre-match's stem key also for a name of one stem: off, one root's derivations "
@@ -44,7 +45,8 @@ class MatchSettings(BaseSettings, AgentSettings):
         "structural neighbours (SCO, part-of restrictions, SPO) are already matched (LogMap-style propagation); "
         "with an LLM they must also pass the validator",
     )
-    structural_threshold: float = Field(0.80, ge=-1.0, le=1.0)
+    structural_threshold: float = Field(0.80, ge=-1.0, le=1.0, description="the structural propagation's cosine "
+                                        "floor; also the lower end of gated mode's uncertain band")
     contrasts: bool = Field(
         True, description="the structural propagation skips a pair whose closest names differ on both sides by a "
         "word its ontology uses to tell names apart ('ventral auricular vein' / 'Posterior auricular vein'): "
@@ -113,7 +115,7 @@ class MatchSettings(BaseSettings, AgentSettings):
         "read from its log-probabilities) reach this value — learned on train pairs by `bench om-gate --graded`; "
         "None: the model's yes/no text answer with a reason")
     batch_size: int = Field(64, ge=1, description="entities per checkpointed step")
-    include_properties: bool = True
+    include_properties: bool = Field(True, description="match object and data properties as well as classes")
 
     @model_validator(mode="after")
     def _no_llm_ablation(self) -> MatchSettings:
@@ -126,3 +128,25 @@ class MatchSettings(BaseSettings, AgentSettings):
         if not self.channels:
             raise ValueError("at least one channel must be enabled")
         return self
+
+
+#: the settings by stage (``kgagents config show match``, the config template)
+STAGES: dict[str, tuple[str, ...]] = {
+    "run": ("mode", "context", "batch_size"),
+    "retrieval": ("threshold", "top_k", "channels", "lexical_prematch", "one_word_stems", "skip_shared",
+                  "include_properties"),
+    "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
+    "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
+                    "structural_rounds_until_stable", "substitution", "substitution_min_support"),
+    "lexical_rules": ("containment", "containment_no_subclasses", "variants", "typos", "acronyms"),
+    "output": ("repair", "property_ends", "one_to_one", "many_min_similarity"),
+}
+
+#: where a default came from: the results file (under benchmarks/results/) of the run that chose it; the run
+#: records the settings it ran with, and a test checks they are today's defaults
+CHOSEN_BY: dict[str, str] = {
+    "contrast_min_support": "om/anatomy/no_llm.json",
+    "containment_no_subclasses": "om/conference/no_llm.json",
+    "one_word_stems": "om/anatomy/no_llm.json",
+    "property_ends": "om/conference/no_llm.json",
+}
