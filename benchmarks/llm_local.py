@@ -23,7 +23,7 @@ outcomes, tokens and seconds. Temperature 0.
     kgagents bench llm [--model qwen2.5-coder-1.5b --model smollm2-135m ...] [--threads N] [--port 8799]
     kgagents bench llm --base-url http://127.0.0.1:8765/v1 --model NAME    # a server that already runs
 
-Writes benchmarks/results/llm_local.json (``--out`` DIR to change).
+Writes ``llm/local/tasks.json`` (into the results store with ``--record``).
 """
 
 from __future__ import annotations
@@ -264,12 +264,12 @@ def bench_model(name: str, *, threads: int | None, slots: int, port: int, base_u
 
 def run(models: list[str], *, out: Path, threads: int | None = None, slots: int = 1, port: int = 8799,
         base_url: str | None = None, on_variant: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Every variant for every model; writes ``<out>/llm_local.json`` and returns the results."""
+    """Every variant for every model; writes ``<out>/llm/local/tasks.json`` and returns the results."""
     started = time.time()
     load_start = os.getloadavg()
     results = [bench_model(name, threads=threads, slots=slots, port=port, base_url=base_url, on_variant=on_variant)
                for name in models]
     report: dict[str, Any] = {"load_average_at_start": load_start, "temperature": 0.0,
                               "wall_seconds": round(time.time() - started, 1), "models": results}
-    write_results(out, "llm_local", report)
+    write_results(out, "llm/local/tasks", report)
     return report

@@ -113,5 +113,5 @@ def run(models: list[str], threads: list[int], slots: list[int], busy: list[int]
                 finally:
                     server.stop()
     report: dict[str, Any] = {"tries": tries, "wall_seconds": round(time.time() - started, 1), "rows": rows}
-    write_results(out, "llm_speed", report)
+    write_results(out, "llm/local/speed", report)
     return report

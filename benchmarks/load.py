@@ -392,7 +392,7 @@ def _ceiling_ratio(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
             "end_to_end_ratio": round(bulk["triples_per_s"] / ceiling["import_triples_per_s"], 3)}
 
 
-def write_report(report: dict[str, Any], out: Path, name: str = "engine_load") -> list[Path]:
+def write_report(report: dict[str, Any], out: Path, name: str = "load/kgs/methods") -> list[Path]:
     """``<out>/<name>.json`` and a markdown table of the rows (provenance stamped by write_results)."""
     return write_results(out, name, report, markdown)
 

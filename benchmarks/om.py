@@ -130,7 +130,7 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
         **_memory(neo4j),
         "anchors": {"LogMap (ra1-M3)": 0.68, "Agent-OM (gpt-4o, macro)": 0.642},
     }
-    stem = "_".join(["om_conference", settings.mode, *([file_slug(model)] if settings.uses_llm else []),
+    stem = "om/conference/" + "_".join([settings.mode, *([file_slug(model)] if settings.uses_llm else []),
                      *sorted(pairs or []), *([file_slug(variant)] if variant else [])])
     _save(out, stem, result, _conference_md)
     return result
@@ -232,7 +232,7 @@ def paid_band(graph: Graph, settings: MatchSettings, *, chat: Any, model: str, p
                 "gives a higher macro F1 than matching them without the model (verified_on_train)",
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
-    write_results(out, f"om_conference_gate_paid_{'graded_' if graded else ''}{file_slug(model)}"
+    write_results(out, f"om/conference/gate_paid_{'graded_' if graded else ''}{file_slug(model)}"
                   + (f"_{file_slug(variant)}" if variant else ""), result)
     return result
 
@@ -329,11 +329,12 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
         "ablation": ablation, "variant": variant, "tuning": TUNING,
         "anchors": {"Matcha (OAEI 2022)": 0.9407, "Agent-OM (gpt-4o)": 0.9211, "LogMap (OAEI 2022)": 0.8807},
     }
-    stem = "_".join(["om_anatomy", settings.mode, *([file_slug(model)] if settings.uses_llm else []),
+    stem = "om/anatomy/" + "_".join([settings.mode, *([file_slug(model)] if settings.uses_llm else []),
                      *([file_slug(variant)] if variant else [])])
     out.mkdir(parents=True, exist_ok=True)
+    (out / stem).parent.mkdir(parents=True, exist_ok=True)
     export_alignment(graph, run.run_id, source, target, out / f"{stem}.rdf")
-    result["alignment_file"] = f"{stem}.rdf"  # the run's alignment, in the OAEI format
+    result["alignment_file"] = f"{stem.rsplit('/', 1)[-1]}.rdf"  # the run's alignment, in the OAEI format
     _save(out, stem, result, _anatomy_md)
     return result
 

@@ -121,18 +121,26 @@ def provenance() -> dict[str, Any]:
             "python_peak_rss_mb": python_peak_rss_mb(), "llm_server": llm_server()}
 
 
-def write_results(out: Path, stem: str, result: dict[str, Any],
+def write_results(out: Path, name: str, result: dict[str, Any],
                   markdown: Callable[[dict[str, Any]], str] | None = None) -> list[Path]:
-    """Write ``<out>/<stem>.json`` (and ``.md`` from ``markdown(result)``) with :func:`provenance` stamped over
-    whatever the runner put under the same keys, so no results file records a command other than the one typed.
-    Returns the paths written (also listed in ``result["files"]``)."""
+    """Write ``<out>/<name>.json`` — ``name`` is ``<job>/<dataset>/<run>`` in the results store — with
+    :func:`provenance` stamped over whatever the runner put under the same keys, so no results file records a command
+    other than the one typed. ``markdown`` renders the file for ``kgagents report FILE`` (recorded by name; no
+    markdown twin is written). Returns the paths written (also listed in ``result["files"]``)."""
     result.update(provenance())
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{stem}.json"]
     if markdown is not None:
-        paths.append(out / f"{stem}.md")
-    result["files"] = [str(p) for p in paths]
-    paths[0].write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    if markdown is not None:
-        paths[1].write_text(markdown(result), encoding="utf-8")
-    return paths
+        result["renderer"] = f"{markdown.__module__}:{markdown.__qualname__}"
+    path = out / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    result["files"] = [_shown(path)]
+    path.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    return [path]
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the checkout when it is inside it (a results file names itself the same on every
+    machine), else as given."""
+    try:
+        return str(path.resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)

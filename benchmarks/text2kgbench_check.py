@@ -142,5 +142,5 @@ def read_recording(path: Path) -> dict[str, Any]:
 def run(path: Path, root: Path, out: Path | None) -> dict[str, Any]:
     result = learn(read_recording(path), root)
     if out is not None:
-        write_results(out, f"text2kgbench_check_train_{file_slug(result['model'])}", result, markdown)
+        write_results(out, f"extraction/text2kgbench/check_train_{file_slug(result['model'])}", result, markdown)
     return result

@@ -21,7 +21,7 @@ def _f(x: float | None) -> str:
 def file_stem(result: dict[str, Any]) -> str:
     split = "" if result.get("split", "test") == "test" else f"_{result['split']}"
     if result["mode"] == "no_llm":
-        return f"text2kgbench_no-llm{split}"
+        return f"extraction/text2kgbench/no-llm{split}"
     model = re.sub(r"[^A-Za-z0-9.-]+", "-", result["model"]).strip("-").lower()
     suffix = "" if result["constraint_feedback"] else "_no-feedback"
     shown = result.get("examples_per_sentence", 1)
@@ -31,7 +31,7 @@ def file_stem(result: dict[str, Any]) -> str:
                          and value != ExtractionSettings.model_fields[key].default)
     floors = "".join(f"_{name}-{file_slug(str(result['agent_settings'][key]))}" for name, key in CHECK_FLOORS
                      if result["agent_settings"].get(key) is not None)
-    return f"text2kgbench_llm_{model}{suffix}{examples}{switched}{floors}{split}"
+    return f"extraction/text2kgbench/llm_{model}{suffix}{examples}{switched}{floors}{split}"
 
 
 def write_report(result: dict[str, Any], out: Path) -> list[str]:

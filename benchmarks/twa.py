@@ -1,7 +1,7 @@
 """``kgagents bench twa``: compile the TWA T-Boxes into tool catalogues and self-test the slot scorer.
 
-Writes ``benchmarks/results/twa_tool_catalogue_<ontology>.md`` per T-Box, ``twa_tools.json`` (counts per
-tool group), and ``twa_scorer_selftest.json`` / ``.md``: the scorer on the shared ground-truth example
+Writes ``extraction/twa/tool_catalogue_<ontology>.md`` per T-Box, ``extraction/twa/tools.json`` (counts per
+tool group), and ``extraction/twa/scorer_selftest.json``: the scorer on the shared ground-truth example
 against itself and against perturbed copies (records reordered and reformatted, one record dropped,
 one value changed, one record added, one category missing). No LLM and no extraction: the MOPs
 extraction itself needs a capable model and the paper's full text, which are not available offline.
@@ -85,15 +85,16 @@ def run(data: Path = DATA, out: Path = RESULTS) -> dict[str, Any]:
     tools: dict[str, Any] = {}
     for path in sorted((data / "ontologies").iterdir()):
         catalogue = compile_ontology(path)
-        target = out / f"twa_tool_catalogue_{path.stem}.md"
+        target = out / "extraction" / "twa" / f"tool_catalogue_{path.stem}.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(catalogue_markdown(catalogue, command=command_line(), source=_shown(path)), encoding="utf-8")
         files.append(str(target))
         tools[path.name] = {"tools": len(catalogue), "classes": len(catalogue.tbox.classes),
                             "properties": len(catalogue.tbox.properties),
                             "groups": {g.value: len(t) for g, t in catalogue.by_group().items()}}
-    files += [str(p) for p in write_results(out, "twa_tools", {"data": _shown(data), "ontologies": tools})]
+    files += [str(p) for p in write_results(out, "extraction/twa/tools", {"data": _shown(data), "ontologies": tools})]
     selftest = scorer_selftest(next((data).glob("ground_truth_example_*")))
-    files += [str(p) for p in write_results(out, "twa_scorer_selftest", selftest, _markdown)]
+    files += [str(p) for p in write_results(out, "extraction/twa/scorer_selftest", selftest, _markdown)]
     return {"tools": tools, "selftest": selftest, "files": files}
 
 

@@ -115,7 +115,7 @@ def _remove_probe(graph: Graph) -> None:
 
 def write_report(report: dict[str, Any], out: Path) -> list[Path]:
     """``<out>/engine_write_ceiling.json`` and its table (provenance stamped by write_results)."""
-    return write_results(out, "engine_write_ceiling", report, markdown)
+    return write_results(out, "load/generated/write_ceiling", report, markdown)
 
 
 def markdown(report: dict[str, Any]) -> str:

@@ -15,13 +15,21 @@ commands = App()
 
 @commands.command("report")
 def report_cmd(
-    run_id: str = typer.Argument(..., help="id of a stored run (or the start of one), e.g. from `kgagents stats`"),
+    run_id: str = typer.Argument(..., help="id of a stored run (or the start of one), e.g. from `kgagents stats`; or "
+                                 "a results file (.json) of `kgagents bench`"),
     out: Path = typer.Option(None, help="PNG to write (default: report-<run id>.png in the current directory)"),
     reference: Path = typer.Option(None, help="matching runs: score against this alignment file (default: the "
                                    "file the run was scored against, else a loaded alignment)"),
 ) -> None:
     """A stored run as a score histogram, precision/recall against threshold and a time/cost table per stage:
-    printed here and drawn as a PNG."""
+    printed here and drawn as a PNG. Given a results file, its table (no server needed)."""
+    if run_id.endswith(".json") and Path(run_id).is_file():
+        from rich.markdown import Markdown
+
+        from kgagents.report.results_file import results_markdown
+
+        console.print(Markdown(results_markdown(Path(run_id))))
+        return
     if out is not None and out.suffix.lower() != ".png":
         raise InputFileError(f"--out {out}: the report is a PNG image; give a file name ending in .png.")
     output_file(out, "--out", create_folder=True)
