@@ -30,6 +30,7 @@ demo: neo4j
 test: install
 	$(BIN)/ruff check kgagents benchmarks tests
 	$(BIN)/mypy
+	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/pytest -q
 
 # replaces the local server's database (bulk rows import offline); see benchmarks/load.py

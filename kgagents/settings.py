@@ -158,7 +158,7 @@ def resolve(name: str | Job, *, arguments: Mapping[str, Any] | AgentSettings | N
     try:
         settings = spec.settings_type.model_validate(values)
     except ValidationError as exc:
-        raise AgentSettingsError("; ".join(
+        raise AgentSettingsError(f"invalid {spec.name} setting: " + "; ".join(
             f"{_where(e['loc'], sources)}: {e['msg']} (got {e.get('input')!r})" for e in exc.errors())) from None
     return Resolved(spec.name, settings, sources)
 

@@ -1,4 +1,5 @@
-"""The README's "Embed it in your LangGraph app" example, run as written against the test server."""
+"""The Python API page's LangGraph example (docs/api.md), run as written against the test server, and the matching
+page's result queries on its run."""
 
 from __future__ import annotations
 
@@ -11,20 +12,19 @@ from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.paths import REPO_ROOT
 
-SECTION = "## Embed it in your LangGraph app"
+API_PAGE = REPO_ROOT / "docs" / "api.md"
 
 
 def readme_blocks(language: str) -> list[str]:
-    """The README's code blocks in ``language`` (so README and tests cannot drift apart)."""
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    return re.findall(rf"```{language}\n(.*?)```", text, re.S)
+    """The code blocks in ``language`` of the README and every docs page (so pages and tests cannot drift)."""
+    pages = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+    return [block for page in pages for block in re.findall(rf"```{language}\n(.*?)```", page.read_text("utf-8"), re.S)]
 
 
 def readme_example() -> str:
-    """The first ```python block of the README's embedding section."""
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    match = re.search(r"```python\n(.*?)```", text[text.index(SECTION):], re.S)
-    assert match is not None, f"no python block under '{SECTION}' in README.md"
+    """The first ```python block of the Python API page."""
+    match = re.search(r"```python\n(.*?)```", API_PAGE.read_text(encoding="utf-8"), re.S)
+    assert match is not None, f"no python block in {API_PAGE}"
     return match.group(1)
 
 
@@ -36,7 +36,7 @@ def test_readme_embedding_example_runs_and_stores_its_run(graph: Graph, neo4j_se
     monkeypatch.chdir(REPO_ROOT)
     code = readme_example().replace("../shared/data", str(shared_data))  # wherever the data is (KGAGENTS_DATA_DIR)
     namespace: dict[str, object] = {"__name__": "readme_example"}
-    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+    exec(compile(code, "docs/api.md", "exec"), namespace)  # noqa: S102 - our own docs
     namespace["driver"].close()  # type: ignore[attr-defined]
     printed = capsys.readouterr().out
     found = re.fullmatch(r"(\d+) matches in run (\S+)\nrun (\S+) finished: (\d+) matches\n", printed)
