@@ -39,25 +39,47 @@ def figure(name: str) -> Callable[[Renderer], Renderer]:
     return register
 
 
+#: the commands of the results files the figure being rendered has read (see :func:`render`)
+_READ: list[str] = []
+#: commands listed under a figure at most (the store's index has them all)
+MAX_COMMANDS = 6
+
+
 def load(results: Path, stem: str) -> dict[str, Any]:
     """One results file, by stem; a missing one is an error that names the command to run."""
     path = results / f"{stem}.json"
     if not path.is_file():
-        raise KgAgentsError(f"README figure needs {path}, which does not exist: run the benchmark that writes it")
-    return json.loads(path.read_text(encoding="utf-8"))
+        raise KgAgentsError(f"figure needs {path}, which does not exist: run the benchmark that writes it")
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    _READ.append(str(report.get("command", "")))
+    return report
 
 
 def render(readme: str, results: Path) -> str:
-    """``readme`` with every marked figure rendered from ``results``; an unknown name is an error."""
+    """``readme`` with every marked figure rendered from ``results``, each followed by the commands that wrote the
+    files it read (those its text does not already name); an unknown name is an error."""
     def fill(match: re.Match[str]) -> str:
         name = match.group(2)
         if name not in FIGURES:
-            raise KgAgentsError(f"README marks a figure '{name}' that benchmarks/figures.py does not define")
+            raise KgAgentsError(f"a page marks a figure '{name}' that benchmarks/figures.py does not define")
+        _READ.clear()
         content = FIGURES[name](results)
+        content += _written_by(content, "\n" in match.group(3))
         block = "\n" in match.group(3)
         return match.group(1) + (f"\n{content}\n" if block else content) + match.group(4)
 
     return _MARKED.sub(fill, readme)
+
+
+def _written_by(content: str, block: bool) -> str:
+    """The commands behind a figure that its text does not name yet: a line under a block, a parenthesis inline."""
+    commands = [c for c in dict.fromkeys(_READ) if c and f"`{c}`" not in content]
+    if not commands:
+        return ""
+    shown = ", ".join(f"`{c}`" for c in commands[:MAX_COMMANDS])
+    more = f" and {len(commands) - MAX_COMMANDS} more (benchmarks/results/README.md)" if len(commands) > MAX_COMMANDS \
+        else ""
+    return f"\n\nWritten by {shown}{more}." if block else f" (written by {shown}{more})"
 
 
 def pages() -> list[Path]:

@@ -82,3 +82,9 @@ def test_a_default_a_results_file_chose_is_what_that_run_used(name: str) -> None
         report = json.loads(path.read_text(encoding="utf-8"))
         assert _recorded(report, key) == defaults[key], \
             f"{spec.name}.{key}: the default is {defaults[key]!r} but {results} ran with {_recorded(report, key)!r}"
+
+
+def test_every_figure_names_the_command_that_wrote_its_numbers() -> None:
+    for name, figure in FIGURES.items():
+        rendered = render(f"<!-- figure:{name} -->\n\n<!-- /figure:{name} -->", RESULTS)
+        assert "`kgagents " in rendered, f"figure {name} names no command"
