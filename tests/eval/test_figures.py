@@ -85,6 +85,6 @@ def test_a_default_a_results_file_chose_is_what_that_run_used(name: str) -> None
 
 
 def test_every_figure_names_the_command_that_wrote_its_numbers() -> None:
-    for name, figure in FIGURES.items():
+    for name in FIGURES:
         rendered = render(f"<!-- figure:{name} -->\n\n<!-- /figure:{name} -->", RESULTS)
         assert "`kgagents " in rendered, f"figure {name} names no command"
