@@ -36,6 +36,7 @@ from kgagents.agent.base import Agent, RunResult
 from kgagents.agent.matching.background import KINDS as BACKGROUND_KINDS
 from kgagents.agent.matching.background import background_matches, background_pairs
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
+from kgagents.agent.matching.confidence import with_confidence
 from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
@@ -439,6 +440,7 @@ class MatchingAgent(Agent[MatchSettings]):
         if settings.property_ends and hierarchies is not None:
             unrelated = set(unrelated_ends([(m["source"], m["target"]) for m in matches], *hierarchies))
             matches = [m for m in matches if (m["source"], m["target"]) not in unrelated]
+        matches = with_confidence(matches)
         return {"matches": matches, "verdicts": verdicts, "timings": self._timed(state, "propagate", started)}
 
     def _structural(self, state: MatchState, matched: set[tuple[str, str]],
