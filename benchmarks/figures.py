@@ -59,6 +59,13 @@ def render(readme: str, results: Path) -> str:
     return _MARKED.sub(fill, readme)
 
 
+def figure_pages() -> list[Path]:
+    """The pages figures are rendered into: the README and every docs page."""
+    from kgagents.paths import REPO_ROOT
+
+    return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+
+
 def marked(readme: str) -> list[str]:
     """The figure names the README marks, in order."""
     return [m.group(2) for m in _MARKED.finditer(readme)]
@@ -967,3 +974,76 @@ def _pct1(x: float | None) -> str:
 
 def _gate(threshold: float, what: str) -> str:
     return "none: never asked" if threshold <= 0 else f"{what} < {threshold:.4f}"
+
+
+# -- ontology matching with background knowledge, rules, confidence (docs/matching.md) ---------------------------
+OM_BACKGROUND = "om/anatomy/om_anatomy_no_llm_background"
+OM_RULES = "om/rules/rules_no_llm_seed39"
+OM_CALIBRATION = "om/calibration/calibration_no_llm_seed39"
+
+
+def _prf(s: dict[str, Any]) -> str:
+    return f"{_f3(s['precision'])} | {_f3(s['recall'])} | **{_f3(s['f1'])}**"
+
+
+@figure("om-background")
+def om_background(results: Path) -> str:
+    """Anatomy with Uberon's bridges: the background alone, the channels alone and both fused, with the load."""
+    r = load(results, OM_BACKGROUND)
+    b = r["background"]
+    files = "; ".join(f"{Path(f['file']).name}: {f['statements']:,} statements, ties "
+                      + ", ".join(f"{n:,} {o} classes" for o, n in f["classes_tied"].items())
+                      + f" ({', '.join(f'{n:,} by {k}' for k, n in f['by_rule'].items())}), "
+                      f"{f['mediators']:,} mediators" for f in b["files"])
+    load_s = b["load_seconds"]
+    return "\n".join([
+        "| anatomy, no LLM | P | R | F1 |", "|---|---|---|---|",
+        f"| background alone: every pair the bridges relate | {_prf(b['background_alone_every_related_pair'])} |",
+        f"| background alone, 1:1 | {_prf(b['background_alone_one_to_one'])} |",
+        f"| channels alone (lexical, embeddings, structure; no background) | {_prf(b['channels_alone'])} |",
+        f"| fused (`--background`) | {_prf(r['scores'])} |", "",
+        f"Background load: parse {load_s['parse']:.1f} s, write {load_s['write']:.1f} s ({files}). The fused run "
+        f"end to end (ontologies already loaded; background load, matching, writing): {r['wall_seconds']:.0f} s at "
+        f"load average {r['machine']['load_average'][0]:.1f} on {r['machine']['cores']} cores; peak RSS "
+        f"{r['peak_rss_mb_python']:.0f} MB Python"
+        + (f", {r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM" if r.get("peak_rss_mb_neo4j") else "")
+        + f". Command: `{r['command']}` ({_source(OM_BACKGROUND)}).",
+    ])
+
+
+@figure("om-rules")
+def om_rules_figure(results: Path) -> str:
+    """Each rule switched, per task group: F1 (macro over pairs) with the default and the other value."""
+    r = load(results, OM_RULES)
+    groups = list(r["default"]["groups"])
+    head = "| rule (default) | " + " | ".join(g.replace("_", " ") for g in groups) + " | decision mean | pays |"
+    lines = [head, "|---|" + "---|" * (len(groups) + 2),
+             "| defaults | " + " | ".join(_f3(r["default"]["groups"][g]["f1"]) for g in groups)
+             + f" | {_f3(r['default']['decision_mean_f1'])} | |"]
+    for row in r["rules"]:
+        lines.append(f"| `{row['rule']}={str(row['switched_to']).lower()}` (default {str(row['default']).lower()}) | "
+                     + " | ".join(_f3(row["groups"][g]["f1"]) for g in groups)
+                     + f" | {_f3(row['decision_mean_f1'])} | {'yes' if row['pays'] else 'no'} |")
+    for row in r.get("thresholds", []):
+        lines.append(f"| `threshold={row['threshold']}` | " + " | ".join(_f3(row["groups"][g]["f1"]) for g in groups)
+                     + f" | {_f3(row['decision_mean_f1'])} | |")
+    split = r["split"]
+    lines += ["", f"Conference split (seed {split['seed']}): tuning {', '.join(split['conference_tuning'])}; "
+              f"reporting {', '.join(split['conference_reporting'])}. {r['decision']}. Command: `{r['command']}` "
+              f"({_source(OM_RULES)})."]
+    return "\n".join(lines)
+
+
+@figure("om-calibration")
+def om_calibration(results: Path) -> str:
+    """The confidence table's calibration on held-out pairs: per band, mean confidence beside precision."""
+    r = load(results, OM_CALIBRATION)
+    lines = ["| held out | confidence band | pairs | mean confidence | precision |", "|---|---|---|---|---|"]
+    for name, check in r["held_out"].items():
+        for band in check["bands"]:
+            lines.append(f"| {name.replace('_', ' ')} | ≥ {band['from']} | {band['pairs']} | "
+                         f"{_f3(band['mean_confidence'])} | {_f3(band['precision'])} |")
+    errors = "; ".join(f"{k.replace('_', ' ')} {_f3(v['expected_calibration_error'])}"
+                       for k, v in r["held_out"].items())
+    lines += ["", f"Expected calibration error: {errors}. Command: `{r['command']}` ({_source(OM_CALIBRATION)})."]
+    return "\n".join(lines)

@@ -109,18 +109,16 @@ def match_cmd(
 
 
 def _print_background(load: Any, names: Sequence[str]) -> None:
-    """What each background file tied (by the identity rule), and a warning for a file that ties nothing here."""
+    """What each background file tied (by the identity rule), and a warning when the background ties no class of
+    one of the two ontologies: no pair can then go through it, and it changes nothing."""
     for f in load.files:
         tied = ", ".join(f"{f.classes_tied.get(o, 0)} of {o}" for o in names)
         rules = ", ".join(f"{n} by {rule}" for rule, n in sorted(f.by_rule.items())) or "none"
         console.print(escape(f"background {Path(f.file).name} ({f.kind}, {f.statements} statements): ties {tied} "
                              f"(identifiers tied: {rules}); {f.mediators} mediators"))
-        for o in f.ties_nothing(names):
-            hint = ", ".join(f"{p} ({n})" for p, n in f.prefixes_untied.items())
-            console.print(f"background {Path(f.file).name} ties no class of '{o}': it adds nothing "
-                          f"to this run. Its untied identifiers' prefixes: {hint or 'none'}; if one of them "
-                          f"is the prefix of '{o}' under another name, give --prefix-map with it as a "
-                          "synonym.", style="yellow", markup=False)
+    for o in load.untied(names):
+        console.print(f"the background ties no class of '{o}', so it adds nothing to this run: {load.hint(o)}.",
+                      style="yellow", markup=False)
 
 
 def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:

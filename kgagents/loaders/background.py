@@ -111,10 +111,28 @@ class BackgroundLoad(BaseModel):
     files: list[FileTies]
     parse_seconds: float
     write_seconds: float
+    ontology_prefixes: dict[str, dict[str, int]] = {}  # loaded ontology → the prefixes of its accession ids
 
     @property
     def names(self) -> list[str]:
         return [f.file for f in self.files]
+
+    def untied(self, ontologies: Sequence[str]) -> list[str]:
+        """The ontologies of ``ontologies`` no file ties a class of (no pair can go through the background)."""
+        return [o for o in ontologies if not any(f.classes_tied.get(o) for f in self.files)]
+
+    def hint(self, ontology: str) -> str:
+        """Why the background may tie nothing of ``ontology``: the files' untied prefixes beside the ontology's."""
+        theirs: dict[str, int] = defaultdict(int)
+        for f in self.files:
+            for prefix, n in f.prefixes_untied.items():
+                theirs[prefix] += n
+        own = self.ontology_prefixes.get(ontology, {})
+        return (f"the background's untied ids have the prefixes "
+                f"{', '.join(f'{k} ({n})' for k, n in sorted(theirs.items(), key=lambda kv: -kv[1])) or 'none'}; "
+                f"'{ontology}' names its classes "
+                + (", ".join(f"{k}_… ({n})" for k, n in own.items()) if own else "without accession ids")
+                + ". If two of these prefixes are one, give --prefix-map with one as a synonym of the other")
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -251,6 +269,7 @@ class ClassIndex:
     by_iri: dict[str, list[str]]  # iri → ontologies declaring it
     by_key: dict[str, list[str]]  # accession key → iris (one per ontology declaring that key once)
     ontology_of: dict[str, list[str]]
+    prefixes: dict[str, dict[str, int]]  # ontology → the prefixes of its accession ids, most used first
 
     @classmethod
     def of(cls, rows: Iterable[dict[str, object]], conv: curies.Converter) -> ClassIndex:
@@ -264,10 +283,13 @@ class ClassIndex:
                 for o in ontologies:
                     keys[(o, key)].append(uri)
         by_key: dict[str, list[str]] = defaultdict(list)
-        for (_, key), uris in keys.items():
+        prefixes: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for (ontology, key), uris in keys.items():
             if len(uris) == 1:  # an accession two classes of one ontology share identifies neither
                 by_key[key].append(uris[0])
-        return cls(by_iri, dict(by_key), by_iri)
+                prefixes[ontology][key.split("_", 1)[0]] += 1
+        top = {o: dict(sorted(c.items(), key=lambda kv: -kv[1])[:3]) for o, c in prefixes.items()}
+        return cls(by_iri, dict(by_key), by_iri, top)
 
     def resolve(self, identifier: str, conv: curies.Converter) -> tuple[list[str], str | None]:
         """(the loaded entities ``identifier`` names, the rule that tied it: ``iri`` | ``accession`` | None)."""
@@ -350,4 +372,4 @@ def load_background(graph: Graph, paths: Sequence[str | Path], prefixes: Iterabl
                                        seconds=ties.seconds))
         graph.write_rows(tx, "background/delete_orphans", [{}])
     return BackgroundLoad(files=[t for _, _, t in resolved], parse_seconds=round(parse_seconds, 3),
-                          write_seconds=round(time.perf_counter() - started, 3))
+                          write_seconds=round(time.perf_counter() - started, 3), ontology_prefixes=index.prefixes)

@@ -10,20 +10,22 @@ from pathlib import Path
 import pytest
 
 from benchmarks import RESULTS_DIR as RESULTS
-from benchmarks.figures import FIGURES, marked, render
+from benchmarks.figures import FIGURES, figure_pages, marked, render
 from kgagents.errors import KgAgentsError
 from kgagents.paths import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 
 
-def test_the_readme_figures_match_the_results_files() -> None:
-    current = README.read_text(encoding="utf-8")
-    assert render(current, RESULTS) == current, "README figures are stale: run `kgagents bench readme`"
+@pytest.mark.parametrize("page", figure_pages(), ids=lambda p: p.name)
+def test_the_figures_match_the_results_files(page: Path) -> None:
+    current = page.read_text(encoding="utf-8")
+    assert render(current, RESULTS) == current, f"{page.name} figures are stale: run `kgagents bench readme`"
 
 
-def test_every_defined_figure_is_in_the_readme() -> None:
-    assert sorted(marked(README.read_text(encoding="utf-8"))) == sorted(FIGURES)
+def test_every_defined_figure_is_in_the_readme_or_a_docs_page() -> None:
+    assert sorted(name for page in figure_pages() for name in marked(page.read_text(encoding="utf-8"))) == sorted(
+        FIGURES)
 
 
 def test_a_changed_results_file_makes_the_readme_stale(tmp_path: Path) -> None:
@@ -42,7 +44,7 @@ def test_an_unknown_figure_name_is_an_error() -> None:
 
 
 def test_every_results_file_records_the_command_that_wrote_it() -> None:
-    files = sorted(p for p in RESULTS.iterdir() if p.is_file())
+    files = sorted(p for p in RESULTS.rglob("*") if p.is_file())
     reports = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in files if p.suffix == ".json"}
     companions = {Path(name).name for report in reports.values()
                   for name in [*report.get("files", []), report.get("alignment_file")] if name}
