@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kgagents.agent.matching.background import path_kind
+from kgagents.agent.matching.background import background_matches, best_paths, path_kind
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment, export_sssom, justification
 from kgagents.cli import app
@@ -32,6 +32,25 @@ def test_a_paths_kind_follows_its_edges() -> None:
     assert path_kind(["narrow", "narrow"], [True, False]) == "shared"  # s ⊑ m ⊒ t
     assert path_kind(["narrow", "narrow"], [True, True]) == "narrow"  # s ⊑ m ⊑ t
     assert path_kind(["exact", "narrow", "exact"], [True, True, True]) == "hierarchy"
+
+
+def test_the_strictest_path_decides_and_an_ambiguous_mediator_decides_nothing() -> None:
+    rows = [{"source": "s1", "target": "t1", "via": "m1", "relations": ["narrow", "narrow"], "along": [True, False],
+             "confidences": [1.0, 1.0]},
+            {"source": "s1", "target": "t1", "via": None, "relations": ["exact"], "along": [True],
+             "confidences": [0.8]},
+            {"source": "s2", "target": "t2", "via": "m2", "relations": ["narrow", "narrow"], "along": [True, False],
+             "confidences": [1.0, 1.0]},
+            {"source": "s2", "target": "t3", "via": "m2", "relations": ["narrow", "narrow"], "along": [True, False],
+             "confidences": [1.0, 1.0]},
+            {"source": "s4", "target": "t4", "via": "m4 m5", "relations": ["exact", "narrow", "exact"],
+             "along": [True, True, False], "confidences": [1.0, 0.5, 1.0]}]
+    best = best_paths(rows)
+    assert (best[("s1", "t1")].kind, best[("s1", "t1")].confidence) == ("exact", 0.8)
+    assert (best[("s4", "t4")].kind, best[("s4", "t4")].confidence) == ("hierarchy", 0.5)
+    kept = {(m.source, m.target, m.kind) for m in background_matches(best)}
+    assert kept == {("s1", "t1", "exact"), ("s4", "t4", "hierarchy")}  # s2's mediator has two targets below it
+    assert background_matches(best, exclude=["t1"]) == [best[("s4", "t4")]]
 
 
 def test_a_pairs_justification_names_its_evidence() -> None:
@@ -142,3 +161,17 @@ def test_a_malformed_background_file_stops_the_command_before_anything_is_writte
     assert f"{bad}:3: column mapping_justification: required column(s) mapping_justification missing" in " ".join(
         result.output.split())
     assert graph.run_text("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
+
+
+def test_every_label_and_alternative_label_is_a_matching_key(graph: Graph, fixtures: Path) -> None:
+    """Our general-vocabulary pair: classes whose only shared name is an alternative label on one side or both
+    (Bus "Coach" / Omnibus "Coach", Engine "Motor" / Power unit "Motor", Car "Automobile" / Motor car) are matched by
+    the lexical pre-match, whatever the embeddings say."""
+    d = fixtures / "matching" / "vehicles"
+    a, b = (load_ontology(graph, d / f).name for f in ("vehicles_a.ttl", "vehicles_b.ttl"))
+    run = match_pair(graph, a, b, MatchSettings(mode="no_llm"), reference=d / "reference.rdf")
+    va, vb = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
+    first = {pair: m["channels"][0] for pair, m in _by_pair(run).items()}
+    for s, t in (("Bus", "Omnibus"), ("Engine", "PowerUnit"), ("Car", "MotorCar"), ("Motorcycle", "Motorbike"),
+                 ("Driver", "Motorist"), ("carries", "transports")):
+        assert first.get((va + s, vb + t), "").startswith("lexical:"), (s, t)
