@@ -114,6 +114,10 @@ def bench_om(
                                    "repeatable"),
     ablate: list[str] = typer.Option([], help="a boolean matching setting to switch off in an extra run of the "
                                      "same pairs (an ablation row); repeatable"),
+    background: list[Path] = typer.Option([], "--background", help="anatomy only: background knowledge (bridge "
+                                          "ontology, SSSOM, Alignment API); repeatable"),
+    prefix_map: Path = typer.Option(None, "--prefix-map", help="anatomy only: a JSON prefix map for the "
+                                    "--background ids"),
     out: Path = _results_option(),
 ) -> None:
     """OAEI conference (21 pairs) or anatomy: scores, cost and time into benchmarks/results/ (or --out)."""
@@ -133,11 +137,70 @@ def bench_om(
         elif dataset == "anatomy":
             with StageDisplay(console, escape(f"anatomy [{settings.mode}]")) as stages:
                 result = om_runner.anatomy(graph, settings, chat=chat, model=model, out=out, stages=stages,
-                                           repeat=repeat, ablations=ablate, variant=variant)
+                                           repeat=repeat, ablations=ablate, variant=variant,
+                                           background=[input_file(b, "--background") for b in background],
+                                           prefix_map=input_file(prefix_map, "--prefix-map") if prefix_map else None)
             console.print(f"F1 {result['scores']['f1']:.4f} (non-trivial {result['non_trivial']['f1']:.4f}) "
                           f"in {result['wall_seconds']} s")
         else:
             raise KgAgentsError(f"unknown dataset '{dataset}': use conference or anatomy")
+
+
+@app.command("om-rules")
+def bench_om_rules(
+    seed: int = typer.Option(39, help="the seed of the conference tuning / reporting split"),
+    rule: list[str] = typer.Option([], help="only these rules (default: every rule of benchmarks.om_rules.RULES); "
+                                   "repeatable"),
+    threshold: list[float] = typer.Option([], help="also run the default settings at this threshold; repeatable"),
+    set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE; "
+                                   "repeatable"),
+    out: Path = _results_option(),
+) -> None:
+    """Every OM rule switched one at a time (and a threshold sweep) on the conference tuning and reporting halves
+    and on our own pairs from other domains: which rules pay on tasks they were not designed on."""
+    from benchmarks import om_rules
+
+    settings = _match_settings(True, None, None, None, changes=set_)
+    unknown = sorted(set(rule) - set(om_rules.RULES))
+    if unknown:
+        raise KgAgentsError(f"unknown rule(s) {', '.join(unknown)}; choose among {', '.join(om_rules.RULES)}")
+    todo = len(om_rules.tasks(seed)) * (1 + len(rule or om_rules.RULES) + len(threshold))
+    with connected() as graph, progress_bar(escape("OM rules [no_llm]"), todo) as advance:
+        result = om_rules.rules(graph, settings, out=out, seed=seed, rules_=rule or om_rules.RULES,
+                                thresholds=threshold, variant=variant_name(set_), on_pair=lambda run: advance(1))
+    console.print(f"default: mean decision F1 {result['default']['decision_mean_f1']}")
+    for row in result["rules"]:
+        console.print(f"{row['rule']}={row['default']}: gain {row['gain_of_default']:+.4f} "
+                      f"({'pays' if row['pays'] else 'does not pay'})")
+    for row in result["thresholds"]:
+        console.print(f"threshold {row['threshold']}: mean decision F1 {row['decision_mean_f1']}")
+    console.print("written: " + ", ".join(result["files"]))
+
+
+@app.command("om-calibrate")
+def bench_om_calibrate(
+    seed: int = typer.Option(39, help="the seed of the conference and anatomy splits"),
+    background: list[Path] = typer.Option([], "--background", help="anatomy's background knowledge; repeatable"),
+    prefix_map: Path = typer.Option(None, "--prefix-map", help="a JSON prefix map for the --background ids"),
+    save: bool = typer.Option(True, help="write the learned table to kgagents/agent/matching/calibration.json"),
+    set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE; "
+                                   "repeatable"),
+    out: Path = _results_option(),
+) -> None:
+    """Learn the OM confidence table on tuning data (conference tuning half, own pairs, half of anatomy) and check
+    its calibration on the held-out conference half and the other half of anatomy."""
+    from benchmarks import om_calibrate, om_rules
+
+    settings = _match_settings(True, None, None, None, changes=set_)
+    with connected() as graph, progress_bar(escape("OM calibration [no_llm]"), len(om_rules.tasks(seed)) + 1) as adv:
+        result = om_calibrate.calibrate(graph, settings, out=out, seed=seed,
+                                        background=[input_file(b, "--background") for b in background],
+                                        prefix_map=input_file(prefix_map, "--prefix-map") if prefix_map else None,
+                                        save=save, on_pair=lambda run: adv(1))
+    for name, check in result["held_out"].items():
+        console.print(f"{name}: {check['pairs']} pairs, expected calibration error "
+                      f"{check['expected_calibration_error']}")
+    console.print("written: " + ", ".join(result["files"]))
 
 
 #: `bench om-gate`'s train pairs by default; other choices name the gate file apart

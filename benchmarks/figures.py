@@ -1056,3 +1056,36 @@ def _pct1(x: float | None) -> str:
 
 def _gate(threshold: float, what: str) -> str:
     return "none: never asked" if threshold <= 0 else f"{what} < {threshold:.4f}"
+
+
+# -- ontology matching with background knowledge, rules, confidence (docs/matching.md) ---------------------------
+OM_BACKGROUND = "om/anatomy/no_llm_background"
+
+
+def _prf(s: dict[str, Any]) -> str:
+    return f"{_f3(s['precision'])} | {_f3(s['recall'])} | **{_f3(s['f1'])}**"
+
+
+@figure("om-background")
+def om_background(results: Path) -> str:
+    """Anatomy with Uberon's bridges: the background alone, the channels alone and both fused, with the load."""
+    r = load(results, OM_BACKGROUND)
+    b = r["background"]
+    files = "; ".join(f"{Path(f['file']).name}: {f['statements']:,} statements, ties "
+                      + ", ".join(f"{n:,} {o} classes" for o, n in f["classes_tied"].items())
+                      + f" ({', '.join(f'{n:,} by {k}' for k, n in f['by_rule'].items())}), "
+                      f"{f['mediators']:,} mediators" for f in b["files"])
+    load_s = b["load_seconds"]
+    return "\n".join([
+        "| anatomy, no LLM | P | R | F1 |", "|---|---|---|---|",
+        f"| background alone: every pair the bridges relate | {_prf(b['background_alone_every_related_pair'])} |",
+        f"| background alone, 1:1 | {_prf(b['background_alone_one_to_one'])} |",
+        f"| channels alone (lexical, embeddings, structure; no background) | {_prf(b['channels_alone'])} |",
+        f"| fused (`--background`) | {_prf(r['scores'])} |", "",
+        f"Background load: parse {load_s['parse']:.1f} s, write {load_s['write']:.1f} s ({files}). The fused run "
+        f"end to end (ontologies already loaded; background load, matching, writing): {r['wall_seconds']:.0f} s at "
+        f"load average {r['machine']['load_average'][0]:.1f} on {r['machine']['cores']} cores; peak RSS "
+        f"{r['peak_rss_mb_python']:.0f} MB Python"
+        + (f", {r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM" if r.get("peak_rss_mb_neo4j") else "")
+        + f". Command: `{r['command']}` ({_source(OM_BACKGROUND)}).",
+    ])

@@ -1,9 +1,9 @@
 """Ontology-matching benchmarks: run the matching job (:mod:`kgagents.jobs.matching`) on the OAEI data, score,
 and write the results files.
 
-One function per benchmark (:func:`conference`, :func:`anatomy`) writes ``<out>/om_*.json`` and a markdown
-table (``kgagents bench om`` passes ``benchmarks/results``). Every result names the data, the mode
-(``llm`` / ``no-llm``) and the model.
+One function per benchmark (:func:`conference`, :func:`anatomy`) writes ``<out>/om/<dataset>/<mode>[_<model>][_<variant>].json``
+(``kgagents bench om`` passes ``benchmarks/results``). Every result names the data, the mode (``llm`` / ``no-llm``)
+and the model.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_peak_rss_mb, write_results
 from kgagents.agent.gating import SIGNIFICANCE, PaidGate, f1_gain, paid_gate, trusted
+from kgagents.agent.matching.background import background_matches, background_pairs
 from kgagents.agent.matching.candidates import channel_property, vector_property
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
@@ -27,8 +28,9 @@ from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
 from kgagents.llm.structured import LOG_ODDS_LIMIT
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
+from kgagents.loaders.prefixes import read_prefix_map
 from kgagents.loaders.reference import check_reference_in_graph
-from kgagents.metrics.oaei import macro_average, micro_average, score_non_trivial
+from kgagents.metrics.oaei import equivalence_pairs, macro_average, micro_average, score_non_trivial, score_pairs
 from kgagents.paths import data_dir
 from kgagents.progress import MATCHING_STAGES, SILENT, Stages, matching_updates
 
@@ -132,7 +134,7 @@ def conference(graph: Graph, settings: MatchSettings, *, chat: Any = None, model
     }
     stem = "om/conference/" + "_".join([settings.mode, *([file_slug(model)] if settings.uses_llm else []),
                      *sorted(pairs or []), *([file_slug(variant)] if variant else [])])
-    _save(out, stem, result, _conference_md)
+    write_results(out, stem, result)
     return result
 
 
@@ -280,18 +282,23 @@ def _conference_runs(graph: Graph, settings: MatchSettings, references: list[Pat
 
 def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: str, out: Path,
             data: Path | None = None, stages: Stages = SILENT, repeat: int = 1, ablations: Sequence[str] = (),
-            variant: str | None = None) -> dict[str, Any]:
+            variant: str | None = None, background: Sequence[Path] = (), prefix_map: Path | None = None,
+            ) -> dict[str, Any]:
     """OAEI anatomy (mouse → human): P/R/F1, the non-trivial variant, wall time and peak RSS of Python and
     the Neo4j JVM. ``repeat`` > 1 matches again after dropping the vector indexes (rebuilt from the same
     vectors, as in a fresh database) and records whether every repetition found the same pairs. ``ablations`` and
-    ``variant`` as in :func:`conference`."""
+    ``variant`` as in :func:`conference`. ``background``: files of background knowledge (with ``prefix_map`` for
+    their ids), loaded within the timed run; the result then also holds the background alone (its 1:1 pairs and
+    every pair it relates) and the channels alone (the same settings without it), and the load's time and what it
+    tied; its files go under ``<out>/om/anatomy/``."""
     started, neo4j = time.perf_counter(), Neo4jMemory.of_configured_server()
     data = data or data_dir("om", "anatomy")
+    prefixes = read_prefix_map(prefix_map) if prefix_map is not None else []
     stages.stage("load ontologies")
     source, target = ensure_loaded(graph, data / "mouse.owl"), ensure_loaded(graph, data / "human.owl")
     stages.stage(MATCHING_STAGES[0])
     run = match_pair(graph, source, target, settings, chat=chat, reference=data / "reference.rdf",
-                     on_update=matching_updates(stages))
+                     on_update=matching_updates(stages), background=background, prefixes=prefixes)
     wall = time.perf_counter() - started
     stages.stage("score and write results")
     reference = read_alignment(data / "reference.rdf")
@@ -311,10 +318,15 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
     for name in ablations:
         stages.stage(f"ablation: without {name}")
         off = match_pair(graph, source, target, settings.model_copy(update={name: False}), chat=chat,
-                         reference=data / "reference.rdf")
+                         reference=data / "reference.rdf", background=background, prefixes=prefixes)
         assert off.scores is not None
         ablation.append({"without": name, "scores": off.scores.model_dump()})
     assert run.scores is not None
+    knowledge = None
+    if run.background is not None:
+        stages.stage("ablation: background alone, channels alone")
+        knowledge = _background_ablation(graph, run, settings, reference, chat=chat,
+                                         reference_path=data / "reference.rdf")
     result = {
         **provenance(),
         "benchmark": "OAEI anatomy (mouse-human), reference.rdf", "data": str(data), "mode": settings.mode,
@@ -328,73 +340,51 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
         "identical_across_repeats": len({_pairs_digest(r.pairs) for r in repeats}) == 1,
         "ablation": ablation, "variant": variant, "tuning": TUNING,
         "anchors": {"Matcha (OAEI 2022)": 0.9407, "Agent-OM (gpt-4o)": 0.9211, "LogMap (OAEI 2022)": 0.8807},
+        **({"background": knowledge} if knowledge is not None else {}),
     }
     stem = "om/anatomy/" + "_".join([settings.mode, *([file_slug(model)] if settings.uses_llm else []),
-                     *([file_slug(variant)] if variant else [])])
-    out.mkdir(parents=True, exist_ok=True)
+                                     *(["background"] if background else []), *([file_slug(variant)] if variant else [])])
     (out / stem).parent.mkdir(parents=True, exist_ok=True)
     export_alignment(graph, run.run_id, source, target, out / f"{stem}.rdf")
     result["alignment_file"] = f"{stem.rsplit('/', 1)[-1]}.rdf"  # the run's alignment, in the OAEI format
-    _save(out, stem, result, _anatomy_md)
+    write_results(out, stem, result)
     return result
+
+
+def _background_ablation(graph: Graph, run: PairRun, settings: MatchSettings, reference: Alignment, *, chat: Any,
+                         reference_path: Path) -> dict[str, Any]:
+    """The fused run beside the background alone (its 1:1 pairs over all entities, and every pair it relates) and
+    the channels alone (the same settings, no background), with the load's time and what each file tied."""
+    assert run.background is not None
+    gold = equivalence_pairs(reference)
+    related = background_pairs(graph, run.source, run.target, run.background.names,
+                               hierarchy=settings.background_hierarchy)
+    alone = {(m.source, m.target) for m in background_matches(related)}
+    channels = match_pair(graph, run.source, run.target, settings, chat=chat, reference=reference_path)
+    assert channels.scores is not None and run.scores is not None
+    return {
+        "files": [f.model_dump() for f in run.background.files],
+        "load_seconds": {"parse": run.background.parse_seconds, "write": run.background.write_seconds},
+        "fused": run.scores.model_dump(),
+        "background_alone_one_to_one": score_pairs(alone, gold).model_dump(),
+        "background_alone_every_related_pair": score_pairs(set(related), gold).model_dump(),
+        "channels_alone": {"run_id": channels.run_id, "seconds": round(channels.seconds, 1),
+                           **channels.scores.model_dump()},
+        "first_channel_counts": _channel_counts(run, gold),
+    }
+
+
+def _channel_counts(run: PairRun, gold: set[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """Per accepting stage (first channel): pairs and right pairs of the run's output."""
+    counts: dict[str, dict[str, int]] = {}
+    for m in run.result.output if run.result else []:
+        first = m["channels"][0] if m["channels"] else "?"
+        row = counts.setdefault(first, {"pairs": 0, "right": 0})
+        row["pairs"] += 1
+        row["right"] += int((m["source"], m["target"]) in gold)
+    return dict(sorted(counts.items()))
 
 
 def _pairs_digest(pairs: set[tuple[str, str]]) -> str:
     """One hash of a run's pair set: equal hashes, identical alignments."""
     return hashlib.sha256("\n".join(f"{s}\t{t}" for s, t in sorted(pairs)).encode()).hexdigest()
-
-
-def _save(out: Path, stem: str, result: dict[str, Any], markdown: Callable[[dict[str, Any]], str]) -> None:
-    write_results(out, stem, result, markdown)
-
-
-def _row(name: str, s: dict[str, Any]) -> str:
-    return f"| {name} | {s['precision']:.4f} | {s['recall']:.4f} | {s['f1']:.4f} |"
-
-
-def _conference_md(r: dict[str, Any]) -> str:
-    lines = [f"# OAEI conference — mode `{r['mode']}`, model `{r['model']}`", "", f"Command: `{r['command']}`", "",
-             "| pair | P | R | F1 |", "|---|---|---|---|"]
-    lines += [_row(p["pair"], p) for p in r["pairs"]]
-    lines += [_row("**macro**", r["macro"]), _row("**micro**", r["micro"]), ""]
-    confirmed_counts = [p["validator_confirmed"] for p in r["pairs"] if "validator_confirmed" in p]
-    if confirmed_counts:
-        lines += ["Validator-confirmed matches in the outputs (the model's decisions that reached the alignments): "
-                  f"{sum(c['right'] for c in confirmed_counts)} right, {sum(c['wrong'] for c in confirmed_counts)} "
-                  "wrong against the reference.", ""]
-    if r.get("ablation"):
-        lines += ["Ablation (one component switched off, same pairs): macro / micro F1", "",
-                  "| without | macro P | macro R | macro F1 | micro F1 |", "|---|---|---|---|---|"]
-        lines += [f"| {a['without']} | {a['macro']['precision']:.4f} | {a['macro']['recall']:.4f} | "
-                  f"{a['macro']['f1']:.4f} | {a['micro']['f1']:.4f} |" for a in r["ablation"]]
-        lines += [""]
-    lines += [
-              "References: {cells} cells, {not_equivalence} not '=', {one_to_many} '=' pairs one-to-many, "
-              "{unknown_entities} entities in neither ontology.".format(**r["reference_checks"]), "",
-              f"Anchors (ra1-M3): LogMap 0.68, Agent-OM (gpt-4o) 0.642 macro. "
-              f"LLM requests/entity {r['cost']['llm_calls_per_entity']:.2f}, tokens/entity "
-              f"{r['cost']['tokens_per_entity']:.0f}, vs Agent-OM (k+1)(Ns+Nt) = "
-              f"{r['cost']['agent_om_cost_model_calls']} calls. {_wall_and_memory(r)}", "",
-              f"Tuning: {r['tuning']}", ""]
-    return "\n".join(lines)
-
-
-def _anatomy_md(r: dict[str, Any]) -> str:
-    repeats = ", ".join(f"{x['tp']} TP / {x['fp']} FP" for x in r["repeats"])
-    return "\n".join([
-        f"# OAEI anatomy — mode `{r['mode']}`, model `{r['model']}`", "", f"Command: `{r['command']}`", "",
-        "| variant | P | R | F1 |", "|---|---|---|---|",
-        _row("all", r["scores"]), _row("non-trivial", r["non_trivial"]), "",
-        "Anchors: Matcha 0.9407, Agent-OM (gpt-4o) 0.9211, LogMap 0.8807.", f"Tuning: {r['tuning']}",
-        "Reference: {cells} cells, {not_equivalence} not '=', {one_to_many} '=' pairs one-to-many, "
-        "{unknown_entities} entities in neither ontology.".format(**r["reference_check"]),
-        f"{_wall_and_memory(r)} LLM requests/entity {r['cost']['llm_calls_per_entity']:.2f}.",
-        f"Repetitions (vector indexes rebuilt): {repeats}; identical pairs: {r['identical_across_repeats']}.", "",
-        *(["Ablation (one component switched off):", "", "| without | P | R | F1 |", "|---|---|---|---|",
-           *[_row(a["without"], a["scores"]) for a in r["ablation"]], ""] if r.get("ablation") else [])])
-
-
-def _wall_and_memory(r: dict[str, Any]) -> str:
-    return (f"Wall {r['wall_seconds']} s (load average {r['machine']['load_average']}), peak RSS "
-            f"{r['peak_rss_mb_python']} MB Python, {r['peak_rss_mb_neo4j']} MB Neo4j JVM "
-            f"(since {r['peak_rss_neo4j_since']}).")

@@ -47,6 +47,14 @@ class ParseError(KgAgentsError):
         self.detail = detail
 
 
+class MappingFileError(ParseError):
+    """A mapping file (SSSOM TSV) is malformed at a line and column; nothing was written to the graph."""
+
+    def __init__(self, path: str, line: int | None, column: str | None, detail: str) -> None:
+        super().__init__(path, line, f"column {column}: {detail}" if column else detail)
+        self.column = column
+
+
 class CypherNotFoundError(KgAgentsError):
     """A named query does not exist in kgagents/cypher."""
 

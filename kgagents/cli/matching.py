@@ -31,11 +31,20 @@ def match_cmd(
     target: str = typer.Argument(..., help="target ontology: a file to load, or the name of a loaded ontology"),
     context: str = typer.Option(None, help="domain context given to the LLM (default: derived from the "
                                 "ontologies' own title, description and main concepts)"),
-    out: Path = typer.Option(None, help="write the alignment as Alignment API RDF/XML"),
+    out: Path = typer.Option(None, help="write the alignment to this file (--format: Alignment API RDF/XML or "
+                             "SSSOM TSV)"),
+    format_: str = typer.Option("rdf", "--format", help="--out's format: rdf (Alignment API RDF/XML, the OAEI "
+                                "format) | sssom (SSSOM TSV)"),
+    background: list[Path] = typer.Option([], "--background", help="background knowledge: a bridge ontology (OWL, "
+                                          "OBO), an SSSOM TSV or an Alignment API file relating the ontologies' "
+                                          "classes to each other or to a mediator; repeatable"),
+    prefix_map: Path = typer.Option(None, "--prefix-map", help="JSON prefix map (prefix: URI prefix, or curies "
+                                    "extended prefix map records with prefix_synonyms) for --background ids"),
     no_llm: bool = typer.Option(False, "--no-llm", help="offline ablation: no LLM at all"),
     threshold: float = typer.Option(None, min=-1.0, max=1.0, help="cosine cut-off T per channel (default 0.90)"),
     top_k: int = typer.Option(None, min=1, help="candidates per channel k (default 3)"),
-    reference: Path = typer.Option(None, help="OAEI reference alignment: print P/R/F1"),
+    reference: Path = typer.Option(None, help="reference alignment (Alignment API RDF/XML or SSSOM TSV): print "
+                                   "P/R/F1"),
     checkpoint: Path = typer.Option(None, help="SQLite checkpoint file: an interrupted run resumes from it"),
     set_: list[str] = set_option("match", "one_to_one=false"),
     config: Path = config_option(),
@@ -43,14 +52,21 @@ def match_cmd(
     target_name: str = typer.Option(None, help="name to load the target file under (default: its file stem)"),
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j."""
-    from kgagents.agent.matching.store import export_alignment
+    from kgagents.agent.matching.store import export_alignment, export_sssom
     from kgagents.jobs.matching import match_pair
-    from kgagents.loaders.alignment import read_alignment
+    from kgagents.loaders.background import read_background
+    from kgagents.loaders.prefixes import read_prefix_map
     from kgagents.loaders.reference import check_reference_in_graph
+    from kgagents.loaders.sssom import read_alignment_file
 
+    if format_ not in ("rdf", "sssom"):
+        raise KgAgentsError(f"--format {format_!r}: use rdf (Alignment API RDF/XML) or sssom (SSSOM TSV)")
     output_file(out, "--out")
     output_file(checkpoint, "--checkpoint")
-    expected = read_alignment(input_file(reference, "--reference")) if reference is not None else None
+    expected = read_alignment_file(input_file(reference, "--reference")) if reference is not None else None
+    prefixes = read_prefix_map(input_file(prefix_map, "--prefix-map")) if prefix_map is not None else []
+    for path in background:  # every file parsed before anything is written: a malformed one stops the command here
+        read_background(input_file(path, "--background"), prefixes)
     chat = chat_or_none(no_llm)
     settings = job_settings("match", sets=set_, config=config, chat=chat, threshold=threshold, top_k=top_k,
                             context=context).settings
@@ -61,7 +77,10 @@ def match_cmd(
         with StageDisplay(console, title) as stages, checkpointer(checkpoint) as saver:
             stages.stage(MATCHING_STAGES[0])
             run = match_pair(graph, names[0], names[1], settings, chat=chat, reference=reference,
-                             checkpointer=saver, on_update=matching_updates(stages))
+                             checkpointer=saver, on_update=matching_updates(stages), background=background,
+                             prefixes=prefixes)
+        if run.background is not None:
+            _print_background(run.background, names)
         console.print(escape(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
                              f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls"))
         if run.scores is not None:
@@ -71,10 +90,26 @@ def match_cmd(
             for warning in check_reference_in_graph(graph, expected, names).warnings():
                 console.print(f"[yellow]reference:[/yellow] {escape(warning)}")
         if out is not None:
-            export_alignment(graph, run.run_id, names[0], names[1], out)
-            console.print(f"alignment written to {out}")
+            if format_ == "sssom":
+                export_sssom(graph, run.run_id, names[0], names[1], out)
+            else:
+                export_alignment(graph, run.run_id, names[0], names[1], out)
+            console.print(f"alignment written to {out} ({'SSSOM TSV' if format_ == 'sssom' else 'Alignment API'})")
         console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
                              "RETURN coalesce(s.label, s.name), coalesce(t.label, t.name), m.score"))
+
+
+def _print_background(load: Any, names: Sequence[str]) -> None:
+    """What each background file tied (by the identity rule), and a warning when the background ties no class of
+    one of the two ontologies: no pair can then go through it, and it changes nothing."""
+    for f in load.files:
+        tied = ", ".join(f"{f.classes_tied.get(o, 0)} of {o}" for o in names)
+        rules = ", ".join(f"{n} by {rule}" for rule, n in sorted(f.by_rule.items())) or "none"
+        console.print(escape(f"background {Path(f.file).name} ({f.kind}, {f.statements} statements): ties {tied} "
+                             f"(identifiers tied: {rules}); {f.mediators} mediators"))
+    for o in load.untied(names):
+        console.print(f"the background ties no class of '{o}', so it adds nothing to this run: {load.hint(o)}.",
+                      style="yellow", markup=False)
 
 
 def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:

@@ -3,15 +3,19 @@ ontologies, scored against a reference when one is given (the run store records 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import curies
 
 from kgagents.agent.base import RunResult
 from kgagents.agent.matching.graph import MatchingAgent, Progress
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings.base import Embedder
-from kgagents.graph.connection import Graph, GraphLike
+from kgagents.graph.connection import Graph, GraphLike, connect
+from kgagents.loaders.background import BackgroundLoad, load_background
 from kgagents.loaders.ontology import load_ontology
 from kgagents.metrics.oaei import Scores
 
@@ -33,6 +37,7 @@ class PairRun:
     scores: Scores | None = None
     timings: dict[str, float] = field(default_factory=dict)
     result: RunResult | None = None
+    background: BackgroundLoad | None = None
 
     @classmethod
     def of(cls, result: RunResult, source: str, target: str) -> PairRun:
@@ -59,19 +64,27 @@ def match_pair(
     checkpointer: Any = None,
     thread_id: str | None = None,
     on_update: Progress | None = None,
+    background: Sequence[Path] = (),
+    prefixes: Sequence[curies.Record] = (),
 ) -> PairRun:
     """Run the matching agent on two loaded ontologies; score against ``reference`` if given.
 
     ``chat`` is any chat model :func:`kgagents.llm.as_chat_model` accepts (ignored in mode ``no_llm``). With a
     ``checkpointer`` the thread is ``thread_id`` (default ``<source>-<target>-<mode>``), so running the same
-    command again resumes an interrupted run."""
+    command again resumes an interrupted run. ``background``: files of background knowledge (bridge ontologies,
+    SSSOM, Alignment API; see :mod:`kgagents.loaders.background`), loaded first with ``prefixes`` (curies records,
+    e.g. from :func:`~kgagents.loaders.prefixes.read_prefix_map`); the run's ``background`` says what each tied."""
     agent = MatchingAgent(graph, None if not settings.uses_llm else chat, settings, embedder=embedder,
                           on_update=on_update)
     if checkpointer is not None:
         thread_id = thread_id or f"{source}-{target}-{settings.mode}"
-    result = agent.run({"source": source, "target": target, "reference": reference},
+    loaded = load_background(connect(graph), background, prefixes) if background else None
+    result = agent.run({"source": source, "target": target, "reference": reference,
+                        "background": loaded.names if loaded else []},
                        checkpointer=checkpointer, thread_id=thread_id)
-    return PairRun.of(result, source, target)
+    run = PairRun.of(result, source, target)
+    run.background = loaded
+    return run
 
 
 def ensure_loaded(graph: Graph, path: Path, name: str | None = None) -> str:

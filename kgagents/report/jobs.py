@@ -14,9 +14,10 @@ from typing import Any
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.llm.ledger import PurposeOutcomes
-from kgagents.loaders.alignment import Alignment, read_alignment, stored_alignment
+from kgagents.loaders.alignment import Alignment, stored_alignment
 from kgagents.loaders.jape import gold_links
 from kgagents.loaders.reference import check_reference_in_graph
+from kgagents.loaders.sssom import read_alignment_file
 from kgagents.metrics.oaei import equivalence_pairs
 from kgagents.progress import MATCHING_STAGES
 from kgagents.report.model import Prediction, Reference, RunReport, stage_rows, stage_seconds
@@ -95,6 +96,8 @@ def _generic(graph: Graph, run: dict[str, Any], reference: Path | None) -> RunRe
 def _channel_group(channels: list[str] | None) -> str:
     """Where a matching pair came from: the lexical pre-match, structural propagation, or vector retrieval."""
     channels = channels or []
+    if channels and channels[0].startswith("background:"):
+        return "background knowledge"
     if "lexical:contained" in channels:
         return "lexical containment"
     if any(c.startswith("lexical:") for c in channels):
@@ -114,7 +117,7 @@ def _matching_reference(graph: Graph, run: Mapping[str, Any], path: Path | None)
                 if candidate is path:
                     raise KgAgentsError(f"reference file {candidate} not found")
                 continue
-            return read_alignment(candidate), str(candidate), True
+            return read_alignment_file(candidate), str(candidate), True
     loaded = graph.run("report/loaded_references", source=run["source"], target=run["target"])
     if not loaded:
         return None
@@ -126,13 +129,14 @@ def _matching_reference(graph: Graph, run: Mapping[str, Any], path: Path | None)
 @reader("matching")
 def matching(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
     rows = graph.run("report/matching_pairs", run_id=run["id"])
-    cosine = all(row["similarity"] is not None for row in rows)  # runs written before it was stored have none
-    label = ("best channel cosine (lexical matches = 1)" if cosine
-             else "fused rank score (pre-match 1, structural 0)")
+    # runs written before the confidence (or the cosine) was stored have none: the older number is shown, named
+    field, label = next(((f, lab) for f, lab in (("confidence", "calibrated confidence"),
+                                                 ("similarity", "best channel cosine (lexical matches = 1)"))
+                         if all(row[f] is not None for row in rows)),
+                        ("score", "fused rank score (pre-match 1, structural 0)"))
     report = RunReport(run["id"], "matching", f"matching {run['source']} → {run['target']} {_mode(run)}", label)
     for row in rows:
-        report.predictions.append(Prediction(row["source"], row["target"],
-                                             float(row["similarity"] if cosine else row["score"]),
+        report.predictions.append(Prediction(row["source"], row["target"], float(row[field]),
                                              _channel_group(row["channels"])))
     found = _matching_reference(graph, run, path)
     if found is not None:

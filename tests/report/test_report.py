@@ -62,12 +62,12 @@ def test_matching_report_curve_ends_at_the_runs_own_scores(clean: Graph, shared_
     assert (last.precision, last.recall) == pytest.approx((run.scores.precision, run.scores.recall))
     assert all(a.threshold > b.threshold and a.accepted < b.accepted for a, b in zip(report.curve(), report.curve()[1:]))
     assert {"lexical pre-match"} <= set(report.origins())
-    # the score is each pair's best channel cosine: 1 for a pre-match, at least the cut-off it passed otherwise
-    assert report.score_label.startswith("best channel cosine")
-    for p in report.predictions:
-        floor = {"lexical pre-match": 1.0, "structural propagation": settings.structural_threshold}.get(
-            p.origin, settings.threshold)
-        assert floor - 1e-6 <= p.score <= 1.0 + 1e-6, p
+    # the score is each pair's calibrated confidence, the one the run wrote to its output and the graph
+    assert report.score_label.startswith("calibrated confidence")
+    assert run.result is not None
+    confidence = {(m["source"], m["target"]): m["confidence"] for m in run.result.output}
+    assert {(p.source, p.target): p.score for p in report.predictions} == confidence
+    assert all(0.0 <= c <= 1.0 for c in confidence.values())
     # the stage table holds the timings the run stored
     stored = clean.run_text("MATCH (r:Run {id: $id}) RETURN properties(r) AS p", id=run.run_id)[0]["p"]
     assert {s.stage: s.seconds for s in report.stages} == stage_seconds(stored) != {}

@@ -33,7 +33,10 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.base import Agent, RunResult
+from kgagents.agent.matching.background import KINDS as BACKGROUND_KINDS
+from kgagents.agent.matching.background import background_matches, background_pairs
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
+from kgagents.agent.matching.confidence import with_confidence
 from kgagents.agent.matching.context import derive_context
 from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
 from kgagents.agent.matching.fusion import Fused
@@ -64,7 +67,7 @@ from kgagents.errors import InputFileError
 from kgagents.graph import runs
 from kgagents.graph.connection import GraphLike
 from kgagents.graph.properties import seconds_properties
-from kgagents.loaders.alignment import read_alignment
+from kgagents.loaders.sssom import read_alignment_file
 from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 
 DIRECTIONS = ("forward", "backward")
@@ -81,10 +84,13 @@ class MatchState(TypedDict, total=False):
     source: str
     target: str
     reference: str | None  # an OAEI alignment file the run is scored against (in ``result``)
+    background: list[str]  # background files loaded in the graph (kgagents.loaders.background), by resolved path
     context: str  # the domain context the LLM steps are given (settings.context, else derived)
     entities: int  # entities of both ontologies (the cost model's Ns + Nt)
     prematched: list[dict[str, Any]]
     prematched_many: list[dict[str, Any]]  # one-to-many output only: the other pairs at a strictest lexical tier
+    background_matched: list[dict[str, Any]]  # 1:1 background pairs among entities the lexical pre-match left
+    background_pairs: dict[str, str]  # "source<TAB>target" → kind, every pair the background relates
     shared: list[str]  # entities both ontologies declare (skip_shared): neither searched from nor matched
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
@@ -126,14 +132,21 @@ class MatchingAgent(Agent[MatchSettings]):
                                  f"{', '.join(sorted(loaded)) or 'none'}); load it with `kgagents load ontology FILE`")
         reference = inputs.get("reference")
         if reference is not None:
-            read_alignment(Path(reference))  # a missing or malformed file fails here, not after the matching
+            read_alignment_file(Path(reference))  # a missing or malformed file fails here, not after the matching
+        background = [str(b) for b in inputs.get("background") or ()]
+        loaded_background = {row["file"] for row in self.graph.run("matching/background_files", files=background)}
+        if set(background) - loaded_background:
+            raise InputFileError(f"background not loaded: {', '.join(sorted(set(background) - loaded_background))}; "
+                                 "load it with kgagents.loaders.background.load_background (the match command and "
+                                 "match_pair(background=...) do)")
         return {"run_id": inputs["run_id"], "source": inputs["source"], "target": inputs["target"],
-                "reference": str(reference) if reference is not None else None}
+                "reference": str(reference) if reference is not None else None, "background": background}
 
     def run_properties(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         reference = inputs.get("reference")
         return {**super().run_properties(inputs), "source": inputs.get("source"), "target": inputs.get("target"),
-                "reference": str(reference) if reference is not None else None}
+                "reference": str(reference) if reference is not None else None,
+                "background": [str(b) for b in inputs.get("background") or ()]}
 
     def recursion_limit(self, state: Mapping[str, Any]) -> int:
         return RECURSION_LIMIT
@@ -155,7 +168,7 @@ class MatchingAgent(Agent[MatchSettings]):
         scores: dict[str, float] = {}
         if state.get("reference"):
             pairs = {(m["source"], m["target"]) for m in matches}
-            scored = score_pairs(pairs, equivalence_pairs(read_alignment(Path(state["reference"]))))
+            scored = score_pairs(pairs, equivalence_pairs(read_alignment_file(Path(state["reference"]))))
             scores = {k: float(v) for k, v in scored.model_dump().items()}
         properties = {"matches": len(matches), "entities": state.get("entities", 0), "context": state.get("context"),
                       **seconds_properties(state.get("timings", {}))}
@@ -185,7 +198,7 @@ class MatchingAgent(Agent[MatchSettings]):
 
     def _matched_uris(self, state: MatchState) -> set[str]:
         """Entities retrieval leaves out: the pre-matched ones and those both ontologies declare."""
-        prematched = state.get("prematched", [])
+        prematched = [*state.get("prematched", []), *state.get("background_matched", [])]
         return {p["source"] for p in prematched} | {p["target"] for p in prematched} | set(state.get("shared", ()))
 
     @property
@@ -213,11 +226,28 @@ class MatchingAgent(Agent[MatchSettings]):
             if not self.settings.one_to_one:
                 kept = {(m["source"], m["target"]) for m in found}
                 many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
+        background, related = self._background(state, found, shared)
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
         return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "shared": shared,
-                "context": context,
+                "background_matched": background, "background_pairs": related, "context": context,
                 "entities": entities, "timings": self._timed(state, "prematch", started)}
+
+    def _background(self, state: MatchState, prematched: list[dict[str, Any]], shared: list[str],
+                    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The 1:1 pairs the background files relate among the entities the lexical pre-match left (see
+        :mod:`~kgagents.agent.matching.background`), and every related pair's kind (evidence for the other stages'
+        pairs)."""
+        files = state.get("background") or []
+        if not files or not self.settings.background:
+            return [], {}
+        related = background_pairs(self.graph, state["source"], state["target"], files,
+                                   hierarchy=self.settings.background_hierarchy)
+        entities = {*self.entities(state, state["source"]), *self.entities(state, state["target"])}
+        related = {k: m for k, m in related.items() if k[0] in entities and k[1] in entities}
+        taken = {p["source"] for p in prematched} | {p["target"] for p in prematched} | set(shared)
+        found = [m.as_dict() for m in background_matches(related, exclude=taken)]
+        return found, {f"{s}\t{t}": m.kind for (s, t), m in related.items()}
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
@@ -329,6 +359,10 @@ class MatchingAgent(Agent[MatchSettings]):
              "channels": [f"lexical:{p['key']}"], "validated": False, "reason": f"{p['key']} label/synonym match"}
             for p in state.get("prematched", [])
         ]
+        matches += [{"source": b["source"], "target": b["target"], "score": 1.0, "similarity": None,
+                     "channels": [f"background:{b['kind']}"], "validated": False,
+                     "reason": f"background: {b['kind']}" + (f" via {b['via']}" if b.get("via") else "")}
+                    for b in state.get("background_matched", [])]
         for s, pick in sorted(forward.items()):
             t = pick["candidate"]
             back = backward.get(t)
@@ -400,12 +434,13 @@ class MatchingAgent(Agent[MatchSettings]):
                        if settings.repair or settings.containment_no_subclasses or settings.property_ends else None)
         if settings.containment:
             added += self._contained(state, matched, verdicts, hierarchies)
-        matches = state["matches"] + added
+        matches = _with_background(state["matches"] + added, state.get("background_pairs", {}))
         if settings.repair and hierarchies is not None:
             matches = self._repaired(matches, hierarchies)
         if settings.property_ends and hierarchies is not None:
             unrelated = set(unrelated_ends([(m["source"], m["target"]) for m in matches], *hierarchies))
             matches = [m for m in matches if (m["source"], m["target"]) not in unrelated]
+        matches = with_confidence(matches)
         return {"matches": matches, "verdicts": verdicts, "timings": self._timed(state, "propagate", started)}
 
     def _structural(self, state: MatchState, matched: set[tuple[str, str]],
@@ -567,8 +602,20 @@ class MatchingAgent(Agent[MatchSettings]):
 
 
 #: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
-_TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", "merged", "structural", "lexical:variant",
+_TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", *(f"background:{k}" for k in BACKGROUND_KINDS),
+          "merged", "structural", "lexical:variant",
           "lexical:typo", "lexical:acronym", "lexical:substituted", "lexical:contained")
+
+
+def _with_background(matches: list[dict[str, Any]], related: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The matches, each the background also relates carrying that evidence as one more channel."""
+    out = []
+    for m in matches:
+        kind = related.get(f"{m['source']}\t{m['target']}")
+        if kind is not None and not any(c.startswith("background:") for c in m["channels"]):
+            m = {**m, "channels": [*m["channels"], f"background:{kind}"]}
+        out.append(m)
+    return out
 
 
 def _trust(match: Mapping[str, Any]) -> int:

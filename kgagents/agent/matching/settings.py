@@ -80,6 +80,13 @@ class MatchSettings(AgentSettings):
         "entity, e.g. 'spleen' → 'splenic') make 1:1 pairs among the entities still unmatched; validated when "
         "there is an LLM")
     substitution_min_support: int = Field(2, ge=1, description="how often a word substitution must be seen")
+    background: bool = Field(
+        True, description="with background files given (match --background): pairs the files relate, directly or "
+        "through a mediator, are matched 1:1 among the entities the lexical pre-match left, and support the other "
+        "stages' pairs (see kgagents.agent.matching.background)")
+    background_hierarchy: bool = Field(
+        True, description="background paths may also go through two mediators one below the other (the weakest "
+        "background evidence), where a background file states the mediators' hierarchy")
     repair: bool = Field(
         True, description="last: drop pairs that, read as equivalences, make a class unsatisfiable (comparable "
         "classes mapped to disjoint ones) or collapse a hierarchy (crossing an already kept pair); pairs are "

@@ -16,3 +16,5 @@ CREATE INDEX entity_name IF NOT EXISTS FOR (e:Entity) ON (e.name);
 CREATE INDEX entity_kg IF NOT EXISTS FOR (e:Entity) ON (e.kg);
 // Normalised names shared by the nodes that carry them (graph-native key joins, kgagents/candidates/keys.py).
 CREATE CONSTRAINT match_key IF NOT EXISTS FOR (k:MatchKey) REQUIRE (k.kind, k.text) IS UNIQUE;
+// Background knowledge (kgagents/loaders/background.py): one :Mediator per identifier that names no loaded class.
+CREATE CONSTRAINT mediator_uri IF NOT EXISTS FOR (m:Mediator) REQUIRE m.uri IS UNIQUE;
