@@ -10,10 +10,28 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 
+import typer
+
 from kgagents.cli import alignment, demo, graph, kgqa, llm, load, matching, neo4j, report, tools
 from kgagents.cli.common import App
 
 app = App(help="LLM agents that run inside a Neo4j graph.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from kgagents import __version__
+
+        typer.echo(f"kgagents {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="print the version and exit")) -> None:
+    """LLM agents that run inside a Neo4j graph."""
+
+
 for module in (graph, matching, alignment, kgqa, tools, report, demo):
     app.registered_commands.extend(module.commands.registered_commands)
 for name, group in (("neo4j", neo4j.app), ("load", load.app), ("llm", llm.app), ("ea", alignment.app),
