@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from kgagents import __version__
 from kgagents.cli import app
 from kgagents.cli.common import App, console
-from kgagents.cli.output import emit_json, json_mode, json_option, jsonable
+from kgagents.cli.output import emit_json, json_option, jsonable
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
 
@@ -47,17 +47,15 @@ def test_jsonable_turns_results_into_plain_json_types() -> None:
         jsonable(object())
 
 
-def test_json_mode_keeps_stdout_for_the_document_alone() -> None:
+def test_json_keeps_stdout_for_the_document_alone() -> None:
     demo = App()
 
     @demo.command("show")
     def show(as_json: bool = json_option()) -> None:
-        with json_mode(as_json):
-            console.print("working …")
-            if as_json:
-                emit_json({"answer": 42})
-                return
-            console.print("answer: 42")
+        console.print("working …")  # the App sends this to stderr under --json
+        if as_json:
+            return emit_json({"answer": 42})
+        console.print("answer: 42")
 
     @demo.command("other")
     def other() -> None:

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from kgagents.cli.common import App, connected, console, progress_bar
-from kgagents.cli.output import emit_json, json_mode, json_option
+from kgagents.cli.output import emit_json, json_option
 from kgagents.errors import KgAgentsError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -43,7 +43,7 @@ def stats_cmd(as_json: bool = json_option()) -> None:
     """What is in the graph: ontologies, KGs, loads, vector indexes, runs."""
     from kgagents.graph.runs import RunStore
 
-    with json_mode(as_json), connected() as graph:
+    with connected() as graph:
         sections = {title: graph.run(query) for title, query in _SECTIONS.items()}
         RunStore(graph).reap()
         runs = graph.run("stats/runs")

@@ -3,14 +3,15 @@
 Why one helper: a script reads a command's result from stdout. With ``--json`` a command prints exactly one JSON
 document there, and everything it would print for a person (progress, notes, tables) goes to stderr instead, so
 ``kgagents match A B --json | jq .matches`` works. Every command uses the same option, the same conversion of
-results to JSON and the same stream switch; a command adds it in three lines::
+results to JSON and the same stream switch. A command registered on :class:`kgagents.cli.common.App` gets the
+switch from its parameter named ``as_json``, so adding ``--json`` takes three lines::
 
+    @commands.command("my-cmd")
     def my_cmd(..., as_json: bool = json_option()) -> None:
-        with json_mode(as_json):
-            result = ...                       # console.print(...) goes to stderr under --json
-            if as_json:
-                return emit_json({"run_id": result.run_id, ...})
-            console.print(...)                 # the human rendering
+        result = ...                           # console.print(...) goes to stderr under --json
+        if as_json:
+            return emit_json({"run_id": result.run_id, ...})
+        console.print(...)                     # the human rendering
 
 Errors are not JSON: they stay one line on stderr with a non-zero exit code (:mod:`kgagents.cli.common`), so a
 script tells success from failure by the exit code, as with any command.
@@ -24,15 +25,12 @@ import enum
 import json
 import math
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
 import typer
 from pydantic import BaseModel, SecretStr
-
-from kgagents.cli.common import console
 
 
 def json_option() -> Any:
@@ -82,18 +80,3 @@ def emit_json(payload: Any) -> None:
     """Print ``payload`` as one JSON document on stdout (the real stdout, whatever the console is switched to)."""
     sys.stdout.write(json.dumps(jsonable(payload), ensure_ascii=False, indent=2) + "\n")
     sys.stdout.flush()
-
-
-@contextmanager
-def json_mode(enabled: bool) -> Iterator[None]:
-    """While the block runs, with ``enabled``: the shared console prints to stderr, so stdout holds only what
-    :func:`emit_json` writes. Without it: nothing changes."""
-    if not enabled:
-        yield
-        return
-    previous = console.stderr
-    console.stderr = True
-    try:
-        yield
-    finally:
-        console.stderr = previous
