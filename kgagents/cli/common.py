@@ -53,13 +53,30 @@ def error_line(exc: BaseException) -> str:
 _INPUT_ERRORS = (KgAgentsError, ValidationError, OSError, ValueError, DriverError, Neo4jError)
 
 
+@contextmanager
+def console_on_stderr(enabled: bool = True) -> Iterator[None]:
+    """While the block runs, with ``enabled``: the shared console prints to stderr, leaving stdout to a machine-
+    readable document (``--json``, :mod:`kgagents.cli.output`). Without it: nothing changes."""
+    if not enabled:
+        yield
+        return
+    previous = console.stderr
+    console.stderr = True
+    try:
+        yield
+    finally:
+        console.stderr = previous
+
+
 def guarded(fn: F) -> F:
-    """Run a command inside the error boundary (see the module docstring)."""
+    """Run a command inside the error boundary (see the module docstring). A command called with ``as_json=True``
+    (its ``--json`` option) runs with the console on stderr, so its stdout holds only the JSON document."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with console_on_stderr(kwargs.get("as_json") is True):
+                return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise
         except KeyboardInterrupt:

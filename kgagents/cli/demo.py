@@ -16,7 +16,8 @@ commands = App()
 
 @commands.command("demo")
 def demo(
-    data: Path = typer.Option(None, help="shared data directory (default ../shared/data)"),
+    data: Path = typer.Option(None, help="benchmark data folder (default: KGAGENTS_DATA_DIR, else ../shared/data "
+                              "beside a source checkout, else ~/.cache/kgagents/data)"),
     job: list[str] = typer.Option([], "--job",
                                   help="run only these jobs (matching, alignment, kgqa, extraction); default all"),
     no_llm: bool = typer.Option(False, "--no-llm", help="run every job's no-LLM ablation even if a model is set"),
@@ -26,16 +27,18 @@ def demo(
     import tempfile
 
     from kgagents.config import LocalServerSettings, Neo4jSettings
-    from kgagents.jobs.demo import JOBS, run_demo
+    from kgagents.jobs.demo import JOBS, check_data, run_demo
     from kgagents.paths import data_dir
 
     unknown = sorted(set(job) - set(JOBS))
     if unknown:
         raise KgAgentsError(f"unknown demo job(s) {', '.join(unknown)}: choose from {', '.join(JOBS)}")
+    names = job or list(JOBS)
+    data = data or data_dir()
+    check_data(data, names)
     chat = chat_or_none(no_llm)
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     console.print(escape(f"[demo] chat model: {model}"))
-    names = job or list(JOBS)
     with connected() as graph, tempfile.TemporaryDirectory(prefix="kgagents-demo-") as workdir, \
             progress_bar("demo jobs", len(names)) as advance:
         begun: list[str] = []
@@ -46,7 +49,7 @@ def demo(
             begun.append(name)
             console.print(f"[bold]{name}[/bold] …")
 
-        summaries = run_demo(graph, chat, data or data_dir(), Path(workdir), jobs=names, on_job=on_job)
+        summaries = run_demo(graph, chat, data, Path(workdir), jobs=names, on_job=on_job)
         advance(1)
     table = Table(title="kgagents demo (every value read back from the run's (:Run) node in Neo4j)")
     for column in ("job", "data", "score", "seconds", "model", "run id"):

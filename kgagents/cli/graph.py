@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from kgagents.cli.common import App, connected, console, progress_bar
+from kgagents.cli.output import emit_json, json_option
 from kgagents.errors import KgAgentsError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -38,25 +39,41 @@ def embed_cmd(
 
 
 @commands.command("stats")
-def stats_cmd() -> None:
+def stats_cmd(as_json: bool = json_option()) -> None:
     """What is in the graph: ontologies, KGs, loads, vector indexes, runs."""
     from kgagents.graph.runs import RunStore
 
     with connected() as graph:
-        for title, query in (("ontologies", "stats/ontologies"), ("knowledge graphs", "stats/kgs"),
-                             ("vector indexes", "stats/vector_indexes")):
-            rows = graph.run(query)
-            table = Table(title=title)
-            if not rows:
-                console.print(f"[dim]{title}: none[/dim]")
-                continue
-            for column in rows[0]:  # names in full: they are what other commands take
-                table.add_column(column, no_wrap=column in ("ontology", "kg", "name"), overflow="fold")
-            for row in rows:
-                table.add_row(*[str(v) for v in row.values()])
-            console.print(table)
+        sections = {title: graph.run(query) for title, query in _SECTIONS.items()}
         RunStore(graph).reap()
-        _print_runs(graph.run("stats/runs"))
+        runs = graph.run("stats/runs")
+    if as_json:
+        emit_json({**{title.replace(" ", "_"): rows for title, rows in sections.items()}, "runs": runs})
+        return
+    for title, rows in sections.items():
+        if not rows:
+            console.print(f"[dim]{title}: none[/dim]")
+            continue
+        table = Table(title=title)
+        for column in rows[0]:  # names in full: they are what other commands take
+            table.add_column(column, no_wrap=column in ("ontology", "kg", "name"), overflow="fold")
+        for row in rows:
+            table.add_row(*[str(v) for v in row.values()])
+        console.print(table)
+    _print_runs(runs)
+
+
+#: the sections of `kgagents stats` (title → query); the runs follow
+_SECTIONS = {"ontologies": "stats/ontologies", "knowledge graphs": "stats/kgs",
+             "vector indexes": "stats/vector_indexes"}
+
+
+def _run_facts(row: dict[str, Any]) -> str:
+    """A run's status, subject, score, time and mode as one short line."""
+    score = f"{row['metric'] or 'score'} {row['score']:.4g}" if row.get("score") is not None else None
+    seconds = f"{row['seconds']:.1f} s" if row.get("seconds") is not None else None
+    mode = ", ".join(str(v) for v in (row.get("mode"), row.get("model")) if v)
+    return " · ".join(str(v) for v in (row.get("status"), row.get("on"), score, seconds, mode) if v)
 
 
 def _print_runs(rows: list[dict[str, Any]]) -> None:
@@ -67,7 +84,6 @@ def _print_runs(rows: list[dict[str, Any]]) -> None:
         return
     console.print("[italic]runs (newest first)[/italic]")
     for row in rows:
-        facts = " · ".join(str(row[k]) for k in ("status", "on", "score", "seconds", "mode") if row.get(k))
-        console.print(f"  [bold]{row['run']}[/bold] {facts}", highlight=False)
+        console.print(f"  [bold]{row['run']}[/bold] {_run_facts(row)}", highlight=False)
         if row.get("error"):
             console.print(f"    [red]error:[/red] {row['error']}", highlight=False)

@@ -1,5 +1,5 @@
-"""The demo: every job the project has, run on a small real slice of ``../shared/data``, each result read back
-from Neo4j.
+"""The demo: every job the project has, run on a small real slice of the benchmark data (KGAGENTS_DATA_DIR), each
+result read back from Neo4j.
 
 Why read back: the summary a newcomer sees must be what a Neo4j user would find with Cypher, not numbers the
 Python process kept to itself. Each job returns only its run id and what it ran on; :func:`read_back` asks the
@@ -35,7 +35,7 @@ from kgagents.agent.kgqa.questions import plain
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cypher import cypher
-from kgagents.errors import KgAgentsError
+from kgagents.errors import InputFileError, KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.jobs.alignment import align, load_pair
 from kgagents.jobs.kgqa import ask, learn, prepare_kg, run_questions, seeded_sample, split
@@ -91,17 +91,38 @@ class JobSummary:
 
 Job = Callable[[Graph, Any, Path, Path, DemoSettings], JobRun]
 
+#: what each job reads, relative to the data folder (checked before the demo starts)
+DATA: dict[str, tuple[str, ...]] = {
+    "matching": ("om/conference/ontologies/cmt.owl", "om/conference/ontologies/confof.owl",
+                 "om/conference/reference/cmt-confof.rdf"),
+    "alignment": ("ea/srprs_en_fr",),
+    "kgqa": ("kgqa/pathquestion/2H-kb.txt", "kgqa/pathquestion/PQ-2H.jsonl"),
+    "extraction": ("extraction/text2kgbench/dbpedia_webnlg",),
+}
+
+
+def check_data(data: Path, jobs: Sequence[str]) -> None:
+    """Refuse to start, naming the folder, what is missing in it and how to point the demo elsewhere, when ``data``
+    lacks a file one of ``jobs`` reads (the demo never downloads or copies benchmark data)."""
+    missing = [part for job in jobs for part in DATA[job] if not (data / part).exists()]
+    if not missing:
+        return
+    what = "does not exist" if not data.is_dir() else f"lacks {', '.join(missing)}"
+    raise InputFileError(f"demo data folder {data} {what}. The demo reads the project's benchmark data: set "
+                         "KGAGENTS_DATA_DIR (or --data) to the folder holding om/, ea/, kgqa/ and extraction/, or "
+                         "run fewer jobs with --job.")
+
 
 def matching_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
-    conference = data / "om" / "conference"
-    names = [ensure_loaded(graph, conference / "ontologies" / f"{o}.owl") for o in ("cmt", "confof")]
+    cmt, confof, reference = (data / part for part in DATA["matching"])
+    names = [ensure_loaded(graph, path) for path in (cmt, confof)]
     run = match_pair(graph, names[0], names[1], MatchSettings(mode="no_llm" if chat is None else "gated"), chat=chat,
-                     reference=conference / "reference" / "cmt-confof.rdf")
+                     reference=reference)
     return JobRun("ontology matching", "OAEI conference cmt–confOf", run.run_id, "F1", "f1", "demo/show_matching")
 
 
 def alignment_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings) -> JobRun:
-    directory = slice_jape(data / "ea" / "srprs_en_fr", workdir / "demo_srprs_en_fr", links=settings.ea_links,
+    directory = slice_jape(data / DATA["alignment"][0], workdir / "demo_srprs_en_fr", links=settings.ea_links,
                            seed=settings.seed)
     pair = load_pair(graph, directory)
     candidates = retrieve(graph, dataset=pair.dataset)
@@ -115,11 +136,11 @@ def kgqa_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoS
     """The best offline configuration: the path memory learned from PQ-2H's seeded 80 % train split, then a seeded
     sample of the held-out 10 % test split answered; and one test question asked in plain words (no brackets, no
     topic id), printed with its answer and the path that produced it."""
-    folder = data / "kgqa" / "pathquestion"
+    kb, questions = (data / part for part in DATA["kgqa"])
     kg = "demo_pq2h"
-    load_triples(graph, folder / "2H-kb.txt", kg=kg)
+    load_triples(graph, kb, kg=kg)
     prepare_kg(graph, kg)
-    parts = split(read_questions(folder / "PQ-2H.jsonl"), {"train": 0.8, "dev": 0.1, "test": 0.1}, settings.seed)
+    parts = split(read_questions(questions), {"train": 0.8, "dev": 0.1, "test": 0.1}, settings.seed)
     source = f"demo: PQ-2H train split (80 %, seed {settings.seed}, {settings.kgqa_learn or 'all'} learned)"
     memory = PathMemory(graph, kg)
     memory.forget_other_sources(source)
@@ -146,7 +167,7 @@ def extraction_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings:
     from kgagents.jobs.text2kgbench_agent import similar_examples
     from kgagents.metrics.text2kgbench import load_ontology_data, sample_sentences
 
-    root = data / "extraction" / "text2kgbench" / "dbpedia_webnlg"
+    root = data / DATA["extraction"][0]
     onto = load_ontology_data(root, settings.extraction_ontology)
     chosen = set(sample_sentences(onto, settings.extraction_sentences, settings.seed))
     feed = chat is None  # no_llm: the ground truth goes through the tools; nothing is extracted
@@ -180,6 +201,7 @@ def read_back(graph: Graph, job: JobRun) -> JobSummary:
 def run_demo(graph: Graph, chat: Any, data: Path, workdir: Path, settings: DemoSettings | None = None,
              jobs: Sequence[str] = tuple(JOBS), on_job: Callable[[str], None] | None = None) -> list[JobSummary]:
     """Run ``jobs`` in order and return their summaries, read back from Neo4j."""
+    check_data(data, jobs)
     settings = settings or DemoSettings()
     summaries = []
     for name in jobs:

@@ -1,10 +1,14 @@
 """Install and run a real Neo4j 5.26 Community server with GDS and APOC, from Maven Central.
 
 Why not the tarball: this machine reaches only package registries, and Maven Central carries the
-server (``org.neo4j:neo4j``), APOC core and the open GDS modules. ``docker/neo4j/pom.xml`` pins the
+server (``org.neo4j:neo4j``), APOC core and the open GDS modules. ``neo4j-pom.xml`` (beside this module) pins the
 versions; Maven copies the server classpath into ``lib/`` and the plugins into ``plugins/`` once, in a
 cache; each *instance* (data, logs, conf, pid) lives in its own directory so the test session can run
 its own server beside the user's.
+
+The pom ships inside the package (``kgagents/servers/neo4j-pom.xml``, read as a package resource), so an installed
+wheel assembles the same server as a source checkout; Maven runs on a copy of it in the cache, never in the
+installed package.
 """
 
 from __future__ import annotations
@@ -21,17 +25,25 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kgagents.config import LocalServerSettings, Neo4jSettings
 from kgagents.errors import BulkImportError, ForeignServerError, Neo4jUnavailableError, ServerInstallError
-from kgagents.paths import REPO_ROOT
 
 if TYPE_CHECKING:
+    import sys
+
     from kgagents.graph.connection import Graph
 
-POM = REPO_ROOT / "docker" / "neo4j" / "pom.xml"
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
+
+#: the Maven pom that pins the server, APOC and GDS (package data: found in a wheel and a checkout alike)
+POM: Traversable = files("kgagents.servers").joinpath("neo4j-pom.xml")
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 JVM_FLAGS = [
@@ -78,18 +90,18 @@ SERVER_LOGS_XML = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def pinned_versions(pom: Path = POM) -> dict[str, str]:
+def pinned_versions(pom: Traversable = POM) -> dict[str, str]:
     """The Neo4j / APOC / GDS versions the pom pins (``<neo4j.version>`` etc.)."""
     if not pom.is_file():
         raise ServerInstallError(
-            f"{pom} not found: the local server is assembled from the repository's docker/neo4j/pom.xml; "
-            "run kgagents from a source checkout (pip install -e .) or point KGAGENTS_NEO4J_URI at your own server."
+            f"{pom} not found: the local server is assembled from the pom shipped inside the kgagents package; "
+            "reinstall kgagents, or point KGAGENTS_NEO4J_URI at your own server."
         )
     text = pom.read_text(encoding="utf-8")
     return dict(re.findall(r"<(neo4j|apoc|gds)\.version>([^<]+)</", text))
 
 
-def pom_digest(pom: Path = POM) -> str:
+def pom_digest(pom: Traversable = POM) -> str:
     """First 10 hex digits of the pom's SHA-256: part of the jar cache's name, so that a change to the pom
     (another version, the Browser jar) installs afresh instead of reusing a cache made from the old one."""
     return hashlib.sha256(pom.read_bytes()).hexdigest()[:10]
@@ -180,8 +192,11 @@ class LocalNeo4j:
         _require("java", "openjdk-17-jre-headless")
         tmp = self.dist.with_name(self.dist.name + ".partial")
         shutil.rmtree(tmp, ignore_errors=True)
+        (tmp / "maven").mkdir(parents=True)
+        pom = tmp / "maven" / "pom.xml"  # a copy: Maven may write beside its pom, and the package may be read-only
+        pom.write_bytes(POM.read_bytes())
         for profile, target in (("", "lib"), ("-Pplugins", "all")):
-            cmd = [mvn, "-q", "-B", "-f", str(POM), *([profile] if profile else []),
+            cmd = [mvn, "-q", "-B", "-f", str(pom), *([profile] if profile else []),
                    "dependency:copy-dependencies", f"-DoutputDirectory={tmp / target}", "-DincludeScope=runtime"]
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
@@ -196,6 +211,7 @@ class LocalNeo4j:
             if jar.name not in server_jars:
                 jar.rename(tmp / "plugins" / jar.name)
         shutil.rmtree(tmp / "all")
+        shutil.rmtree(tmp / "maven")
         (tmp / ".complete").write_text(f"{self.versions} pom sha256 {pom_digest()}")
         shutil.rmtree(self.dist, ignore_errors=True)
         tmp.rename(self.dist)

@@ -2,12 +2,10 @@
 // score (metric = its name), newest first. Every job writes the same (:Run) shape (kgagents/graph/runs.py). The run
 // id already carries the job and its start time; a model's description after " (" is dropped.
 MATCH (r:Run)
-RETURN r.id AS run, coalesce(r.status, 'unknown') AS status,
+RETURN r.id AS run, r.job AS job, coalesce(r.status, 'unknown') AS status,
        coalesce(r.source + ' → ' + r.target, r.dataset, r.kg, r.benchmark) AS on,
-       CASE WHEN r.score IS NULL THEN null ELSE r.metric + ' ' + toString(round(r.score, 4)) END AS score,
-       CASE WHEN r.seconds IS NULL THEN null ELSE toString(round(r.seconds, 1)) + ' s' END AS seconds,
-       coalesce(r.mode, '') + CASE WHEN r.model IS NULL OR r.model STARTS WITH 'none' THEN ''
-                                   ELSE ', ' + split(r.model, ' (')[0] END AS mode,
+       r.metric AS metric, r.score AS score, r.seconds AS seconds, r.mode AS mode,
+       CASE WHEN r.model IS NULL OR r.model STARTS WITH 'none' THEN null ELSE split(r.model, ' (')[0] END AS model,
        r.error AS error
 ORDER BY r.started_at DESC
 LIMIT 10
