@@ -160,7 +160,7 @@ def bench_om_rules(
     and on our own pairs from other domains: which rules pay on tasks they were not designed on."""
     from benchmarks import om_rules
 
-    settings = _match_settings(True, None, None, None, changes=set_)
+    settings = job_settings("match", sets=set_).settings
     unknown = sorted(set(rule) - set(om_rules.RULES))
     if unknown:
         raise KgAgentsError(f"unknown rule(s) {', '.join(unknown)}; choose among {', '.join(om_rules.RULES)}")
@@ -191,7 +191,7 @@ def bench_om_calibrate(
     its calibration on the held-out conference half and the other half of anatomy."""
     from benchmarks import om_calibrate, om_rules
 
-    settings = _match_settings(True, None, None, None, changes=set_)
+    settings = job_settings("match", sets=set_).settings
     with connected() as graph, progress_bar(escape("OM calibration [no_llm]"), len(om_rules.tasks(seed)) + 1) as adv:
         result = om_calibrate.calibrate(graph, settings, out=out, seed=seed,
                                         background=[input_file(b, "--background") for b in background],

@@ -1,9 +1,9 @@
 """Ontology-matching benchmarks: run the matching job (:mod:`kgagents.jobs.matching`) on the OAEI data, score,
 and write the results files.
 
-One function per benchmark (:func:`conference`, :func:`anatomy`) writes ``<out>/om/<dataset>/<mode>[_<model>][_<variant>].json``
-(``kgagents bench om`` passes ``benchmarks/results``). Every result names the data, the mode (``llm`` / ``no-llm``)
-and the model.
+One function per benchmark (:func:`conference`, :func:`anatomy`) writes
+``<out>/om/<dataset>/<mode>[_<model>][_<variant>].json`` (``kgagents bench om --record``: into the results store).
+Every result names the data, the mode (``llm`` / ``no-llm``) and the model.
 """
 
 from __future__ import annotations
@@ -343,7 +343,8 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
         **({"background": knowledge} if knowledge is not None else {}),
     }
     stem = "om/anatomy/" + "_".join([settings.mode, *([file_slug(model)] if settings.uses_llm else []),
-                                     *(["background"] if background else []), *([file_slug(variant)] if variant else [])])
+                                     *(["background"] if background else []),
+                                     *([file_slug(variant)] if variant else [])])
     (out / stem).parent.mkdir(parents=True, exist_ok=True)
     export_alignment(graph, run.run_id, source, target, out / f"{stem}.rdf")
     result["alignment_file"] = f"{stem.rsplit('/', 1)[-1]}.rdf"  # the run's alignment, in the OAEI format

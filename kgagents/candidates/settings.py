@@ -1,9 +1,9 @@
 """Engine settings (environment prefix ``KGAGENTS_ENGINE_``).
 
 The HNSW build parameters, the over-fetch and the rates of ``auto``'s cost model are measured by
-``kgagents bench engine`` (``benchmarks/results/candidates/engine/backends.json``, section ``auto``); the defaults below are the rates
-it measured on the project's 2-core reference machine (GDS KNN never beat the batched index there, so
-``bulk_min_sources`` stays 0).
+``kgagents bench engine`` (``benchmarks/results/candidates/engine/backends.json``, section ``auto``); the defaults
+below are the rates it measured on the project's 2-core reference machine (GDS KNN never beat the batched index
+there, so ``bulk_min_sources`` stays 0).
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from kgagents.cli.common import (
     output_file,
     set_option,
 )
+from kgagents.errors import KgAgentsError
 from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)

@@ -16,8 +16,8 @@ train questions only — 200 seeded per MetaQA hop and 300 each of PQ-2H and PQ-
 datasets' Hits@1 over a grid — and checked on another 200 per MetaQA hop (`kgagents bench kgqa-scorer`,
 results `kgqa/scorer/train.json`). The model's direct check (``direct_weight``, ``direct_center``) is off by default:
 a model's log-odds have their own scale, so its values are chosen per model on the same train questions
-(`kgagents bench kgqa-scorer --with-model`, results `kgqa/scorer/direct_train_<model>.json`) and passed with ``--set``; so
-is its relation check (``relation_weight``, ``relation_center``; `--check relations`, results
+(`kgagents bench kgqa-scorer --with-model`, results `kgqa/scorer/direct_train_<model>.json`) and passed with
+``--set``; so is its relation check (``relation_weight``, ``relation_center``; `--check relations`, results
 `kgqa/scorer/relations_train_<model>.json`), whose chosen values a run with that model uses unless given
 (:data:`kgagents.llm.models.MODEL_SETTINGS`).
 """
