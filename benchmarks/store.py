@@ -33,14 +33,21 @@ def results_files(results: Path) -> Iterator[Path]:
     yield from sorted(results.rglob("*.json"))
 
 
-def _defaults(path: Path, results: Path) -> dict[str, Any] | None:
-    """Today's defaults of the settings the file records (None: a file of no job's settings)."""
+def _defaults(path: Path, results: Path, report: dict[str, Any]) -> dict[str, Any] | None:
+    """Today's defaults, in the mode the file ran in, of the settings it records (None: no job's settings)."""
     job, *_, run = path.relative_to(results).with_suffix("").parts
-    if job == "ea":
-        model = RetrievalSettings() if run.startswith("retrieval") else JOBS["align"].settings_type()
-        return model.model_dump(mode="json")
-    name = {"om": "match", "kgqa": "kgqa", "extraction": "extract"}.get(job)
-    return JOBS[name].settings_type().model_dump(mode="json") if name else None
+    if job == "ea" and run.startswith("retrieval"):
+        return RetrievalSettings().model_dump(mode="json")
+    name = {"om": "match", "kgqa": "kgqa", "extraction": "extract", "ea": "align"}.get(job)
+    if name is None:
+        return None
+    settings_type = JOBS[name].settings_type
+    recorded = report.get("settings") or report.get("agent_settings") or {}
+    mode = recorded.get("mode") if isinstance(recorded, dict) else None
+    try:  # a mode's own defaults (the no-LLM ablation drops the LLM's channel and validator)
+        return settings_type(**({"mode": mode} if mode else {})).model_dump(mode="json")
+    except ValueError:
+        return settings_type().model_dump(mode="json")
 
 
 def changed_settings(report: dict[str, Any], defaults: dict[str, Any] | None) -> str:
@@ -82,7 +89,7 @@ def index(results: Path) -> str:
             command = str(report.get("command", "")).replace("|", "\\|")
             commit = str(report.get("git_commit") or "")[:7]
             date = str(report.get("written_at") or "")[:10]
-            settings = changed_settings(report, _defaults(path, results)).replace("|", "\\|")
+            settings = changed_settings(report, _defaults(path, results, report)).replace("|", "\\|")
             lines.append(f"| [{name}]({section}/{name}) | `{command}` | {settings} | {_model(report)} | "
                          f"{commit} {date} |")
         lines.append("")

@@ -26,6 +26,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks import ea_agent as ea_agent_runner
+from benchmarks.render import markdown
 from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.candidate_store import Candidate, store_candidates
 from kgagents.agent.alignment.signals import PairSignals
@@ -95,9 +96,9 @@ def test_bench_scores_the_stored_run_scripted(pair: Graph, tmp_path: Path, monke
 
     assert result["label"] == "LLM agent (scripted)" and result["mode"] == "full"
     assert result["command"] == " ".join(typed)
-    stem = f"ea_agent_{DATASET}_full_scripted"
-    assert json.loads((tmp_path / f"{stem}.json").read_text())["run_id"] == "ea-bench"
-    assert "| retrieval only, same sources | 0.5000 | 0.7500 | 0.6250 | 4 |" in (tmp_path / f"{stem}.md").read_text()
+    saved = json.loads((tmp_path / "ea" / DATASET / "agent_full_scripted.json").read_text())
+    assert saved["run_id"] == "ea-bench"
+    assert "| retrieval only, same sources | 0.5000 | 0.7500 | 0.6250 | 4 |" in (markdown(saved) or "")
     run = pair.run("alignment_ea/run", run_id="ea-bench")[0]["run"]
     assert run["bench_agent_all_links_hits_at_1"] == 0.25 and run["bench_reflector_call_rate"] == 0.75
 
@@ -111,7 +112,8 @@ def test_no_llm_bench_on_a_sample_is_labelled(pair: Graph, tmp_path: Path, monke
     assert result["sample_size"] == 2 and result["evaluated_links"] == 2 and result["tokens_per_entity"] == 0
     assert result["agent"] == result["retrieval"] and result["changed_vs_retrieval"]["changed"] == 0
     assert result["command"].endswith("--mode no_llm --sample 2 --seed 3")
-    assert (tmp_path / f"ea_agent_{DATASET}_no_llm_sample2_no-llm.md").read_text().count("no-LLM ablation") == 1
+    saved = json.loads((tmp_path / "ea" / DATASET / "agent_no_llm_sample2_no-llm.json").read_text())
+    assert (markdown(saved) or "").count("no-LLM ablation") == 1
 
 
 def test_export_a_stored_run_round_trip_scripted(pair: Graph, neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.render import markdown
 from benchmarks.text2kgbench_report import write_report
 from kgagents.errors import InputFileError
 from kgagents.graph.connection import Graph
@@ -113,9 +114,9 @@ def test_no_llm_bench_on_a_sample(graph: Graph, root: Path, tmp_path: Path) -> N
     outside = r["corruptions"]["relation_outside_ontology"]
     assert outside["rejected"] == outside["fed"] > 0 and outside["rejected_by_type"] == {"unknown_tool": outside["fed"]}
     assert result["global"]["onto_conf"] == 1.0
-    saved = json.loads((tmp_path / "text2kgbench_no-llm.json").read_text())
+    saved = json.loads((tmp_path / "extraction" / "text2kgbench" / "no-llm.json").read_text())
     assert saved["git_commit"] and saved["machine"]["cores"] and saved["baselines"]["Vicuna-13B"]
-    assert "Vicuna-13B F1 / conf." in (tmp_path / "text2kgbench_no-llm.md").read_text()
+    assert "Vicuna-13B F1 / conf." in (markdown(saved) or "")  # what `kgagents report FILE` shows
     # the benchmark run and the ontology's agent run, both in the run store
     bench, part = RunStore(graph).get(result["run_id"]), RunStore(graph).get(r["run_id"])
     assert bench.status.value == part.status.value == "finished" and bench.mode == part.mode == "no_llm"
@@ -145,7 +146,7 @@ def test_bench_runs_without_the_baseline_files(graph: Graph, root: Path, tmp_pat
     result = run(graph, settings={"mode": "no_llm"}, sample=1, seed=1, root=data)
     write_report(result, tmp_path / "out")
     assert result["baselines"] == {} and result["per_ontology"]["7_company"]["sentences"] == 1
-    md = (tmp_path / "out" / "text2kgbench_no-llm.md").read_text()
+    md = markdown(json.loads((tmp_path / "out" / "extraction" / "text2kgbench" / "no-llm.json").read_text())) or ""
     assert "No published baselines" in md and "Vicuna" not in md
 
 
@@ -167,7 +168,7 @@ def test_full_mode_bench_with_a_scripted_model(graph: Graph, root: Path, tmp_pat
     assert (r["llm_calls"], r["tool_calls"], r["unparsed_replies"], r["triples_written"]) == (2, 1, 1, 0)
     assert r["llm_calls_by_step"] == {"entities": 1, "facts": 1} and r["unparsed_by_step"] == {"facts": 1}
     assert r["scores"]["f1"] == 0.0 and r["examples"][0]["id"] == sentence_id
-    assert (tmp_path / "text2kgbench_llm_scripted_no-feedback.md").is_file()
+    assert (tmp_path / "extraction" / "text2kgbench" / "llm_scripted_no-feedback.json").is_file()
     assert RunStore(graph).get(r["run_id"]).get("llm_calls") == 2
 
 

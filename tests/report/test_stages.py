@@ -61,7 +61,7 @@ def test_the_ea_retrieval_benchmark_reports_its_stages(graph: Graph, fixtures: P
     rounds = result["settings"]["bootstrap_rounds"]
     assert rec.done["retrieve without bootstrapping (source passes)"] == 3 * 2
     assert rec.done["retrieve with bootstrapping and assignment (source passes)"] == 3 * (2 + rounds)
-    assert (tmp_path / "ea_retrieval_jape_tiny_de_en.json").is_file()
+    assert (tmp_path / "ea" / "jape_tiny_de_en" / "retrieval.json").is_file()
 
 
 @pytest.mark.parametrize("queue", [[], [["forward", "a"]]])

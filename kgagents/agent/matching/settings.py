@@ -142,6 +142,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "context", "batch_size"),
     "retrieval": ("threshold", "top_k", "channels", "lexical_prematch", "one_word_stems", "skip_shared",
                   "include_properties"),
+    "background_knowledge": ("background", "background_hierarchy"),
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support"),
