@@ -1089,3 +1089,47 @@ def om_background(results: Path) -> str:
         + (f", {r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM" if r.get("peak_rss_mb_neo4j") else "")
         + f". Command: `{r['command']}` ({_source(OM_BACKGROUND)}).",
     ])
+
+
+OM_RULES = "om/rules/rules_no_llm_seed39"
+OM_CALIBRATION = "om/calibration/calibration_no_llm_seed39"
+
+
+@figure("om-rules")
+def om_rules_figure(results: Path) -> str:
+    """Each rule switched, per task group (F1, macro over pairs), and the decision groups' mean with it on − off."""
+    r = load(results, OM_RULES)
+    groups = list(r["default"]["groups"])
+    base = r["default"]["decision_mean_f1"]
+    lines = ["| setting | " + " | ".join(g.replace("_", " ") for g in groups) + " | decision mean | on − off |",
+             "|---|" + "---|" * (len(groups) + 2),
+             "| defaults | " + " | ".join(_f3(r["default"]["groups"][g]["f1"]) for g in groups) + f" | {_f3(base)} | |"]
+    for row in r["rules"]:
+        on_minus_off = (base - row["decision_mean_f1"]) * (1 if row["default"] else -1)
+        lines.append(f"| `{row['rule']}={str(row['switched_to']).lower()}` | "
+                     + " | ".join(_f3(row["groups"][g]["f1"]) for g in groups)
+                     + f" | {_f3(row['decision_mean_f1'])} | {on_minus_off:+.3f} |")
+    for row in r.get("thresholds", []):
+        lines.append(f"| `threshold={row['threshold']}` | " + " | ".join(_f3(row["groups"][g]["f1"]) for g in groups)
+                     + f" | {_f3(row['decision_mean_f1'])} | |")
+    split = r["split"]
+    lines += ["", f"Decision groups: the conference tuning half's macro F1, vehicles and cooking (mean of the three); "
+              f"the conference reporting half is reported only. Conference split (seed {split['seed']}): tuning "
+              f"{', '.join(split['conference_tuning'])}; reporting {', '.join(split['conference_reporting'])}. "
+              f"Command: `{r['command']}` ({_source(OM_RULES)})."]
+    return "\n".join(lines)
+
+
+@figure("om-calibration")
+def om_calibration(results: Path) -> str:
+    """The confidence table's calibration on held-out pairs: per band, mean confidence beside precision."""
+    r = load(results, OM_CALIBRATION)
+    lines = ["| held out | confidence band | pairs | mean confidence | precision |", "|---|---|---|---|---|"]
+    for name, check in r["held_out"].items():
+        for band in check["bands"]:
+            lines.append(f"| {name.replace('_', ' ')} | ≥ {band['from']} | {band['pairs']} | "
+                         f"{_f3(band['mean_confidence'])} | {_f3(band['precision'])} |")
+    errors = "; ".join(f"{k.replace('_', ' ')} {_f3(v['expected_calibration_error'])}"
+                       for k, v in r["held_out"].items())
+    lines += ["", f"Expected calibration error: {errors}. Command: `{r['command']}` ({_source(OM_CALIBRATION)})."]
+    return "\n".join(lines)

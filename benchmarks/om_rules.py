@@ -3,9 +3,10 @@ the conference pairs split into a tuning and a reporting half (seeded) and on sm
 from other domains (``tests/fixtures/matching/{vehicles,cooking}``: general vocabulary, written for this, with
 hand-made references). ``kgagents bench om-rules`` writes ``om/rules/<run>.json``.
 
-The decision a results file records: a rule pays when switching it the other way lowers the mean F1 over the
-**decision groups** (the conference tuning half's macro F1 and each own pair's F1); the conference reporting half is
-reported, never decided on. A threshold sweep (``--threshold``) is decided the same way.
+What a results file records: for each rule, the mean F1 over the **decision groups** (the conference tuning half's
+macro F1 and each own pair's F1) with the rule on and off; the rule *pays* when it is higher with the rule on. The
+conference reporting half is reported, never decided on. A threshold sweep (``--threshold``) is recorded the same
+way.
 """
 
 from __future__ import annotations
@@ -117,9 +118,10 @@ def rules(graph: Graph, settings: MatchSettings, *, out: Path, seed: int, rules_
         "split": {"seed": seed, "conference_tuning": tuning, "conference_reporting": reporting,
                   "own_pairs": {k: [str(Path("tests/fixtures/matching") / f) for f in v]
                                 for k, v in OWN_PAIRS.items()}},
-        "decision": "a rule pays when its default value gives a higher mean F1 over the decision groups "
+        "decision": "a rule pays when the mean F1 over the decision groups "
                     f"({', '.join(DECISION_GROUPS)}: the conference tuning half's macro F1 and each own pair's F1) "
-                    "than the other value; the conference reporting half is reported, never decided on",
+                    "is higher with the rule on than off; the conference reporting half is reported, never decided "
+                    "on",
         "default": {"groups": base, "decision_mean_f1": base_mean}, "rules": rows, "thresholds": sweep,
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
