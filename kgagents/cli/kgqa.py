@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kgagents.cli.common import App, chat_or_none, connected, console, input_file, progress_bar
+from kgagents.cli.output import emit_json, json_option
 from kgagents.errors import KgAgentsError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -77,6 +78,7 @@ def ask_cmd(
     no_llm: bool = typer.Option(False, "--no-llm", help="no chat model: the best-scoring relation path answers"),
     no_memory: bool = typer.Option(False, "--no-memory", help="ignore the KG's path memory (zero-shot)"),
     set_: list[str] = typer.Option([], "--set", help=_SET_HELP),
+    as_json: bool = json_option(),
 ) -> None:
     """Answer one question against a KG in Neo4j: the answer set, the path that produced it, and the trace."""
     from kgagents.jobs.kgqa import ask
@@ -86,6 +88,14 @@ def ask_cmd(
     with connected() as graph, console.status(escape(f"answering [{label}]…")):
         asked = ask(graph, kg, question, topics=topic, settings=settings, chat=chat)
     r = asked.result
+    if as_json:
+        return emit_json({"run_id": asked.run.run_id, "kg": kg, "question": question, "mode": settings.mode,
+                          "model": chat.model_name if chat is not None else None, "answers": r.answer.splitlines(),
+                          "path": r.path, "decided_by": r.decided_by, "confidence": r.confidence,
+                          "topic_in_kg": r.topic_in_kg, "linked": asked.linked, "paths": asked.paths,
+                          "steps": asked.steps, "llm_calls": r.llm_calls,
+                          "tokens": r.prompt_tokens + r.completion_tokens, "seconds": r.seconds,
+                          "trace_query": asked.trace_query})
     if asked.linked:
         m = asked.linked[0]
         console.print(escape(f"topic: '{m['text']}' → {m['id']}" + (f" (name {m['name']!r})" if m["name"] != m["id"]
@@ -124,6 +134,7 @@ def run_cmd(
     seed: int = typer.Option(7),
     workers: int = typer.Option(1, min=1, help="questions answered at once (without a chat model only)"),
     set_: list[str] = typer.Option([], "--set", help=_SET_HELP),
+    as_json: bool = json_option(),
 ) -> None:
     """Answer question files against a loaded KG: Hits@1 and answer-set F1 next to coverage (how many questions
     have their topic entity and a gold answer inside the KG), so a score is never read without it."""
@@ -137,6 +148,10 @@ def run_cmd(
     with connected() as graph, progress_bar(escape(f"answering [{label}]"), len(questions)) as advance:
         run = run_questions(graph, kg, questions, settings, chat, workers=workers,
                             dataset=",".join(f.stem for f in files), on_question=lambda r: advance(1))
+    if as_json:
+        return emit_json({"run_id": run.run_id, "kg": kg, "files": files, "mode": settings.mode,
+                          "model": chat.model_name if chat is not None else None, "summary": run.output.summary(),
+                          "results": run.output.results})
     print_summary(run.output.summary(), label)
     console.print(f"run {run.run_id}: MATCH (t:QATrace {{run_id: '{run.run_id}'}}) RETURN t")
 
