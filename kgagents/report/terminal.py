@@ -33,9 +33,9 @@ def histogram(scores: Sequence[float], bins: int = BINS) -> list[tuple[float, fl
 
 def _histogram_table(report: RunReport) -> Table:
     origins = report.origins()
-    table = Table(title=f"{report.score_label}: {len(report.predictions)} pairs", title_justify="left")
+    table = Table(title=f"{report.score_label}: {len(report.predictions)} {report.unit}", title_justify="left")
     table.add_column("score")
-    table.add_column("pairs", justify="right")
+    table.add_column(report.unit, justify="right")
     table.add_column("")
     per_origin = len(origins) > 1
     if per_origin:
@@ -110,6 +110,8 @@ def _outputs_table(outputs: list[PurposeOutcomes]) -> Table:
 def render(report: RunReport) -> Group:
     """Everything the report shows, as rich renderables in reading order."""
     parts: list[RenderableType] = [Text(report.title, style="bold")]
+    if report.scores:
+        parts.append(Text("scores: " + ", ".join(f"{k} {v:.4f}" for k, v in report.scores.items())))
     parts += [Text(f"note: {n}", style="yellow") for n in report.notes]
     if report.predictions:
         parts.append(_histogram_table(report))
