@@ -75,7 +75,7 @@ def demo(
 def summary_table(summaries: Sequence[Any]) -> Table:
     """The demo's summary in four short columns that fit 80 characters; what each row ran on, and its run id,
     are printed below it (numbered like the rows)."""
-    table = Table(title="kgagents demo: every value read back from the run's (:Run) node in Neo4j",
+    table = Table(title="kgagents demo: scores read back from each run in Neo4j",
                   title_justify="left")
     for column, justify in (("job", "left"), ("score", "left"), ("time", "right"), ("model", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
