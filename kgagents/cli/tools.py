@@ -44,7 +44,7 @@ def compile_cmd(
     output_file(json_out, "--json")
     output_file(markdown_out, "--markdown")
     catalogue = compile_ontology(ontology)
-    console.print(catalogue_table(catalogue))
+    console.print(catalogue_table(catalogue, console.width))
     if json_out is not None:
         import json
 
