@@ -101,20 +101,23 @@ def ask_cmd(
         console.print(escape(f"topic: '{m['text']}' → {m['id']}" + (f" (name {m['name']!r})" if m["name"] != m["id"]
                                                                    else "")))
     elif not r.topic_in_kg:
-        console.print(escape(f"[yellow]note:[/yellow] no topic entity of KG '{kg}' found in the question"))
+        console.print(f"[yellow]note:[/yellow] no topic entity of KG '{escape(kg)}' found in the question")
     names = r.answer.splitlines()
     shown = ", ".join(names[:10]) + (f", … ({r.answer_size} in all)" if r.answer_size > 10 else "")
     console.print(escape(f"[{label}] answer: {shown or '(none)'}"))
     console.print(escape(f"path: {r.path or '(none)'} (decided by {r.decided_by}; confidence {r.confidence}); "
                          f"{r.llm_calls} LLM calls, {r.prompt_tokens + r.completion_tokens} tokens, "
                          f"{r.seconds:.2f} s"))
-    table = Table(title="observed paths (best first)")
-    for column in ("path", "ends", "size", "score", "memory"):
-        table.add_column(column)
+    table = Table(title="observed paths (best first)", title_justify="left", caption_justify="left",
+                  caption="ends: the first entities each path reaches (of size); mem: the path memory's vote")
+    for column in ("path", "ends", "size", "score", "mem"):  # ends cut to one line: the paths are what matters
+        table.add_column(column, overflow="fold" if column == "path" else "ellipsis", no_wrap=column == "ends",
+                         max_width=24 if column == "ends" else None)
     for p in asked.paths[:8]:
         table.add_row(escape(p["display"]), escape(", ".join(p["ends"][:3])), str(p["size"]), f"{p['score']:.3f}",
                       f"{p['prior']:.2f}")
-    console.print(table)
+    if asked.paths:
+        console.print(table)
     for step in asked.steps:
         console.print(escape(f"step {step['iteration']}: {step['call']}{' (fallback)' if step['fallback'] else ''}"
                              f" → {step['output']} paths, kept: {', '.join(step['kept']) or '(none)'}"))
