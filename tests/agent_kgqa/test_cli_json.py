@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from kgagents.cli import app
@@ -44,3 +45,16 @@ def test_kgqa_run_json_gives_the_summary_and_every_result(movies: Graph, neo4j_s
     right = sum(1 for r in document["results"] if r["correct"])
     assert abs(document["summary"]["hits_at_1"] - right / len(lines)) < 1e-3
     assert document["files"] == [str(questions)]
+
+
+def test_the_question_graph_snippet_in_the_kgqa_docs_runs(movies: Graph, neo4j_settings: Neo4jSettings,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from kgagents.paths import REPO_ROOT
+
+    text = (REPO_ROOT / "docs" / "kgqa.md").read_text(encoding="utf-8")
+    snippet = text.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.setenv("KGAGENTS_NEO4J_URI", neo4j_settings.uri)
+    monkeypatch.setenv("KGAGENTS_NEO4J_PASSWORD", neo4j_settings.password.get_secret_value())
+    exec(compile(snippet, "docs/kgqa.md", "exec"), {})  # noqa: S102 - the documented snippet is the subject
+    assert capsys.readouterr().out.strip() == "William Dieterle directed by"
