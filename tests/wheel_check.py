@@ -147,6 +147,8 @@ def server_env_for_tests(env: dict[str, str]) -> dict[str, str]:
             "KGAGENTS_SERVER_HTTP_PORT": env.get("KGAGENTS_TEST_HTTP_PORT", "17474"),
             "KGAGENTS_SERVER_HEAP": env.get("KGAGENTS_TEST_HEAP", "2g"),
             "KGAGENTS_SERVER_PAGECACHE": "512m",
+            # a shared machine under load can take minutes to start the server; the check is about the wheel
+            "KGAGENTS_SERVER_START_TIMEOUT_S": env.get("KGAGENTS_SERVER_START_TIMEOUT_S", "600"),
             "KGAGENTS_NEO4J_URI": f"bolt://127.0.0.1:{bolt}",
             "KGAGENTS_NEO4J_PASSWORD": "kgagents-test"}
 
