@@ -189,7 +189,7 @@ def extraction_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings:
                       "of the gold the tools accept and write back", run.run_id, "gold F1", "f1",
                       "demo/show_extraction", short="tools check")
     return JobRun("ontology-to-tools extraction", f"Text2KGBench {onto.id}, {len(documents)} seeded sentences "
-                  "extracted through the compiled tools", run.run_id, "F1", "f1", "demo/show_extraction",
+                  "extracted through the tools", run.run_id, "F1", "f1", "demo/show_extraction",
                   short="extraction")
 
 
