@@ -414,11 +414,11 @@ def bench_ea_agent(
 
 
 @app.command("twa")
-def bench_twa() -> None:
+def bench_twa(out: Path = _results_option()) -> None:
     """TWA MOPs: tool catalogues of the OntoSyn / OntoMOPs / OntoSpecies T-Boxes and the slot scorer self-test."""
     from benchmarks import twa as twa_runner
 
-    result = twa_runner.run()
+    result = twa_runner.run(out=out)
     for name, t in result["tools"].items():
         console.print(f"{name}: {t['classes']} classes, {t['properties']} properties → {t['tools']} tools")
     for name, r in result["selftest"]["results"].items():

@@ -15,20 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks import RESULTS_DIR
 from benchmarks.provenance import command_line, write_results
 from kgagents.metrics.twa import load_ground_truth, records, score
+from kgagents.paths import REPO_ROOT, data_dir
 from kgagents.tools.catalogue_view import catalogue_markdown
 from kgagents.tools.compiler import compile_ontology
 
-REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data" / "extraction" / "twa_mops"
-RESULTS = REPO / "benchmarks" / "results"
 Perturbation = Callable[[dict[str, Any]], None]
 
 
 def _shown(path: Path) -> str:
     """A data path as results files show it: relative to the repository (``../shared/data/…``)."""
-    return os.path.relpath(path, REPO)
+    return os.path.relpath(path, REPO_ROOT)
 
 
 def _reorder_and_reformat(doc: dict[str, Any]) -> None:
@@ -78,8 +77,10 @@ def scorer_selftest(ground_truth: Path) -> dict[str, Any]:
     return {"ground_truth": _shown(ground_truth), "categories": sorted(truth), "results": rows}
 
 
-def run(data: Path = DATA, out: Path = RESULTS) -> dict[str, Any]:
-    """Write the catalogues and the self-test; returns the summary (with the files written)."""
+def run(data: Path | None = None, out: Path = RESULTS_DIR) -> dict[str, Any]:
+    """Write the catalogues and the self-test; returns the summary (with the files written). ``data``: the TWA MOPs
+    folder (default ``extraction/twa_mops`` in the data folder, KGAGENTS_DATA_DIR)."""
+    data = data or data_dir("extraction", "twa_mops")
     out.mkdir(parents=True, exist_ok=True)
     files: list[str] = []
     tools: dict[str, Any] = {}

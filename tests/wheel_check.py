@@ -140,15 +140,22 @@ def cli_offline(kgagents: Path, elsewhere: Path, env: dict[str, str], version: s
 
 def server_env_for_tests(env: dict[str, str]) -> dict[str, str]:
     """The environment that points the installed CLI at the test server instance (as tests/conftest.py runs it)."""
+    from kgagents.config import LocalServerSettings
+
     bolt = env.get("KGAGENTS_TEST_BOLT_PORT", "17687")
+    instance = env.get("KGAGENTS_TEST_INSTANCE", "test")
+    # an instance with its own password file: the installed CLI reads it; an older instance: the tests' password
+    has_file = (LocalServerSettings().home / "instances" / instance / "password").is_file()
     return {**{k: v for k, v in env.items() if not k.startswith(("KGAGENTS_SERVER_", "KGAGENTS_NEO4J_"))},
-            "KGAGENTS_SERVER_INSTANCE": env.get("KGAGENTS_TEST_INSTANCE", "test"),
+            **({} if has_file else {"KGAGENTS_NEO4J_PASSWORD": "kgagents-test"}),
+            "KGAGENTS_SERVER_INSTANCE": instance,
             "KGAGENTS_SERVER_BOLT_PORT": bolt,
             "KGAGENTS_SERVER_HTTP_PORT": env.get("KGAGENTS_TEST_HTTP_PORT", "17474"),
             "KGAGENTS_SERVER_HEAP": env.get("KGAGENTS_TEST_HEAP", "2g"),
             "KGAGENTS_SERVER_PAGECACHE": "512m",
-            "KGAGENTS_NEO4J_URI": f"bolt://127.0.0.1:{bolt}",
-            "KGAGENTS_NEO4J_PASSWORD": "kgagents-test"}
+            # a shared machine under load can take minutes to start the server; the check is about the wheel
+            "KGAGENTS_SERVER_START_TIMEOUT_S": env.get("KGAGENTS_SERVER_START_TIMEOUT_S", "600"),
+            "KGAGENTS_NEO4J_URI": f"bolt://127.0.0.1:{bolt}"}
 
 
 def server_smoke(kgagents: Path, elsewhere: Path, env: dict[str, str]) -> None:

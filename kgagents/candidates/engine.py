@@ -26,7 +26,7 @@ from kgagents.candidates.settings import EngineSettings
 from kgagents.candidates.types import BACKENDS, Hit, Ids, Source, Target
 from kgagents.embeddings.index import Scope, identifier, render, vector_indexes
 from kgagents.errors import KgAgentsError
-from kgagents.graph.connection import Graph
+from kgagents.graph.connection import GraphLike, connect
 
 
 class CandidateEngine:
@@ -37,8 +37,10 @@ class CandidateEngine:
     :meth:`refresh` (or use a new engine) so the scope label and size are checked again.
     """
 
-    def __init__(self, graph: Graph, settings: EngineSettings | None = None) -> None:
-        self.graph = graph
+    def __init__(self, graph: GraphLike | None = None, settings: EngineSettings | None = None) -> None:
+        """``graph``: a :class:`Graph`, a ``neo4j.Driver``, a URI or settings (see :func:`connect`); none: the
+        database the environment configures."""
+        self.graph = connect(graph)
         self.settings = settings or EngineSettings()
         self._indexes: dict[tuple[Scope, str], ScopeIndex] = {}
         self._sizes: dict[tuple[Scope, str], int] = {}

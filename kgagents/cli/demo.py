@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -51,14 +53,9 @@ def demo(
 
         summaries = run_demo(graph, chat, data, Path(workdir), jobs=names, on_job=on_job)
         advance(1)
-    table = Table(title="kgagents demo (every value read back from the run's (:Run) node in Neo4j)")
-    for column in ("job", "data", "score", "seconds", "model", "run id"):
-        table.add_column(column)
-    for s in summaries:
-        score = f"{s.metric} {s.score:.3f}" if s.score is not None else f"{s.metric} n/a"
-        table.add_row(s.job, s.data, score, f"{s.seconds:.1f}" if s.seconds is not None else "n/a",
-                      s.model or "?", s.run_id)
-    console.print(table)
+    console.print(summary_table(summaries))
+    for number, s in enumerate(summaries, start=1):
+        console.print(escape(f"{number} {s.job}: {s.data}; run {s.run_id}"), highlight=False)
     for s in summaries:
         if s.example:
             console.print(escape(f"{s.job}: {s.example}"))
@@ -74,3 +71,17 @@ def demo(
     else:
         console.print(f"Browse the graph with your own Neo4j tools at {uri}")
 
+
+def summary_table(summaries: Sequence[Any]) -> Table:
+    """The demo's summary in four short columns that fit 80 characters; what each row ran on, and its run id,
+    are printed below it (numbered like the rows)."""
+    table = Table(title="kgagents demo: scores read back from each run in Neo4j",
+                  title_justify="left")
+    for column, justify in (("job", "left"), ("score", "left"), ("time", "right"), ("model", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for number, s in enumerate(summaries, start=1):
+        score = f"{s.metric} {s.score:.3f}" if s.score is not None else f"{s.metric} n/a"
+        seconds = f"{s.seconds:.0f} s" if s.seconds is not None else "n/a"
+        model = (s.model or "?").split(" (")[0]
+        table.add_row(f"{number} {s.short}", score, seconds, model if not model.startswith("none") else "none")
+    return table

@@ -21,6 +21,7 @@ from kgagents.cli.common import (
     progress_bar,
     set_option,
 )
+from kgagents.cli.output import emit_json, json_option
 from kgagents.errors import KgAgentsError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -75,6 +76,7 @@ def ask_cmd(
     no_memory: bool = typer.Option(False, "--no-memory", help="ignore the KG's path memory (zero-shot)"),
     set_: list[str] = set_option("kgqa", _EXAMPLE),
     config: Path = config_option(),
+    as_json: bool = json_option(),
 ) -> None:
     """Answer one question against a KG in Neo4j: the answer set, the path that produced it, and the trace."""
     from kgagents.jobs.kgqa import ask
@@ -84,25 +86,36 @@ def ask_cmd(
     with connected() as graph, console.status(escape(f"answering [{label}]…")):
         asked = ask(graph, kg, question, topics=topic, settings=settings, chat=chat)
     r = asked.result
+    if as_json:
+        return emit_json({"run_id": asked.run.run_id, "kg": kg, "question": question, "mode": settings.mode,
+                          "model": chat.model_name if chat is not None else None, "answers": r.answer.splitlines(),
+                          "path": r.path, "decided_by": r.decided_by, "confidence": r.confidence,
+                          "topic_in_kg": r.topic_in_kg, "linked": asked.linked, "paths": asked.paths,
+                          "steps": asked.steps, "llm_calls": r.llm_calls,
+                          "tokens": r.prompt_tokens + r.completion_tokens, "seconds": r.seconds,
+                          "trace_query": asked.trace_query})
     if asked.linked:
         m = asked.linked[0]
         console.print(escape(f"topic: '{m['text']}' → {m['id']}" + (f" (name {m['name']!r})" if m["name"] != m["id"]
                                                                    else "")))
     elif not r.topic_in_kg:
-        console.print(escape(f"[yellow]note:[/yellow] no topic entity of KG '{kg}' found in the question"))
+        console.print(f"[yellow]note:[/yellow] no topic entity of KG '{escape(kg)}' found in the question")
     names = r.answer.splitlines()
     shown = ", ".join(names[:10]) + (f", … ({r.answer_size} in all)" if r.answer_size > 10 else "")
     console.print(escape(f"[{label}] answer: {shown or '(none)'}"))
     console.print(escape(f"path: {r.path or '(none)'} (decided by {r.decided_by}; confidence {r.confidence}); "
                          f"{r.llm_calls} LLM calls, {r.prompt_tokens + r.completion_tokens} tokens, "
                          f"{r.seconds:.2f} s"))
-    table = Table(title="observed paths (best first)")
-    for column in ("path", "ends", "size", "score", "memory"):
-        table.add_column(column)
+    table = Table(title="observed paths (best first)", title_justify="left", caption_justify="left",
+                  caption="ends: the first entities each path reaches (of size); mem: the path memory's vote")
+    for column in ("path", "ends", "size", "score", "mem"):  # ends cut to one line: the paths are what matters
+        table.add_column(column, overflow="fold" if column == "path" else "ellipsis", no_wrap=column == "ends",
+                         max_width=24 if column == "ends" else None)
     for p in asked.paths[:8]:
         table.add_row(escape(p["display"]), escape(", ".join(p["ends"][:3])), str(p["size"]), f"{p['score']:.3f}",
                       f"{p['prior']:.2f}")
-    console.print(table)
+    if asked.paths:
+        console.print(table)
     for step in asked.steps:
         console.print(escape(f"step {step['iteration']}: {step['call']}{' (fallback)' if step['fallback'] else ''}"
                              f" → {step['output']} paths, kept: {', '.join(step['kept']) or '(none)'}"))
@@ -123,6 +136,7 @@ def run_cmd(
     workers: int = typer.Option(1, min=1, help="questions answered at once (without a chat model only)"),
     set_: list[str] = set_option("kgqa", _EXAMPLE),
     config: Path = config_option(),
+    as_json: bool = json_option(),
 ) -> None:
     """Answer question files against a loaded KG: Hits@1 and answer-set F1 next to coverage (how many questions
     have their topic entity and a gold answer inside the KG), so a score is never read without it."""
@@ -136,6 +150,10 @@ def run_cmd(
     with connected() as graph, progress_bar(escape(f"answering [{label}]"), len(questions)) as advance:
         run = run_questions(graph, kg, questions, settings, chat, workers=workers,
                             dataset=",".join(f.stem for f in files), on_question=lambda r: advance(1))
+    if as_json:
+        return emit_json({"run_id": run.run_id, "kg": kg, "files": files, "mode": settings.mode,
+                          "model": chat.model_name if chat is not None else None, "summary": run.output.summary(),
+                          "results": run.output.results})
     print_summary(run.output.summary(), label)
     console.print(f"run {run.run_id}: MATCH (t:QATrace {{run_id: '{run.run_id}'}}) RETURN t")
 

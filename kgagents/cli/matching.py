@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 from rich.markup import escape
+from rich.table import Table
 
 from kgagents.cli.common import (
     App,
@@ -21,6 +22,7 @@ from kgagents.cli.common import (
     output_file,
     set_option,
 )
+from kgagents.cli.output import emit_json, json_option
 from kgagents.errors import KgAgentsError
 from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
@@ -52,8 +54,10 @@ def match_cmd(
     config: Path = config_option(),
     source_name: str = typer.Option(None, help="name to load the source file under (default: its file stem)"),
     target_name: str = typer.Option(None, help="name to load the target file under (default: its file stem)"),
+    show: int = typer.Option(20, min=0, help="matches printed, most similar first (--out or --json: all of them)"),
+    as_json: bool = json_option(),
 ) -> None:
-    """Agent-OM ontology matching between two ontologies, in Neo4j."""
+    """Agent-OM ontology matching between two ontologies, in Neo4j; prints the matches it found."""
     from kgagents.agent.matching.store import export_alignment, export_sssom
     from kgagents.jobs.matching import match_pair
     from kgagents.loaders.background import read_background
@@ -83,8 +87,11 @@ def match_cmd(
                              prefixes=prefixes)
         if run.background is not None:
             _print_background(run.background, names)
+        matches = graph.run("matching/run_match_list", run_id=run.run_id)
         console.print(escape(f"run {run.run_id}: {len(run.pairs)} matches [{settings.mode}, model: {model}] "
                              f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls"))
+        if not as_json:
+            _print_matches(matches, show)
         if run.scores is not None:
             s = run.scores
             console.print(f"P={s.precision:.4f} R={s.recall:.4f} F1={s.f1:.4f} (tp={s.tp} fp={s.fp} fn={s.fn})")
@@ -99,6 +106,27 @@ def match_cmd(
             console.print(f"alignment written to {out} ({'SSSOM TSV' if format_ == 'sssom' else 'Alignment API'})")
         console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
                              "RETURN coalesce(s.label, s.name), coalesce(t.label, t.name), m.score"))
+    if as_json:
+        emit_json({"run_id": run.run_id, "source": names[0], "target": names[1], "mode": settings.mode,
+                   "model": chat.model_name if chat is not None else None, "seconds": run.seconds,
+                   "llm_calls": run.llm_calls, "scores": run.scores, "out": out, "matches": matches})
+
+
+def _print_matches(matches: list[dict[str, Any]], show: int) -> None:
+    """The ``show`` most similar matches as a three-column table (labels, similarity), URIs left to --out/--json."""
+    if not matches or show == 0:
+        return
+    table = Table(title=f"matches (the {min(show, len(matches))} most similar of {len(matches)})", title_justify="left")
+    table.add_column("source", overflow="fold")
+    table.add_column("target", overflow="fold")
+    table.add_column("sim", justify="right")
+    for m in matches[:show]:
+        similarity = m["similarity"] if m["similarity"] is not None else m["score"]
+        table.add_row(escape(str(m["source_label"])), escape(str(m["target_label"])), f"{similarity:.2f}")
+    console.print(table)
+    console.print("sim: the best channel cosine (1 for a lexical match)" + (
+        f"; … and {len(matches) - show} more: --show {len(matches)}, --out FILE or --json for all"
+        if len(matches) > show else ""))
 
 
 def _print_background(load: Any, names: Sequence[str]) -> None:

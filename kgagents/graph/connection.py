@@ -214,14 +214,18 @@ class Graph:
 GraphLike = Graph | Driver | str | Neo4jSettings
 
 
-def connect(graph: GraphLike, *, database: str | None = None) -> Graph:
-    """``graph`` as a :class:`Graph`. A driver stays the caller's (never closed here); ``database`` picks the
-    database for a driver or URI (default: ``KGAGENTS_NEO4J_DATABASE``, else ``neo4j``)."""
+def connect(graph: GraphLike | None = None, *, database: str | None = None) -> Graph:
+    """``graph`` as a :class:`Graph`; with none, the database the environment configures (KGAGENTS_NEO4J_URI,
+    _USER, _PASSWORD; default the local server), so ``with connect() as graph:`` works as it reads. A driver stays
+    the caller's (never closed here); ``database`` picks the database for a driver or URI (default:
+    ``KGAGENTS_NEO4J_DATABASE``, else ``neo4j``)."""
     if isinstance(graph, Graph):
         return graph
     settings = Neo4jSettings()
     if database is not None:
         settings = settings.model_copy(update={"database": database})
+    if graph is None:
+        return Graph(settings)
     if isinstance(graph, Driver):
         return Graph(settings, driver=graph)
     if isinstance(graph, str):

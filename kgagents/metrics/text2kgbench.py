@@ -86,15 +86,67 @@ def load_ontology_data(root: Path, onto_id: str, split: str = "test") -> Ontolog
     path = root / "ontologies" / f"{onto_id}_ontology.json"
     ontology = json.loads(path.read_text(encoding="utf-8"))
     folder, suffix = SPLITS[split]
-    gt_path = root / folder / f"ont_{onto_id}_{suffix}.jsonl"
-    sentences = []
-    for n, record in enumerate(read_jsonl(gt_path), start=1):
+    return OntologyData(onto_id, path, ontology, read_sentences(root / folder / f"ont_{onto_id}_{suffix}.jsonl"))
+
+
+#: the two record shapes Text2KGBench writes, as an error message tells a user whose file has neither
+RECORD_SHAPES = ("'sent' and its 'triples' (a list of {sub, rel, obj}; the DBpedia-WebNLG shape), or 'sent' and "
+                 "one triple as 'sub_label', 'rel_label', 'obj_label' (the Wikidata-TekGen shape, whose 'sub', "
+                 "'rel', 'obj' are ids; without labels they are the triple); 'id' is optional")
+
+
+class RecordError(ValueError):
+    """A record holds neither of the :data:`RECORD_SHAPES`; the message says what is wrong with it."""
+
+
+def record_triples(record: Any) -> tuple[Triple, ...]:
+    """The triples one record states, in either shape Text2KGBench uses: ``{"sent", "triples": [{"sub", "rel",
+    "obj"}, …]}`` or one triple per record, ``{"sent", "sub_label", "rel_label", "obj_label", "sub", "rel",
+    "obj"}`` (labels preferred: the benchmark scores triples in words, and the ids are Wikidata's)."""
+    if not isinstance(record, Mapping):
+        raise RecordError(f"a JSON object is expected, not {type(record).__name__}")
+    if "triples" in record:
+        if not isinstance(record["triples"], list):
+            raise RecordError("'triples' is not a list")
+        return tuple(_triple(t) for t in record["triples"])
+    return (_triple(record),)
+
+
+def _triple(item: Any) -> Triple:
+    if not isinstance(item, Mapping):
+        raise RecordError(f"a triple is a JSON object, not {type(item).__name__}")
+    parts = []
+    for part in ("sub", "rel", "obj"):
+        value = item.get(f"{part}_label", item.get(part))
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool) or not str(value).strip():
+            raise RecordError(f"no '{part}_label' or '{part}'" if value is None else f"'{part}' is empty")
+        parts.append(str(value))
+    return parts[0], parts[1], parts[2]
+
+
+def read_sentences(path: Path) -> tuple[Sentence, ...]:
+    """The sentences of a file in either :data:`RECORD_SHAPES`, with their triples, in file order. One-triple
+    records of the same sentence become one sentence with all their triples (under the first record's id)."""
+    sentences: list[Sentence] = []
+    merged: dict[str, int] = {}  # sentence text → index, for one-triple records
+    for n, record in enumerate(read_jsonl(path), start=1):
         try:
-            triples = tuple((t["sub"], t["rel"], t["obj"]) for t in record["triples"])
-            sentences.append(Sentence(record["id"], record["sent"], triples))
-        except (KeyError, TypeError) as exc:
-            raise InputFileError(f"{gt_path}:{n}: ground-truth record lacks {exc}") from exc
-    return OntologyData(onto_id, path, ontology, tuple(sentences))
+            triples = record_triples(record)
+            text = record.get("sent")
+            if not isinstance(text, str) or not text.strip():
+                raise RecordError("no 'sent'")
+        except RecordError as exc:
+            keys = ", ".join(sorted(map(str, record))) if isinstance(record, Mapping) else "no fields"
+            raise InputFileError(f"{path}:{n}: cannot read this record ({exc}; it has {keys}). A record needs "
+                                 f"{RECORD_SHAPES}.") from exc
+        if "triples" in record or text not in merged:
+            if "triples" not in record:
+                merged[text] = len(sentences)
+            sentences.append(Sentence(str(record.get("id", n)), text, triples))
+        else:
+            first = sentences[merged[text]]
+            sentences[merged[text]] = Sentence(first.id, first.text, first.triples + triples)
+    return tuple(sentences)
 
 
 def sample_sentences(data: OntologyData, sample: int | None, seed: int) -> list[str]:

@@ -1,8 +1,9 @@
 """One reader per kind of run, keyed on the run's ``job`` property: ``(:Run)`` in the graph → :class:`RunReport`.
 
-To report a new kind of run (KGQA, extraction, …) add a function decorated with ``@reader("<job>")`` that
-returns its predictions (the scored answers or triples), its reference if one is loaded, and its stages. A job
-without a reader still gets the generic report: stage times and LLM cost.
+Every job the library runs has a reader (matching, ea-retrieval, ea-agent, kgqa, extraction). To report a new
+kind of run add a function decorated with ``@reader("<job>")`` that returns its predictions (scored pairs or
+answers), its reference if one is known, and its stages. Any run, whatever its job, also shows the scores stored on
+its ``(:Run)`` node; a job without a reader gets those, its stage times and its LLM cost.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def build_report(graph: Graph, run_id: str, reference: Path | None = None) -> Ru
     job = str(run.get("job") or "unknown")
     read = READERS.get(job, _generic)
     report = read(graph, run, reference)
+    report.scores = {**stored_scores(run), **report.scores}
     report.outputs = [PurposeOutcomes(**row) for row in graph.run("report/llm_outcomes", run_id=run["id"])]
     status = run.get("status")
     if status == "failed":
@@ -83,13 +85,21 @@ def _mode(run: Mapping[str, Any]) -> str:
     return f"[{run.get('status', 'status unknown')}, {run.get('mode', '?')}, model: {run.get('model') or 'none'}]"
 
 
+def stored_scores(run: Mapping[str, Any], names: tuple[str, ...] = ()) -> dict[str, float]:
+    """The run's headline score (under its metric's name) and then each of ``names`` it stored, in that order."""
+    scores: dict[str, float] = {}
+    if run.get("metric") and isinstance(run.get("score"), (int, float)):
+        scores[str(run["metric"])] = float(run["score"])
+    for name in names:
+        if isinstance(run.get(name), (int, float)) and not isinstance(run.get(name), bool):
+            scores.setdefault(name, float(run[name]))
+    return scores
+
+
 def _generic(graph: Graph, run: dict[str, Any], reference: Path | None) -> RunReport:
     job = str(run.get("job") or "unknown")
-    report = RunReport(run["id"], job, f"{job} run {run['id']} {_mode(run)}", "score",
-                       stages=stage_rows(stage_seconds(run), _llm(graph, run), {}))
-    report.notes.append(f"no score reader for job '{job}' yet: stages and LLM cost only "
-                        "(add one with @reader in kgagents/report/jobs.py)")
-    return report
+    return RunReport(run["id"], job, f"{job} run {run['id']} {_mode(run)}", "score",
+                     stages=stage_rows(stage_seconds(run), _llm(graph, run), {}))
 
 
 # -- ontology matching ------------------------------------------------------------------------------------
@@ -180,4 +190,51 @@ def ea_agent(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
     report.reference = _gold(graph, str(run.get("dataset")), sources | {p.source for p in report.predictions})
     report.stages = stage_rows(stage_seconds(run), _llm(graph, run), EA_AGENT_PURPOSES,
                                list(EA_AGENT_PURPOSES.values()))
+    return report
+
+
+# -- KG question answering --------------------------------------------------------------------------------
+@reader("kgqa")
+def kgqa(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
+    """Each question's first answer with the agent's confidence in it; where the questions had gold answers, the
+    curve is the share right (as the run scored them, Hits@1) among the answers at or above each confidence."""
+    from kgagents.agent.kgqa.results import KGQARun
+
+    rows = graph.run("report/kgqa_answers", run_id=run["id"])
+    on = " / ".join(str(run[k]) for k in ("kg", "dataset") if run.get(k))
+    report = RunReport(run["id"], "kgqa", f"KGQA on {on} {_mode(run)}", "confidence of the answer",
+                       unit="questions", scores=stored_scores(run, KGQARun.SCORES))
+    gold: set[tuple[str, str]] = set()
+    for r in rows:
+        first = (r["answer"] or "").split("\n")[0] or "(no answer)"
+        report.predictions.append(Prediction(r["question_id"], first, float(r["confidence"] or 0.0),
+                                             f"decided by {r['decided_by'] or '?'}"))
+        if r["correct"] is not None:  # a question with gold answers: right as scored, else its first gold answer
+            gold.add((r["question_id"], first if r["correct"] else f"gold: {(r['gold'] or ['?'])[0]}"))
+    if gold:
+        report.reference = Reference(f"the gold answers of {len(gold)} questions (right as the run scored them)",
+                                     frozenset(gold))
+    else:
+        report.notes.append("the questions had no gold answers: no precision/recall")
+    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), {})
+    return report
+
+
+# -- ontology-to-tools extraction ------------------------------------------------------------------------
+@reader("extraction")
+def extraction(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
+    """What the run wrote through the tools (documents, instances, assertions) and its Text2KGBench scores when
+    its documents carried expected triples; an extraction scores no pairs, so there is no histogram."""
+    from kgagents.metrics.text2kgbench import METRICS
+
+    report = RunReport(run["id"], "extraction", f"extraction into {run.get('abox') or run.get('abox_prefix') or '?'} "
+                       f"{_mode(run)}", "score", unit="triples", scores=stored_scores(run, METRICS))
+    written = graph.run("report/extraction_written", run_id=run["id"])
+    if written:
+        w = written[0]
+        report.notes.append(f"written through the tools: {w['instances']} instances, {w['assertions']} assertions "
+                            f"in {w['documents']} A-Box{'' if w['documents'] == 1 else 'es'}")
+    if not report.scores:
+        report.notes.append("the documents carried no expected triples: the run is not scored")
+    report.stages = stage_rows(stage_seconds(run), _llm(graph, run), {})
     return report

@@ -81,6 +81,8 @@ class RunReport:
     stages: list[StageRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     outputs: list[PurposeOutcomes] = field(default_factory=list)  # LLM output handling per purpose
+    unit: str = "pairs"  # what one prediction is: pairs (matching, EA), questions (KGQA)
+    scores: dict[str, float] = field(default_factory=dict)  # the scores the run stored, headline first
 
     def origins(self) -> list[str]:
         """Origins of the predictions, most frequent first."""

@@ -17,7 +17,7 @@ from kgagents.report.terminal import BINS, histogram  # noqa: E402
 
 def _scores(ax: Axes, report: RunReport) -> None:
     if not report.predictions:
-        ax.text(0.5, 0.5, "no scored pairs", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, f"no scored {report.unit}", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return
     scores = [p.score for p in report.predictions]
@@ -28,8 +28,8 @@ def _scores(ax: Axes, report: RunReport) -> None:
     ax.hist([[p.score for p in report.predictions if p.origin == o] for o in groups], bins=edges, stacked=True,
             label=groups)
     ax.set_xlabel(report.score_label)
-    ax.set_ylabel("pairs")
-    ax.set_title(f"score histogram ({len(scores)} pairs)")
+    ax.set_ylabel(report.unit)
+    ax.set_title(f"score histogram ({len(scores)} {report.unit})")
     ax.legend(fontsize="small")
 
 

@@ -14,6 +14,7 @@ from kgagents.report.model import CurvePoint, RunReport, StageRow
 
 BINS = 10
 BAR_WIDTH = 40
+BAR_WIDTH_WITH_ORIGINS = 20  # room for a count column per origin within 80 columns
 CURVE_ROWS = 8
 
 
@@ -31,26 +32,32 @@ def histogram(scores: Sequence[float], bins: int = BINS) -> list[tuple[float, fl
     return [(low + i * width, low + (i + 1) * width, n) for i, n in enumerate(counts)]
 
 
-def _histogram_table(report: RunReport) -> Table:
+def _histogram_table(report: RunReport) -> RenderableType:
+    """Score bins as bars; with several origins, a count column per origin named o1, o2, … (named below the table,
+    so the table stays within 80 columns)."""
     origins = report.origins()
-    table = Table(title=f"{report.score_label}: {len(report.predictions)} pairs", title_justify="left")
+    table = Table(title=f"{report.score_label}: {len(report.predictions)} {report.unit}", title_justify="left")
     table.add_column("score")
-    table.add_column("pairs", justify="right")
+    table.add_column(report.unit, justify="right")
     table.add_column("")
     per_origin = len(origins) > 1
     if per_origin:
-        for origin in origins:
-            table.add_column(escape(origin), justify="right")
+        for number in range(1, len(origins) + 1):
+            table.add_column(f"o{number}", justify="right")
+    width = BAR_WIDTH_WITH_ORIGINS if per_origin else BAR_WIDTH
     bins = histogram([p.score for p in report.predictions])
     peak = max((n for *_, n in bins), default=1) or 1
     for i, (lo, hi, n) in enumerate(bins):
         last = i == len(bins) - 1
         inside = [p for p in report.predictions if lo <= p.score < hi or (last and p.score == hi)]
-        row = [f"{lo:.3f}–{hi:.3f}", str(n), "█" * round(BAR_WIDTH * n / peak)]
+        row = [f"{lo:.3f}–{hi:.3f}", str(n), "█" * round(width * n / peak)]
         if per_origin:
             row += [str(sum(1 for p in inside if p.origin == o)) for o in origins]
         table.add_row(*row)
-    return table
+    if not per_origin:
+        return table
+    legend = "; ".join(f"o{number} = {origin}" for number, origin in enumerate(origins, start=1))
+    return Group(table, Text(legend))
 
 
 def _curve_rows(points: list[CurvePoint], rows: int = CURVE_ROWS) -> list[CurvePoint]:
@@ -67,8 +74,9 @@ def _curve_table(report: RunReport) -> RenderableType:
     assert report.reference is not None
     points = report.curve()
     best = report.best()
-    table = Table(title=f"precision / recall against threshold — reference: {escape(report.reference.name)} "
-                        f"({len(report.reference.pairs)} pairs)", title_justify="left")
+    table = Table(title="precision / recall against threshold", title_justify="left",
+                  caption=f"reference: {escape(report.reference.name)} ({len(report.reference.pairs)} pairs)",
+                  caption_justify="left")
     for column in ("score ≥", "accepted", "correct", "P", "R", "F1"):
         table.add_column(column, justify="right")
     for c in _curve_rows(points):
@@ -97,11 +105,13 @@ def _rate(value: float | None) -> str:
 
 
 def _outputs_table(outputs: list[PurposeOutcomes]) -> Table:
-    table = Table(title="LLM output per purpose (answered calls, repairs included)", title_justify="left")
-    for column in ("purpose", "calls", "schema asked", "constrained", "fallback", "parse failures", "repairs"):
+    table = Table(title="LLM output per purpose (answered calls, repairs included)", title_justify="left",
+                  caption="schema: calls asked for a JSON schema / decoded under it; fallback: asked, not decoded "
+                          "under it; unparsed: replies the caller could not use", caption_justify="left")
+    for column in ("purpose", "calls", "schema", "fallback", "unparsed", "repairs"):
         table.add_column(column, justify="left" if column == "purpose" else "right")
     for o in outputs:
-        table.add_row(escape(o.purpose), str(o.calls), str(o.schema_asked), str(o.constrained),
+        table.add_row(escape(o.purpose), str(o.calls), f"{o.schema_asked} / {o.constrained}",
                       f"{o.fallbacks} ({_rate(o.fallback_rate)})",
                       f"{o.parse_failures} ({_rate(o.parse_failure_rate)})", str(o.repairs))
     return table
@@ -110,6 +120,8 @@ def _outputs_table(outputs: list[PurposeOutcomes]) -> Table:
 def render(report: RunReport) -> Group:
     """Everything the report shows, as rich renderables in reading order."""
     parts: list[RenderableType] = [Text(report.title, style="bold")]
+    if report.scores:
+        parts.append(Text("scores: " + ", ".join(f"{k} {v:.4f}" for k, v in report.scores.items())))
     parts += [Text(f"note: {n}", style="yellow") for n in report.notes]
     if report.predictions:
         parts.append(_histogram_table(report))

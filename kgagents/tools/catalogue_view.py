@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
 
 from kgagents.tools.compiler import ToolCatalogue
@@ -16,14 +17,24 @@ def _summary(catalogue: ToolCatalogue) -> str:
             f"{len(tbox.local_ranges)} allValuesFrom axioms → {len(catalogue)} tools: {groups}")
 
 
-def catalogue_table(catalogue: ToolCatalogue) -> Table:
-    """Group, signature and description of every tool."""
-    table = Table(title=_summary(catalogue), show_lines=False)
-    for column in ("group", "tool", "description"):
-        table.add_column(column, overflow="fold")
+def catalogue_table(catalogue: ToolCatalogue, width: int = 80) -> Table:
+    """Every tool on one line of a ``width``-column terminal, under a row naming its group: the signature in full
+    (it is what an agent calls; folded only when it takes more than half the width), the description's first
+    sentence cut to the rest (``--markdown`` / ``--json`` have it whole)."""
+    longest = max((len(t.signature()) for t in catalogue.tools.values()), default=10)
+    tool_width = max(10, min(longest, width // 2))
+    table = Table(title=_summary(catalogue), show_lines=False,
+                  caption="descriptions cut to fit: --markdown FILE or --json FILE has them whole",
+                  caption_justify="left")
+    table.add_column("tool", overflow="fold", width=tool_width)
+    table.add_column("description", no_wrap=True, overflow="ellipsis", width=max(10, width - tool_width - 7))
     for group, tools in catalogue.by_group().items():
+        if not tools:
+            continue
+        table.add_section()
+        table.add_row(f"[bold]{group.value}[/bold] ({len(tools)})", "")
         for tool in tools:
-            table.add_row(group.value, tool.signature(), tool.description)
+            table.add_row(escape(tool.signature()), escape(tool.description.split(". ")[0]))
     return table
 
 

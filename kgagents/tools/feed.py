@@ -137,7 +137,11 @@ def feed_triples(runtime: ToolRuntime, triples: Sequence[Triple],
 
 
 def read_triples_file(path: Path) -> list[Triple]:
-    """Triples from a TSV file (subject, relation, object) or JSON lines (``{"sub", "rel", "obj"}``)."""
+    """Triples from a TSV file (subject, relation, object) or JSON lines in either Text2KGBench shape (a record
+    with a ``triples`` list, or one triple per record, ``sub_label``/``rel_label``/``obj_label`` preferred to
+    ``sub``/``rel``/``obj``; see :func:`kgagents.metrics.text2kgbench.record_triples`)."""
+    from kgagents.metrics.text2kgbench import RECORD_SHAPES, RecordError, record_triples
+
     if not path.is_file():
         raise InputFileError(f"triples file not found: {path}")
     out: list[Triple] = []
@@ -146,10 +150,12 @@ def read_triples_file(path: Path) -> list[Triple]:
             continue
         if line.lstrip().startswith("{"):
             try:
-                record = json.loads(line)
-                out.append((str(record["sub"]), str(record["rel"]), str(record["obj"])))
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise InputFileError(f"{path}:{n}: expected a JSON object with sub, rel and obj ({exc})") from exc
+                out.extend(record_triples(json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise InputFileError(f"{path}:{n}: invalid JSON ({exc.msg})") from exc
+            except RecordError as exc:
+                raise InputFileError(f"{path}:{n}: cannot read this record ({exc}). A JSON line holds {{sub, rel, "
+                                     f"obj}}, or {RECORD_SHAPES}.") from exc
         else:
             parts = line.split("\t")
             if len(parts) != 3 or not all(p.strip() for p in parts):

@@ -192,8 +192,10 @@ def test_the_question_graph_embeds_one_question_at_a_time(movies: Graph, fixture
     from langgraph.checkpoint.memory import InMemorySaver
 
     agent = ODAAgent(movies, None, KGQASettings(mode="no_llm", memory=False), kg=KG)
-    app = agent.question_graph().compile(InMemorySaver())
+    plain = agent.question_graph().invoke({"question": "who directed Kismet"})  # compiled: invoke it as it is
+    app = agent.question_graph(InMemorySaver())
     out = app.invoke({"question": "who directed Kismet"}, {"configurable": {"thread_id": "t"}})
+    assert plain["answer_path"] == out["answer_path"] and plain["answer"] == out["answer"]
     assert out["topics"] == ["Kismet"] and out["answer_path"] == out["observation"][0]
     assert len(out["question_vector"]) == 384 and out["masked"] == "who directed X"
     assert np.isfinite(out["confidence"])

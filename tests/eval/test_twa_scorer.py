@@ -85,3 +85,18 @@ def test_matching_maximises_exact_slots_and_normalisation() -> None:
     assert fingerprint("N/A") == "" and fingerprint(-1) == "" and fingerprint(" Mo₂(OAc)₄ ") == "mo2(oac)4"
     assert slots({"names": ["A", "b", "n/a"], "x": {"y": " Z "}}) == {("names", "a"): 1, ("names", "b"): 1,
                                                                       ("x.y", "z"): 1}
+
+
+def test_bench_twa_writes_where_out_says_and_leaves_the_repository_results(shared_data: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from benchmarks import RESULTS_DIR
+    from kgagents.cli import app
+
+    before = {p.name: p.stat().st_mtime_ns for p in RESULTS_DIR.glob("twa_*")}
+    result = CliRunner().invoke(app, ["bench", "twa", "--out", str(tmp_path / "twa")],
+                                env={"KGAGENTS_DATA_DIR": str(shared_data)})
+    assert result.exit_code == 0, result.output
+    written = {p.name for p in (tmp_path / "twa").iterdir()}
+    assert {"twa_tools.json", "twa_scorer_selftest.json"} <= written
+    assert {p.name: p.stat().st_mtime_ns for p in RESULTS_DIR.glob("twa_*")} == before

@@ -21,7 +21,8 @@ def test_every_demo_job_runs_offline_and_reads_its_summary_back_from_neo4j(
         graph: Graph, shared_data: Path, tmp_path: Path) -> None:
     summaries = run_demo(graph, None, shared_data, tmp_path, SMALL)
     assert [s.job for s in summaries] == ["ontology matching", "entity alignment", "KG question answering",
-                                          "ontology-to-tools extraction"]
+                                          "ontology-to-tools check"]  # no model: gold fed, nothing extracted
+    assert summaries[3].short == "tools check" and summaries[3].metric == "gold F1"
     for s in summaries:
         stored = graph.run("demo/run_summary", run_id=s.run_id, score_property="job")[0]
         assert stored["model"] == s.model

@@ -1,6 +1,7 @@
 """ODA (observe → act → reflect) over relation paths, as LangGraph ``StateGraph``s on the agent contract.
 
-One question (:meth:`ODAAgent.question_graph`, state :class:`QAState`):
+One question (:meth:`ODAAgent.question_graph` compiled, :meth:`ODAAgent.build_question_graph` not; state
+:class:`QAState`):
 
     start → observe ─┬─ answer → END                       (mode no_llm, or a confident path: no model call)
                      └─ act ─┬─ answer → END               (the model answers with a path)
@@ -248,9 +249,16 @@ class ODAAgent(Agent[KGQASettings]):
         return max((p.similarity for p in observed), default=0.0)
 
     # -- graph ----------------------------------------------------------------------------------------
-    def question_graph(self) -> StateGraph:
-        """The uncompiled graph that answers ONE question (state :class:`QAState`): invoke it with
-        ``{"question": "…"}`` (optionally ``topics``) to embed ODA in another LangGraph app question by question."""
+    def question_graph(self, checkpointer: Any = None) -> Any:
+        """The compiled graph that answers ONE question (state :class:`QAState`), ready to use:
+        ``agent.question_graph().invoke({"question": "who directed Kismet"})`` (optionally ``topics``) returns the
+        final state (``answer``, ``answer_path``, ``confidence``, …). Add it as a node of your own LangGraph app to
+        answer question by question; pass a ``checkpointer`` (then a ``thread_id`` in the config) to resume.
+        Nothing is written to Neo4j: :meth:`run` records runs and traces."""
+        return self.build_question_graph().compile(checkpointer=checkpointer)
+
+    def build_question_graph(self) -> StateGraph:
+        """The uncompiled one-question graph of :meth:`question_graph` (as :meth:`build` is to :meth:`compile`)."""
         g = StateGraph(QAState)
         for name in ("start", "observe", "choose", "act", "tool", "reflect", "answer"):
             g.add_node(name, getattr(self, name))
@@ -535,7 +543,7 @@ class ODAAgent(Agent[KGQASettings]):
         texts = [masked(questions[i].question, [names.get(t, t) for t in given_topics(questions[i])]) for i in given]
         queries = dict(zip(given, self.scorer.queries(texts), strict=True))
         embedded = time.perf_counter() - started
-        app = self.question_graph().compile()
+        app = self.question_graph()
         config = {"recursion_limit": 5 * self.settings.max_iterations + 10}
 
         def answer(i: int) -> tuple[QuestionResult, dict[str, Any]]:
@@ -543,7 +551,7 @@ class ODAAgent(Agent[KGQASettings]):
             calls_before = len(self.ledger.records)
             t0 = time.perf_counter()
             start = self.initial_state(q, run_id, names, queries.get(i), state.get("leave_one_out", False))
-            final = dict(app.invoke(start, config))  # type: ignore[call-overload]
+            final = dict(app.invoke(start, config))
             result = QuestionResult.of(q, final, seconds=time.perf_counter() - t0,
                                        calls=self.ledger.records[calls_before:],
                                        topic_in_kg=any(t in names for t in given_topics(q)) if given_topics(q)

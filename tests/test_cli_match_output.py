@@ -1,0 +1,39 @@
+"""What `kgagents match` prints: its matches (the most similar first, all of them with --json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kgagents.cli import app
+from kgagents.config import Neo4jSettings
+from kgagents.graph.connection import Graph
+
+runner = CliRunner()
+
+
+def _env(settings: Neo4jSettings) -> dict[str, str]:
+    return {"KGAGENTS_NEO4J_URI": settings.uri, "KGAGENTS_NEO4J_PASSWORD": settings.password.get_secret_value()}
+
+
+def test_match_lists_its_matches_and_json_has_them_all(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                       fixtures: Path) -> None:
+    d = fixtures / "matching"
+    args = ["match", str(d / "conf_a.ttl"), str(d / "conf_b.ttl"), "--no-llm"]
+    scripted = runner.invoke(app, [*args, "--json", "--reference", str(d / "ref_ab.rdf")], env=_env(neo4j_settings))
+    assert scripted.exit_code == 0, scripted.output
+    document = json.loads(scripted.stdout)  # nothing but the document on stdout
+    stored = graph.run_text("MATCH (s)-[m:MATCHES {run_id: $run}]->(t) RETURN s.uri AS s, t.uri AS t",
+                            run=document["run_id"])
+    assert {(m["source"], m["target"]) for m in document["matches"]} == {(r["s"], r["t"]) for r in stored}
+    assert len(stored) >= 2 and document["mode"] == "no_llm" and document["model"] is None
+    assert set(document["scores"]) >= {"precision", "recall", "f1"}
+    assert "matching conf_a → conf_b" in scripted.stderr  # the progress went to stderr
+
+    shown = runner.invoke(app, [*args, "--show", "1"], env=_env(neo4j_settings))
+    assert shown.exit_code == 0, shown.output
+    best = max(document["matches"], key=lambda m: m["similarity"] if m["similarity"] is not None else m["score"])
+    assert best["source_label"] in shown.stdout and best["target_label"] in shown.stdout
+    assert f"and {len(stored) - 1} more" in shown.stdout
