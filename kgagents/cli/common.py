@@ -62,8 +62,8 @@ def guarded(fn: F) -> F:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise
-        except KeyboardInterrupt:
-            errors.print("[red]interrupted[/red]")
+        except KeyboardInterrupt as exc:  # what the interrupt undid, when the command says so
+            errors.print("[red]interrupted[/red]" + (f": {escape(str(exc))}" if str(exc) else ""), soft_wrap=True)
             raise typer.Exit(130) from None
         except Exception as exc:
             if os.environ.get("KGAGENTS_DEBUG") == "1":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from kgagents.cli.common import App, connected, console, progress_bar
@@ -21,6 +22,7 @@ def embed_cmd(
     """Embed entity names (label, else local name) into a vector index; unchanged texts are skipped."""
     from kgagents.embeddings import get_embedder
     from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
+    from kgagents.loaders.unfinished import refuse_unfinished
 
     if not ontology and not kg:
         raise KgAgentsError("name at least one --ontology or --kg to embed")
@@ -28,6 +30,7 @@ def embed_cmd(
     jobs = [(Scope.ontology(o), "Resource", "resource_embedding") for o in ontology]
     jobs += [(Scope.kg(k), "Entity", "entity_embedding") for k in kg]
     with connected() as graph:
+        refuse_unfinished(graph, kg)  # a KG a batched load is still writing, or left half-written
         for scope, label, index in jobs:
             ensure_vector_index(graph, name=index, label=label, property="embedding", dimensions=embedder.dimensions)
             with progress_bar(f"embedding {scope.value} with {embedder.name}") as advance:
@@ -55,8 +58,26 @@ def stats_cmd() -> None:
             for row in rows:
                 table.add_row(*[str(v) for v in row.values()])
             console.print(table)
+        _print_unfinished(graph)
         RunStore(graph).reap()
         _print_runs(graph.run("stats/runs"))
+
+
+def _print_unfinished(graph: Any) -> None:
+    """Batched loads that are running or died half-way: the counts above include what they wrote so far."""
+    from kgagents.loaders.unfinished import left_behind, unfinished_loads
+
+    for load in unfinished_loads(graph):
+        left = left_behind(graph, load.id, load.kgs)
+        written = f"{left['entities']:,} entities so far"
+        kgs = ", ".join(load.kgs)
+        if load.alive:
+            console.print("[yellow]note:[/yellow] " + escape(f"{load.describe()} is running: {kgs} incomplete "
+                                                            f"({written}) until it finishes"), highlight=False)
+        else:
+            console.print("[red]warning:[/red] " + escape(
+                f"{load.describe()} stopped before it finished: {kgs} holds its partial data ({written}), which "
+                f"every other command refuses; remove it with `kgagents load repair {load.target}`"), highlight=False)
 
 
 def _print_runs(rows: list[dict[str, Any]]) -> None:

@@ -41,6 +41,7 @@ from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.loaders.qa import EntityRef, Question, read_questions
+from kgagents.loaders.unfinished import check_readable
 
 #: the split field a question record may carry (``train`` / ``dev`` / ``test``)
 SPLIT = "split"
@@ -53,6 +54,7 @@ def run_questions(graph: GraphLike, kg: str, questions: Sequence[Question], sett
     """Answer ``questions`` against KG ``kg``; ``chat`` None runs mode ``no_llm``; ``workers`` questions at once
     in that mode; ``leave_one_out``: a question the memory learned does not vote for itself (to calibrate on
     learned questions). ``result.output`` is the :class:`~kgagents.agent.kgqa.results.KGQARun`."""
+    check_readable(connect(graph), [kg])  # a misspelt or half-loaded KG: nothing is run or recorded
     settings = settings or KGQASettings()
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
