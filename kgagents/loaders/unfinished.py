@@ -105,13 +105,13 @@ def check_readable(graph: Graph, kgs: Iterable[str]) -> None:
     """What a job does before it reads KGs: each has entities (:class:`UnknownKGError`, naming the KGs loaded,
     when not — a misspelt name), and no batched load of it is unfinished (:func:`refuse_unfinished`)."""
     kgs = list(kgs)
+    refuse_unfinished(graph, kgs)  # first: a load that has begun may have written no entity yet
     for kg in kgs:
         if not graph.run("kg/has_entities", kg=kg)[0]["found"]:
             known = [row["name"] for row in graph.run("kg/names")]
             listed = ", ".join(known[:20]) + (f" … ({len(known)} in all)" if len(known) > 20 else "")
             raise UnknownKGError(f"no KG named '{kg}' is loaded (no entity has kg '{kg}'); "
                                  + (f"the KGs loaded: {listed}" if known else "no KG is loaded (`kgagents load kg`)"))
-    refuse_unfinished(graph, kgs)
 
 
 def remove_load(graph: Graph, load_id: str, kgs: Iterable[str], error: str, say: Say | None = None) -> tuple[int, int]:
