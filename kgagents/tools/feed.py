@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgagents.errors import InputFileError
+from kgagents.paths import require_file
 from kgagents.tools.compiler import ToolKind
 from kgagents.tools.runtime import ToolResult, ToolRuntime
 from kgagents.tools.tbox import PropertyDef, PropertyKind
@@ -138,8 +139,7 @@ def feed_triples(runtime: ToolRuntime, triples: Sequence[Triple],
 
 def read_triples_file(path: Path) -> list[Triple]:
     """Triples from a TSV file (subject, relation, object) or JSON lines (``{"sub", "rel", "obj"}``)."""
-    if not path.is_file():
-        raise InputFileError(f"triples file not found: {path}")
+    require_file(path, "triples file")
     out: list[Triple] = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
