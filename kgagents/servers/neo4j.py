@@ -490,8 +490,8 @@ class LocalNeo4j:
                     reported = time.monotonic()
                     say(f"waiting for Neo4j to answer on {self.bolt_uri} ({reported - started:.0f} s)")
                 continue
-            if proc is not None and not self.password_file.exists():
-                self._replace_legacy_password(say)
+            if not self.password_file.exists() and (proc is not None or self.password_given):
+                self._replace_legacy_password(say)  # a given password is stored; an old one replaced at launch
             return status
         raise ServerInstallError(
             f"Neo4j did not answer on {self.bolt_uri} within {self.server.start_timeout_s:.0f}s "
