@@ -339,6 +339,13 @@ def _roll_back(graph: Graph, record: LoadRecord, kgs: list[str], exc: BaseExcept
             f"interrupted again while removing what the batched load of {record.path} had written: {what} of load "
             f"{record.id} are still in KG {', '.join(kgs)}, marked 'loading'. Every reader refuses that KG until "
             f"`kgagents load repair {record.target}` (or `kgagents neo4j start`) removes them") from None
+    except Exception as failed:  # the server went away, most likely: what the load wrote stays until a repair
+        raise LoadAbandonedError(
+            f"the batched load of {record.path} stopped ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}) "
+            f"and removing what it had written failed too ({type(failed).__name__}: "
+            f"{' '.join(str(failed).split())[:200]}). Load {record.id} is left 'loading' in KG {', '.join(kgs)}; "
+            f"every reader refuses that KG until `kgagents load repair {record.target}` (or `kgagents neo4j "
+            "start`) removes it") from failed
     if isinstance(exc, KeyboardInterrupt):
         raise LoadRolledBack(f"the batched load of {record.path} was rolled back: removed the {nodes:,} nodes and "
                              f"{statements:,} statements it had written") from None

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from neo4j.exceptions import ServiceUnavailable
 from typer.testing import CliRunner
 
 from kgagents.cli import app
@@ -20,7 +21,7 @@ from kgagents.config import Neo4jSettings
 from kgagents.errors import UnfinishedLoadError, UnknownKGError
 from kgagents.graph.connection import Graph
 from kgagents.jobs.kgqa import ask
-from kgagents.loaders import unfinished
+from kgagents.loaders import batched, unfinished
 from kgagents.loaders.batched import LoadAbandonedError, LoadRolledBack, load_batched, triples_source, wikidata_source
 from kgagents.loaders.unfinished import repair_loads, unfinished_loads
 from tests.loaders_kg.test_batched import WD_LINES
@@ -219,3 +220,23 @@ def test_a_second_ctrl_c_during_the_rollback_says_what_it_left(graph: Graph, tmp
     (removed,) = repair_loads(graph, "twice")
     assert removed.nodes >= left
     assert graph.run_text("MATCH (n) WHERE n.kg = 'twice' RETURN count(n) AS n")[0]["n"] == 0
+
+
+def test_a_rollback_the_server_cuts_short_says_what_is_left(graph: Graph, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server going away fails the load and its rollback alike: the error says the KG is left for a repair."""
+    def boom(_: int) -> None:
+        raise RuntimeError("a batch failed")
+
+    def server_gone(*_: object, **__: object) -> None:
+        raise ServiceUnavailable("connection lost")
+
+    monkeypatch.setattr(batched, "remove_load", server_gone)
+    with pytest.raises(LoadAbandonedError, match="removing what it had written failed too") as info:
+        load_batched(graph, triples_source(_triples(tmp_path / "t.txt", 2_000), kg="cut"), batch_size=500,
+                     progress=boom)
+    assert "kgagents load repair cut" in str(info.value)
+    (load,) = unfinished_loads(graph)
+    assert not load.alive and load.kgs == ["cut"]
+    (removed,) = repair_loads(graph)
+    assert removed.nodes > 0 and graph.run_text("MATCH (n) WHERE n.kg = 'cut' RETURN count(n) AS n")[0]["n"] == 0
