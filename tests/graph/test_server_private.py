@@ -60,8 +60,8 @@ def test_the_instance_is_readable_by_its_owner_only(graph: Graph, local_server: 
     server = _own_server(local_server)
     graph.run_text("CREATE (:PrivacyProbe)")  # the store and transaction logs have been written to
     modes = {}
-    for root, dirs, files in os.walk(server.instance_dir):
-        for name in dirs + files:
+    for root, dir_names, file_names in os.walk(server.instance_dir):
+        for name in dir_names + file_names:
             path = Path(root, name)
             if not path.is_symlink():
                 modes[path] = stat.S_IMODE(path.stat().st_mode)
@@ -99,7 +99,8 @@ def test_neo4j_password_prints_it_and_start_says_where_it_is(local_server: Local
     started = runner.invoke(app, ["neo4j", "start"], env=_instance_env(server))  # running already: harmless
     assert started.exit_code == 0, started.output
     assert f"password: in {server.password_file}" in " ".join(started.output.split())
-    assert read_password(server.password_file) not in started.output
+    password = read_password(server.password_file)
+    assert password is not None and password not in started.output
 
 
 def test_a_web_page_of_another_origin_is_refused(local_server: LocalNeo4j | None) -> None:

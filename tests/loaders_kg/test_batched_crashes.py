@@ -24,6 +24,8 @@ from kgagents.jobs.kgqa import ask
 from kgagents.loaders import batched, unfinished
 from kgagents.loaders.batched import LoadAbandonedError, LoadRolledBack, load_batched, triples_source, wikidata_source
 from kgagents.loaders.unfinished import repair_loads, unfinished_loads
+from kgagents.servers.neo4j import LocalNeo4j
+from tests.graph.test_server_private import _instance_env
 from tests.loaders_kg.test_batched import WD_LINES
 
 runner = CliRunner()
@@ -240,3 +242,14 @@ def test_a_rollback_the_server_cuts_short_says_what_is_left(graph: Graph, tmp_pa
     assert not load.alive and load.kgs == ["cut"]
     (removed,) = repair_loads(graph)
     assert removed.nodes > 0 and graph.run_text("MATCH (n) WHERE n.kg = 'cut' RETURN count(n) AS n")[0]["n"] == 0
+
+
+def test_neo4j_start_repairs_a_dead_load(graph: Graph, local_server: LocalNeo4j | None, killed: str) -> None:
+    """A server restarted after a crash leaves every load it served dead: `neo4j start` removes what they wrote."""
+    if local_server is None:
+        pytest.skip("KGAGENTS_TEST_USE_CONFIGURED: no local server of the session")
+    result = runner.invoke(app, ["neo4j", "start"], env={**_instance_env(local_server), "COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert f"removed what the dead batched load {killed}" in " ".join(result.output.split())
+    assert graph.run_text("MATCH (n) WHERE n.kg = 'killed' RETURN count(n) AS n")[0]["n"] == 0
+    assert unfinished_loads(graph) == []
