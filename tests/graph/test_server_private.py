@@ -163,7 +163,8 @@ def test_the_password_file_is_never_readable_by_others(tmp_path: Path) -> None:
 def old_instance(local_server: LocalNeo4j | None) -> Iterator[LocalServerSettings]:
     server = _own_server(local_server)
     settings = LocalServerSettings(home=server.server.home, instance=f"legacy-{uuid.uuid4().hex[:8]}",
-                                   heap="256m", pagecache="64m", bolt_port=_free_port(), http_port=_free_port())
+                                   heap="256m", pagecache="64m", bolt_port=_free_port(), http_port=_free_port(),
+                                   start_timeout_s=300)  # two starts on a machine shared by many test runs
     yield settings
     LocalNeo4j(settings, Neo4jSettings(password=SecretStr("unused"))).stop()
     shutil.rmtree(settings.instance_dir, ignore_errors=True)
