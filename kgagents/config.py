@@ -7,9 +7,15 @@ these variables; the defaults run everything locally and offline.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, PrivateAttr, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kgagents.credentials import instance_password
+
+#: host names that mean this machine (a server bound only to them cannot be reached from elsewhere)
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def _default_home() -> Path:
@@ -26,15 +32,47 @@ def _default_data() -> Path:
 
 
 class Neo4jSettings(BaseSettings):
-    """Where the graph lives. Defaults match the server `kgagents neo4j start` runs."""
+    """Where the graph lives. Defaults match the server `kgagents neo4j start` runs.
+
+    The password, unless given (``KGAGENTS_NEO4J_PASSWORD`` or an argument), is the one ``kgagents neo4j start``
+    generated for the configured local instance (``KGAGENTS_SERVER_*``) when the URI points at it
+    (:mod:`kgagents.credentials`); for any other server it must be given.
+    """
 
     model_config = SettingsConfigDict(env_prefix="KGAGENTS_NEO4J_", env_file=".env", extra="ignore")
 
     uri: str = "bolt://127.0.0.1:7687"
     user: str = "neo4j"
-    password: SecretStr = SecretStr("kgagents-dev")
+    password: SecretStr = Field(SecretStr(""), description="default: the configured local instance's password file")
     database: str = "neo4j"
     batch_size: int = Field(5000, ge=1, description="rows per UNWIND batch on writes")
+    _password_given: bool = PrivateAttr(False)
+
+    @model_validator(mode="after")
+    def _local_instance_password(self) -> Neo4jSettings:
+        self._password_given = "password" in self.model_fields_set
+        if not self._password_given:
+            server = LocalServerSettings()
+            if points_at(self.uri, server):
+                found = instance_password(server.instance_dir)
+                if found is not None:
+                    self.__dict__["password"] = SecretStr(found)  # not marked as given: it is the instance's own
+        return self
+
+    @property
+    def password_given(self) -> bool:
+        """Whether the password was given (argument or ``KGAGENTS_NEO4J_PASSWORD``), not read from the instance."""
+        return self._password_given
+
+
+def points_at(uri: str, server: LocalServerSettings) -> bool:
+    """Whether ``uri`` is the Bolt address of the local instance ``server`` (this machine, its Bolt port)."""
+    try:
+        parts = urlsplit(uri)
+        port = parts.port or 7687
+    except ValueError:
+        return False
+    return (parts.hostname or "") in LOOPBACK_HOSTS | {server.listen_address} and port == server.bolt_port
 
 
 # The GDS and APOC procedures/functions the project's Cypher calls, as Neo4j allowlist patterns: the local
@@ -61,6 +99,10 @@ class LocalServerSettings(BaseSettings):
     instance: str = "default"
     bolt_port: int = 7687
     http_port: int = 7474
+    listen_address: str = Field("127.0.0.1", description="the address Bolt and HTTP listen on; anything but a "
+                                "loopback address lets other machines connect, and needs a strong password")
+    allow_origin: str | None = Field(None, description="the one web origin whose pages may call the HTTP API "
+                                     "(Access-Control-Allow-Origin); default: the Browser's own, http://HOST:HTTP_PORT")
     heap: str = "2g"
     pagecache: str = "1g"
     start_timeout_s: float = 120.0
@@ -68,6 +110,11 @@ class LocalServerSettings(BaseSettings):
         default_factory=lambda: list(ALLOWED_PROCEDURES),
         description="procedure/function name patterns the server loads (allowlist, with unrestricted access)",
     )
+
+    @property
+    def instance_dir(self) -> Path:
+        """Where the instance keeps its data, logs, configuration and password."""
+        return self.home / "instances" / self.instance
 
 
 class BulkImportSettings(BaseSettings):

@@ -28,7 +28,8 @@ class Neo4jAuthError(KgAgentsError):
 
     def __init__(self, uri: str, user: str) -> None:
         super().__init__(
-            f"Neo4j at {uri} rejected user '{user}'. Set KGAGENTS_NEO4J_PASSWORD to the server's password."
+            f"Neo4j at {uri} rejected user '{user}'. Set KGAGENTS_NEO4J_PASSWORD to the server's password (the "
+            "local server's own is printed by `kgagents neo4j password`; unset the variable to use it)."
         )
 
 
@@ -127,3 +128,12 @@ class BulkImportError(KgAgentsError):
 
 class AgentSettingsError(KgAgentsError, ValueError):
     """An agent's settings are invalid (unknown field, wrong type, value out of range)."""
+
+
+class UnfinishedLoadError(KgAgentsError):
+    """A KG is being written by a batched load, or holds part of one that died: reading it would give wrong
+    answers."""
+
+
+class UnknownKGError(KgAgentsError):
+    """No KG of that name is loaded (usually a misspelt --kg)."""

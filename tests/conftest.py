@@ -5,7 +5,8 @@ Two tiers: a test that uses the server (through any of the fixtures in :data:`SE
 minute (``pytest -m "not integration"``). Tests of the shared benchmark data skip, not fail, when it is absent.
 
 The test server is its own instance (ports 17687/17474, data under the kgagents cache in
-``instances/test``) so running the tests never touches the user's database; KGAGENTS_TEST_INSTANCE,
+``instances/test``, its own generated password in ``instances/test/password``) so running the tests never touches
+the user's database; KGAGENTS_TEST_INSTANCE,
 KGAGENTS_TEST_BOLT_PORT, KGAGENTS_TEST_HTTP_PORT and KGAGENTS_TEST_HEAP run several side by side. Set
 ``KGAGENTS_TEST_USE_CONFIGURED=1`` to run against the server KGAGENTS_NEO4J_* points at instead
 (it will be wiped).
@@ -79,9 +80,10 @@ def local_server(local_server_settings: LocalServerSettings) -> Iterator[LocalNe
     if os.environ.get("KGAGENTS_TEST_USE_CONFIGURED") == "1":
         yield None
         return
+    # the instance's own password (generated on its first start, kept in its password file), whatever
+    # KGAGENTS_NEO4J_* say about the user's server: model_construct reads no environment
     server = LocalNeo4j(local_server_settings,
-                        Neo4jSettings(uri=f"bolt://127.0.0.1:{local_server_settings.bolt_port}",
-                                      password="kgagents-test"))
+                        Neo4jSettings.model_construct(uri=f"bolt://127.0.0.1:{local_server_settings.bolt_port}"))
     already_running = server.pid() is not None
     server.start()  # refuses a taken port, and a server on the port that is not this instance
     yield server
@@ -94,7 +96,7 @@ def neo4j_settings(local_server: LocalNeo4j | None) -> Neo4jSettings:
     """Settings that reach the test server."""
     if local_server is None:
         return Neo4jSettings()
-    return local_server.neo4j.model_copy(update={"uri": local_server.bolt_uri})
+    return local_server.neo4j
 
 
 @pytest.fixture

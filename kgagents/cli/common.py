@@ -10,6 +10,7 @@ kgagents, not the user's input: it is still one line, saying so and how to get t
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -25,10 +26,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from kgagents.errors import InputFileError, KgAgentsError, LLMUnavailableError
+from kgagents.paths import require_file
 
 console = Console()
 errors = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
+
+# The Neo4j driver logs a lost connection ("Failed to read from defunct connection …") as warnings; with no handler
+# configured, Python's last-resort handler printed them beside the one line the boundary says about the same event.
+# KGAGENTS_DEBUG=1 lets them through (to whatever logging the developer configures).
+if os.environ.get("KGAGENTS_DEBUG") != "1":
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())
+    logging.getLogger("neo4j").propagate = False
 
 
 def error_line(exc: BaseException) -> str:
@@ -79,8 +88,8 @@ def guarded(fn: F) -> F:
                 return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise
-        except KeyboardInterrupt:
-            errors.print("[red]interrupted[/red]")
+        except KeyboardInterrupt as exc:  # what the interrupt undid, when the command says so
+            errors.print("[red]interrupted[/red]" + (f": {escape(str(exc))}" if str(exc) else ""), soft_wrap=True)
             raise typer.Exit(130) from None
         except Exception as exc:
             if os.environ.get("KGAGENTS_DEBUG") == "1":
@@ -211,11 +220,7 @@ def input_file(path: Path | None, option: str) -> Path | None:
     """Check that ``path`` is a readable file (not a folder), before anything is written."""
     if path is None:
         return None
-    if path.is_dir():
-        raise InputFileError(f"{option} {path}: is a directory; give a file.")
-    if not path.is_file():
-        raise InputFileError(f"{option} {path}: no such file.")
-    return path
+    return require_file(path, option)
 
 
 def set_option(job: str, example: str) -> Any:

@@ -99,7 +99,7 @@ def ask_cmd(
         console.print(escape(f"topic: '{m['text']}' → {m['id']}" + (f" (name {m['name']!r})" if m["name"] != m["id"]
                                                                    else "")))
     elif not r.topic_in_kg:
-        console.print(f"[yellow]note:[/yellow] no topic entity of KG '{escape(kg)}' found in the question")
+        console.print("[yellow]note:[/yellow] " + escape(f"no topic entity of KG '{kg}' found in the question"))
     names = r.answer.splitlines()
     shown = ", ".join(names[:10]) + (f", … ({r.answer_size} in all)" if r.answer_size > 10 else "")
     console.print(escape(f"[{label}] answer: {shown or '(none)'}"))

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kgagents.cli.common import App, connected, console, progress_bar
 from kgagents.errors import KgAgentsError
+from kgagents.loaders.batched import BATCH_SIZE
 
 app = App(help="Load files into the graph (transactional, idempotent).")
 
@@ -68,7 +69,7 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
                 batched: bool = typer.Option(False, "--batched", help="committed batches: for a KG larger than one "
                                              "transaction; all-or-nothing all the same (see README)"),
                 batch_size: int = typer.Option(None, "--batch-size", help="with --batched: statements per batch "
-                                               "(default 20,000)"),
+                                               f"(default {BATCH_SIZE:,})"),
                 parallel: int = typer.Option(None, "--parallel", help="with --batched: statement transactions "
                                              "in flight at once (default 2)")) -> None:
     """A knowledge graph: a JAPE entity-alignment directory, a head|rel|tail file, or Wikidata N-Triples."""
@@ -83,8 +84,30 @@ def load_kg_cmd(path: Path, format: KGFormat = typer.Option(..., "--format", hel
         report = load_kg(path, format.value, method=method, name=name, langs=_two_langs(langs) if langs else None,
                          train_ratio=train_ratio, split_seed=split_seed, sep=given_sep,
                          property_labels=property_labels, overwrite=overwrite, batch_size=batch_size,
-                         parallel=parallel, progress=advance, stage=lambda text: console.print(f"{text}…"))
+                         parallel=parallel, progress=advance, stage=_say)
     _print_kg_load(report)
+
+
+def _say(text: str) -> None:
+    console.print(escape(text), highlight=False)
+
+
+@app.command("repair")
+def repair_cmd(name: str = typer.Argument(None, help="the KG (or JAPE pair) whose dead loads to remove; default: all")
+               ) -> None:
+    """Remove what batched loads that died (kill -9, a crash, the server down, a second Ctrl-C) left in the graph;
+    loads still running are left alone. `kgagents neo4j start` does this too."""
+    from kgagents.loaders.unfinished import repair_loads, unfinished_loads
+
+    with connected() as graph:
+        removed = repair_loads(graph, name, say=_say)
+        running = [load for load in unfinished_loads(graph) if load.alive]
+    for done in removed:
+        _say(done.line())
+    for load in running:
+        _say(f"still running, left alone: {load.describe()}")
+    if not removed:
+        _say("no dead batched load" + (f" of '{name}'" if name else "") + ": nothing to remove")
 
 
 def _print_kg_load(report: Any) -> None:
@@ -95,8 +118,8 @@ def _print_kg_load(report: Any) -> None:
         console.print(f"separator: {SEPARATORS.get(report.separator, repr(report.separator))} "
                       f"({'detected' if report.separator_detected else 'given'})")
     if report.batched is not None:
-        for dead in report.batched.cleaned:
-            console.print(f"removed what the interrupted load {escape(dead)} had written")
+        for line in report.batched.cleaned_lines:
+            console.print(escape(line), highlight=False)
         if report.batched.skipped:
             console.print(f"{escape(report.batched.load_id)}: these files are loaded already; nothing to do")
     table = Table(title="loaded")

@@ -143,8 +143,14 @@ def serve_tools_cmd(
     http: int = typer.Option(None, "--http", min=1, max=65535,
                              help="serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio"),
     abox: str = typer.Option(None, help="A-Box the tools write (default: the ontology's name)"),
+    token: str = typer.Option(None, "--token", envvar="KGAGENTS_MCP_TOKEN",
+                              help="with --http: the bearer token clients must send (default: a new random one, "
+                              "printed once on stderr)"),
 ) -> None:
-    """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout)."""
+    """Run the MCP server for an ontology's compiled tools (stdio by default; nothing else goes to stdout). Over
+    HTTP, every request must carry `Authorization: Bearer <token>`; others get 401."""
+    import secrets
+
     import anyio
 
     from kgagents.graph.connection import Graph
@@ -159,7 +165,11 @@ def serve_tools_cmd(
             errors.print(escape(f"{len(catalogue)} tools for {catalogue.tbox.name}, A-Box '{runtime.abox}', "
                                 f"{f'http://127.0.0.1:{http}/mcp' if http else 'stdio'}"))
             if http:
-                serve_http(runtime, http)
+                if token is None:
+                    token = secrets.token_urlsafe(24)
+                    errors.print(f"token (send it as 'Authorization: Bearer <token>'): {token}", highlight=False,
+                                 soft_wrap=True)
+                serve_http(runtime, http, token)
             else:
                 anyio.run(serve_stdio, runtime)
     except KgAgentsError as exc:

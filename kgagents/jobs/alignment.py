@@ -25,6 +25,7 @@ from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.graph.runs import RunStore
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.jape import EAPairLoadResult, load_jape_pair
+from kgagents.loaders.unfinished import refuse_unfinished
 from kgagents.progress import SILENT, Stages
 
 
@@ -103,6 +104,7 @@ def align(graph: GraphLike, chat: Any, *, dataset: str, retrieval_run_id: str, s
     """Run the EA-Agent over ``sources`` (default: with ``sample``, a seeded sample of the test sources, else
     every source the retrieval run stored); ``chat`` None runs the ``no_llm`` ablation."""
     graph = connect(graph)
+    refuse_unfinished(graph, [dataset])  # a pair a batched load is still writing, or left half-written
     settings = settings or EASettings()
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})

@@ -41,6 +41,7 @@ from kgagents.embeddings.index import Scope, embed_nodes, ensure_vector_index
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.loaders.qa import EntityRef, Question, read_questions
+from kgagents.loaders.unfinished import check_readable, refuse_unfinished
 
 #: the split field a question record may carry (``train`` / ``dev`` / ``test``)
 SPLIT = "split"
@@ -53,6 +54,7 @@ def run_questions(graph: GraphLike, kg: str, questions: Sequence[Question], sett
     """Answer ``questions`` against KG ``kg``; ``chat`` None runs mode ``no_llm``; ``workers`` questions at once
     in that mode; ``leave_one_out``: a question the memory learned does not vote for itself (to calibrate on
     learned questions). ``result.output`` is the :class:`~kgagents.agent.kgqa.results.KGQARun`."""
+    check_readable(connect(graph), [kg])  # a misspelt or half-loaded KG: nothing is run or recorded
     settings = settings or KGQASettings()
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
@@ -97,6 +99,7 @@ def ask(graph: GraphLike, kg: str, question: str, *, topics: Sequence[str] = (),
 # -- preparing a KG ------------------------------------------------------------------------------------------
 def prepare_kg(graph: Graph, kg: str, embedder: Embedder | None = None) -> dict[str, Any]:
     """Entity-name vectors (incremental: unchanged names are skipped) and the full-text name index of ``kg``."""
+    refuse_unfinished(graph, [kg])  # a KG a batched load is still writing, or left half-written
     embedder = embedder or get_embedder()
     ensure_vector_index(graph, name="entity_embedding", label="Entity", property="embedding",
                         dimensions=embedder.dimensions)
@@ -145,6 +148,7 @@ def learn(graph: GraphLike, kg: str, questions: Sequence[Question], *, source: s
     writes nothing) if any record is marked as a test split."""
     graph = connect(graph)
     refuse_test_split([(q.id, split_of(q)) for q in questions], source)
+    refuse_unfinished(graph, [kg])
     settings = settings or KGQASettings(mode="no_llm")
     embedder = embedder or get_embedder()
     started = time.perf_counter()

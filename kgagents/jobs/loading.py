@@ -59,7 +59,7 @@ def load_kg(path: Path | str, format: Format, *, method: Method = "transactional
     ``name``: the KG (or pair) name, default from the path; ``langs`` / ``train_ratio`` / ``split_seed``: JAPE;
     ``sep``: triples (default detected); ``property_labels``: Wikidata; ``overwrite``: bulk; ``batch_size`` /
     ``parallel``: batched. ``progress(n)`` is called as statements are written, ``stage(text)`` as a bulk load
-    moves from one phase to the next.
+    moves from one phase to the next and as a batched load removes dead loads' data or its own after a failure.
     """
     path = Path(path)
     _check(format, method, langs=langs, train_ratio=train_ratio, sep=sep, property_labels=property_labels,
@@ -79,7 +79,7 @@ def load_kg(path: Path | str, format: Format, *, method: Method = "transactional
         try:
             ensure_schema(target)
             if method == "batched":
-                report = _batched(target, _source(path, format, options), batch_size, parallel, progress)
+                report = _batched(target, _source(path, format, options), batch_size, parallel, progress, stage)
             else:
                 report = _transactional(target, path, format, options, progress)
         finally:
@@ -139,11 +139,11 @@ def _source(path: Path, format: Format, options: dict[str, Any]) -> BatchedSourc
 
 
 def _batched(graph: Graph, source: BatchedSource, batch_size: int | None, parallel: int | None,
-             progress: Progress | None) -> KGLoadReport:
+             progress: Progress | None, stage: Stage | None) -> KGLoadReport:
     from kgagents.loaders.batched import BATCH_SIZE, PARALLEL, load_batched
 
     result = load_batched(graph, source, batch_size=batch_size or BATCH_SIZE, parallel=parallel or PARALLEL,
-                          progress=progress)
+                          progress=progress, say=stage)
     return KGLoadReport(method="batched", kgs=result.kgs, gold_links=result.gold_links, batched=result)
 
 
@@ -154,10 +154,10 @@ def _bulk(path: Path, format: Format, options: dict[str, Any], overwrite: bool, 
 
     neo4j = Neo4jSettings() if graph is None else connect(graph).settings
     local = managed_server(neo4j, LocalServerSettings())
-    stage(f"checking the database at {local.bolt_uri}")
+    stage(f"checking the database at {local.bolt_uri}…")
     replaced = check_target(local, overwrite=overwrite)
-    stage(f"parsing {path}")
+    stage(f"parsing {path}…")
     data: BulkInput = _read(path, format, options, jape_input, triples_input, wikidata_input)
-    stage("writing import files, importing offline, restarting Neo4j, building the schema")
+    stage("writing import files, importing offline, restarting Neo4j, building the schema…")
     result = bulk_load(data, local, replaced=replaced)
     return KGLoadReport(method="bulk", kgs=result.kgs, gold_links=result.gold_links, bulk=result)

@@ -11,25 +11,26 @@ The three ways to load a KG:
 
 How a batched load stays all-or-nothing:
 
-1. A ``(:Load {id, status: 'loading', kgs})`` record is committed first; its id is that of a transactional load
-   of the same files (kind, target, file hash).
+1. A guard transaction is opened and stays open for the whole load with ``kgagents_load: <id>`` in its metadata,
+   so ``SHOW TRANSACTIONS`` tells a live load from a dead one without clocks or timeouts: the server ends the
+   guard when the process dies (kill -9 included). Only then is a ``(:Load {id, status: 'loading', kgs, pid,
+   host})`` record committed; its id is that of a transactional load of the same files (kind, target, file hash).
+   (This order keeps a concurrent load from taking this one for dead: :mod:`kgagents.loaders.unfinished`.)
 2. Every node the load *creates* carries ``load: <id>``; nodes it only matches (an entity an earlier load
    created) keep theirs. A relationship it creates carries ``load: <id>`` too when the KG held entities before
    the load; into a fresh KG (the usual case) it does not need to, since one of its ends is a node the load
    created (and removing that node removes it) — that saves a property on every statement. The ``(:KG)`` node
    is written only at the end.
-3. A guard transaction stays open for the whole load with ``kgagents_load: <id>`` in its metadata, so
-   ``SHOW TRANSACTIONS`` tells a live load from a dead one without clocks or timeouts: the server ends the guard
-   when the process dies (kill -9 included).
-4. When the last batch is in, repeats are removed (:file:`cypher/batched/dedup_triples.cypher`, statement by
+3. When the last batch is in, repeats are removed (:file:`cypher/batched/dedup_triples.cypher`, statement by
    statement among those a Bloom filter could not rule out), the ``(:KG)`` nodes are
-   written and the record becomes ``complete``.
-5. A load that fails removes what it created at once and is marked ``failed``. A load that was killed is found
-   by the next batched load (of any KG) — ``loading``, and no guard — and removed the same way.
+   written and the record becomes ``complete`` with the KG's counts.
+4. A load that fails (Ctrl-C included) removes what it created at once, saying how far it got, and is marked
+   ``failed``; a second Ctrl-C stops that removal and says what is left (:class:`LoadAbandonedError`).
+5. A load that died (killed, the server down) stays ``loading`` with no guard: every reader of its KGs refuses
+   them (:func:`kgagents.loaders.unfinished.refuse_unfinished`) until ``kgagents load repair``, ``kgagents neo4j
+   start`` or the next batched load removes its data.
 
-Readers ignore incomplete loads with ``WHERE NOT coalesce(n.load, '') IN $incomplete`` on nodes, and on a
-relationship's ``load`` and both its ends (``$incomplete`` from :func:`incomplete_loads`, usually empty); a KG
-that only an incomplete load wrote has no ``(:KG)`` node. The ``load`` property stays after completion as
+A KG that only an incomplete load wrote has no ``(:KG)`` node. The ``load`` property stays after completion as
 provenance (which load created the element).
 
 Where the time goes, and what is done about it (measured in ``kgagents bench load``; README, "Batched loads"):
@@ -51,16 +52,19 @@ created) are not undone when it fails, and no other process may delete the KG wh
 
 from __future__ import annotations
 
+import os
+import socket
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from neo4j import Transaction
 from pydantic import BaseModel
 
 from kgagents.cypher import cypher
@@ -68,6 +72,7 @@ from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph, Tx, batched
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress
 from kgagents.loaders.record import LoadRecord
+from kgagents.loaders.unfinished import Say, left_behind, remove_load, repair_loads, unfinished_loads
 
 #: statements per committed batch. Measured on 2 cores (generated 1M, server heap 1.5 GB): 5,000 spent 2 s of
 #: server CPU in garbage collection, 10,000 and 20,000 about 20 s (a larger transaction's state outlives the young
@@ -81,13 +86,20 @@ BATCH_SIZE = 5_000
 NODE_CACHE = 4_000_000
 _DEDUP_ROWS = 5_000  # possible repeats checked per dedup transaction
 _SPOOL_BLOCK = 1_000_000  # possible repeats read back at once by the dedup pass (40 bytes each)
-_DELETE_BATCH = 20_000  # statements (then nodes) per transaction when a failed load is removed
 #: statement transactions in flight at once (one per server core of the reference machine)
 PARALLEL = 2
 
 
 class BatchedLoadError(KgAgentsError):
     """A batched load failed; what it had written was removed."""
+
+
+class LoadAbandonedError(KgAgentsError):
+    """A second Ctrl-C stopped the removal of a failed batched load's data: part of it is still in the graph."""
+
+
+class LoadRolledBack(KeyboardInterrupt):  # noqa: N818 - it is the user's interrupt, carrying what was undone
+    """Ctrl-C stopped a batched load, and what it had written was removed."""
 
 
 class BatchedLoadResult(BaseModel):
@@ -100,6 +112,7 @@ class BatchedLoadResult(BaseModel):
     statements: int = 0
     skipped: bool = False  # the same files were already completely loaded: nothing was written
     cleaned: list[str] = []  # dead loads removed before this one started
+    cleaned_lines: list[str] = []  # what was removed of each, in words
     parse_seconds: float = 0.0  # Python: reading the file and building the batches
     write_seconds: float = 0.0  # waiting for the server's batch transactions
     dedup_seconds: float = 0.0
@@ -186,8 +199,8 @@ def wikidata_source(path: Path | str, *, kg: str = "wikidata", property_labels: 
             raise ParseError(str(path), None, "holds no Wikidata item (no wd: entity with a wdt: statement or an "
                                               "English label); is it empty, or not a truthy dump?")
 
-    probe = KGData(kg, props)
-    record = wikidata_load_record(probe, path, property_labels, 0.0)
+    record = wikidata_load_record(KGData(kg, props), path, property_labels, 0.0)
+    record.counts = {}  # known once the load is in (an empty probe's zeros are not the dump's counts)
     return BatchedSource(record, [(kg, props)], chunks,
                          relation_props={WDT + pid: texts for pid, texts in labels.items()})
 
@@ -246,26 +259,10 @@ def incomplete_loads(graph: Graph) -> list[str]:
     return [row["id"] for row in graph.run("batched/incomplete")]
 
 
-def clean_dead_loads(graph: Graph) -> list[str]:
-    """Remove what every dead batched load wrote (``loading`` without a live guard transaction); their ids."""
-    running = set(graph.run("batched/running")[0]["ids"])
-    dead = [row for row in graph.run("batched/incomplete") if row["status"] == "loading" and row["id"] not in running]
-    for row in dead:
-        _remove(graph, row["id"], row["kgs"] or [row["target"]], "the loading process stopped before it finished")
-    return [row["id"] for row in dead]
-
-
-def _remove(graph: Graph, load_id: str, kgs: Iterable[str], error: str) -> None:
-    for kg in kgs:
-        for query in ("batched/delete_relationships", "batched/delete_nodes"):
-            while graph.run(query, kg=kg, load=load_id, limit=_DELETE_BATCH)[0]["deleted"]:
-                pass
-    graph.run("batched/mark_failed", id=load_id, error=error[:1000])
-
-
 def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH_SIZE, parallel: int = PARALLEL,
-                 progress: Progress | None = None) -> BatchedLoadResult:
-    """Write ``source`` in committed batches of ``batch_size`` statements (see the module docstring)."""
+                 progress: Progress | None = None, say: Say | None = None) -> BatchedLoadResult:
+    """Write ``source`` in committed batches of ``batch_size`` statements (see the module docstring). ``say`` hears
+    what else happens: dead loads removed first, and the removal of this load's data when it fails."""
     start = time.perf_counter()
     record = source.record
     kg_names = [name for name, _ in source.kgs]
@@ -273,45 +270,93 @@ def load_batched(graph: Graph, source: BatchedSource, *, batch_size: int = BATCH
     if done["done"]:
         return BatchedLoadResult(load_id=record.id, kgs=_results(graph, kg_names, 0.0, {}), skipped=True,
                                  seconds=time.perf_counter() - start)
-    cleaned = clean_dead_loads(graph)
+    repaired = repair_loads(graph, say=say)
+    same = [load for load in unfinished_loads(graph) if load.id == record.id and load.alive]
+    if same:
+        raise BatchedLoadError(f"{same[0].describe()} is loading these same files right now; wait until it finishes")
     if source.before is not None:
         source.before(graph)
-    graph.run("batched/begin", id=record.id, kind=record.kind, target=record.target, path=record.path,
-              sha256=record.sha256, kgs=kg_names)
     writer = _Writer(graph, record.id, source, parallel)
     with graph.driver.session(database=graph.settings.database) as guard_session:
+        # The guard is open before the record is committed (kgagents/loaders/unfinished.py says why).
         guard = guard_session.begin_transaction(metadata={"kgagents_load": record.id})
         guard.run("RETURN 1").consume()  # the server now lists the guard: the load is alive
         try:
+            graph.run("batched/begin", id=record.id, kind=record.kind, target=record.target, path=record.path,
+                      sha256=record.sha256, kgs=kg_names, pid=os.getpid(), host=socket.gethostname())
             writer.run(source.chunks(batch_size), progress)
             dedup_start = time.perf_counter()
             removed = writer.dedup()
             dedup_seconds = time.perf_counter() - dedup_start
             seconds = time.perf_counter() - start
             results = _results(graph, kg_names, time.perf_counter() - start, removed)
-            counts = source.record.counts or {k: getattr(results[0], k)
-                                              for k in ("entities", "relations", "triples", "literals")}
             graph.run("batched/complete", id=record.id, seconds=seconds,
                       kgs=[{"name": n, "props": p} for n, p in source.kgs],
-                      counts={f"count_{k}": v for k, v in counts.items()})
+                      counts={f"count_{k}": v for k, v in _counts(source, results).items()})
         except BaseException as exc:  # Ctrl-C included: what was written must go
             try:
-                _remove(graph, record.id, kg_names, f"{type(exc).__name__}: {exc}")
+                _roll_back(graph, record, kg_names, exc, say)
             finally:
-                guard.rollback()
+                _end(guard)
             if isinstance(exc, KgAgentsError):
                 raise
             if isinstance(exc, Exception):
                 raise BatchedLoadError(f"the batched load of {record.path} failed ({type(exc).__name__}: "
                                        f"{' '.join(str(exc).split())[:300]}); what it had written was removed") from exc
             raise
-        guard.rollback()
+        _end(guard)
     return BatchedLoadResult(
         load_id=record.id, kgs=results, batches=writer.batches,
-        statements=writer.statements, gold_links=writer.gold_splits(), cleaned=cleaned,
+        statements=writer.statements, gold_links=writer.gold_splits(), cleaned=[r.load.id for r in repaired],
+        cleaned_lines=[r.line() for r in repaired],
         parse_seconds=round(writer.parse_seconds, 3), write_seconds=round(writer.write_seconds, 3),
         dedup_seconds=round(dedup_seconds, 3), seconds=round(seconds, 3), entities_merged=writer.entities_merged,
         possible_repeats=writer.possible_repeats)
+
+
+def _counts(source: BatchedSource, results: list[KGLoadResult]) -> dict[str, int]:
+    """The ``(:Load)`` record's counts: a JAPE pair's from its parse (per side, gold links per split); a single KG's
+    as stored once the load is in (its entities, relations, triples and literals)."""
+    if source.record.counts:
+        return source.record.counts
+    return {k: getattr(results[0], k) for k in ("entities", "relations", "triples", "literals")}
+
+
+def _roll_back(graph: Graph, record: LoadRecord, kgs: list[str], exc: BaseException, say: Say | None) -> None:
+    """Remove what the failed load wrote. Interrupted (Ctrl-C) it says what was removed; interrupted again while
+    removing, it stops and says exactly what it left and how to remove it."""
+    if say is not None:
+        say(f"the batched load of {record.path} stopped ({type(exc).__name__}); removing what it wrote…")
+    try:
+        statements, nodes = remove_load(graph, record.id, kgs, f"{type(exc).__name__}: {exc}", say)
+    except KeyboardInterrupt:
+        try:
+            left = left_behind(graph, record.id, kgs)
+            what = f"{left['entities']:,} entities and {left['relations']:,} relations (with their statements)"
+        except Exception:  # the connection may be unusable after the second interrupt
+            what = "part of its data"
+        raise LoadAbandonedError(
+            f"interrupted again while removing what the batched load of {record.path} had written: {what} of load "
+            f"{record.id} are still in KG {', '.join(kgs)}, marked 'loading'. Every reader refuses that KG until "
+            f"`kgagents load repair {record.target}` (or `kgagents neo4j start`) removes them") from None
+    except Exception as failed:  # the server went away, most likely: what the load wrote stays until a repair
+        raise LoadAbandonedError(
+            f"the batched load of {record.path} stopped ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}) "
+            f"and removing what it had written failed too ({type(failed).__name__}: "
+            f"{' '.join(str(failed).split())[:200]}). Load {record.id} is left 'loading' in KG {', '.join(kgs)}; "
+            f"every reader refuses that KG until `kgagents load repair {record.target}` (or `kgagents neo4j "
+            "start`) removes it") from failed
+    if isinstance(exc, KeyboardInterrupt):
+        raise LoadRolledBack(f"the batched load of {record.path} was rolled back: removed the {nodes:,} nodes and "
+                             f"{statements:,} statements it had written") from None
+
+
+def _end(guard: Transaction) -> None:
+    """Roll the guard transaction back (the load is over); a connection already gone has ended it anyway."""
+    try:
+        guard.rollback()
+    except Exception:  # noqa: BLE001 - the server ends the guard with the connection
+        pass
 
 
 def _results(graph: Graph, kgs: list[str], seconds: float, removed: dict[str, int]) -> list[KGLoadResult]:

@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kgagents.errors import InputFileError, ParseError
+from kgagents.paths import require_file
 
 _WIKIDATA_ID = re.compile(r"[QPL][1-9][0-9]*")
 
@@ -280,8 +281,7 @@ def read_metaqa_text(path: Path | str, *, qtypes: Path | str | None = None, hops
     per line, aligned with the questions); the hop count from ``hops``, else from the type (``actor_to_movie`` is
     one hop), else from a ``<n>-hop`` folder in the path (MetaQA's layout ``2-hop/vanilla/qa_dev.txt``)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"question file not found: {path}")
+    require_file(path, "question file")
     folder_hops = next((int(m.group(1)) for part in path.parts if (m := _HOP_FOLDER.match(part))), None)
     qtype_path = Path(qtypes) if qtypes is not None else path.with_name(f"{path.stem}_qtype.txt")
     types: list[str] | None = None

@@ -23,6 +23,7 @@ from rdflib.plugins.parsers.notation3 import BadSyntax
 from kgagents.errors import InputFileError, ParseError
 from kgagents.loaders.rdf_terms import Blank, Literal, Term, Triple
 from kgagents.loaders.xml_guard import check_xml
+from kgagents.paths import require_file
 
 
 class RdfFormat(str, Enum):
@@ -70,17 +71,36 @@ def resolve_format(path: Path, fmt: str | RdfFormat | None = None) -> RdfFormat:
 
 def read_triples(path: Path, fmt: str | RdfFormat | None = None) -> list[Triple]:
     """The distinct triples of ``path``, in document order. Raises InputFileError or ParseError (with the line)."""
-    if not path.is_file():
-        raise InputFileError(f"RDF file not found: {path}")
+    require_file(path, "RDF file")
     rdf_format = resolve_format(path, fmt)
     if rdf_format is RdfFormat.XML:
         check_xml(path)  # pyoxigraph reads a truncated document as a shorter one and expands entities unbounded
     try:
-        return _read_oxigraph(path, rdf_format)
+        triples = _read_oxigraph(path, rdf_format)
     except SyntaxError as strict_error:
-        return _read_rdflib(path, rdf_format, strict_error)
+        triples = _read_rdflib(path, rdf_format, strict_error)
     except OSError as exc:
         raise InputFileError(f"Cannot read {path}: {exc}") from exc
+    _check_iris(path, triples)
+    return triples
+
+
+#: what an IRI may not hold (RFC 3987): spaces and control characters, and < > " { } | \ ^ `. The N-Triples parser
+#: refuses them; the RDF/XML and Turtle readers pass them on, and such an IRI breaks every tool that writes it out.
+_NOT_IN_IRI = re.compile(r'[\x00-\x20<>"{}|\\^`]')
+
+
+def _check_iris(path: Path, triples: list[Triple]) -> None:
+    """Raise :class:`ParseError` (with the line, found by searching the file) for the first IRI holding a character
+    an IRI may not contain."""
+    for triple in triples:
+        for term in triple:
+            if isinstance(term, str) and (bad := _NOT_IN_IRI.search(term)):
+                tail = term[max(term.rfind("/"), term.rfind("#")) + 1:] or term
+                data = path.read_bytes()
+                at = data.find(tail.encode("utf-8"))
+                raise ParseError(str(path), data[:at].count(b"\n") + 1 if at >= 0 else None,
+                                 f"the IRI <{term}> holds {bad.group()!r}, which an IRI may not contain (RFC 3987)")
 
 
 def _read_oxigraph(path: Path, rdf_format: RdfFormat) -> list[Triple]:

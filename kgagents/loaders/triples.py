@@ -16,10 +16,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from kgagents.errors import InputFileError, ParseError
+from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
+from kgagents.paths import require_file
 
 #: the separators a triple file may use, in detection order
 SEPARATORS = {"\t": "tab", "|": "'|'"}
@@ -27,8 +28,7 @@ SEPARATORS = {"\t": "tab", "|": "'|'"}
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text without line end) for every non-blank line; a non-UTF-8 line is a ParseError."""
-    if not path.is_file():
-        raise InputFileError(f"triple file not found: {path}")
+    require_file(path, "triple file")
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             try:

@@ -27,13 +27,16 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
+from typing import BinaryIO
 
 from kgagents.errors import InputFileError, ParseError
 from kgagents.graph.connection import Graph
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
+from kgagents.paths import require_file
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -113,11 +116,29 @@ Names = dict[str, dict[str, str]]  # id -> {"label"|"name"|"description": Englis
 Aliases = dict[str, list[str]]
 
 
+@contextmanager
+def _utf8_lines(path: Path) -> Iterator[Iterator[str]]:
+    """The dump's lines (with their ends), each decoded on its own, so a byte that is not UTF-8 (a binary file, a
+    dump in another encoding) is a :class:`ParseError` naming its line, not a bare ``UnicodeDecodeError``."""
+    require_file(path, "Wikidata dump")
+
+    def lines(fh: BinaryIO) -> Iterator[str]:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ParseError(str(path), lineno, f"not UTF-8 text (byte {exc.start + 1} of the line cannot be "
+                                                    "decoded); a Wikidata N-Triples dump is UTF-8 text") from None
+
+    with open(path, "rb") as fh:
+        yield lines(fh)
+
+
 def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[tuple[KGData, Names, Aliases]]:
     """The dump read ``lines`` lines at a time (``None``: all at once), each chunk as its own :class:`KGData`
     with the English names and aliases its lines state (not yet applied: a name may come in another chunk)."""
     fast, label, literal = _ENTITY_STATEMENT.fullmatch, _LABEL_LINE.fullmatch, _LITERAL_STATEMENT.fullmatch
-    with open(path, encoding="utf-8") as fh:
+    with _utf8_lines(path) as fh:
         lineno = 0
         while True:
             data = KGData(kg, {"source": str(path), "format": "wikidata-truthy-nt"})
@@ -169,7 +190,7 @@ def property_names(path: Path, property_labels: Path | None = None) -> dict[str,
     names: Names = {}
     scratch = KGData("", {})
     prefix = f"<{WD}P"
-    with open(path, encoding="utf-8") as fh:
+    with _utf8_lines(path) as fh:
         for lineno, line in enumerate(fh, 1):
             if line.startswith(prefix) and _ENTITY_STATEMENT.fullmatch(line) is None:
                 _parse_line(scratch, path, lineno, line, names, {})

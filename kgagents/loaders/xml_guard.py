@@ -12,7 +12,8 @@ passes :func:`check_xml` first, for two reasons:
   amplify or reach outside the file is refused while the DTD is read — before the first reference is
   expanded: parameter entities, external entities, an entity whose text refers to another entity, and
   plain entities referenced so often that their expansion would exceed :data:`EXPANSION_FACTOR` times
-  the file (references are counted in the raw bytes, so the expansion itself never runs).
+  the file (references are counted in the raw bytes, so the expansion itself never runs). An entity the file
+  does not declare (one an external DTD would define: never fetched) is refused too — it would load as empty text.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ EXPANSION_FLOOR = 1 << 20  # ... or 1 MiB, whichever is larger
 _ENTITY_REFERENCE = re.compile(r"[&%][^\s&%;#<>\"']+;")  # a general or parameter reference, not &#38;
 _RAW_REFERENCE = re.compile(rb"&([^\s&;#<>\"']+);")
 _TEXT_REFERENCE = re.compile(r"&([^\s&;#<>\"']+);")
+_PREDEFINED = frozenset({"amp", "lt", "gt", "quot", "apos"})
 
 
 class UnsafeXmlError(ParseError):
@@ -71,19 +73,42 @@ def check_xml(path: str | Path) -> None:
         if entities:
             _refuse_large_expansion(path, entities)
 
+    def start_dtd(doctype: str, system_id: str | None, public_id: str | None, internal: bool) -> None:
+        if system_id or public_id:
+            external.append(system_id or public_id or "")
+
+    def skipped(entity: str, is_parameter: bool) -> None:
+        raise _Refused(_external_entity(entity, external))
+
     parser.EntityDeclHandler = declare
     parser.EndDoctypeDeclHandler = end_dtd
+    parser.StartDoctypeDeclHandler = start_dtd
+    parser.SkippedEntityHandler = skipped
+    external: list[str] = []
     try:
         if path.stat().st_size == 0:
             return  # nothing to expand and nothing cut off; the reader says the file holds nothing
         with path.open("rb") as stream:
             parser.ParseFile(stream)
+        if external:  # a reference expat skips silently (in an attribute value) would load as empty text too
+            undeclared = next((n for n in _references(path) if n not in entities and n not in _PREDEFINED), None)
+            if undeclared is not None:
+                data = path.read_bytes()
+                at = data.find(f"&{undeclared};".encode())
+                line = data[:at].count(b"\n") + 1 if at >= 0 else None
+                raise UnsafeXmlError(name, line, _external_entity(undeclared, external))
     except _Refused as exc:
         raise UnsafeXmlError(name, parser.CurrentLineNumber, str(exc)) from None
     except expat.ExpatError as exc:
         raise ParseError(name, exc.lineno, f"not well-formed XML: {expat.ErrorString(exc.code)}") from None
     except OSError as exc:
         raise ParseError(name, None, f"cannot read the file: {exc.strerror or exc}") from None
+
+
+def _external_entity(entity: str, external: list[str]) -> str:
+    where = f"the external DTD {external[0]}" if external else "an external DTD"
+    return (f"the entity '&{entity};' is not declared in the file (it would come from {where}, which is never read, "
+            "so it would load as empty text)")
 
 
 def _refuse_large_expansion(path: Path, entities: dict[str, int]) -> None:

@@ -22,15 +22,33 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
-from kgagents.config import LocalServerSettings, Neo4jSettings
-from kgagents.errors import BulkImportError, ForeignServerError, Neo4jUnavailableError, ServerInstallError
+from pydantic import SecretStr
+
+from kgagents.config import LOOPBACK_HOSTS, LocalServerSettings, Neo4jSettings
+from kgagents.credentials import (
+    PASSWORD_FILE,
+    PENDING_FILE,
+    generate_password,
+    instance_password,
+    legacy_password,
+    read_password,
+    weak_for_exposure,
+    write_private,
+)
+from kgagents.errors import (
+    BulkImportError,
+    ForeignServerError,
+    Neo4jAuthError,
+    Neo4jUnavailableError,
+    ServerInstallError,
+)
 
 if TYPE_CHECKING:
     import sys
@@ -61,6 +79,21 @@ JVM_FLAGS = [
     "--add-opens=java.base/java.util=ALL-UNNAMED",
     "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
 ]
+#: the umask of every process that writes into an instance (the server, neo4j-admin): files 0600, directories 0700
+PRIVATE_UMASK = 0o077
+#: seconds between "still waiting" lines while the server starts
+WAIT_REPORT_S = 10.0
+Say = Callable[[str], None]
+
+
+def _silent(_: str) -> None:
+    pass
+
+
+def _open_private(path: Path, *, append: bool) -> BinaryIO:
+    """``path`` opened for binary writing, created 0600 (this process's umask is not the instance's)."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    return os.fdopen(os.open(path, flags, 0o600), "ab" if append else "wb")
 
 
 LOG_CONFIG = "server-logs.xml"
@@ -118,6 +151,12 @@ def _require(tool: str, package: str) -> str:
     return path
 
 
+def client_host(listen_address: str) -> str:
+    """The address a client on this machine uses for a server listening on ``listen_address`` (a wildcard or a
+    loopback address: 127.0.0.1)."""
+    return "127.0.0.1" if listen_address in LOOPBACK_HOSTS | {"0.0.0.0", "::", ""} else listen_address
+
+
 def port_free(port: int, host: str = "127.0.0.1") -> bool:
     """Whether a server could listen on ``host:port`` now (a port in TIME_WAIT counts as free)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -172,13 +211,53 @@ class LocalNeo4j:
     """One local server instance: install once, start (idempotent), stop, status."""
 
     def __init__(self, server: LocalServerSettings | None = None, neo4j: Neo4jSettings | None = None) -> None:
+        """``neo4j``: the user, database and — when given there — the password; by default the instance's own
+        password (its password file, see :mod:`kgagents.credentials`)."""
         self.server = server or LocalServerSettings()
-        self.neo4j = neo4j or Neo4jSettings()
+        self._settings = neo4j or Neo4jSettings()
         self.versions = pinned_versions()
         self.dist = self.server.home / f"neo4j-{self.versions['neo4j']}-gds-{self.versions['gds']}-{pom_digest()}"
-        self.instance_dir = self.server.home / "instances" / self.server.instance
+        self.instance_dir = self.server.instance_dir
         self.pid_file = self.instance_dir / "run" / "neo4j.pid"
-        self.bolt_uri = f"bolt://127.0.0.1:{self.server.bolt_port}"
+        self.password_file = self.instance_dir / PASSWORD_FILE
+        self.host = client_host(self.server.listen_address)
+        self.bolt_uri = f"bolt://{self.host}:{self.server.bolt_port}"
+        self.browser_origin = f"http://{self.host}:{self.server.http_port}"
+
+    # -- credentials -----------------------------------------------------------------------------
+    @property
+    def neo4j(self) -> Neo4jSettings:
+        """Settings that reach this instance: its Bolt URI and its password (the given one, else its own)."""
+        return self._settings.model_copy(update={"uri": self.bolt_uri, "password": self.password()})
+
+    @property
+    def password_given(self) -> bool:
+        """Whether the password was given (``KGAGENTS_NEO4J_PASSWORD`` or the ``neo4j`` argument)."""
+        return self._settings.password_given
+
+    def password(self) -> SecretStr:
+        """The given password (``KGAGENTS_NEO4J_PASSWORD`` or the ``neo4j`` argument), else the instance's own;
+        empty for an instance not made yet."""
+        if self._settings.password_given:
+            return self._settings.password
+        return SecretStr(instance_password(self.instance_dir) or "")
+
+    def uses_legacy_password(self) -> bool:
+        """Whether the instance still has one of the old fixed passwords (made before passwords were generated)."""
+        return not self._settings.password_given and legacy_password(self.instance_dir) is not None
+
+    def _check_exposure(self) -> None:
+        """Refuse to listen beyond this machine with an old fixed or short password (a fresh instance's generated
+        one is neither)."""
+        if self.server.listen_address in LOOPBACK_HOSTS:
+            return
+        password = self.password().get_secret_value()
+        if password and weak_for_exposure(password):
+            raise ServerInstallError(
+                f"Refusing to start instance '{self.server.instance}' on {self.server.listen_address}: other machines "
+                "could connect, and its password is one of the old fixed ones or shorter than 16 characters. Start "
+                "it once on 127.0.0.1 (unset KGAGENTS_SERVER_LISTEN_ADDRESS) so that it gets a generated password, "
+                "or set a strong KGAGENTS_NEO4J_PASSWORD.")
 
     # -- install ---------------------------------------------------------------------------------
     def installed(self) -> bool:
@@ -220,14 +299,18 @@ class LocalNeo4j:
     # -- instance --------------------------------------------------------------------------------
     def _conf(self) -> str:
         s = self.server
+        listen = s.listen_address
         return "\n".join([
-            "server.default_listen_address=127.0.0.1",
-            f"server.bolt.listen_address=127.0.0.1:{s.bolt_port}",
-            f"server.bolt.advertised_address=127.0.0.1:{s.bolt_port}",
-            f"server.http.listen_address=127.0.0.1:{s.http_port}",
-            f"server.http.advertised_address=127.0.0.1:{s.http_port}",
+            f"server.default_listen_address={listen}",
+            f"server.bolt.listen_address={listen}:{s.bolt_port}",
+            f"server.bolt.advertised_address={self.host}:{s.bolt_port}",
+            f"server.http.listen_address={listen}:{s.http_port}",
+            f"server.http.advertised_address={self.host}:{s.http_port}",
             "server.https.enabled=false",
             "dbms.security.auth_enabled=true",
+            # Only the Browser's own pages may call the HTTP API from a web browser (Neo4j's default, '*', lets
+            # any web page the user opens send Cypher with credentials it guessed).
+            f"dbms.security.http_access_control_allow_origin={s.allow_origin or self.browser_origin}",
             f"server.directories.plugins={self.dist / 'plugins'}",
             # Only the procedure families the project calls are loaded (config.ALLOWED_PROCEDURES).
             f"dbms.security.procedures.unrestricted={','.join(s.procedures)}",
@@ -257,25 +340,89 @@ class LocalNeo4j:
         return env
 
     def _prepare_instance(self) -> None:
+        """Directories (0700), configuration, and on the first start the instance's password: generated (or the
+        given one), written to the password file, then set as the server's initial password."""
+        for folder in (self.server.home / "instances", self.instance_dir):
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         for sub in ("conf", "data", "logs", "run", "import"):
-            (self.instance_dir / sub).mkdir(parents=True, exist_ok=True)
-        (self.instance_dir / "conf" / "neo4j.conf").write_text(self._conf(), encoding="utf-8")
-        (self.instance_dir / "conf" / LOG_CONFIG).write_text(SERVER_LOGS_XML, encoding="utf-8")
+            (self.instance_dir / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_private(self.instance_dir / "conf" / "neo4j.conf", self._conf())
+        write_private(self.instance_dir / "conf" / LOG_CONFIG, SERVER_LOGS_XML)
+        self._make_private()
         if not (self.instance_dir / "data" / "dbms" / "auth.ini").exists():
-            self.set_initial_password()
+            password = self.password().get_secret_value() or generate_password()
+            if read_password(self.password_file) != password:
+                write_private(self.password_file, password)
+            self.set_initial_password(password)
 
-    def set_initial_password(self) -> None:
-        """``neo4j-admin dbms set-initial-password`` with the password in a private argument file.
+    def _make_private(self) -> None:
+        """Directories 0700 and files 0600 under the instance (an instance made before, with the default umask, had
+        its store, logs and ``auth.ini`` readable by every user); what the server writes later inherits
+        :data:`PRIVATE_UMASK`."""
+        self.server.home.joinpath("instances").chmod(0o700)
+        for root, _, names in os.walk(self.instance_dir):
+            Path(root).chmod(0o700)
+            for name in names:
+                path = Path(root, name)
+                if not path.is_symlink():
+                    path.chmod(0o600)
+
+    def set_initial_password(self, password: str | None = None) -> None:
+        """``neo4j-admin dbms set-initial-password`` (default: :meth:`password`) with the password in a private
+        argument file.
 
         On the command line the password would be readable by every user in the process list; the
         admin tool (picocli) reads ``@file`` arguments instead, and the file exists only for the call.
         """
         java = _require("java", "openjdk-17-jre-headless")
-        with _argument_file(self.neo4j.password.get_secret_value(), self.instance_dir / "run") as args:
+        value = password if password is not None else self.password().get_secret_value()
+        with _argument_file(value, self.instance_dir / "run") as args:
             proc = subprocess.run(self._admin_command(java, "dbms", "set-initial-password", f"@{args}"),
-                                  capture_output=True, text=True, env=self._env())
+                                  capture_output=True, text=True, env=self._env(), umask=PRIVATE_UMASK)
         if proc.returncode != 0:
             raise ServerInstallError(f"Setting the initial Neo4j password failed:\n{proc.stderr[-2000:]}")
+
+    def _replace_legacy_password(self, say: Say) -> None:
+        """Give an instance made before passwords were generated (no password file) a generated password, or store
+        the given one. The new password is written to a pending file before the server is told, so a crash in
+        between leaves it known; only a server this process just launched is changed (nobody is connected)."""
+        if self.password_file.exists():
+            return
+        user = self._settings.user
+        if self._settings.password_given:
+            given = self._settings.password.get_secret_value()
+            write_private(self.password_file, given)
+            say(f"stored the password of instance '{self.server.instance}' (KGAGENTS_NEO4J_PASSWORD) in "
+                f"{self.password_file}")
+            return
+        pending = self.instance_dir / PENDING_FILE
+        new = read_password(pending) or generate_password()
+        write_private(pending, new)
+        for old in dict.fromkeys(p for p in (legacy_password(self.instance_dir), new) if p):
+            if self._change_password(user, old, new):
+                os.replace(pending, self.password_file)
+                say(f"replaced the old fixed password of instance '{self.server.instance}' with a generated one")
+                return
+        raise ServerInstallError(
+            f"Instance '{self.server.instance}' has no password file ({self.password_file}) and rejects the old "
+            "default passwords. Set KGAGENTS_NEO4J_PASSWORD to its password and run `kgagents neo4j start` again: "
+            "the password is then stored in that file.")
+
+    def _change_password(self, user: str, old: str, new: str) -> bool:
+        """Log in with ``old`` and change the password to ``new`` (nothing to change when they are equal); False
+        when ``old`` is rejected."""
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import AuthError
+
+        with GraphDatabase.driver(self.bolt_uri, auth=(user, old), notifications_min_severity="OFF") as driver:
+            try:
+                driver.verify_connectivity()
+            except AuthError:
+                return False
+            if old != new:
+                driver.execute_query("ALTER CURRENT USER SET PASSWORD FROM $old TO $new", old=old, new=new,
+                                     database_="system")
+        return True
 
     def _admin_command(self, java: str, *args: str) -> list[str]:
         return [java, "-cp", self._classpath(), ADMIN_TOOL, *args]
@@ -297,30 +444,36 @@ class LocalNeo4j:
                 return None
         return pid
 
-    def start(self) -> ServerStatus:
+    def start(self, say: Say = _silent) -> ServerStatus:
         """Start the server unless it already runs; wait until Bolt answers. Safe to call twice.
 
         Refuses to launch when a port is taken (the new process would die with "Address already in
         use" while the port's owner answered in its place), and only reports success once the server
-        answering on the port is this instance (see :meth:`status`).
+        answering on the port is this instance (see :meth:`status`). ``say`` hears what it is doing (every
+        :data:`WAIT_REPORT_S` seconds while the server starts). An instance made before passwords were
+        generated gets one when this launches it (:meth:`_replace_legacy_password`).
         """
+        self._check_exposure()
         if self.pid() is not None:
-            return self._wait_for_bolt()
+            return self._wait_for_bolt(say=say)
         self.install()
         self._check_ports_free()
         self._prepare_instance()
         java = _require("java", "openjdk-17-jre-headless")
-        log = open(self.instance_dir / "logs" / "console.log", "ab")
+        log = _open_private(self.instance_dir / "logs" / "console.log", append=True)
         cmd = [java, f"-Xms{self.server.heap}", f"-Xmx{self.server.heap}", *JVM_FLAGS,
                "-cp", self._classpath(), ENTRY_POINT,
                f"--home-dir={self.instance_dir}", f"--config-dir={self.instance_dir / 'conf'}"]
+        say(f"launching Neo4j instance '{self.server.instance}' (data in {self.instance_dir})")
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=self._env(), start_new_session=True)
-        self.pid_file.write_text(str(proc.pid))
-        return self._wait_for_bolt(proc)
+                                env=self._env(), start_new_session=True, umask=PRIVATE_UMASK)
+        write_private(self.pid_file, str(proc.pid))
+        return self._wait_for_bolt(proc, say)
 
-    def _wait_for_bolt(self, proc: subprocess.Popen | None = None) -> ServerStatus:
-        deadline = time.monotonic() + self.server.start_timeout_s
+    def _wait_for_bolt(self, proc: subprocess.Popen | None = None, say: Say = _silent) -> ServerStatus:
+        started = time.monotonic()
+        deadline = started + self.server.start_timeout_s
+        reported = started
         last_error = "no answer yet"
         while time.monotonic() < deadline:
             if proc is not None and proc.poll() is not None:
@@ -329,14 +482,33 @@ class LocalNeo4j:
                     f"{self.instance_dir / 'logs' / 'neo4j.log'}:\n{self.log_tail()}"
                 )
             try:
-                return self.status()
+                status = self.status()
             except ForeignServerError:
                 if proc is not None:  # ours cannot bind the port: do not leave it behind
                     self._terminate(proc)
                 raise
+            except Neo4jAuthError as exc:
+                if proc is None:
+                    raise
+                if not (self.password_file.exists() or self._settings.password_given):
+                    self._replace_legacy_password(say)  # an old instance whose password is not one we know of
+                    continue
+                self._terminate(proc)  # we cannot tell it is ours: do not leave it behind
+                source = "KGAGENTS_NEO4J_PASSWORD" if self.password_given else str(self.password_file)
+                raise ServerInstallError(
+                    f"The Neo4j server answering on {self.bolt_uri} rejects the password of instance "
+                    f"'{self.server.instance}' ({source}): another instance answers on that port, or that is not this "
+                    "instance's password. The server just launched was stopped.") from exc
             except Neo4jUnavailableError as exc:  # not up yet: keep polling until the deadline
                 last_error = str(exc).splitlines()[0]
                 time.sleep(0.5)
+                if time.monotonic() - reported >= WAIT_REPORT_S:
+                    reported = time.monotonic()
+                    say(f"waiting for Neo4j to answer on {self.bolt_uri} ({reported - started:.0f} s)")
+                continue
+            if not self.password_file.exists() and (proc is not None or self.password_given):
+                self._replace_legacy_password(say)  # a given password is stored; an old one replaced at launch
+            return status
         raise ServerInstallError(
             f"Neo4j did not answer on {self.bolt_uri} within {self.server.start_timeout_s:.0f}s "
             f"({last_error}). Log tail:\n{self.log_tail()}"
@@ -350,9 +522,9 @@ class LocalNeo4j:
 
     def _check_ports_free(self) -> None:
         for what, port in (("bolt", self.server.bolt_port), ("http", self.server.http_port)):
-            if not port_free(port):
+            if not port_free(port, self.host):
                 raise ServerInstallError(
-                    f"Cannot start Neo4j instance '{self.server.instance}': its {what} port {port} on 127.0.0.1 "
+                    f"Cannot start Neo4j instance '{self.server.instance}': its {what} port {port} on {self.host} "
                     "is already in use (another instance or program). Stop that, or give this instance other "
                     "ports with KGAGENTS_SERVER_BOLT_PORT / KGAGENTS_SERVER_HTTP_PORT."
                 )
@@ -380,13 +552,12 @@ class LocalNeo4j:
         """
         from kgagents.graph.connection import Graph
 
-        settings = self.neo4j.model_copy(update={"uri": self.bolt_uri})
-        with Graph(settings) as graph:
+        with Graph(self.neo4j) as graph:
             self.verify_identity(graph)
             comp = graph.run("server/components")[0]
             plugins = {row["prefix"]: row["n"] for row in graph.run("server/plugin_procedures")}
         return ServerStatus(True, self.pid(), self.bolt_uri, comp["version"], comp["edition"], plugins,
-                            self.instance_dir, f"http://127.0.0.1:{self.server.http_port}/browser/")
+                            self.instance_dir, f"{self.browser_origin}/browser/")
 
     @staticmethod
     def _terminate(proc: subprocess.Popen) -> None:
@@ -447,7 +618,7 @@ class LocalNeo4j:
         self.install()
         self._prepare_instance()
         shutil.rmtree(into, ignore_errors=True)
-        into.mkdir(parents=True)
+        into.mkdir(parents=True, mode=0o700)
         conf = into / "import.conf"
         conf.write_text(f"server.directories.data={into / 'data'}\n", encoding="utf-8")
         log = self.instance_dir / "logs" / "import.log"
@@ -459,9 +630,9 @@ class LocalNeo4j:
                *([f"--threads={threads}"] if threads else []),
                *([f"--high-parallel-io={high_parallel_io}"] if high_parallel_io else []), *importer_args]
         started = time.perf_counter()
-        with open(log, "wb") as out:
+        with _open_private(log, append=False) as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    env=self._env())
+                                    env=self._env(), umask=PRIVATE_UMASK)
             _, status, usage = os.wait4(proc.pid, 0)
             proc.returncode = os.waitstatus_to_exitcode(status)
         import_seconds = time.perf_counter() - started

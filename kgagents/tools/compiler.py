@@ -21,9 +21,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, create_model
 
 from kgagents.loaders.rdf_terms import local_name
+from kgagents.tools.datatypes import json_type
 from kgagents.tools.om2_units import units_for
 from kgagents.tools.tbox import PropertyDef, PropertyKind, TBox
 
@@ -56,7 +57,8 @@ class ToolKind(str, Enum):
 
 
 class _Args(BaseModel):
-    """Base of every argument model: unknown arguments are errors, numbers given for text are accepted."""
+    """Base of every argument model: unknown arguments are errors, numbers given for a literal's text are accepted;
+    a label must be text (a number there is a caller's mistake, refused rather than silently turned into a name)."""
 
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
@@ -228,8 +230,8 @@ def _create_tool(tbox: TBox, cls: str, stem: str) -> ToolSpec:
         name=name, kind=ToolKind.CREATE, group=ToolGroup.CREATE, target=cls,
         description=(f"Create an instance of {c.label} (or reuse the existing one with the same normalised label) "
                      f"and return its IRI.{enum}{rules}{_guidance(c.comment)}"),
-        args=_model(name, label=(str, Field(min_length=1, max_length=500,
-                                            description=f"the {c.label}'s name as written in the text"))),
+        args=_model(name, label=(StrictStr, Field(min_length=1, max_length=500,
+                                                  description=f"the {c.label}'s name as written in the text"))),
     )
 
 
@@ -239,7 +241,7 @@ def _check_tool(tbox: TBox, cls: str, stem: str) -> ToolSpec:
     return ToolSpec(
         name=name, kind=ToolKind.CHECK_EXISTING, group=ToolGroup.LOOKUP, target=cls,
         description=f"Look up an existing {c.label} (or subclass) instance by label; returns its IRI or none.",
-        args=_model(name, label=(str, Field(min_length=1, description=f"the {c.label}'s name"))),
+        args=_model(name, label=(StrictStr, Field(min_length=1, description=f"the {c.label}'s name"))),
     )
 
 
@@ -277,12 +279,20 @@ def _add_tool(tbox: TBox, prop: PropertyDef, stem: str, class_names: dict[str, s
                         object=(str, Field(min_length=1, description="IRI of an existing instance, or a literal "
                                                                      "value"))),
         )
-    value_type: Any = Literal[prop.allowed_values] if prop.allowed_values else str
+    value_type: Any = Literal[prop.allowed_values] if prop.allowed_values else _literal_type(prop)
     return ToolSpec(
         name=name, kind=ToolKind.ADD_VALUE, group=ToolGroup.ATTRIBUTE, target=prop.iri,
         description=f"{head}{_guidance(prop.comment)}",
         args=_model(name, subject_iri=_SUBJECT, value=(value_type, Field(description="the literal value"))),
     )
+
+
+def _literal_type(prop: PropertyDef) -> Any:
+    """A value's type: its datatype's JSON type or its text (``int | str`` for an ``xsd:integer``) when the range
+    is one datatype (or several of one JSON type), else text."""
+    kinds = {json_type(r) for r in prop.range}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return str if kind is None else kind | str
 
 
 def _fixed_tools(tbox: TBox) -> list[ToolSpec]:

@@ -8,9 +8,11 @@ not an ``xsd:date``; the caller is told so and may repair. The one leniency is s
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from datetime import date, datetime
+from decimal import Decimal
 
 from kgagents.loaders.rdf_terms import XSD
 
@@ -102,3 +104,25 @@ def describe_datatype(datatype: str) -> str:
              "boolean": "true or false"}
     form = forms.get(name) or ("a whole number" if name in _INTEGERS else "")
     return f"xsd:{name} ({form})" if form else f"xsd:{name}"
+
+
+def json_type(datatype: str) -> type | None:
+    """The JSON type a value of ``datatype`` may also arrive as, besides its text: ``int`` for the XSD integer
+    types, ``float`` for decimal / double / float, ``bool`` for boolean (``None``: text only). Tool schemas say so,
+    so a client sends ``42`` for an ``xsd:integer``, not ``"42"``."""
+    name = datatype[len(XSD):] if datatype.startswith(XSD) else ""
+    if name in _INTEGERS:
+        return int
+    if name in ("decimal", "double", "float"):
+        return float
+    return bool if name == "boolean" else None
+
+
+def lexical(value: str | int | float | bool) -> str:
+    """A value as it arrived in a tool call (text, or a JSON number or boolean) in XSD lexical form, for
+    :func:`check_literal`: ``True`` is ``true``, ``1e-05`` is ``0.00001``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and math.isfinite(value):
+        return format(Decimal(repr(value)), "f")
+    return str(value)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kgagents.errors import InputFileError
+from kgagents.paths import require_file
 from kgagents.tools.compiler import ToolKind
 from kgagents.tools.runtime import ToolResult, ToolRuntime
 from kgagents.tools.tbox import PropertyDef, PropertyKind
@@ -142,8 +143,7 @@ def read_triples_file(path: Path) -> list[Triple]:
     ``sub``/``rel``/``obj``; see :func:`kgagents.metrics.text2kgbench.record_triples`)."""
     from kgagents.metrics.text2kgbench import RECORD_SHAPES, RecordError, record_triples
 
-    if not path.is_file():
-        raise InputFileError(f"triples file not found: {path}")
+    require_file(path, "triples file")
     out: list[Triple] = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():

@@ -27,7 +27,7 @@ from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.loaders.rdf_terms import XSD, local_name
 from kgagents.tools import om2_units as om
 from kgagents.tools.compiler import ToolCatalogue, ToolKind, ToolSpec
-from kgagents.tools.datatypes import check_literal, describe_datatype, normalise_label
+from kgagents.tools.datatypes import check_literal, describe_datatype, lexical, normalise_label
 from kgagents.tools.settings import ToolSettings
 from kgagents.tools.tbox import PropertyDef, PropertyKind, TBox
 
@@ -255,7 +255,7 @@ class ToolRuntime:
         subject = self._subject(tx, prop, args.subject_iri)
         if isinstance(subject, ToolResult):
             return subject
-        return self._assert_value(tx, prop, args.subject_iri, str(args.value), subject[0], subject[1])
+        return self._assert_value(tx, prop, args.subject_iri, lexical(args.value), subject[0], subject[1])
 
     def _add_any(self, tx: Transaction, spec: ToolSpec, args: Any) -> ToolResult:
         """A property whose range is open: an instance of this A-Box when ``object`` is one's IRI, else a literal."""

@@ -20,6 +20,7 @@ from typing import Any
 
 from kgagents.errors import InputFileError, ParseError
 from kgagents.loaders.rdf_terms import XSD
+from kgagents.paths import require_file
 from kgagents.tools.tbox import ClassDef, PropertyDef, PropertyKind, TBox
 
 BASE = "https://cenguix.github.io/Text2KGBench/"
@@ -35,8 +36,7 @@ def term_name(label: str) -> str:
 def read_json_tbox(path: str | Path, name: str | None = None) -> TBox:
     """Parse a Text2KGBench ontology file; errors name the file and the offending field."""
     path = Path(path)
-    if not path.is_file():
-        raise InputFileError(f"ontology file not found: {path}")
+    require_file(path, "ontology file")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

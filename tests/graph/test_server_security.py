@@ -4,7 +4,6 @@ procedures the project calls, and writes a debug.log."""
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import re
 import shutil
 import socket
@@ -19,6 +18,7 @@ import pytest
 from pydantic import SecretStr
 
 from kgagents.config import ALLOWED_PROCEDURES, LocalServerSettings, Neo4jSettings
+from kgagents.credentials import initial_password_matches
 from kgagents.errors import ForeignServerError, ServerInstallError
 from kgagents.graph.connection import Graph
 from kgagents.servers import neo4j as server_module
@@ -42,7 +42,8 @@ def other_instance(local_server: LocalNeo4j | None) -> Iterator[LocalNeo4j]:
     settings = LocalServerSettings(home=local_server.server.home, instance=name, heap="256m", pagecache="64m",
                                    bolt_port=local_server.server.bolt_port, http_port=_free_port(),
                                    start_timeout_s=120)
-    other = LocalNeo4j(settings, Neo4jSettings(password=SecretStr("kgagents-test")))
+    # the session server's password, so that what tells the two apart is the identity check, not a login
+    other = LocalNeo4j(settings, Neo4jSettings(password=local_server.password()))
     yield other
     other.stop()
     shutil.rmtree(other.instance_dir, ignore_errors=True)
@@ -72,6 +73,18 @@ def test_a_started_server_must_be_this_instance_not_whoever_answers_the_port(
     assert _marker(graph) == 1
 
 
+def test_a_started_server_that_rejects_the_instance_password_is_stopped(
+        graph: Graph, other_instance: LocalNeo4j, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another instance answers the port and, its password being its own, rejects ours: start fails and leaves
+    no process behind."""
+    stranger = LocalNeo4j(other_instance.server, Neo4jSettings(password=SecretStr("another-instance-password")))
+    monkeypatch.setattr(LocalNeo4j, "_check_ports_free", lambda self: None)
+    with pytest.raises(ServerInstallError, match="rejects the password"):
+        stranger.start()
+    assert stranger.pid() is None
+    assert _marker(graph) == 0
+
+
 def test_status_of_an_instance_whose_port_another_server_answers_is_an_error(other_instance: LocalNeo4j) -> None:
     with pytest.raises(ForeignServerError, match="Another instance uses that port"):
         other_instance.status()
@@ -82,16 +95,6 @@ def test_the_session_server_is_its_own_instance(graph: Graph, local_server: Loca
         pytest.skip("KGAGENTS_TEST_USE_CONFIGURED: no local server of the session")
     local_server.verify_identity(graph)
     assert local_server.status().home == local_server.instance_dir
-
-
-def _password_matches(auth_ini: Path, password: str) -> bool:
-    """Check neo4j-admin's stored hash (SHA-256 of salt + password, re-hashed iterations - 1 times)."""
-    _, credentials, _ = auth_ini.read_text().strip().split(":", 2)
-    _, digest, salt, iterations = credentials.split(",")
-    value = hashlib.sha256(bytes.fromhex(salt) + password.encode()).digest()
-    for _ in range(int(iterations) - 1):
-        value = hashlib.sha256(value).digest()
-    return value.hex() == digest
 
 
 def test_initial_password_is_set_without_appearing_on_a_command_line(
@@ -113,7 +116,7 @@ def test_initial_password_is_set_without_appearing_on_a_command_line(
     monkeypatch.setattr(server_module.subprocess, "run", recording_run)
     server.set_initial_password()
     assert commands and not any(password in arg for cmd in commands for arg in cmd)
-    assert _password_matches(server.instance_dir / "data" / "dbms" / "auth.ini", password)
+    assert initial_password_matches(server.instance_dir / "data" / "dbms" / "auth.ini", password)
     assert list((server.instance_dir / "run").iterdir()) == []  # the argument file is gone
 
 

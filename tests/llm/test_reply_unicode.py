@@ -30,7 +30,7 @@ def test_match_survives_replies_with_lone_surrogates_in_the_texts_stage(
     for index in vector_indexes(graph):
         drop_vector_index(graph, index.name)
     fake_endpoint.answers = [Answer(text=f"yes {HALF_EMOJI} it is a scholarly item") for _ in range(400)]
-    env = {"KGAGENTS_NEO4J_URI": neo4j_settings.uri, "KGAGENTS_NEO4J_PASSWORD": "kgagents-test",
+    env = {"KGAGENTS_NEO4J_URI": neo4j_settings.uri, "KGAGENTS_NEO4J_PASSWORD": neo4j_settings.password.get_secret_value(),
            "KGAGENTS_LLM_BASE_URL": fake_endpoint.base_url, "KGAGENTS_LLM_MODEL": "fake-model"}
     d = fixtures / "matching"
     result = CliRunner().invoke(app, ["match", str(d / "conf_a.ttl"), str(d / "conf_b.ttl")], env=env)

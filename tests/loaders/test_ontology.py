@@ -225,7 +225,7 @@ def test_malformed_file_raises_parse_error_and_writes_nothing(
 
 
 def test_missing_file_and_unknown_format(tmp_path: Path) -> None:
-    with pytest.raises(InputFileError, match="not found"):
+    with pytest.raises(InputFileError, match="no such file"):
         parse_ontology(tmp_path / "nope.owl")
     odd = tmp_path / "onto.data"
     odd.write_text("<http://x#A> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "

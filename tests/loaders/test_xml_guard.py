@@ -119,6 +119,24 @@ def test_entities_that_reach_outside_or_amplify_are_refused(tmp_path: Path, dtd:
         parse_ontology(path)
 
 
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize("where", ["text", "attribute"])
+def test_an_entity_only_an_external_dtd_declares_is_refused_not_read_as_empty(tmp_path: Path, reader: str,
+                                                                              where: str) -> None:
+    """XXE through an external DTD: the DTD is never fetched, so '&xxe;' would load as empty text, silently."""
+    body = "&xxe;" if where == "text" else "label"
+    path = xml_file(tmp_path, reader, '<!DOCTYPE rdf:RDF SYSTEM "http://evil.example.com/x.dtd">\n', body)
+    if where == "attribute":
+        text = path.read_text()
+        path.write_text(text.replace('rdf:about="http://example.org/a#A"', 'rdf:about="&xxe;A"')
+                        .replace("rdf:resource='http://a#x'", "rdf:resource='&xxe;x'"))
+    with pytest.raises(UnsafeXmlError, match=re.escape("'&xxe;' is not declared in the file")) as info:
+        READERS[reader](path)
+    assert info.value.line is not None and "http://evil.example.com/x.dtd" in str(info.value)
+    plain = xml_file(tmp_path, reader, '<!DOCTYPE rdf:RDF SYSTEM "http://evil.example.com/x.dtd">\n', "a &amp; b")
+    READERS[reader](plain)  # an external DTD the file needs nothing from is harmless
+
+
 def test_a_large_plain_entity_referenced_often_is_refused_before_expansion(tmp_path: Path) -> None:
     big = "x" * 10_000
     refs = "&big;" * (EXPANSION_FLOOR // 10_000 + 10)  # ~0.5 KB of references, ~1 MB of text

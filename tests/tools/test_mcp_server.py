@@ -2,24 +2,34 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 
 from kgagents.config import Neo4jSettings
+from kgagents.errors import Neo4jUnavailableError
 from kgagents.graph.connection import Graph
+from kgagents.tools.compiler import compile_ontology
 from kgagents.tools.export import label_triples
+from kgagents.tools.mcp_server import build_server
+from kgagents.tools.runtime import ToolRuntime
 
 pytestmark = pytest.mark.integration
+TOKEN = "test-token-of-this-session"
 
 
 def _env(settings: Neo4jSettings) -> dict[str, str]:
@@ -71,7 +81,8 @@ def http_server(neo4j_settings: Neo4jSettings, shared_data: Path) -> Iterator[st
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "kgagents.cli", "serve-tools", str(_ontology(shared_data)),
-                             "--http", str(port), "--abox", "mcp-http"], env=_env(neo4j_settings),
+                             "--http", str(port), "--abox", "mcp-http"], env={**_env(neo4j_settings),
+                                                                               "KGAGENTS_MCP_TOKEN": TOKEN},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120
@@ -88,6 +99,43 @@ def http_server(neo4j_settings: Neo4jSettings, shared_data: Path) -> Iterator[st
         proc.wait(timeout=30)
 
 
+def _with_token(url: str, token: str | None = TOKEN) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers))
+
+
 def test_streamable_http_session_with_the_sdk_client(graph: Graph, http_server: str) -> None:
-    _check(anyio.run(_session, http_server))
+    _check(anyio.run(_session, _with_token(http_server)))
     assert label_triples(graph, "mcp-http") == [("Acme Corp", "country", "United States")]
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong-token"}, {"Authorization": TOKEN}])
+def test_http_without_the_token_is_refused(graph: Graph, http_server: str, headers: dict[str, str]) -> None:
+    request = urllib.request.Request(http_server, method="POST", data=json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "create_Company",
+                                                                      "arguments": {"label": "Intruder"}}}).encode(),
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 401 and refused.value.headers["WWW-Authenticate"].startswith("Bearer")
+    assert label_triples(graph, "mcp-http") == []
+
+
+def test_a_call_failing_on_the_server_is_a_tool_error_saying_why(graph: Graph, shared_data: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a bare JSON-RPC -32603: the client reads what went wrong (here the graph went away) as tool feedback."""
+    runtime = ToolRuntime(graph, compile_ontology(_ontology(shared_data)), abox="mcp-down")
+
+    def down(*_: Any) -> Any:
+        raise Neo4jUnavailableError("bolt://127.0.0.1:1", "connection refused")
+
+    monkeypatch.setattr(runtime, "call", down)
+
+    async def call() -> Any:
+        async with Client(build_server(runtime)) as client:
+            return await client.call_tool("create_Company", {"label": "Acme Corp"})
+
+    result = anyio.run(call)
+    assert result.is_error
+    assert result.structured_content["error_type"] == "unavailable" and result.structured_content["retryable"]
+    assert "Cannot reach Neo4j" in result.structured_content["message"]
