@@ -28,8 +28,8 @@ def align_cmd(
     trajectories: Path = typer.Option(None, help="write (query, path, reward, rewritten path) JSONL here"),
 ) -> None:
     """EA-Agent over candidates already retrieved in Neo4j; writes SAME_AS links and per-entity traces."""
-    from kgagents.agent.alignment.agent import EASettings
     from kgagents.agent.alignment.export import write_pairs
+    from kgagents.agent.alignment.settings import EASettings
     from kgagents.jobs.alignment import align
 
     output_file(pairs, "--pairs")

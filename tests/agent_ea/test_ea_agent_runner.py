@@ -26,8 +26,8 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks import ea_agent as ea_agent_runner
-from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.candidate_store import Candidate, store_candidates
+from kgagents.agent.alignment.settings import EASettings
 from kgagents.agent.alignment.signals import PairSignals
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
