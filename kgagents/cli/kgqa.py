@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from kgagents.cli.common import App, chat_or_none, connected, console, input_file, progress_bar
+from kgagents.cli.common import App, chat_or_none, connected, console, input_file, progress_bar, set_values
 from kgagents.errors import KgAgentsError
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -28,14 +28,7 @@ def kgqa_settings(changes: Sequence[str] = (), **fixed: Any) -> Any:
     value ``none`` unsets an optional setting, e.g. ``length_words=none``)."""
     from kgagents.agent.kgqa.settings import KGQASettings
 
-    overrides: dict[str, Any] = {}
-    for change in changes:
-        key, sep, value = change.partition("=")
-        if not sep or not key.strip():
-            raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. memory_temperature=0.02")
-        if key.strip() not in KGQASettings.model_fields:
-            raise KgAgentsError(f"--set {change!r}: no KGQA setting '{key.strip()}'")
-        overrides[key.strip()] = None if value.strip().lower() in ("none", "null") else value.strip()
+    overrides = set_values(changes, KGQASettings.model_fields, "KGQA", "memory_temperature=0.02")
     return KGQASettings.model_validate({**fixed, **overrides})
 
 

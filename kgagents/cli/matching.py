@@ -9,8 +9,16 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from kgagents.cli.common import App, chat_or_none, checkpointer, connected, console, input_file, output_file
-from kgagents.errors import KgAgentsError
+from kgagents.cli.common import (
+    App,
+    chat_or_none,
+    checkpointer,
+    connected,
+    console,
+    input_file,
+    output_file,
+    set_values,
+)
 from kgagents.progress import MATCHING_STAGES, StageDisplay, matching_updates
 
 #: commands of the top level (kgagents/cli/__init__.py adds them)
@@ -21,12 +29,7 @@ def _match_settings(no_llm: bool, threshold: float | None, top_k: int | None, co
     """The run's settings; ``changes``: ``KEY=VALUE`` texts (validated by the settings model, one error)."""
     from kgagents.agent.matching.settings import MatchSettings
 
-    overrides: dict[str, Any] = {}
-    for change in changes:
-        key, sep, value = change.partition("=")
-        if not sep or not key:
-            raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. one_to_one=false")
-        overrides[key.strip()] = value.strip()
+    overrides: dict[str, Any] = dict(set_values(changes, MatchSettings.model_fields, "matching", "one_to_one=false"))
     overrides["context"] = context
     if no_llm or "mode" not in overrides:  # --set mode=gated picks an LLM mode; without a model it is no_llm
         overrides["mode"] = "no_llm" if no_llm else "full"
