@@ -2,9 +2,10 @@
 
     start → select → statistics → plan → execute → record ⟲ (while sources are left) → write
 
-* ``start``: from the input ``{dataset | kg1 and kg2, retrieval_run_id[, sources][, run_id]}``, the two KGs, the run id and the
-  queue of sources (default: every source the retrieval run stored candidates for); clears an earlier run of
-  that id. Embedded in another LangGraph app, the compiled graph (:meth:`EAAgent.compile`) takes that input.
+* ``start``: from the input ``{dataset | kg1 and kg2, retrieval_run_id[, sources][, run_id]}``, the two KGs, the
+  run id and the queue of sources (default: every source the retrieval run stored candidates for); clears an
+  earlier run of that id. Embedded in another LangGraph app, the compiled graph (:meth:`EAAgent.compile`) takes
+  that input.
 * ``select``: the next ``batch_size`` source entities of the run.
 * ``statistics``: attribute / relation counts, name, top-3 candidate scores (:mod:`statistics`).
 * ``plan``: a tool path per source (LLM planner, rule planner or a fixed path, by mode).
