@@ -191,7 +191,7 @@ def align_task(graph: Graph, task: AlignTask, settings: RetrievalSettings | None
     started = time.perf_counter()
     view = view or PairView(graph, kg1=task.kg1, kg2=task.kg2, settings=settings)
     read = time.perf_counter() - started
-    tuning = tune(view, task, settings, bootstrap=tune_bootstrap)
+    tuning = tune(view, task, settings, bootstrap=tune_bootstrap, progress=progress)
     record = tuning.record(task.reference)
     properties = {"tuning_path": tuning.path, "pseudo_seed_count": len(tuning.pseudo_seeds),
                   "tuning_seconds": round(tuning.seconds, 3)}
@@ -200,7 +200,7 @@ def align_task(graph: Graph, task: AlignTask, settings: RetrievalSettings | None
     if tuning.gate is not None:
         properties["gate_margin"] = tuning.gate["margin"]
     run = retrieve(graph, task=task, settings=tuning.settings, view=view, pseudo_seeds=tuning.pseudo_seeds,
-                   run_id=run_id, progress=progress, properties=properties)
+                   run_id=run_id, progress=progress, properties=properties, first_pass=tuning.first_pass)
     run.timings.update({"read": read, "tuning": tuning.seconds,
                         "end_to_end": time.perf_counter() - started})
     return tuning, run

@@ -21,77 +21,85 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.alignment.signals import BLOCK, PairView, Signals
+from kgagents.agent.alignment.signals import PairView, Signals
 
 #: the channels a pseudo-seed can be found in
 CHANNELS = ("name", "multilingual", "exact", "structure")
 
 
-def _mutual_cosine(left: np.ndarray, right: np.ndarray, margin: float) -> dict[int, int]:
-    """Row → column of the pairs that are each other's best in ``left @ right.T``, each leading its row's and its
-    column's runner-up by at least ``margin`` (rows with no vector score 0 everywhere and never lead)."""
-    if not len(left) or not len(right):
-        return {}
-    n_cols = right.shape[0]
-    row_best = np.empty(len(left), dtype=np.int64)
-    row_lead = np.empty(len(left), dtype=np.float32)
-    col_first = np.full(n_cols, -np.inf, dtype=np.float32)
-    col_second = np.full(n_cols, -np.inf, dtype=np.float32)
-    col_best = np.zeros(n_cols, dtype=np.int64)
-    for start in range(0, len(left), BLOCK):
-        scores = left[start:start + BLOCK] @ right.T
+class MutualScan:
+    """The mutual, clear nearest neighbours of the cosine channels, accumulated block by block while the names
+    pass (:meth:`~kgagents.agent.alignment.signals.SignalCollector.names`) computes the cosines anyway: per source
+    row its best target and lead over the runner-up, per target column its best row, best and second-best score."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+        self._cols: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.sources: list[str] = []
+        self.targets: list[str] = []
+
+    def start(self, sources: Sequence[str], targets: Sequence[str]) -> None:
+        """Scan ``sources`` (rows, in block order) against ``targets`` (columns)."""
+        self.sources, self.targets = list(sources), list(targets)
+        self._rows, self._cols = {}, {}
+
+    def add(self, channel: str, scores: np.ndarray) -> None:
+        """The cosines of the next block of source rows (in order) with every target."""
+        n_rows, n_cols = scores.shape
+        rows = np.arange(n_rows)
+        row_best, row_lead = self._rows.setdefault(channel, ([], []))
+        offset = sum(len(b) for b in row_best)
         if n_cols > 1:
             top2 = np.argpartition(-scores, 1, axis=1)[:, :2]
             values = np.take_along_axis(scores, top2, axis=1)
             first = values.argmax(axis=1)
-            rows = np.arange(len(scores))
-            row_best[start:start + len(scores)] = top2[rows, first]
-            row_lead[start:start + len(scores)] = values[rows, first] - values[rows, 1 - first]
+            row_best.append(top2[rows, first])
+            row_lead.append(values[rows, first] - values[rows, 1 - first])
         else:
-            row_best[start:start + len(scores)] = 0
-            row_lead[start:start + len(scores)] = scores[:, 0]
-        # the columns' best two over this block, merged with the running best two
-        if len(scores) > 1:
+            row_best.append(np.zeros(n_rows, dtype=np.int64))
+            row_lead.append(scores[:, 0] if n_cols else np.zeros(n_rows, dtype=np.float32))
+        if not n_cols:
+            return
+        col_first, col_second, col_best = self._cols.get(channel) or (
+            np.full(n_cols, -np.inf, dtype=np.float32), np.full(n_cols, -np.inf, dtype=np.float32),
+            np.zeros(n_cols, dtype=np.int64))
+        if n_rows > 1:
             ctop = np.argpartition(-scores, 1, axis=0)[:2]
             cvals = np.take_along_axis(scores, ctop, axis=0)
-            cfirst_at = cvals.argmax(axis=0)
+            at = cvals.argmax(axis=0)
             cols = np.arange(n_cols)
-            b_first, b_second = cvals[cfirst_at, cols], cvals[1 - cfirst_at, cols]
-            b_best = ctop[cfirst_at, cols] + start
+            b_first, b_second, b_best = cvals[at, cols], cvals[1 - at, cols], ctop[at, cols] + offset
         else:
             b_first, b_second = scores[0], np.full(n_cols, -np.inf, dtype=np.float32)
-            b_best = np.full(n_cols, start, dtype=np.int64)
-        new_second = np.maximum(np.minimum(col_first, b_first), np.maximum(col_second, b_second))
-        take = b_first > col_first
-        col_best = np.where(take, b_best, col_best)
-        col_first = np.maximum(col_first, b_first)
-        col_second = new_second
-    col_lead = col_first - col_second
-    out = {}
-    for row, col in enumerate(row_best.tolist()):
-        if col_best[col] == row and row_lead[row] >= margin and col_lead[col] >= margin and col_first[col] > 0:
-            out[row] = col
-    return out
+            b_best = np.full(n_cols, offset, dtype=np.int64)
+        second = np.maximum(np.minimum(col_first, b_first), np.maximum(col_second, b_second))
+        col_best = np.where(b_first > col_first, b_best, col_best)
+        self._cols[channel] = (np.maximum(col_first, b_first), second, col_best)
+
+    def pairs(self, channel: str, margin: float) -> dict[str, str]:
+        """Source → target of the channel's mutual nearest neighbours that lead their row's and their column's
+        runner-up by at least ``margin`` (an entity with no vector scores 0 everywhere and never leads)."""
+        if channel not in self._cols:
+            return {}
+        row_best, row_lead = (np.concatenate(x) for x in self._rows[channel])
+        col_first, col_second, col_best = self._cols[channel]
+        col_lead = col_first - col_second
+        out = {}
+        for row, col in enumerate(row_best.tolist()):
+            if col_best[col] == row and row_lead[row] >= margin and col_lead[col] >= margin and col_first[col] > 0:
+                out[self.sources[row]] = self.targets[col]
+        return out
 
 
-def channel_pairs(view: PairView, *, sources: Sequence[str], targets: Sequence[str], settings: RetrievalSettings,
-                  signals: Signals | None = None) -> dict[str, dict[str, str]]:
-    """Channel → {source: target} of its mutual, clear nearest neighbours among ``sources`` × ``targets``.
-    ``signals`` with structure values (a first pass with seed links) adds the structure channel."""
-    known = [s for s in sources if s in view.row1]
-    open_targets = [t for t in targets if t in view.row2]
-    rows1 = np.array([view.row1[s] for s in known], dtype=np.int64)
-    rows2 = np.array([view.row2[t] for t in open_targets], dtype=np.int64)
-    found: dict[str, dict[str, str]] = {}
-    matrices = [("name", view.english1, view.english2)]
-    if view.has_multilingual:
-        matrices.append(("multilingual", view.multi1, view.multi2))
-    for channel, left, right in matrices:
-        pairs = _mutual_cosine(left[rows1], right[rows2], settings.pseudo_seed_margin) if len(rows1) else {}
-        found[channel] = {known[r]: open_targets[c] for r, c in pairs.items()}
-    found["exact"] = _unique_keys(view, known, set(open_targets))
-    if signals is not None:
-        found["structure"] = _mutual_structure(signals, known, set(open_targets))
+def channel_pairs(view: PairView, scan: MutualScan, *, settings: RetrievalSettings,
+                  structure: Signals | None = None) -> dict[str, dict[str, str]]:
+    """Channel → {source: target} of its mutual, clear nearest neighbours over what ``scan`` saw (the cosine
+    channels), the name keys and — given ``structure`` values from seed links — the structure channel."""
+    found = {channel: scan.pairs(channel, settings.pseudo_seed_margin) for channel in ("name", "multilingual")
+             if channel == "name" or view.has_multilingual}
+    found["exact"] = _unique_keys(view, scan.sources, set(scan.targets))
+    if structure is not None:
+        found["structure"] = _mutual_structure(structure, scan.sources, set(scan.targets))
     return found
 
 
@@ -146,9 +154,8 @@ def agreed_pairs(channels: Mapping[str, Mapping[str, str]], min_channels: int) -
             if n >= min_channels and len(partners1[s]) == 1 and len(partners2[t]) == 1}
 
 
-def find_pseudo_seeds(view: PairView, *, sources: Sequence[str], targets: Sequence[str],
-                      settings: RetrievalSettings, signals: Signals | None = None
-                      ) -> tuple[dict[str, str], dict[str, int]]:
+def find_pseudo_seeds(view: PairView, scan: MutualScan, *, settings: RetrievalSettings,
+                      structure: Signals | None = None) -> tuple[dict[str, str], dict[str, int]]:
     """(pseudo-seeds source → target, how many pairs each channel found) — see the module docstring."""
-    channels = channel_pairs(view, sources=sources, targets=targets, settings=settings, signals=signals)
+    channels = channel_pairs(view, scan, settings=settings, structure=structure)
     return agreed_pairs(channels, settings.pseudo_seed_channels), {c: len(p) for c, p in channels.items()}

@@ -139,7 +139,10 @@ def kgs_task(graph: Graph, kg1: str, kg2: str, *, seeds: Mapping[str, str] | Non
                 side, entity, kg = (1, s, kg1) if s not in known1 else (2, t, kg2)
                 raise KgAgentsError(f"{what} link ({s}, {t}): {entity} is not an entity of KG '{kg}' (side {side}); "
                                     "seed and reference files hold entity ids of the first KG, then the second")
-    return AlignTask(kg1, kg2, [s for s in sources if s not in seeds], None, seeds, list(reference), dataset)
+    left = [s for s in sources if s not in seeds]
+    if not left:
+        raise KgAgentsError(f"every entity of KG '{kg1}' is in a seed link: nothing is left to align")
+    return AlignTask(kg1, kg2, left, None, seeds, list(reference), dataset)
 
 
 def collect_signals(view: PairView, *, sources: Sequence[str], seeds: Mapping[str, str], settings: RetrievalSettings,
@@ -150,13 +153,22 @@ def collect_signals(view: PairView, *, sources: Sequence[str], seeds: Mapping[st
     timings = timings if timings is not None else {}
     collector = SignalCollector(view, settings, taken=seeds.values() if taken is None else taken)
     signals: Signals = {}
-    for stage, step in (("names", lambda: collector.names(signals, sources, progress)),
-                        ("structure", lambda: collector.structure(signals, sources, seeds, progress)),
+    started = time.perf_counter()
+    collector.names(signals, sources, progress)
+    timings["names"] = time.perf_counter() - started
+    continue_pass(collector, signals, sources, seeds, timings, progress)
+    return signals, collector
+
+
+def continue_pass(collector: SignalCollector, signals: Signals, sources: Sequence[str], seeds: Mapping[str, str],
+                  timings: dict[str, float], progress: Progress | None = None) -> None:
+    """After the names: propose by structure from ``seeds`` (replacing earlier structure values) and give every
+    proposed pair every signal value."""
+    for stage, step in (("structure", lambda: collector.structure(signals, sources, seeds, progress)),
                         ("score_pairs", lambda: collector.complete(signals))):
         started = time.perf_counter()
         step()
         timings[stage] = time.perf_counter() - started
-    return signals, collector
 
 
 def final_ranking(signals: Signals, weights: Weights, allowed: Collection[str] | None, assignment: bool,
@@ -173,14 +185,16 @@ def final_ranking(signals: Signals, weights: Weights, allowed: Collection[str] |
 def retrieve(graph: Graph, *, dataset: str | None = None, task: AlignTask | None = None,
              settings: RetrievalSettings | None = None, sources: Sequence[str] | None = None,
              run_id: str | None = None, progress: Progress | None = None, view: PairView | None = None,
-             pseudo_seeds: Mapping[str, str] | None = None, properties: Mapping[str, Any] | None = None
-             ) -> RetrievalRun:
+             pseudo_seeds: Mapping[str, str] | None = None, properties: Mapping[str, Any] | None = None,
+             first_pass: tuple[Signals, SignalCollector] | None = None) -> RetrievalRun:
     """Retrieve, bootstrap, fuse, assign and store the top-k candidates of every source of ``task`` (or of
     :func:`pair_task` of ``dataset``); names must be embedded (:func:`~kgagents.agent.alignment.embedding.embed_names`).
 
     ``sources`` narrows the task's sources; ``view``: the pair already read (one read serves tuning and retrieval);
     ``pseudo_seeds`` (source → target, from :mod:`~kgagents.agent.alignment.pseudo_seeds`) feed the first
-    structure pass beside the seed links, but unlike them take no target; ``properties`` go on the run node.
+    structure pass beside the seed links, but unlike them take no target; ``properties`` go on the run node;
+    ``first_pass``: the names pass already made over the task's sources with the seed links' targets taken (the
+    tuning's, :attr:`~kgagents.agent.alignment.tuning.Tuning.first_pass`), continued instead of made again.
     Re-running with the same ``run_id`` replaces that run's candidates.
     """
     settings = settings or RetrievalSettings()
@@ -199,8 +213,12 @@ def retrieve(graph: Graph, *, dataset: str | None = None, task: AlignTask | None
         if view is None:
             view = PairView(graph, kg1=task.kg1, kg2=task.kg2, settings=settings)
         timings["read"] = time.perf_counter() - started
-        signals, collector = collect_signals(view, sources=task.sources, seeds=structural, settings=settings,
-                                             timings=timings, progress=progress, taken=task.seeds.values())
+        if first_pass is None:
+            signals, collector = collect_signals(view, sources=task.sources, seeds=structural, settings=settings,
+                                                 timings=timings, progress=progress, taken=task.seeds.values())
+        else:
+            signals, collector = first_pass
+            continue_pass(collector, signals, task.sources, structural, timings, progress)
         weights = Weights.of(settings)
         boot_started = time.perf_counter()
         pseudo = bootstrap(collector, signals, sources=task.sources, seeds=structural, weights=weights,

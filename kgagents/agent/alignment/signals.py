@@ -31,13 +31,16 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.graph.connection import Graph
 from kgagents.names import name_key
+
+if TYPE_CHECKING:
+    from kgagents.agent.alignment.pseudo_seeds import MutualScan
 
 Progress = Callable[[int], None]
 #: source rows per cosine block: a 1,024 × 19,572 float32 block per channel is 80 MB
@@ -155,11 +158,15 @@ class SignalCollector:
         self.open_targets = [t for t in view.ids2 if t not in self.taken]
         self._open_rows = np.array([view.row2[t] for t in self.open_targets], dtype=np.int64)
 
-    def names(self, signals: Signals, sources: Sequence[str], progress: Progress | None = None) -> None:
+    def names(self, signals: Signals, sources: Sequence[str], progress: Progress | None = None,
+              scan: MutualScan | None = None) -> None:
         """Signals (a), (a') and (b): the top ``name_top_n`` open targets by weighted name cosine (both cosines
-        kept) and every open target sharing a name key."""
+        kept) and every open target sharing a name key. ``scan`` sees every block of cosines on the way (the
+        pseudo-seeds' nearest neighbours, without a second pass)."""
         v, s = self.view, self.settings
         known = [x for x in sources if x in v.row1]
+        if scan is not None:
+            scan.start(known, self.open_targets)
         n = min(s.name_top_n, len(self.open_targets))
         english2, multi2 = v.english2[self._open_rows], v.multi2[self._open_rows]
         w_multi = s.w_multilingual if v.has_multilingual else 0.0
@@ -168,6 +175,10 @@ class SignalCollector:
             rows = [v.row1[x] for x in block]
             english = v.english1[rows] @ english2.T
             multi = v.multi1[rows] @ multi2.T
+            if scan is not None:
+                scan.add("name", english)
+                if v.has_multilingual:
+                    scan.add("multilingual", multi)
             score = s.w_name * english + w_multi * multi
             if n:
                 top = np.argpartition(-score, n - 1, axis=1)[:, :n]

@@ -30,10 +30,10 @@ import numpy as np
 from kgagents.agent.alignment.bootstrap import bootstrap as run_bootstrap
 from kgagents.agent.alignment.fusion import SIGNALS, Weights
 from kgagents.agent.alignment.gate import gate_on_validation
-from kgagents.agent.alignment.pseudo_seeds import find_pseudo_seeds
+from kgagents.agent.alignment.pseudo_seeds import MutualScan, find_pseudo_seeds
 from kgagents.agent.alignment.retrieval import AlignTask, collect_signals, final_ranking
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.alignment.signals import PairView, SignalCollector, Signals, copy_signals
+from kgagents.agent.alignment.signals import PairView, Progress, SignalCollector, Signals, copy_signals
 from kgagents.metrics.ea import RankScores, rank_scores
 
 Path = Literal["seeds", "pseudo_seeds", "defaults", "off"]
@@ -58,13 +58,17 @@ class Tuning:
     scores: dict[str, Any] = field(default_factory=dict)
     gate: dict[str, Any] | None = None
     seconds: float = 0.0
+    #: the names pass of the run (signals, collector), which retrieval continues from
+    first_pass: tuple[Signals, SignalCollector] | None = None
+    timings: dict[str, float] = field(default_factory=dict)
 
     def record(self, reference: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
         """What a run and a results file record: the path, the counts, the validation scores and — when
         ``reference`` links exist — how many pseudo-seeds they confirm (their precision)."""
         out: dict[str, Any] = {"path": self.path, "pseudo_seeds": len(self.pseudo_seeds),
                                "channel_pairs": self.channel_pairs, "validation_links": len(self.validation),
-                               "weights": self.settings.weights(), "seconds": round(self.seconds, 3), **self.scores}
+                               "weights": self.settings.weights(), "seconds": round(self.seconds, 3),
+                               "timings_s": {k: round(v, 3) for k, v in self.timings.items()}, **self.scores}
         if self.gate is not None:
             out["gate"] = self.gate
         gold = dict(reference)
@@ -134,18 +138,22 @@ def _split(links: Mapping[str, str], share: float, seed: int) -> tuple[list[tupl
     return ordered[:cut], dict(ordered[cut:])
 
 
-def tune(view: PairView, task: AlignTask, settings: RetrievalSettings, *, bootstrap: bool = False) -> Tuning:
-    """Choose the fusion weights for ``task`` (see the module docstring); always finds the pseudo-seeds, which the
-    run's first structure pass uses whatever the path."""
+def tune(view: PairView, task: AlignTask, settings: RetrievalSettings, *, bootstrap: bool = False,
+         progress: Progress | None = None) -> Tuning:
+    """Choose the fusion weights for ``task`` (see the module docstring). Always makes the names pass of the run
+    (proposals by the starting weights' name mix; the pseudo-seeds' nearest neighbours seen on the way), which the
+    retrieval continues from (:attr:`Tuning.first_pass`), and finds the pseudo-seeds, which its first structure
+    pass uses whatever the path."""
     started = time.perf_counter()
-    taken = set(task.seeds.values())
-    open_targets = [t for t in (sorted(task.targets) if task.targets is not None else view.ids2) if t not in taken]
+    collector = SignalCollector(view, settings, taken=task.seeds.values())
+    signals: Signals = {}
+    scan = MutualScan()
+    collector.names(signals, task.sources, progress, scan)
     structure: Signals | None = None
     if task.seeds:  # the structure channel: where the given seeds already point
         structure = {}
-        SignalCollector(view, settings, taken=taken).structure(structure, task.sources, task.seeds)
-    pseudo, channels = find_pseudo_seeds(view, sources=task.sources, targets=open_targets, settings=settings,
-                                         signals=structure)
+        collector.structure(structure, task.sources, task.seeds)
+    pseudo, channels = find_pseudo_seeds(view, scan, settings=settings, structure=structure)
     path: Path
     if settings.tuning == "off":
         path = "off"
@@ -155,29 +163,34 @@ def tune(view: PairView, task: AlignTask, settings: RetrievalSettings, *, bootst
         path = "pseudo_seeds"
     else:
         path = "defaults"
-    result = Tuning(path, settings, pseudo, channels)
-    if path in ("seeds", "pseudo_seeds"):
-        _tune_on_held_out(view, task, result, bootstrap)
+    result = Tuning(path, settings, pseudo, channels, first_pass=(signals, collector),
+                    timings={"names": time.perf_counter() - started})
+    if path == "seeds":
+        validation, seeds = _split(task.seeds, settings.validation_share, settings.tuning_seed)
+        held = {s for s, _ in validation} | {t for _, t in validation}
+        structural = {**{s: t for s, t in pseudo.items() if s not in held and t not in held}, **seeds}
+        sources = sorted({*task.sources, *(s for s, _ in validation)})
+        allowed = None if task.targets is None else frozenset(task.targets | {t for _, t in validation})
+        held_signals, held_collector = collect_signals(view, sources=sources, seeds=structural, settings=settings)
+        _choose(result, held_signals, held_collector, sources, structural, allowed, validation, view, bootstrap)
+    elif path == "pseudo_seeds":
+        usable = {s: t for s, t in pseudo.items() if task.targets is None or t in task.targets}
+        validation, rest = _split(usable, settings.validation_share, settings.tuning_seed)
+        structural = {**{s: t for s, t in pseudo.items() if s not in usable}, **rest, **task.seeds}
+        collector.structure(signals, task.sources, structural)
+        collector.complete(signals)
+        _choose(result, signals, collector, task.sources, structural, task.targets, validation, view, bootstrap)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _tune_on_held_out(view: PairView, task: AlignTask, result: Tuning, bootstrap: bool) -> None:
-    """Hold out a share of the seed links (path ``seeds``) or of the pseudo-seeds, retrieve with the rest as
-    retrieval will, and choose on the held-out links."""
+def _choose(result: Tuning, signals: Signals, collector: SignalCollector, sources: Sequence[str],
+            structural: Mapping[str, str], allowed: Collection[str] | None, validation: list[tuple[str, str]],
+            view: PairView, bootstrap: bool) -> None:
+    """Choose on the ``validation`` links, retrieval having run on ``signals`` with the rest as seeds; record the
+    scores and the LLM gate (learned on the validation sources' own one-to-one assignment)."""
+    started = time.perf_counter()
     settings = result.settings
-    if result.path == "seeds":
-        validation, seeds = _split(task.seeds, settings.validation_share, settings.tuning_seed)
-        held = {s for s, _ in validation} | {t for _, t in validation}
-        structural = {**{s: t for s, t in result.pseudo_seeds.items() if s not in held and t not in held}, **seeds}
-        sources = sorted({*task.sources, *(s for s, _ in validation)})
-        allowed = None if task.targets is None else frozenset(task.targets | {t for _, t in validation})
-        taken: Collection[str] = seeds.values()
-    else:
-        validation, rest = _split(result.pseudo_seeds, settings.validation_share, settings.tuning_seed)
-        structural = {**rest, **task.seeds}
-        sources, allowed, taken = task.sources, task.targets, task.seeds.values()
-    signals, collector = collect_signals(view, sources=sources, seeds=structural, settings=settings, taken=taken)
     prior = Weights.of(settings)
     weights, scores = choose_weights(FeatureTable(signals, validation, allowed), prior, view.has_multilingual,
                                      settings.tuning_tolerance)
@@ -190,11 +203,14 @@ def _tune_on_held_out(view: PairView, task: AlignTask, result: Tuning, bootstrap
                       rounds=update["bootstrap_rounds"], share=update["bootstrap_share"])
     result.settings = settings.model_copy(update=update)
     s = result.settings
-    final = final_ranking(signals, weights, allowed, s.assignment, s.csls_k, s.taken_penalty)[2]
+    held = {x for x, _ in validation}
+    final = final_ranking({x: t for x, t in signals.items() if x in held}, weights, allowed, s.assignment, s.csls_k,
+                          s.taken_penalty)[2]
     result.validation = validation
     result.gate = gate_on_validation(final, validation)
     result.scores = {**scores, "validation_after_assignment": rank_scores(
         {x: [t for t, _ in r] for x, r in final.items()}, validation).model_dump()}
+    result.timings["choose"] = time.perf_counter() - started
 
 
 def _tune_bootstrap(collector: SignalCollector, signals: Signals, sources: Sequence[str],
