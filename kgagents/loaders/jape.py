@@ -114,9 +114,10 @@ class ParsedPair:
         return [(self.pair.uri(1, a), self.pair.uri(2, b), split) for a, b, split in self.gold]
 
     def counts(self) -> dict[str, int]:
-        """The ``(:Load)`` record's counts: entities, relations, triples per side, gold links per split."""
+        """The ``(:Load)`` record's counts: entities, relations, triples (and derived types, when any) per side, gold
+        links per split."""
         counts = {f"{k}_{side.name.rsplit(':', 1)[1]}": v for side in self.sides
-                  for k, v in side.counts().items() if k != "literals"}
+                  for k, v in side.counts().items() if k != "literals" and (v or k != "derived_types")}
         counts.update({f"gold_{s}": n for s, n in self.splits().items()})
         return counts
 

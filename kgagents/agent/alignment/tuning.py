@@ -93,15 +93,22 @@ class FeatureTable:
                     src.append(i)
                     is_gold.append(t == gold[s])
                     rows.append([p.name, p.multilingual, p.exact, p.structure / (1.0 + p.structure), p.attributes])
-        self.src = np.array(src, dtype=np.int64)
+        self.src = np.array(src, dtype=np.int64)  # rows are grouped by source, sources in order
         self.gold = np.array(is_gold, dtype=bool)
         self.x = np.array(rows, dtype=np.float64).reshape(-1, len(SIGNALS))
+        self._starts = np.flatnonzero(np.r_[True, self.src[1:] != self.src[:-1]]) if len(src) else np.zeros(0, int)
+        self._group = np.cumsum(np.r_[False, self.src[1:] != self.src[:-1]]) if len(src) else np.zeros(0, int)
 
     def hits_at_1(self, weights: Weights) -> float:
+        """Share of the validation sources whose gold target scores strictly above every other candidate."""
+        if not self.n or not len(self.src):
+            return 0.0
         score = self.x @ np.array([getattr(weights, s) for s in SIGNALS])
-        order = np.lexsort((-score, self.src))
-        first = order[np.r_[True, self.src[order][1:] != self.src[order][:-1]]] if len(order) else order
-        return float(self.gold[first].sum()) / self.n if self.n else 0.0
+        others = np.where(self.gold, -np.inf, score)
+        best_other = np.maximum.reduceat(others, self._starts)
+        gold_score = np.full(len(self._starts), -np.inf)
+        gold_score[self._group[self.gold]] = score[self.gold]
+        return float(np.count_nonzero(gold_score > best_other)) / self.n
 
 
 def evaluate(signals: Signals, weights: Weights, links: Sequence[tuple[str, str]], allowed: Collection[str] | None,
