@@ -125,53 +125,67 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
                              progress=stages.advance)
     load_after = [round(x, 2) for x in os.getloadavg()]
     chosen = tuning.settings
-    stages.stage("ablations: no bootstrap, no pseudo-seeds, no tuning (source passes)")
-    plain = retrieve(graph, task=task, settings=chosen.model_copy(update={"bootstrap_rounds": 0}), view=view,
-                     pseudo_seeds=tuning.pseudo_seeds, progress=stages.advance)
-    no_pseudo = retrieve(graph, task=task, settings=chosen, view=view, progress=stages.advance)
-    untuned = retrieve(graph, task=task, settings=settings, view=view, pseudo_seeds=tuning.pseudo_seeds,
-                       progress=stages.advance) if tuning.path in ("seeds", "pseudo_seeds") else None
-    stages.stage("score signals, measure embedding, write results")
     links = task.reference
     names = {kg: entity_names(graph, kg) for kg in (kg1, kg2)}
     hard = non_trivial_links(links, names[kg1], names[kg2])
     test_targets = {t for _, t in links}
     fused = Weights.of(chosen)
     k, lam = chosen.csls_k, chosen.taken_penalty
-    ablation: dict[str, tuple[Weights, Signals, bool, int, float]] = {
-        **{s: (Weights.only(s), run.signals, False, 0, 0.0) for s in SIGNALS},
-        "fused, no bootstrap": (fused, plain.signals, False, 0, 0.0),
-        "fused, no bootstrap + assignment": (fused, plain.signals, True, k, lam),
-        "fused + assignment, no pseudo-seeds in the first pass": (fused, no_pseudo.signals, True, k, lam),
-        "fused": (fused, run.signals, False, 0, 0.0),
-        "fused + assignment, no CSLS": (fused, run.signals, True, 0, lam),
-        "fused + assignment, taken targets not demoted": (fused, run.signals, True, k, 0.0),
-        "fused + assignment": (fused, run.signals, True, k, lam),
-        **{f"fused + assignment - {s}": (fused.without(s), run.signals, True, k, lam) for s in SIGNALS},
-    }
-    if untuned is not None:
-        ablation["fused + assignment, starting weights (no tuning)"] = (Weights.of(settings), untuned.signals, True,
-                                                                        settings.csls_k, settings.taken_penalty)
-    table: dict[str, dict[str, Any]] = {}
-    for label, (weights, signals, assign, csls_k, penalty) in ablation.items():
-        table[label] = {}
-        for space, allowed in (("test", test_targets), ("all", None)):
-            final = final_ranking(signals, weights, allowed, assign, csls_k, penalty)[2]
-            ranking = {s: [t for t, _ in r] for s, r in final.items()}
-            for subset, subset_links in (("all_links", links), ("non_exact", hard)):
-                table[label][f"{space}/{subset}"] = rank_scores(ranking, subset_links).model_dump()
+
+    def scored(rows: dict[str, tuple[Weights, bool, int, float]], signals: Signals) -> dict[str, dict[str, Any]]:
+        """Each row's scores over ``signals`` (both candidate spaces, all links and the non-exact ones)."""
+        table: dict[str, dict[str, Any]] = {}
+        for label, (weights, assign, csls_k, penalty) in rows.items():
+            table[label] = {}
+            for space, allowed in (("test", test_targets), ("all", None)):
+                final = final_ranking(signals, weights, allowed, assign, csls_k, penalty)[2]
+                ranking = {s: [t for t, _ in r] for s, r in final.items()}
+                for subset, subset_links in (("all_links", links), ("non_exact", hard)):
+                    table[label][f"{space}/{subset}"] = rank_scores(ranking, subset_links).model_dump()
+        return table
+
+    table = scored({
+        **{s: (Weights.only(s), False, 0, 0.0) for s in SIGNALS},
+        "fused": (fused, False, 0, 0.0),
+        "fused + assignment, no CSLS": (fused, True, 0, lam),
+        "fused + assignment, taken targets not demoted": (fused, True, k, 0.0),
+        "fused + assignment": (fused, True, k, lam),
+        **{f"fused + assignment - {s}": (fused.without(s), True, k, lam) for s in SIGNALS},
+    }, run.signals)
+    result_run: dict[str, Any] = {"run_id": run.run_id, "pseudo_seeds_per_round": run.pseudo_seeds,
+                                  "assigned": len(run.assignment), "timings": run.timings}
+    del run
+    tuning.first_pass = None  # the ablation runs below each score and drop their own signals (memory)
+    stages.stage("ablations: no bootstrap, no pseudo-seeds, no tuning (source passes)")
+    plain = retrieve(graph, task=task, settings=chosen.model_copy(update={"bootstrap_rounds": 0}), view=view,
+                     pseudo_seeds=tuning.pseudo_seeds, progress=stages.advance)
+    table.update(scored({"fused, no bootstrap": (fused, False, 0, 0.0),
+                         "fused, no bootstrap + assignment": (fused, True, k, lam)}, plain.signals))
+    del plain
+    no_pseudo = retrieve(graph, task=task, settings=chosen, view=view, progress=stages.advance)
+    table.update(scored({"fused + assignment, no pseudo-seeds in the first pass": (fused, True, k, lam)},
+                        no_pseudo.signals))
+    del no_pseudo
+    if tuning.path in ("seeds", "pseudo_seeds"):
+        untuned = retrieve(graph, task=task, settings=settings, view=view, pseudo_seeds=tuning.pseudo_seeds,
+                           progress=stages.advance)
+        table.update(scored({"fused + assignment, starting weights (no tuning)": (
+            Weights.of(settings), True, settings.csls_k, settings.taken_penalty)}, untuned.signals))
+        del untuned
+    stages.stage("score signals, measure embedding, write results")
     result = {
         "dataset": dataset, "seeds": seeds, "seed_links": len(task.seeds), "starting_values": prior,
         "split": {"train": "seed links" if seeds == "train" else "ignored", "test": "sources, targets, scores"},
-        "run_id": run.run_id, "settings": chosen.stored(), "starting_settings": settings.stored(),
+        "run_id": result_run["run_id"], "settings": chosen.stored(), "starting_settings": settings.stored(),
         "embedders": {"english": loaded.english_model, "multilingual": loaded.multilingual_model},
-        "tuning": tuning.record(links), "pseudo_seeds_per_round": run.pseudo_seeds,
-        "assigned": len(run.assignment), "headline": "fused + assignment",
+        "tuning": tuning.record(links), "pseudo_seeds_per_round": result_run["pseudo_seeds_per_round"],
+        "assigned": result_run["assigned"], "headline": "fused + assignment",
         "test_links": len(links), "non_exact_links": len(hard),
         "target_entities": {"test": len(test_targets), "all": len(names[kg2])},
         "attribute_overlap": attribute_overlap(graph, kg1, kg2),
         "scores": table,
-        "timings_s": {**{k: round(v, 2) for k, v in run.timings.items()}, "load": round(loaded.load.seconds, 2),
+        "timings_s": {**{k: round(v, 2) for k, v in result_run["timings"].items()},
+                      "load": round(loaded.load.seconds, 2),
                       "embed": round(loaded.embed.seconds, 2), "total": round(time.perf_counter() - started, 2)},
         "embedding": {"embedded": loaded.embed.embedded, "unchanged": loaded.embed.unchanged,
                       "seconds": round(loaded.embed.seconds, 2),
