@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kgagents.agent.alignment.settings import RetrievalSettings
+from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
@@ -25,6 +25,7 @@ from kgagents.loaders.alignment import stored_alignment
 from kgagents.loaders.jape import load_jape_pair
 from kgagents.loaders.pairs import read_pairs
 from kgagents.loaders.triples import load_triples
+from tests.scripted_chat import ScriptedChatModel
 
 OPAQUE = {"Ort 17": "Place A", "Ort 23": "Place B", "Ort 31": "Place C"}
 
@@ -151,3 +152,13 @@ def test_a_bad_seed_file_is_one_error_naming_the_line_and_nothing_is_written(
 def test_an_unknown_setting_is_refused_before_anything_runs(kgs: Graph, neo4j_settings: Neo4jSettings) -> None:
     run = CliRunner().invoke(app, ["align", "de", "en", "--set", "w_nonsense=1"], env=_env(neo4j_settings))
     assert run.exit_code == 1 and "no alignment setting 'w_nonsense'" in run.output
+
+
+def test_with_a_model_the_agent_decides_the_pairs_scripted(kgs: Graph, reference: list[tuple[str, str]]) -> None:
+    chat = ScriptedChatModel(["1"] * 100)  # the aligner always picks the candidate shown first
+    result = align_kgs(kgs, chat, kg1="de", kg2="en", reference=reference,
+                       agent_settings=EASettings(mode="llm_only"))
+    assert result.agent is not None and result.agent.sources == 41
+    assert len(chat.calls) == 41 and {p.decided_by for p in result.pairs} == {"aligner"}
+    assert result.summary()["agent_run_id"] == result.agent.run_id
+    assert result.scores()["pairs_hits_at_1"] == 1.0  # retrieval's rank 1 is right for all 41 (see above)
