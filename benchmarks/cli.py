@@ -126,22 +126,27 @@ def bench_om_gate(
 
 
 @app.command("readme")
-def bench_readme(check: bool = typer.Option(False, "--check", help="only report whether the README is current")
+def bench_readme(check: bool = typer.Option(False, "--check", help="only report whether the pages are current")
                  ) -> None:
-    """Render the README's figures (tables, sentences between figure markers) from benchmarks/results/."""
-    from benchmarks.figures import render
-    from kgagents.paths import REPO_ROOT
+    """Render the figures (tables, sentences between figure markers) of the README and the docs pages from
+    benchmarks/results/."""
+    from benchmarks.figures import pages, render
 
-    readme = REPO_ROOT / "README.md"
-    current = readme.read_text(encoding="utf-8")
-    rendered = render(current, RESULTS_DIR)
-    if rendered == current:
-        console.print("README figures match benchmarks/results/")
+    stale = []
+    for page in pages():
+        current = page.read_text(encoding="utf-8")
+        rendered = render(current, RESULTS_DIR)
+        if rendered != current:
+            stale.append(page.name)
+            if not check:
+                page.write_text(rendered, encoding="utf-8")
+    if not stale:
+        console.print("README and docs figures match benchmarks/results/")
     elif check:
-        raise KgAgentsError("README figures differ from benchmarks/results/: run `kgagents bench readme`")
+        raise KgAgentsError(f"figures of {', '.join(stale)} differ from benchmarks/results/: run "
+                            "`kgagents bench readme`")
     else:
-        readme.write_text(rendered, encoding="utf-8")
-        console.print("README figures rendered from benchmarks/results/")
+        console.print(f"figures of {', '.join(stale)} rendered from benchmarks/results/")
 
 
 @app.command("ea-retrieval")
