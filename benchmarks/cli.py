@@ -278,17 +278,27 @@ def bench_docs(check: bool = typer.Option(False, "--check", help="only report wh
 def bench_ea_retrieval(directory: Path = typer.Argument(
         None, help="JAPE directory (default: shared DBP15K ZH-EN; also e.g. ../shared/data/ea/srprs_en_fr)"),
         out: Path = _results_option(),
+        seeds: str = typer.Option("train", help="train: the train links are seed links (tuned on a held-out third); "
+                                  "none: no seed links (the train links ignored; pseudo-seeds)"),
+        defaults_from: Path = typer.Option(None, exists=True, dir_okay=False, help="start from the tuned values of "
+                                           "this supervised results file of ANOTHER pair (needed for a 0-seed run of "
+                                           "the pair that chose the library defaults)"),
         multilingual: bool = typer.Option(True, help="also compare every name with the multilingual encoder (e5 "
                                           "extra); --no-multilingual: English names only")) -> None:
-    """EA candidate retrieval on a JAPE pair: Hits@1/10, MRR, per-signal ablation (no LLM)."""
+    """EA retrieval on a JAPE pair through the `kgagents align` pipeline: Hits@1/10, MRR, ablations (no LLM) →
+    <out>/ea/<dataset>/retrieval_seeds-<train|none>.json."""
     from benchmarks import ea_retrieval as ea_runner
 
-    title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}")
+    title = escape(f"EA retrieval benchmark on {directory or ea_runner.default_directory()}, seeds: {seeds}")
     with connected() as graph, StageDisplay(console, title) as stages:
-        result = ea_runner.benchmark(graph, directory, out, stages=stages, multilingual=multilingual)
+        result = ea_runner.benchmark(graph, directory, out, stages=stages, multilingual=multilingual, seeds=seeds,
+                                     defaults_from=defaults_from)
     fused = result["scores"][result["headline"]]["test/all_links"]
+    tuning = result["tuning"]
     console.print(f"run {result['run_id']}: Hits@1 {fused['hits_at_1']:.4f}, Hits@10 {fused['hits_at_10']:.4f}, "
-                  f"MRR {fused['mrr']:.4f} on {result['test_links']} test links")
+                  f"MRR {fused['mrr']:.4f} on {result['test_links']} test links; {result['seed_links']} seed links, "
+                  f"{tuning['pseudo_seeds']} pseudo-seeds, tuning path {tuning['path']}; "
+                  f"{result['timings_s']['end_to_end']:.1f} s after embedding")
 
 
 @app.command("load")

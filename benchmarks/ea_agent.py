@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.provenance import file_slug, provenance, write_results
-from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.diagnostics import entity_names
 from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
+from kgagents.agent.alignment.settings import EASettings
 from kgagents.agent.alignment.tools import REFLECTOR
 from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
@@ -116,7 +116,7 @@ def bench(graph: Graph, chat: Any, *, dataset: str, retrieval_run_id: str, mode:
     summary on its (:Run) node and (when ``out`` is given) write the JSON and markdown files; returns the JSON."""
     if chat is None:
         mode = "no_llm"
-    settings = (settings or EASettings()).model_copy(update={"mode": mode})
+    settings = (settings or EASettings()).model_copy(update={"mode": mode, "use_gold": True})  # the benchmark protocol
     sources = bench_sources(graph, dataset, retrieval_run_id, sample, seed)
     started = time.perf_counter()
     job = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run_id, settings=settings, sources=sources,

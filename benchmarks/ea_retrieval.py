@@ -1,140 +1,56 @@
-"""The retrieval benchmark of the EA agent on a JAPE pair (DBP15K ZH-EN, SRPRS EN-FR): load, embed, tune on
-TRAIN links only, retrieve for the TEST links, score (both candidate spaces, with and without exact-name pairs,
-one row per signal and per component: bootstrapping, one-to-one assignment), and write
-``<out>/ea/<dataset>/retrieval.json`` (``kgagents bench ea-retrieval --record`` writes into the results store).
+"""The retrieval benchmark of entity alignment on a JAPE pair (DBP15K ZH-EN, SRPRS EN-FR): load and embed, then the
+library's own pipeline (:func:`kgagents.jobs.alignment.align_task`, what ``kgagents align`` runs) on the benchmark
+task — the test links' sources ranked against the test links' targets — with the train links as seeds
+(``seeds="train"``) or with none (``seeds="none"``: the training links ignored, the run makes pseudo-seeds). Scored
+on the test links (both candidate spaces, with and without exact-name pairs, one row per signal and per component:
+pseudo-seeds, tuning, bootstrapping, one-to-one assignment); written to
+``<out>/ea/<dataset>/retrieval_seeds-<train|none>[_english-names].json`` (``kgagents bench ea-retrieval
+--record`` writes into the results store).
+
+Which values a run starts from: the library defaults, chosen by the supervised run of
+:data:`~kgagents.agent.alignment.settings.DEFAULTS_DATASET`. A 0-seed row of that same pair must not start from
+values its own links chose: it takes ``defaults_from`` (another pair's supervised results file), and without one it
+is refused.
 
 Command::
 
-    kgagents bench ea-retrieval [JAPE directory]     (or: python -m benchmarks.ea_retrieval [directory])
+    kgagents bench ea-retrieval [JAPE directory] [--seeds train|none] [--defaults-from FILE] [--no-multilingual]
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
+import random
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from benchmarks import RESULTS_DIR
 from benchmarks.provenance import write_results
-from kgagents.agent.alignment.bootstrap import bootstrap
 from kgagents.agent.alignment.diagnostics import attribute_overlap, entity_names
+from kgagents.agent.alignment.embedding import distinct_names
 from kgagents.agent.alignment.fusion import SIGNALS, Weights
-from kgagents.agent.alignment.gate import gate_on_validation, held_out
-from kgagents.agent.alignment.retrieval import collect_signals, final_ranking, retrieve, split_links
-from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.alignment.signals import PairView, Signals, copy_signals
+from kgagents.agent.alignment.retrieval import final_ranking, pair_task, retrieve
+from kgagents.agent.alignment.settings import DEFAULTS_DATASET, TUNED_FIELDS, RetrievalSettings
+from kgagents.agent.alignment.signals import PairView, Signals
+from kgagents.embeddings import get_embedder
+from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
-from kgagents.graph.runs import RunStore
-from kgagents.jobs.alignment import load_pair
-from kgagents.metrics.ea import RankScores, non_trivial_links, rank_scores
+from kgagents.jobs.alignment import align_task, load_pair, multilingual_embedder
+from kgagents.metrics.ea import non_trivial_links, rank_scores
 from kgagents.paths import data_dir
 from kgagents.progress import SILENT, Stages
 
-#: weights searched on the validation links (name weight fixed at 1); multilingual only when embedded
-GRID = {"multilingual": (0.0, 0.5, 1.0, 2.0, 4.0), "exact": (0.0, 0.15, 0.3, 0.5),
-        "structure": (0.0, 0.3, 0.6, 1.0, 1.5), "attributes": (0.0, 0.1, 0.2, 0.4)}
-SHARES = (0.5, 0.7, 0.85, 1.0)
-#: taken penalties tried on the validation links after the bootstrap is chosen
-PENALTIES = (0.0, 0.25, 0.5, 1.0, 2.0)
-ROUNDS = (1, 2)
 ANCHORS = {
     "dbp15k_zh_en": {"UDCEA (no LLM, unsupervised; DBP15K ZH-EN)": {"hits_at_1": 0.966},
                      "EA-Agent TEA retriever (DBP15K ZH-EN)": {"hits_at_1": 0.845, "hits_at_10": 0.982},
                      "EA-Agent (with LLM)": {"hits_at_1": 0.9667}, "LLM-Align (with LLM)": {"hits_at_1": 0.983}},
     "srprs_en_fr": {"EA-Agent (with LLM)": {"hits_at_1": 0.990}},
 }
-
-
-def evaluate(signals: Signals, weights: Weights, links: list[tuple[str, str]], allowed: set[str] | None,
-             assignment: bool, csls_k: int = 0, taken_penalty: float = 0.0) -> RankScores:
-    """Hits@1/10 and MRR of the fused ranking (with the one-to-one assignment's target first when asked)."""
-    final = final_ranking(signals, weights, allowed, assignment, csls_k, taken_penalty)[2]
-    return rank_scores({s: [t for t, _ in r] for s, r in final.items()}, links)
-
-
-class FeatureTable:
-    """The validation pairs as arrays (source index, gold flag, one column per signal), so a weight grid is scored
-    with one matrix product per point instead of re-ranking dictionaries."""
-
-    def __init__(self, signals: Signals, links: list[tuple[str, str]], allowed: set[str] | None) -> None:
-        gold = dict(links)
-        self.n = len(links)
-        src, is_gold, rows = [], [], []
-        for i, s in enumerate(sorted(gold)):
-            for t, p in signals.get(s, {}).items():
-                if allowed is None or t in allowed:
-                    src.append(i)
-                    is_gold.append(t == gold[s])
-                    rows.append([p.name, p.multilingual, p.exact, p.structure / (1.0 + p.structure), p.attributes])
-        self.src = np.array(src, dtype=np.int64)
-        self.gold = np.array(is_gold, dtype=bool)
-        self.x = np.array(rows, dtype=np.float64).reshape(-1, len(SIGNALS))
-
-    def hits_at_1(self, weights: Weights) -> float:
-        score = self.x @ np.array([getattr(weights, s) for s in SIGNALS])
-        order = np.lexsort((-score, self.src))
-        first = order[np.r_[True, self.src[order][1:] != self.src[order][:-1]]] if len(order) else order
-        return float(self.gold[first].sum()) / self.n if self.n else 0.0
-
-
-def tune(view: PairView, graph: Graph, dataset: str, settings: RetrievalSettings, seed: int = 0) -> dict[str, Any]:
-    """Choose the fusion weights and the bootstrap threshold/rounds on the TRAIN links only.
-
-    Validation protocol mimicking the test condition: a seeded third of the train links is held out
-    (validation), the other two thirds are the seeds; the sources aligned are the validation sources plus
-    the test sources (their gold targets are never read), ranked against the validation and test targets.
-    Stage 1: grid :data:`GRID` (name weight fixed at 1) without bootstrapping, best validation Hits@1.
-    Stage 2: with those weights, every (share, rounds) of :data:`SHARES` × :data:`ROUNDS`, best
-    validation Hits@1 after the one-to-one assignment (then MRR).
-    Stage 3: with that bootstrap, the taken penalty of :data:`PENALTIES` with the best validation Hits@10 (then MRR;
-    it does not move rank 1).
-    """
-    split = held_out(graph, dataset, seed)
-    validation, seeds, sources, allowed = split.validation, split.seeds, split.sources, split.targets
-    signals, collector = collect_signals(view, sources=sources, seeds=seeds, settings=settings)
-    table = FeatureTable(signals, validation, allowed)
-    grid = {k: (v if k != "multilingual" or view.has_multilingual else (0.0,)) for k, v in GRID.items()}
-    best: tuple[float, Weights] | None = None
-    for values in itertools.product(*grid.values()):
-        weights = Weights(name=1.0, **dict(zip(grid, values, strict=True)))
-        hits = table.hits_at_1(weights)
-        if best is None or hits > best[0]:
-            best = (hits, weights)
-    assert best is not None
-    weights = best[1]
-    trials: list[dict[str, Any]] = []
-    for share in SHARES:
-        boot = copy_signals(signals)
-        for rounds in range(1, max(ROUNDS) + 1):
-            pseudo = bootstrap(collector, boot, sources=sources, seeds=seeds, weights=weights, allowed=allowed,
-                               rounds=1, share=share)
-            if rounds in ROUNDS:
-                trials.append({"share": share, "rounds": rounds, "pseudo_seeds": pseudo[0],
-                               "scores": evaluate(boot, weights, validation, allowed, True, settings.csls_k,
-                                                  settings.taken_penalty).model_dump()})
-    chosen = max(trials, key=lambda t: (t["scores"]["hits_at_1"], t["scores"]["mrr"]))
-    boot = copy_signals(signals)
-    bootstrap(collector, boot, sources=sources, seeds=seeds, weights=weights, allowed=allowed,
-              rounds=chosen["rounds"], share=chosen["share"])
-    penalties: list[dict[str, Any]] = [
-        {"taken_penalty": lam,
-         "scores": evaluate(boot, weights, validation, allowed, True, settings.csls_k, lam).model_dump()}
-        for lam in PENALTIES]
-    penalty: float = max(penalties, key=lambda t: (t["scores"]["hits_at_10"], t["scores"]["mrr"]))["taken_penalty"]
-    gate = gate_on_validation(final_ranking(boot, weights, allowed, True, settings.csls_k, penalty)[2], validation)
-    return {"weights": weights.__dict__, "share": chosen["share"], "rounds": chosen["rounds"],
-            "taken_penalty": penalty, "taken_penalty_trials": penalties,
-            "validation_links": len(validation), "seed_links": len(seeds),
-            "validation_hits_at_1_without_bootstrap": best[0],
-            "scores_without_bootstrap_with_assignment": evaluate(signals, weights, validation, allowed,
-                                                                 True).model_dump(),
-            "bootstrap_trials": trials, "grid": grid, "split_seed": seed, "gate": gate}
+#: entity names embedded afresh (not stored) to measure what embedding the whole pair costs
+EMBED_SAMPLE = 500
 
 
 def default_directory() -> Path:
@@ -142,121 +58,146 @@ def default_directory() -> Path:
     return data_dir("ea", "dbp15k_zh_en")
 
 
-def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = None,
-              stages: Stages = SILENT, multilingual: bool = True) -> dict[str, Any]:
-    """Run the whole benchmark on one JAPE pair (default :func:`default_directory`) and, when ``out`` is given,
-    write the result files there; returns the JSON. ``stages`` hears when each stage starts and how many items
-    (rows, texts, sources) it has done. ``multilingual`` False leaves the name-variant vectors out (English names
-    only; the results file is then ``ea_retrieval_<dataset>_english-names``)."""
+def results_stem(seeds: str, multilingual: bool) -> str:
+    return f"retrieval_seeds-{seeds}" + ("" if multilingual else "_english-names")
+
+
+def starting_settings(dataset: str, seeds: str, defaults_from: Path | None) -> tuple[RetrievalSettings, str]:
+    """(the settings a run starts from, where their tuned values came from). The benchmark protocol ranks the test
+    targets only; a 0-seed run of the pair that chose the library defaults must take another pair's values."""
+    settings = RetrievalSettings(candidate_space="test")
+    if defaults_from is None:
+        if seeds == "none" and dataset == DEFAULTS_DATASET:
+            raise KgAgentsError(f"the library defaults were chosen on {dataset}'s own train links: a 0-seed run of "
+                                f"{dataset} needs --defaults-from another pair's supervised results file")
+        return settings, f"library defaults (chosen on {DEFAULTS_DATASET})"
+    chosen = json.loads(defaults_from.read_text(encoding="utf-8"))
+    if chosen.get("dataset") == dataset:
+        raise KgAgentsError(f"--defaults-from {defaults_from} was chosen on {dataset} itself: give another pair's")
+    values = {k: v for k, v in chosen["settings"].items() if k in TUNED_FIELDS}
+    return settings.model_copy(update=values), f"{defaults_from} (chosen on {chosen.get('dataset')})"
+
+
+def embedding_cost(graph: Graph, kgs: tuple[str, str], multilingual: bool, seed: int = 0) -> dict[str, Any]:
+    """Embed ``EMBED_SAMPLE`` random entities' names afresh with each embedder (nothing stored) and scale the time
+    to the whole pair: what a first load costs, measured even when the pair's vectors are cached in the graph."""
+    rows = [r for kg in kgs for r in graph.run("alignment_ea/entity_name_texts", kg=kg, vector_property="name_ml",
+                                                sha_property="name_ml_sha")]
+    english = [name or "" for kg in kgs for name in entity_names(graph, kg).values()]
+    sample = random.Random(seed).sample(range(len(rows)), min(EMBED_SAMPLE, len(rows)))
+    texts = {"english": [english[i] for i in sample]}  # the same share of the pair, not the same entities
+    if multilingual:
+        texts["multilingual"] = [t for i in sample for t in distinct_names(rows[i]["names"])]
+    out: dict[str, Any] = {"sample_entities": len(sample), "pair_entities": len(rows)}
+    for label, embedder in (("english", get_embedder()), ("multilingual", multilingual_embedder())):
+        if label not in texts or embedder is None:
+            continue
+        started = time.perf_counter()
+        embedder.embed(texts[label])
+        seconds = time.perf_counter() - started
+        out[label] = {"model": embedder.name, "texts": len(texts[label]), "seconds": round(seconds, 2),
+                      "pair_estimate_seconds": round(seconds * len(rows) / max(len(sample), 1), 1)}
+    out["pair_estimate_seconds"] = round(sum(v["pair_estimate_seconds"] for v in out.values()
+                                             if isinstance(v, dict)), 1)
+    return out
+
+
+def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = None, stages: Stages = SILENT,
+              multilingual: bool = True, seeds: str = "train", defaults_from: Path | None = None) -> dict[str, Any]:
+    """Run the benchmark on one JAPE pair (default :func:`default_directory`) and, when ``out`` is given, write the
+    results file there; returns the JSON. ``seeds``: ``train`` (the train links are seed links, the weights and the
+    bootstrap are tuned on a held-out third of them) or ``none`` (no seed links: pseudo-seeds)."""
+    if seeds not in ("train", "none"):
+        raise KgAgentsError(f"--seeds {seeds!r}: use train or none")
     directory = directory or default_directory()
     dataset = directory.name
+    settings, prior = starting_settings(dataset, seeds, defaults_from)
     started = time.perf_counter()
     load_at_start = [round(x, 2) for x in os.getloadavg()]
-    settings = RetrievalSettings()
     loaded = load_pair(graph, directory, settings, stages=stages, multilingual=multilingual)
     if not multilingual:  # vectors an earlier run stored must not enter this one
         settings = settings.model_copy(update={"multilingual_vector_property": "name_ml_unused"})
-    load, embed, kg1, kg2 = loaded.load, loaded.embed, loaded.kg1, loaded.kg2
-    stages.stage("tune weights and bootstrap on the train links")
-    tuning_started = time.perf_counter()
-    tuned = tune(PairView(graph, kg1=kg1, kg2=kg2, settings=settings), graph, dataset, settings)
-    tuning_seconds = time.perf_counter() - tuning_started
-    w = tuned["weights"]
-    settings = settings.model_copy(update={
-        **{f"w_{k}": v for k, v in w.items()}, "bootstrap_share": tuned["share"],
-        "bootstrap_rounds": tuned["rounds"], "taken_penalty": tuned["taken_penalty"]})
-    stages.stage("retrieve without bootstrapping (source passes)")
-    plain = retrieve(graph, dataset=dataset, settings=settings.model_copy(update={"bootstrap_rounds": 0}),
-                     progress=stages.advance)
-    stages.stage("retrieve with bootstrapping and assignment (source passes)")
-    run = retrieve(graph, dataset=dataset, settings=settings, progress=stages.advance)
-    RunStore(graph).update(run.run_id, {"gate_margin": tuned["gate"]["margin"]})
-    stages.stage("score signals and write results")
-    links = split_links(graph, dataset)
+    kg1, kg2 = loaded.kg1, loaded.kg2
+    task = pair_task(graph, dataset, settings, seeds=seeds == "train")
+    stages.stage("align: read, tune, retrieve (source passes)")
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    view = PairView(graph, kg1=kg1, kg2=kg2, settings=settings)
+    tuning, run = align_task(graph, task, settings, tune_bootstrap=seeds == "train", view=view,
+                             progress=stages.advance)
+    load_after = [round(x, 2) for x in os.getloadavg()]
+    chosen = tuning.settings
+    links = task.reference
     names = {kg: entity_names(graph, kg) for kg in (kg1, kg2)}
     hard = non_trivial_links(links, names[kg1], names[kg2])
     test_targets = {t for _, t in links}
-    spaces: dict[str, set[str] | None] = {"test": test_targets, "all": None}
-    fused = Weights.of(settings)
-    k, lam = settings.csls_k, settings.taken_penalty
-    ablation: dict[str, tuple[Weights, Signals, bool, int, float]] = {
-        **{s: (Weights.only(s), run.signals, False, 0, 0.0) for s in SIGNALS},
-        "fused, no bootstrap": (fused, plain.signals, False, 0, 0.0),
-        "fused, no bootstrap + assignment": (fused, plain.signals, True, k, lam),
-        "fused": (fused, run.signals, False, 0, 0.0),
-        "fused + assignment, no CSLS": (fused, run.signals, True, 0, lam),
-        "fused + assignment, taken targets not demoted": (fused, run.signals, True, k, 0.0),
-        "fused + assignment": (fused, run.signals, True, k, lam),
-        **{f"fused + assignment - {s}": (fused.without(s), run.signals, True, k, lam) for s in SIGNALS},
-    }
-    table: dict[str, dict[str, Any]] = {}
-    for label, (weights, signals, assign, csls_k, penalty) in ablation.items():
-        table[label] = {}
-        for space, allowed in spaces.items():
-            final = final_ranking(signals, weights, allowed, assign, csls_k, penalty)[2]
-            ranking = {s: [t for t, _ in r] for s, r in final.items()}
-            for subset, subset_links in (("all_links", links), ("non_exact", hard)):
-                table[label][f"{space}/{subset}"] = rank_scores(ranking, subset_links).model_dump()
+    fused = Weights.of(chosen)
+    k, lam = chosen.csls_k, chosen.taken_penalty
+
+    def scored(rows: dict[str, tuple[Weights, bool, int, float]], signals: Signals) -> dict[str, dict[str, Any]]:
+        """Each row's scores over ``signals`` (both candidate spaces, all links and the non-exact ones)."""
+        table: dict[str, dict[str, Any]] = {}
+        for label, (weights, assign, csls_k, penalty) in rows.items():
+            table[label] = {}
+            for space, allowed in (("test", test_targets), ("all", None)):
+                final = final_ranking(signals, weights, allowed, assign, csls_k, penalty)[2]
+                ranking = {s: [t for t, _ in r] for s, r in final.items()}
+                for subset, subset_links in (("all_links", links), ("non_exact", hard)):
+                    table[label][f"{space}/{subset}"] = rank_scores(ranking, subset_links).model_dump()
+        return table
+
+    table = scored({
+        **{s: (Weights.only(s), False, 0, 0.0) for s in SIGNALS},
+        "fused": (fused, False, 0, 0.0),
+        "fused + assignment, no CSLS": (fused, True, 0, lam),
+        "fused + assignment, taken targets not demoted": (fused, True, k, 0.0),
+        "fused + assignment": (fused, True, k, lam),
+        **{f"fused + assignment - {s}": (fused.without(s), True, k, lam) for s in SIGNALS},
+    }, run.signals)
+    result_run: dict[str, Any] = {"run_id": run.run_id, "pseudo_seeds_per_round": run.pseudo_seeds,
+                                  "assigned": len(run.assignment), "timings": run.timings}
+    del run
+    tuning.first_pass = None  # the ablation runs below each score and drop their own signals (memory)
+    stages.stage("ablations: no bootstrap, no pseudo-seeds, no tuning (source passes)")
+    plain = retrieve(graph, task=task, settings=chosen.model_copy(update={"bootstrap_rounds": 0}), view=view,
+                     pseudo_seeds=tuning.pseudo_seeds, progress=stages.advance)
+    table.update(scored({"fused, no bootstrap": (fused, False, 0, 0.0),
+                         "fused, no bootstrap + assignment": (fused, True, k, lam)}, plain.signals))
+    del plain
+    no_pseudo = retrieve(graph, task=task, settings=chosen, view=view, progress=stages.advance)
+    table.update(scored({"fused + assignment, no pseudo-seeds in the first pass": (fused, True, k, lam)},
+                        no_pseudo.signals))
+    del no_pseudo
+    if tuning.path in ("seeds", "pseudo_seeds"):
+        untuned = retrieve(graph, task=task, settings=settings, view=view, pseudo_seeds=tuning.pseudo_seeds,
+                           progress=stages.advance)
+        table.update(scored({"fused + assignment, starting weights (no tuning)": (
+            Weights.of(settings), True, settings.csls_k, settings.taken_penalty)}, untuned.signals))
+        del untuned
+    stages.stage("score signals, measure embedding, write results")
     result = {
-        "dataset": dataset,
-        "run_id": run.run_id, "run_id_without_bootstrap": plain.run_id, "settings": settings.model_dump(),
-        "embedders": embed_models(loaded), "tuned_on_train": tuned, "pseudo_seeds_per_round": run.pseudo_seeds,
-        "assigned": len(run.assignment), "headline": "fused + assignment",
+        "dataset": dataset, "seeds": seeds, "seed_links": len(task.seeds), "starting_values": prior,
+        "split": {"train": "seed links" if seeds == "train" else "ignored", "test": "sources, targets, scores"},
+        "run_id": result_run["run_id"], "settings": chosen.stored(), "starting_settings": settings.stored(),
+        "embedders": {"english": loaded.english_model, "multilingual": loaded.multilingual_model},
+        "tuning": tuning.record(links), "pseudo_seeds_per_round": result_run["pseudo_seeds_per_round"],
+        "assigned": result_run["assigned"], "headline": "fused + assignment",
         "test_links": len(links), "non_exact_links": len(hard),
         "target_entities": {"test": len(test_targets), "all": len(names[kg2])},
         "attribute_overlap": attribute_overlap(graph, kg1, kg2),
-        "scores": table, "timings_s": {**run.timings, "load": load.seconds, "embed": embed.seconds,
-                                       "tuning": tuning_seconds,
-                                       "retrieval_without_bootstrap": plain.timings["retrieval"],
-                                       "total": time.perf_counter() - started},
+        "scores": table,
+        "timings_s": {**{k: round(v, 2) for k, v in result_run["timings"].items()},
+                      "load": round(loaded.load.seconds, 2),
+                      "embed": round(loaded.embed.seconds, 2), "total": round(time.perf_counter() - started, 2)},
+        "embedding": {"embedded": loaded.embed.embedded, "unchanged": loaded.embed.unchanged,
+                      "seconds": round(loaded.embed.seconds, 2),
+                      "fresh": embedding_cost(graph, (kg1, kg2), multilingual)},
         "anchors": ANCHORS.get(dataset, {}),
-        "load_average": {"start": load_at_start, "end": [round(x, 2) for x in os.getloadavg()]},
+        "load_average": {"start": load_at_start, "before_align": load_before, "after_align": load_after,
+                         "end": [round(x, 2) for x in os.getloadavg()]},
     }
     if out is not None:
-        write_results(out, f"ea/{dataset}/retrieval" + ("" if multilingual else "_english-names"), result, markdown)
+        write_results(out, f"ea/{dataset}/{results_stem(seeds, multilingual)}", result)
     return result
-
-
-def embed_models(loaded: Any) -> dict[str, str | None]:
-    return {"english": loaded.english_model, "multilingual": loaded.multilingual_model}
-
-
-def markdown(result: dict[str, Any]) -> str:
-    tuned = result["tuned_on_train"]
-    lines = [f"# EA candidate retrieval — {result['dataset']}", "",
-             f"Command: `{result['command']}` (commit {result['git_commit']})", "",
-             f"{result['test_links']} test links ({result['non_exact_links']} without an exact-name pair); "
-             f"targets ranked: test targets ({result['target_entities']['test']}) or all target entities "
-             f"({result['target_entities']['all']}). Name embedders: {result['embedders']}. "
-             f"Tuned on the train links only ({tuned['seed_links']} seeds, "
-             f"{tuned['validation_links']} held out): weights {tuned['weights']}, bootstrap share "
-             f"{tuned['share']}, {tuned['rounds']} round(s), taken penalty {tuned['taken_penalty']}; pseudo-seeds "
-             "per round on test: "
-             f"{result['pseudo_seeds_per_round']}; one-to-one assignment: {result['assigned']} sources assigned.", "",
-             "| signals | test: H@1 | H@10 | MRR | test, non-exact: H@1 | H@10 | MRR | all: H@1 | H@10 | MRR |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for label, cells in result["scores"].items():
-        row = [f"**{label}**" if label == result["headline"] else label]
-        for key in ("test/all_links", "test/non_exact", "all/all_links"):
-            c = cells[key]
-            row += [f"{c['hits_at_1']:.4f}", f"{c['hits_at_10']:.4f}", f"{c['mrr']:.4f}"]
-        lines.append("| " + " | ".join(row) + " |")
-    t = result["timings_s"]
-    anchors = "; ".join(f"{k}: " + ", ".join(f"{m} {v}" for m, v in a.items()) for k, a in result["anchors"].items())
-    lines += ["", "Single-signal rows and \"- X\" rows re-rank the final (bootstrapped) candidate pool; "
-              "\"+ assignment\" puts each source's target of the global one-to-one assignment first and ranks "
-              f"the rest with taken penalty {result['settings']['taken_penalty']} (targets assigned to other sources "
-              "move down; \"taken targets not demoted\": 0).",
-              f"Anchors: {anchors or 'none'}.", "",
-              f"Retrieval for all test sources {t['retrieval']:.1f} s (read {t['read']:.1f}, names {t['names']:.1f}, "
-              f"structure {t['structure']:.1f}, scoring {t['score_pairs']:.1f}, bootstrap {t['bootstrap']:.1f}, "
-              f"assignment {t['assignment']:.1f}); without bootstrap {t['retrieval_without_bootstrap']:.1f} s; "
-              f"store {t['store']:.1f} s; load {t['load']:.1f} s; embedding {t['embed']:.1f} s; tuning "
-              f"{t['tuning']:.1f} s; total {t['total']:.1f} s.",
-              f"Load average (1, 5, 15 min) at start {result['load_average']['start']}, at end "
-              f"{result['load_average']['end']} (2 cores: above 2 the timings are slowed by other jobs).",
-              f"Attribute names: {result['attribute_overlap']}.", ""]
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -432,6 +432,88 @@ def ea_small_models(results: Path) -> str:
             f"aligner calls")
 
 
+#: the retrieval runs of `bench ea-retrieval --seeds train|none` (the `kgagents align` pipeline), side by side
+EA_SEEDS = (("train", "all train links"), ("none", "0"))
+
+
+def ea_align_run(results: Path, dataset: str, seeds: str) -> dict[str, Any]:
+    return load(results, f"ea/{dataset}/retrieval_seeds-{seeds}")
+
+
+@figure("ea-seedless")
+def ea_seedless(results: Path) -> str:
+    """Supervised and 0-seed retrieval on both pairs, with how each chose its weights and what it cost."""
+    rows = ["| dataset | seed links | Hits@1 | Hits@10 | MRR | H@1 without exact-name pairs | weights chosen on "
+            "| seconds after embedding (load avg) |", "|---|---|---|---|---|---|---|---|"]
+    for dataset, title in EA_DATASETS:
+        for seeds, label in EA_SEEDS:
+            r = ea_align_run(results, dataset, seeds)
+            head = r["scores"][r["headline"]]
+            full, hard, t = head["test/all_links"], head["test/non_exact"], r["tuning"]
+            chosen = {"seeds": f"{t['validation_links']:,} held-out train links",
+                      "pseudo_seeds": f"{t['validation_links']:,} held-out pseudo-seeds "
+                                      f"(of {t['pseudo_seeds']:,}, precision {_f3(t['pseudo_seed_precision'])})",
+                      "defaults": "none: defaults", "off": "none: given"}[t["path"]]
+            load_avg = r["load_average"]
+            rows.append(f"| {title} | {label} | **{_f3(full['hits_at_1'])}** | {_f3(full['hits_at_10'])} "
+                        f"| {_f3(full['mrr'])} | {_f3(hard['hits_at_1'])} | {chosen} "
+                        f"| {r['timings_s']['end_to_end']:.0f} ({load_avg['before_align'][0]:.1f}–"
+                        f"{load_avg['after_align'][0]:.1f}) |")
+    return "\n".join(rows)
+
+
+#: the ablation rows shown per run (label in the results file, label in the docs)
+EA_ABLATION_ROWS = (
+    ("name", "English name alone"), ("multilingual", "multilingual names alone"), ("structure", "structure alone"),
+    ("fused, no bootstrap + assignment", "fused + assignment, no bootstrap"),
+    ("fused + assignment, no pseudo-seeds in the first pass", "… no pseudo-seeds in the first structure pass"),
+    ("fused + assignment, starting weights (no tuning)", "… starting weights, not tuned"),
+    ("fused + assignment - structure", "… without structure"),
+    ("fused + assignment", "**fused + assignment (the run)**"),
+)
+
+
+@figure("ea-seedless-ablation")
+def ea_seedless_ablation(results: Path) -> str:
+    """Hits@1 of each component, per pair, supervised and with 0 seed links."""
+    runs = [(f"{title}, {label} seeds", ea_align_run(results, dataset, seeds))
+            for dataset, title in EA_DATASETS for seeds, label in EA_SEEDS]
+    rows = ["| Hits@1 | " + " | ".join(name for name, _ in runs) + " |", "|---" * (len(runs) + 1) + "|"]
+    for key, label in EA_ABLATION_ROWS:
+        cells = [_f3(r["scores"][key]["test/all_links"]["hits_at_1"]) if key in r["scores"] else "—"
+                 for _, r in runs]
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+@figure("ea-embedding-cost")
+def ea_embedding_cost(results: Path) -> str:
+    """What embedding a whole pair's names costs (measured on a fresh sample, scaled)."""
+    parts = []
+    for dataset, title in EA_DATASETS:
+        r = ea_align_run(results, dataset, "none")
+        fresh = r["embedding"]["fresh"]
+        parts.append(f"{title}: about {fresh['pair_estimate_seconds']:,.0f} s for {fresh['pair_entities']:,} "
+                     f"entities ({fresh['sample_entities']} embedded afresh and scaled; load average "
+                     f"{r['load_average']['end'][0]:.1f})")
+    return "; ".join(parts)
+
+
+@figure("ea-defaults")
+def ea_defaults(results: Path) -> str:
+    """The tuned retrieval defaults and the supervised run that chose them (a default that differs shows both)."""
+    from kgagents.agent.alignment.settings import DEFAULTS_DATASET, TUNED_FIELDS, RetrievalSettings
+
+    stem = f"ea/{DEFAULTS_DATASET}/retrieval_seeds-train"
+    chosen, default = load(results, stem)["settings"], RetrievalSettings()
+    rows = ["| setting | default | chosen by |", "|---|---|---|"]
+    for name in TUNED_FIELDS:
+        value = getattr(default, name)
+        note = "" if chosen[name] == value else f" (that run chose {chosen[name]})"
+        rows.append(f"| `{name}` | {value}{note} | {_source(stem)} |")
+    return "\n".join(rows)
+
+
 # -- KG question answering ----------------------------------------------------------------------------------
 #: (dataset, title, stem part naming the sample): MetaQA's held-out half is sampled, seeded, per hop
 KGQA_DATASETS = (("metaqa", "MetaQA dev (kb_partial), held-out half, 1,000 seeded per hop", "_sample1000"),

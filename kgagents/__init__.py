@@ -38,7 +38,7 @@ _EXPORTS: dict[str, str] = {
     "PairRun": "kgagents.jobs.matching",
     # entity alignment (EA-Agent) and its candidate retrieval
     "EAAgent": "kgagents.agent.alignment.agent",
-    "EASettings": "kgagents.agent.alignment.agent",
+    "EASettings": "kgagents.agent.alignment.settings",
     "EAState": "kgagents.agent.alignment.agent",
     "EARunResult": "kgagents.agent.alignment.agent",
     "RetrievalSettings": "kgagents.agent.alignment.settings",
@@ -101,9 +101,9 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__ resolves
-    from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings, EAState
+    from kgagents.agent.alignment.agent import EAAgent, EARunResult, EAState
     from kgagents.agent.alignment.retrieval import retrieve
-    from kgagents.agent.alignment.settings import RetrievalSettings
+    from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
     from kgagents.agent.base import Agent, AgentSettings, RunResult
     from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent, ExtractionState
     from kgagents.agent.extraction.settings import ExtractionSettings

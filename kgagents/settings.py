@@ -84,7 +84,9 @@ class Job:
 
 JOBS: dict[str, Job] = {job.name: job for job in (
     Job("match", "kgagents.agent.matching.settings:MatchSettings", "ontology matching (Agent-OM)"),
-    Job("align", "kgagents.agent.alignment.agent:EASettings", "entity alignment (EA-Agent)"),
+    Job("align", "kgagents.agent.alignment.settings:EASettings", "entity alignment: the EA-Agent (LLM) on top"),
+    Job("retrieval", "kgagents.agent.alignment.settings:RetrievalSettings",
+        "entity alignment: retrieval, tuning and assignment (kgagents align)"),
     Job("kgqa", "kgagents.agent.kgqa.settings:KGQASettings", "KG question answering (ODA)"),
     Job("extract", "kgagents.agent.extraction.settings:ExtractionSettings", "ontology-to-tools extraction"),
 )}
@@ -292,12 +294,21 @@ def read_config(path: Path) -> dict[str, Any]:
 
 
 def stages(spec: Job) -> dict[str, tuple[str, ...]]:
-    """The job's settings grouped by stage (``STAGES`` in its settings module; every field in exactly one group,
-    a test checks), for ``config show`` and the config template."""
-    declared: dict[str, tuple[str, ...]] = getattr(spec.module, "STAGES", {})
-    grouped = {field for names in declared.values() for field in names}
-    rest = tuple(f for f in spec.settings_type.model_fields if f not in grouped)
-    return {**declared, **({"other": rest} if rest else {})}
+    """The job's settings grouped by stage (``STAGES`` in its settings module, else each field's ``stage`` in its
+    schema; every field in exactly one group, a test checks), for ``config show`` and the config template."""
+    fields = spec.settings_type.model_fields
+    grouped: dict[str, tuple[str, ...]] = {
+        stage: kept for stage, names in getattr(spec.module, "STAGES", {}).items()
+        if (kept := tuple(f for f in names if f in fields))}
+    taken = {f for names in grouped.values() for f in names}
+    for name, info in fields.items():
+        extra = info.json_schema_extra
+        stage = extra.get("stage") if isinstance(extra, dict) else None
+        if name not in taken and isinstance(stage, str):
+            grouped[stage] = (*grouped.get(stage, ()), name)
+            taken.add(name)
+    rest = tuple(f for f in fields if f not in taken)
+    return {**grouped, **({"other": rest} if rest else {})}
 
 
 def chosen_by(spec: Job) -> Mapping[str, str]:

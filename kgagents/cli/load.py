@@ -130,6 +130,11 @@ def _print_kg_load(report: Any) -> None:
     for r in report.kgs:
         table.add_row(escape(r.kg), *(f"{getattr(r, c):,}" for c in columns), f"{r.seconds:.1f}")
     console.print(table)
+    for r in report.kgs:
+        if r.derived_types:
+            console.print(escape(f"{r.kg}: {r.derived_types:,} relation or attribute names could be no relationship "
+                                 "type (empty, whitespace, control characters); stored as rel_<hash>, the original "
+                                 "URI kept (Relation.id, the relationship's rel)"))
     if report.gold_links:
         console.print("gold links: " + ", ".join(f"{split} {n:,}" for split, n in report.gold_links.items()))
     result = report.bulk

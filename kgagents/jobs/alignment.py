@@ -1,22 +1,31 @@
-"""Entity alignment as jobs: load and embed a JAPE pair, pick the test sources to align, run the EA-Agent.
+"""Entity alignment as jobs: load and embed a JAPE pair; align two loaded KGs end to end (tune, retrieve, assign,
+store, the EA-Agent on top where a model is given); pick the test sources of a pair; run the EA-Agent.
 
-``bench_sources`` keeps its name from the benchmark it came from: the TEST gold sources are what a retrieval run
-is made for, so ``kgagents align --sample`` and the benchmark draw the same reproducible samples.
+:func:`align_task` is the pipeline every caller shares — ``kgagents align`` through :func:`align_kgs`, and
+``kgagents bench ea-retrieval`` with the benchmark's task. ``bench_sources`` keeps its name from the benchmark it
+came from: the TEST gold sources are what a retrieval run is made for, so ``kgagents bench ea-agent --sample`` draws
+the same reproducible samples.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.alignment.agent import EAAgent, EARunResult, EASettings
-from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.agent import EAAgent, EARunResult
+from kgagents.agent.alignment.aligned import AlignedPair, store_alignment
+from kgagents.agent.alignment.embedding import Progress, embed_names
+from kgagents.agent.alignment.export import stored_decisions
 from kgagents.agent.alignment.gate import learn_gate
-from kgagents.agent.alignment.retrieval import pair_kgs, split_links
-from kgagents.agent.alignment.settings import RetrievalSettings
+from kgagents.agent.alignment.retrieval import AlignTask, RetrievalRun, kgs_task, pair_kgs, retrieve, split_links
+from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
+from kgagents.agent.alignment.signals import PairView
+from kgagents.agent.alignment.tuning import Tuning, tune
+from kgagents.agent.base import NO_LLM
 from kgagents.embeddings import get_embedder, multilingual_e5
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import EmbedStats
@@ -135,3 +144,123 @@ def gate_margin_of(graph: Graph, dataset: str, retrieval_run_id: str) -> float:
     store.update(retrieval_run_id, {"gate_margin": gate["margin"], "gate_share_gated": gate["share_gated"],
                                     "gate_validation_sources": gate["validation_sources"]})
     return float(gate["margin"])
+
+
+@dataclass
+class Aligned:
+    """What aligning two KGs produced: the task, how the weights were chosen, the retrieval run, the decided pairs
+    (one per source: the assigned target, or the EA-Agent's choice where it ran), the agent's run if any, and the
+    name of the ``(:Alignment)`` written."""
+
+    task: AlignTask
+    tuning: Tuning
+    retrieval: RetrievalRun
+    pairs: list[AlignedPair]
+    name: str
+    agent: EARunResult | None = None
+    embed: EmbedStats | None = None
+
+    def scores(self) -> dict[str, Any]:
+        """Against the task's reference links (empty without): retrieval's Hits@1/10 and MRR, and the share of
+        reference sources whose decided pair is right (``pairs_hits_at_1``; after the agent when it ran)."""
+        if not self.task.reference or self.retrieval.scores is None:
+            return {}
+        decided = {p.source: p.target for p in self.pairs}
+        scored = [(s, t) for s, t in self.task.reference if s in set(self.task.sources)]
+        right = sum(decided.get(s) == t for s, t in scored)
+        return {**self.retrieval.scores.model_dump(), "pairs_hits_at_1": right / len(scored) if scored else 0.0}
+
+    def summary(self) -> dict[str, Any]:
+        """Everything but the pairs, JSON-ready: what ``--json`` prints and the JSON file holds beside the pairs."""
+        timings = {k: round(v, 3) for k, v in self.retrieval.timings.items()}
+        if self.embed is not None:
+            timings["embed"] = round(self.embed.seconds, 3)
+        return {"alignment": self.name, "retrieval_run_id": self.retrieval.run_id,
+                "agent_run_id": self.agent.run_id if self.agent else None, **self.task.describe(),
+                "pairs": len(self.pairs), "tuning": self.tuning.record(self.task.reference),
+                "settings": self.tuning.settings.stored(), "scores": self.scores(), "timings_s": timings,
+                "agent": self.agent.model_dump() if self.agent else None}
+
+
+def align_task(graph: Graph, task: AlignTask, settings: RetrievalSettings | None = None, *,
+               tune_bootstrap: bool = False, view: PairView | None = None, run_id: str | None = None,
+               progress: Progress | None = None) -> tuple[Tuning, RetrievalRun]:
+    """The retrieval pipeline on ``task``: read the pair once, choose the weights (:func:`tune`: on seed links, on
+    pseudo-seeds or the settings' own), retrieve with them and the pseudo-seeds, and record on the run node which
+    path was taken, how many pseudo-seeds there were (and their precision where reference links exist) and the LLM
+    gate learned on the held-out links."""
+    settings = settings or RetrievalSettings()
+    started = time.perf_counter()
+    view = view or PairView(graph, kg1=task.kg1, kg2=task.kg2, settings=settings)
+    read = time.perf_counter() - started
+    tuning = tune(view, task, settings, bootstrap=tune_bootstrap, progress=progress)
+    record = tuning.record(task.reference)
+    properties = {"tuning_path": tuning.path, "pseudo_seed_count": len(tuning.pseudo_seeds),
+                  "tuning_seconds": round(tuning.seconds, 3)}
+    if "pseudo_seed_precision" in record:
+        properties["pseudo_seed_precision"] = record["pseudo_seed_precision"]
+    if tuning.gate is not None:
+        properties["gate_margin"] = tuning.gate["margin"]
+    run = retrieve(graph, task=task, settings=tuning.settings, view=view, pseudo_seeds=tuning.pseudo_seeds,
+                   run_id=run_id, progress=progress, properties=properties, first_pass=tuning.first_pass)
+    run.timings.update({"read": read, "tuning": tuning.seconds,
+                        "end_to_end": time.perf_counter() - started})
+    return tuning, run
+
+
+def align_kgs(graph: GraphLike, chat: Any = None, *, kg1: str | None = None, kg2: str | None = None,
+              dataset: str | None = None, seeds: Mapping[str, str] | None = None,
+              reference: Sequence[tuple[str, str]] | None = None, settings: RetrievalSettings | None = None,
+              agent_settings: EASettings | None = None, name: str | None = None, embed: bool = True,
+              progress: Progress | None = None) -> Aligned:
+    """Align every entity of ``kg1`` with ``kg2`` — or the two sides of the loaded pair ``dataset`` — end to end.
+
+    ``seeds``: seed links (default: a pair's train split, as made at load time; none for two KGs); ``reference``:
+    links to score against (default: a pair's test split). With ``embed`` the names are embedded first (only what
+    changed). With ``chat`` and an agent mode other than ``no_llm`` the EA-Agent runs on the retrieval's candidates
+    (``gated`` by default: the model only below the gate learned on the held-out links) and decides the pairs.
+    The pairs go to ``(:Alignment {name})`` (default name: the retrieval run id).
+    """
+    graph = connect(graph)
+    settings = settings or RetrievalSettings()
+    if dataset is not None:
+        kg1, kg2 = pair_kgs(graph, dataset)
+        seeds = dict(split_links(graph, dataset, "train")) if seeds is None else seeds
+        reference = split_links(graph, dataset) if reference is None else reference
+    if kg1 is None or kg2 is None:
+        raise KgAgentsError("align needs two loaded KGs (kg1 and kg2) or a loaded pair (dataset)")
+    task = kgs_task(graph, kg1, kg2, seeds=seeds, reference=reference or (), dataset=dataset)
+    embedded = None
+    if embed:
+        embedded = embed_names(graph, get_embedder(), (kg1, kg2), settings, multilingual=multilingual_embedder())
+    tuning, run = align_task(graph, task, settings, progress=progress)
+    pairs = [AlignedPair(s, cands[0].target, cands[0].score, cands[0].assigned)
+             for s, cands in sorted(run.candidates.items()) if cands]
+    agent = None
+    agent_settings = agent_settings or EASettings(mode="gated")
+    if chat is not None and agent_settings.mode != NO_LLM:
+        if agent_settings.mode == "gated" and agent_settings.gate_margin is None and tuning.gate is not None:
+            agent_settings = agent_settings.model_copy(update={"gate_margin": tuning.gate["margin"]})
+        result = EAAgent(graph, chat, agent_settings).run(
+            {"dataset": dataset, "kg1": kg1, "kg2": kg2, "retrieval_run_id": run.run_id})
+        agent = result.output
+        pairs = agent_pairs(graph, agent.run_id, pairs)
+    name = name or run.run_id
+    store_alignment(graph, name=name, kg1=kg1, kg2=kg2, pairs=pairs)
+    return Aligned(task, tuning, run, pairs, name, agent, embedded)
+
+
+def agent_pairs(graph: Graph, agent_run_id: str, retrieved: Sequence[AlignedPair]) -> list[AlignedPair]:
+    """The retrieval pairs with the EA-Agent's decisions of run ``agent_run_id`` in their place (decided by its tool
+    path); a source the agent left undecided keeps none."""
+    decided = {r["source"]: r for r in stored_decisions(graph, agent_run_id)}
+    out = []
+    for p in retrieved:
+        row = decided.get(p.source)
+        if row is None:
+            out.append(p)
+        elif row["target"] is not None:
+            score = float(row["score"]) if row["score"] is not None else p.score
+            out.append(AlignedPair(p.source, row["target"], score, row["target"] == p.target and p.assigned,
+                                   ">".join(row["path"] or [])))
+    return out

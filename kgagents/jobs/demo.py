@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.retrieval import retrieve
+from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.agent.kgqa.pathmemory import PathMemory
 from kgagents.agent.kgqa.questions import plain
 from kgagents.agent.kgqa.settings import KGQASettings
@@ -129,9 +129,10 @@ def alignment_job(graph: Graph, chat: Any, data: Path, workdir: Path, settings: 
     directory = slice_jape(data / DATA["alignment"][0], workdir / "demo_srprs_en_fr", links=settings.ea_links,
                            seed=settings.seed)
     pair = load_pair(graph, directory)
-    candidates = retrieve(graph, dataset=pair.dataset)
+    # the benchmark protocol on the slice: rank the test targets, score against the test links
+    candidates = retrieve(graph, dataset=pair.dataset, settings=RetrievalSettings(candidate_space="test"))
     run = align(graph, chat, dataset=pair.dataset, retrieval_run_id=candidates.run_id,
-                settings=EASettings(mode="gated"))  # with a model: only where retrieval is unsure
+                settings=EASettings(mode="gated", use_gold=True))  # with a model: only where retrieval is unsure
     return JobRun("entity alignment", f"SRPRS EN-FR, {settings.ea_links} seeded gold links", run.result.run_id,
                   "Hits@1", "hits_at_1", "demo/show_alignment", short="alignment")
 

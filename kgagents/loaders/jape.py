@@ -24,8 +24,10 @@ Each side becomes a KG named ``<name>:<lang>``. Languages: the ``langs`` option,
 ``(:Entity)-[:GOLD_LINK {dataset, split}]->(:Entity)`` from side 1 to side 2. ``train_ratio`` replaces the split
 files with a seeded random split of all gold links (``split_seed``), for downloads that ship no split.
 
-Every problem with the files (bad columns, unknown ids, non-UTF-8 bytes, a relation URI with no short name, a gold
-file with no links) is a :class:`ParseError` naming file and line, raised before anything is written.
+Every problem with the files (bad columns, unknown ids, non-UTF-8 bytes, a gold file with no links) is a
+:class:`ParseError` naming file and line, raised before anything is written. A relation or attribute URI whose short
+name can be no relationship type (empty, all whitespace) is no problem: it is stored under a derived name
+(:func:`~kgagents.loaders.kg_common.safe_type`) and counted in the load report.
 
 The whole pair is written in ONE transaction (≈40k nodes and 165k relationships for DBP15K fit easily in a
 2 GB heap), so a failed load leaves nothing behind and a re-run just completes it. Loading a pair again under the
@@ -39,7 +41,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,9 +114,10 @@ class ParsedPair:
         return [(self.pair.uri(1, a), self.pair.uri(2, b), split) for a, b, split in self.gold]
 
     def counts(self) -> dict[str, int]:
-        """The ``(:Load)`` record's counts: entities, relations, triples per side, gold links per split."""
+        """The ``(:Load)`` record's counts: entities, relations, triples (and derived types, when any) per side, gold
+        links per split."""
         counts = {f"{k}_{side.name.rsplit(':', 1)[1]}": v for side in self.sides
-                  for k, v in side.counts().items() if k != "literals"}
+                  for k, v in side.counts().items() if k != "literals" and (v or k != "derived_types")}
         counts.update({f"gold_{s}": n for s, n in self.splits().items()})
         return counts
 
@@ -250,8 +253,8 @@ class _JapeDirectory:
         self.used.append(path)
         return path
 
-    def _ids(self, relative: str, check: Callable[[str], str | None] | None = None) -> dict[int, str]:
-        """Id → URI of one id file; ``check(uri)`` returns what is wrong with a URI, if anything."""
+    def _ids(self, relative: str) -> dict[int, str]:
+        """Id → URI of one id file."""
         path = self._file(relative, required=True)
         assert path is not None
         ids: dict[int, str] = {}
@@ -259,9 +262,6 @@ class _JapeDirectory:
             key = _int(path, lineno, num)
             if key in ids:
                 raise ParseError(str(path), lineno, f"id {key} appears twice")
-            problem = check(uri) if check is not None else None
-            if problem:
-                raise ParseError(str(path), lineno, problem)
             ids[key] = uri
         return ids
 
@@ -278,7 +278,7 @@ class _JapeDirectory:
         translated = self._ids(f"ent_ids_{side}")
         native = self.native.get(side)
         ents = self.ents[side] = self._ids(native) if native else translated
-        rels = self._ids(f"rel_ids_{side}", _relation_problem)
+        rels = self._ids(f"rel_ids_{side}")
         for eid, uri in ents.items():
             kg.entity(uri, eid=eid, name=readable_name(uri))
         if native:
@@ -288,7 +288,7 @@ class _JapeDirectory:
                                      f"entity id {eid} has a translated name but no native URI in {native}")
                 kg.entities[ents[eid]]["name_en"] = readable_name(uri)
         for rid, uri in rels.items():
-            kg.relation(uri, name=readable_name(uri), type=local_name(uri), eid=rid)
+            kg.relation(uri, name=readable_name(uri), type=local_name(uri), eid=rid)  # odd names: safe_type
         triples = self._file(f"triples_{side}", required=True)
         assert triples is not None
         for lineno, (h, r, t) in _rows(triples, 3, 3):
@@ -328,7 +328,7 @@ class _JapeDirectory:
             attr_ids = self._file(f"attributes/attr2id_{lang}.txt", required=True)
             assert own_ids is not None and attr_ids is not None
             uri_of = {_int(own_ids, n, num): uri for n, (uri, num) in _rows(own_ids, 2, 2, header_count=True)}
-            attr_of = {_int(attr_ids, n, num): local_name(uri)
+            attr_of = {_int(attr_ids, n, num): kg.attribute_name(uri, local_name(uri))
                        for n, (uri, num) in _rows(attr_ids, 2, 2, header_count=True)}
             for lineno, (num, *attrs) in _rows(att, 1, header_count=True):
                 uri = self._known(att, lineno, uri_of, num, "entity2id entity")
@@ -337,7 +337,7 @@ class _JapeDirectory:
         training = self._file(f"training_attrs_{side}")
         if training is not None:
             for lineno, (uri, *attrs) in _rows(training, 1):
-                names[uri] = [local_name(a) for a in attrs]
+                names[uri] = [kg.attribute_name(a, local_name(a)) for a in attrs]
                 self._check_entity(kg, training, lineno, uri)
         for uri, attrs in names.items():
             if attrs:
@@ -388,10 +388,3 @@ class _JapeDirectory:
                              "complete copy of the dataset")
         return pairs
 
-
-def _relation_problem(uri: str) -> str | None:
-    """Why a relation URI cannot be stored (its short name becomes the relationship type), if it cannot."""
-    if local_name(uri).strip():
-        return None
-    return (f"relation {uri!r} has an empty short name (nothing after its namespace), so it cannot be a "
-            "relationship type; give it a URI that ends in a name")

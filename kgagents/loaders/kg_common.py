@@ -38,19 +38,24 @@ from __future__ import annotations
 import csv
 import hashlib
 import tempfile
+import unicodedata
 from array import array
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 from urllib.parse import unquote
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph, Tx, batched
 
 Progress = Callable[[int], None]
 
+#: a short name longer than this is a sentence, not a relationship type: it is stored under a derived type
+MAX_TYPE_LENGTH = 200
+#: the prefix of a derived relationship type (see :func:`safe_type`)
+DERIVED_PREFIX = "rel_"
 #: path segments after which a DBpedia-style URI's local name starts (it may contain '/', e.g. ``country/region``)
 _LOCAL_NAME_MARKERS = ("/resource/", "/property/", "/ontology/")
 
@@ -66,6 +71,23 @@ def local_name(uri: str) -> str:
     else:
         tail = uri.rstrip("/").rsplit("/", 1)[-1]
     return unquote(tail)
+
+
+def safe_type(uri: str, short: str) -> tuple[str, bool]:
+    """The name a relation (its relationship type) or an attribute is stored under, and whether it was derived.
+
+    Real data carries identifiers whose short name is empty, all whitespace or no usable type (machine-translated
+    DBpedia properties such as ``http://ja.dbpedia.org/property/  ``); refusing the file would refuse a public
+    benchmark. The short name, stripped, is kept when it is non-empty, has no control characters and at most
+    :data:`MAX_TYPE_LENGTH` characters; otherwise the name is ``rel_`` + the first 12 hex digits of the SHA-1 of the
+    full identifier — the same in every load and every loader, and distinct for distinct identifiers. The full
+    identifier is always kept (``Relation.id``, the relationship's ``rel``); every loader goes through
+    :meth:`KGData.relation` / :meth:`KGData.attribute_name`, which count the derived names for the load report.
+    """
+    name = short.strip()
+    if name and len(name) <= MAX_TYPE_LENGTH and not any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
+        return name, False
+    return DERIVED_PREFIX + hashlib.sha1(uri.encode("utf-8")).hexdigest()[:12], True
 
 
 def readable_name(uri: str) -> str:
@@ -96,6 +118,7 @@ class KGData:
         self._lit_key = (array("Q"), array("H"))  # the literal id (80 bits of a SHA-1) as two integers
         self._spool: IO[str] | None = None  # literal rows: id, value, datatype, lang (CSV)
         self._unique: tuple[np.ndarray, np.ndarray] | None = None  # first occurrences (triples, literals)
+        self.derived: set[str] = set()  # relation and attribute ids stored under a derived name (safe_type)
 
     # -- adding ----------------------------------------------------------------------------------------
     def _index(self, key: str) -> int:
@@ -112,14 +135,25 @@ class KGData:
             self.entities.setdefault(key, {"name": key}).update(values)
 
     def relation(self, key: str, /, *, name: str, type: str, **props: Any) -> None:
-        """Add a catalogue relation; ``type`` becomes the relationship type of its triples."""
-        if not type:
-            raise ValueError(f"relation {key!r} has an empty short name; it cannot be a relationship type")
+        """Add a catalogue relation; ``type`` (its short name) becomes the relationship type of its triples — or a
+        derived one (:func:`safe_type`), marked ``derived_type`` on the relation, when it cannot be one."""
+        type, derived = safe_type(key, type)
+        if derived:
+            self.derived.add(key)
+            props["derived_type"] = True
         current = self.relations.get(key)
         if current is None:
             self.relation_index[key] = len(self.relation_index)
             current = self.relations[key] = {}
-        current.update({"name": name, "type": type, **{k: v for k, v in props.items() if v is not None}})
+        current.update({"name": name.strip() or type, "type": type,
+                        **{k: v for k, v in props.items() if v is not None}})
+
+    def attribute_name(self, key: str, short: str) -> str:
+        """The name attribute ``key`` (its short name ``short``) is stored under (:func:`safe_type`)."""
+        name, derived = safe_type(key, short)
+        if derived:
+            self.derived.add(key)
+        return name
 
     def triple(self, head: str, rel: str, tail: str) -> None:
         """Add a triple between two entities already added (a repeated triple is stored once, when written)."""
@@ -198,7 +232,7 @@ class KGData:
     def counts(self) -> dict[str, int]:
         triples, literals = self.unique()
         return {"entities": len(self.entity_index), "relations": len(self.relations),
-                "triples": len(triples), "literals": len(literals)}
+                "triples": len(triples), "literals": len(literals), "derived_types": len(self.derived)}
 
     def close(self) -> None:
         """Drop the literal spool file (also dropped when the object is garbage-collected)."""
@@ -230,6 +264,8 @@ class KGLoadResult(BaseModel):
     triples: int
     literals: int = 0
     duplicate_triples: int = 0
+    derived_types: int = Field(0, description="relations and attributes whose short name could be no relationship "
+                               "type, stored under a derived name (safe_type)")
     seconds: float = 0.0
 
 

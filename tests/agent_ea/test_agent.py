@@ -17,10 +17,10 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from kgagents.agent.alignment.agent import EAAgent, EASettings, EAState
+from kgagents.agent.alignment.agent import EAAgent, EAState
 from kgagents.agent.alignment.embedding import embed_names
 from kgagents.agent.alignment.retrieval import RetrievalRun, retrieve
-from kgagents.agent.alignment.settings import RetrievalSettings
+from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
 from kgagents.loaders.jape import load_jape_pair
@@ -47,7 +47,7 @@ def test_no_llm_mode_equals_retrieval_top1(retrieved: tuple[Graph, RetrievalRun]
     graph, run = retrieved
     with pytest.raises(ValueError, match="needs a chat model"):
         EAAgent(graph, None, EASettings(mode="full"))
-    result = EAAgent(graph, None, EASettings(mode="no_llm", batch_size=2)).run({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-offline"})
+    result = EAAgent(graph, None, EASettings(mode="no_llm", batch_size=2, use_gold=True)).run({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-offline"})
     rows = _alignments(graph, "ea-offline")
     assert {s: r["target"] for s, r in rows.items()} == {s: c[0].target for s, c in run.candidates.items()}
     assert all(r["path"] == ["retrieval_top1"] and r["tokens"] == 0 for r in rows.values())
@@ -61,7 +61,7 @@ def test_embedded_run_with_a_checkpointer_scores_like_run_scripted(retrieved: tu
     has Hits@1 (and rewards) as :meth:`EAAgent.run` gives them; a LangChain fake drives the LLM tools."""
     graph, run = retrieved
     model = FakeListChatModel(responses=["1"])  # aligner (and reflector) always pick the top candidate
-    agent = EAAgent(graph, model, EASettings(mode="llm_only", batch_size=2))
+    agent = EAAgent(graph, model, EASettings(mode="llm_only", batch_size=2, use_gold=True))
     parent = StateGraph(EAState)
     parent.add_node("align", agent.compile())
     parent.add_edge(START, "align")
@@ -91,7 +91,7 @@ def test_full_agent_scripted_end_to_end(retrieved: tuple[Graph, RetrievalRun], t
     ])
     out = tmp_path / "trajectories.jsonl"
     # close_margin 0: the rule fallback never adds a reflector, so the script's length is known
-    agent = EAAgent(graph, chat, EASettings(mode="full", close_margin=0.0), trajectories_path=out)
+    agent = EAAgent(graph, chat, EASettings(mode="full", close_margin=0.0, use_gold=True), trajectories_path=out)
     result = agent.run({"dataset": DATASET, "retrieval_run_id": run.run_id, "run_id": "ea-full"})
     assert chat.remaining == 0
 

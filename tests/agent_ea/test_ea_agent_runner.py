@@ -27,8 +27,8 @@ from typer.testing import CliRunner
 
 from benchmarks import ea_agent as ea_agent_runner
 from benchmarks.render import markdown
-from kgagents.agent.alignment.agent import EASettings
 from kgagents.agent.alignment.candidate_store import Candidate, store_candidates
+from kgagents.agent.alignment.settings import EASettings
 from kgagents.agent.alignment.signals import PairSignals
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings

@@ -17,7 +17,7 @@ from kgagents.config import Neo4jSettings
 from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph
 from kgagents.loaders.jape import _JapeDirectory, gold_links, load_jape_pair
-from kgagents.loaders.kg_common import get_entity, kg_stats
+from kgagents.loaders.kg_common import get_entity, get_relations, kg_stats, safe_type
 
 DE = "http://de.dbpedia.org/resource/"
 EN = "http://dbpedia.org/resource/"
@@ -113,13 +113,31 @@ def test_non_utf8_file_is_one_error_naming_file_and_line(graph: Graph, tiny: Pat
     assert _nothing_written(graph)
 
 
-def test_relation_with_an_empty_short_name_is_one_error(graph: Graph, tiny: Path) -> None:
+def test_relation_and_attribute_with_no_usable_short_name_load_under_a_derived_type(graph: Graph,
+                                                                                    tiny: Path) -> None:
+    """As machine-translated DBP15K ships them: a property URI whose local name is blank after translation."""
+    odd = "http://de.dbpedia.org/property/  "
     lines = (tiny / "rel_ids_1").read_text(encoding="utf-8").splitlines()
-    lines[1] = "1\thttp://de.dbpedia.org/property/"
+    rid = lines[1].split("\t")[0]
+    lines[1] = f"{rid}\t{odd}"
     (tiny / "rel_ids_1").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(ParseError, match=r"rel_ids_1:2: relation .* empty short name"):
-        load_jape_pair(graph, tiny)
-    assert _nothing_written(graph)
+    attrs = (tiny / "training_attrs_1").read_text(encoding="utf-8").splitlines()
+    entity = attrs[0].split("\t")[0]
+    attrs[0] += "\thttp://de.dbpedia.org/property/\u0007"  # a control character: no type either
+    (tiny / "training_attrs_1").write_text("\n".join(attrs) + "\n", encoding="utf-8")
+    result = load_jape_pair(graph, tiny)
+    side = result.kgs[0]
+    assert side.derived_types == 2
+    assert safe_type("http://de.dbpedia.org/property/\u0007", "\u0007")[0] in get_entity(graph, side.kg,
+                                                                                          entity)["attributes"]
+    relation = get_relations(graph, side.kg)[odd]
+    derived, was_derived = safe_type(odd, "  ")
+    assert was_derived and relation["type"] == derived and relation["derived_type"] is True
+    assert derived.startswith("rel_") and derived == safe_type(odd, "")[0] != safe_type(odd + "x", "")[0]
+    used = {t for t in (tiny / "triples_1").read_text(encoding="utf-8").splitlines() if t.split("\t")[1] == rid}
+    stored = graph.run_text("MATCH (:Entity {kg: $kg})-[r]->() WHERE type(r) = $type RETURN count(r) AS n, "
+                            "collect(DISTINCT r.rel) AS rels", kg=side.kg, type=derived)[0]
+    assert stored["n"] == len(used) > 0 and stored["rels"] == [odd]
 
 
 @pytest.mark.parametrize("gold_file", ["ref_ent_ids", "sup_ent_ids"])

@@ -8,7 +8,7 @@ import pytest
 
 from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph
-from kgagents.loaders.kg_common import delete_kg, get_relations, kg_stats, triples_between
+from kgagents.loaders.kg_common import delete_kg, get_relations, kg_stats, safe_type, triples_between
 from kgagents.loaders.triples import detect_separator, load_triples
 
 
@@ -92,3 +92,18 @@ def test_non_utf8_file_names_file_and_line_and_writes_nothing(graph: Graph, fixt
     assert "0xe9" in str(err.value)
     assert kg_stats(graph, "latin1") == {"kg_exists": False, "entities": 0, "relations": 0, "triples": 0,
                                          "literals": 0, "gold_links": 0}
+
+
+def test_a_relation_that_can_be_no_type_loads_under_the_same_derived_type_as_in_every_loader(
+        graph: Graph, tmp_path: Path) -> None:
+    odd, long = "has\x07bell", "r" * 300
+    path = tmp_path / "odd.tsv"
+    path.write_text(f"a\t{odd}\tb\nb\t{long}\tc\nc\tknows\ta\n", encoding="utf-8")
+    result = load_triples(graph, path, kg="odd")
+    assert result.derived_types == 2 and result.triples == 3
+    relations = get_relations(graph, "odd")
+    assert relations["knows"]["type"] == "knows" and "derived_type" not in relations["knows"]
+    for rel in (odd, long):
+        assert relations[rel]["type"] == safe_type(rel, rel)[0] != rel and relations[rel]["derived_type"] is True
+        assert triples_between(graph, "odd", *(("a", "b") if rel == odd else ("b", "c"))) == [
+            {"type": safe_type(rel, rel)[0], "rel": rel, "name": rel}]

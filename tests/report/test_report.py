@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kgagents.agent.alignment.agent import EAAgent, EASettings
+from kgagents.agent.alignment.agent import EAAgent
 from kgagents.agent.alignment.embedding import embed_names
 from kgagents.agent.alignment.retrieval import retrieve, split_links
-from kgagents.agent.alignment.settings import RetrievalSettings
+from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
@@ -136,7 +136,7 @@ def test_ea_retrieval_report_scores_rank1_candidates_against_test_links(graph: G
     assert sorted(s.stage for s in report.stages) == sorted(["read", "names", "structure", "score_pairs", "bootstrap",
                                                              "assignment", "store"])
     # the EA-Agent (offline: retrieval top-1) over the same run: its SAME_AS links, by tool path
-    result = EAAgent(graph, None, EASettings(mode="no_llm")).run({"dataset": dataset, "retrieval_run_id": run.run_id, "run_id": "ea-agent-report"})
+    result = EAAgent(graph, None, EASettings(mode="no_llm", use_gold=True)).run({"dataset": dataset, "retrieval_run_id": run.run_id, "run_id": "ea-agent-report"})
     agent = build_report(graph, "ea-agent-report")
     assert agent.job == "ea-agent" and {(p.source, p.target) for p in agent.predictions} == top1
     assert agent.origins() == ["path retrieval_top1"]

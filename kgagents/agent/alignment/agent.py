@@ -2,9 +2,10 @@
 
     start → select → statistics → plan → execute → record ⟲ (while sources are left) → write
 
-* ``start``: from the input ``{dataset, retrieval_run_id[, sources][, run_id]}``, the two KGs, the run id and the
-  queue of sources (default: every source the retrieval run stored candidates for); clears an earlier run of
-  that id. Embedded in another LangGraph app, the compiled graph (:meth:`EAAgent.compile`) takes that input.
+* ``start``: from the input ``{dataset | kg1 and kg2, retrieval_run_id[, sources][, run_id]}``, the two KGs, the
+  run id and the queue of sources (default: every source the retrieval run stored candidates for); clears an
+  earlier run of that id. Embedded in another LangGraph app, the compiled graph (:meth:`EAAgent.compile`) takes
+  that input.
 * ``select``: the next ``batch_size`` source entities of the run.
 * ``statistics``: attribute / relation counts, name, top-3 candidate scores (:mod:`statistics`).
 * ``plan``: a tool path per source (LLM planner, rule planner or a fixed path, by mode).
@@ -33,14 +34,15 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from kgagents.agent.alignment.planner import CLOSE_MARGIN, LLMPlanner, Plan, rule_plan
+from kgagents.agent.alignment.planner import LLMPlanner, Plan, rule_plan
 from kgagents.agent.alignment.retrieval import pair_kgs, split_links
 from kgagents.agent.alignment.reward import reward, rewrite_path, write_trajectories
+from kgagents.agent.alignment.settings import EASettings, Mode
 from kgagents.agent.alignment.statistics import EntityStatistics, entity_statistics
 from kgagents.agent.alignment.tools import (
     ALIGNER,
@@ -61,49 +63,22 @@ from kgagents.agent.alignment.tools import (
     ranked,
     relation_frequencies,
 )
-from kgagents.agent.base import Agent, AgentSettings, RunResult
+from kgagents.agent.base import Agent, RunResult
 from kgagents.graph.connection import GraphLike
 from kgagents.graph.runs import new_run_id
 
-Mode = Literal["full", "rule_planner", "no_planning", "llm_only", "no_selectors", "gated", "no_llm"]
 NO_LLM_STEP = "retrieval_top1"
-#: Default number of candidates shown to the LLM tools (best retrieval scores first). The EA-Agent paper's own
-#: number was not found in the sources reachable here. Halving the issue's top-10 halves the aligner/reflector
-#: prompts; on DBP15K ZH-EN (retrieval run of 2026-11-23, Hits@10 0.910) the gold target sits in ranks 6-10 for
-#: 138 of 10,500 test sources (1.3%), the most Hits@1 the cut can cost; top-3 would cost 2.5%.
-PROMPT_CANDIDATES = 5
-
-
-class EASettings(AgentSettings):
-    """What one EA-Agent run depends on (stored on its (:Run) node)."""
-
-    mode: Mode = "full"
-    batch_size: int = Field(50, ge=1, description="source entities per select → record loop")
-    attribute_limit: int = Field(5, ge=0, description="attributes kept per entity by the attribute selector")
-    relation_limit: int = Field(5, ge=0, description="triples kept per entity by the relation selector")
-    close_margin: float = Field(CLOSE_MARGIN, description="top-1 − top-2 below this counts as close")
-    prompt_candidates: int = Field(
-        PROMPT_CANDIDATES, ge=1,
-        description="candidates (best retrieval scores) the aligner and reflector see and choose from; the "
-        "rest stay in the ranking after the agent's choice")
-    use_gold: bool = Field(True, description="read test gold links for the reward and Hits@1 (never for decisions)")
-    gated_triples: int = Field(
-        3, ge=0, description="mode 'gated': relation triples kept per entity for the aligner (5 blocks of 3 keep a "
-        "call near 500 tokens)")
-    gate_margin: float | None = Field(
-        None, description="mode 'gated': sources whose retrieval margin (rank-1 score minus the best other score) is "
-        "at least this keep retrieval's rank 1 without any LLM call; None sends every source to the model. "
-        "Choose it on train links (the retrieval benchmark's 'gate' section), never on the reported ones")
 
 
 class EAState(TypedDict, total=False):
     """Everything a run carries between steps (JSON-serialisable, so any checkpointer can store it).
 
-    Input: ``dataset`` and ``retrieval_run_id``, optionally ``sources`` and ``run_id``; ``start`` fills in the rest."""
+    Input: ``dataset`` (a loaded pair) or ``kg1`` and ``kg2``, and ``retrieval_run_id``, optionally ``sources`` and
+    ``run_id``; ``start`` fills in the rest."""
 
     run_id: str
     retrieval_run_id: str
-    dataset: str
+    dataset: str | None
     sources: list[str]
     kg1: str
     kg2: str
@@ -188,7 +163,7 @@ class EAAgent(Agent[EASettings]):
 
     # -- nodes -------------------------------------------------------------------------------------
     def start(self, state: EAState) -> dict[str, Any]:
-        kg1, kg2 = pair_kgs(self.graph, state["dataset"])
+        kg1, kg2 = self._kgs(state)
         run_id = state.get("run_id") or new_run_id(self.job)
         self.start_run({**state, "run_id": run_id})
         self.graph.run("alignment_ea/agent_delete_alignments", kg1=kg1, run_id=run_id)
@@ -260,12 +235,21 @@ class EAAgent(Agent[EASettings]):
         """The input's sources, else every source the retrieval run stored candidates for."""
         if state.get("sources") is not None:
             return list(state["sources"])
-        kg1, _ = pair_kgs(self.graph, state["dataset"])
+        kg1, _ = self._kgs(state)
         return [r["source"] for r in self.graph.run("alignment_ea/agent_run_sources", kg1=kg1,
                                                      run_id=state["retrieval_run_id"])]
 
-    def _gold_of(self, dataset: str) -> dict[str, str]:
-        """Test gold links of ``dataset`` (source → target), read once; empty when ``use_gold`` is off."""
+    def _kgs(self, state: Mapping[str, Any]) -> tuple[str, str]:
+        """(source KG, target KG): the input's, else those of its dataset."""
+        if state.get("kg1") and state.get("kg2"):
+            return state["kg1"], state["kg2"]
+        return pair_kgs(self.graph, state["dataset"])
+
+    def _gold_of(self, dataset: str | None) -> dict[str, str]:
+        """Test gold links of ``dataset`` (source → target), read once; empty when ``use_gold`` is off or there is
+        no dataset."""
+        if dataset is None:
+            return {}
         if dataset not in self._gold:
             self._gold[dataset] = dict(split_links(self.graph, dataset)) if self.settings.use_gold else {}
         return self._gold[dataset]
@@ -313,7 +297,7 @@ class EAAgent(Agent[EASettings]):
 
         stats = EntityStatistics(**state["statistics"][source])
         notes = [plan.note] if plan.note else []
-        gold = self._gold_of(state["dataset"]).get(source)
+        gold = self._gold_of(state.get("dataset")).get(source)
         empty: list[str] = []
         fallback = asked_confirmer = False
         if not cands:
@@ -376,7 +360,7 @@ class EAAgent(Agent[EASettings]):
 
     def result(self, state: Mapping[str, Any]) -> RunResult:
         traj = state.get("trajectories", [])
-        gold = self._gold_of(state["dataset"])
+        gold = self._gold_of(state.get("dataset"))
         golds = [(t["final"], gold[t["source"]]) for t in traj if t["source"] in gold]
         output = EARunResult(
             run_id=state["run_id"], mode=self.settings.mode, sources=len(traj),
@@ -389,5 +373,5 @@ class EAAgent(Agent[EASettings]):
         )
         counts = output.model_dump(exclude={"run_id", "mode", "hits_at_1"})
         return self.new_result(state, scores={"hits_at_1": output.hits_at_1}, output=output,
-                               properties={**counts, "dataset": state["dataset"], "kg1": state.get("kg1"),
+                               properties={**counts, "dataset": state.get("dataset"), "kg1": state.get("kg1"),
                                            "kg2": state.get("kg2"), "retrieval_run_id": state["retrieval_run_id"]})

@@ -10,7 +10,7 @@ run). A source's own pseudo-seed never feeds its own structure (only neighbours'
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from kgagents.agent.alignment.assignment import stable_assignment
 from kgagents.agent.alignment.fusion import Ranking, Weights, rank
@@ -25,7 +25,7 @@ def pseudo_seeds(ranked: Ranking, share: float) -> dict[str, str]:
 
 
 def bootstrap(collector: SignalCollector, signals: Signals, *, sources: Sequence[str], seeds: Mapping[str, str],
-              weights: Weights, allowed: set[str] | None, rounds: int, share: float,
+              weights: Weights, allowed: Collection[str] | None, rounds: int, share: float,
               progress: Progress | None = None) -> list[int]:
     """``rounds`` times: pseudo-seeds of the current ranking → structure recomputed with seeds + pseudo-seeds →
     new pairs scored. Returns the number of pseudo-seeds per round."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from kgagents.agent.alignment.settings import RetrievalSettings
@@ -42,7 +43,7 @@ class Weights:
 SIGNALS = ("name", "multilingual", "exact", "structure", "attributes")
 
 
-def rank(signals: Signals, weights: Weights, allowed: set[str] | None = None) -> Ranking:
+def rank(signals: Signals, weights: Weights, allowed: Collection[str] | None = None) -> Ranking:
     """Every source's candidates (only ``allowed`` targets when given) by fused score, best first (ties by id)."""
     out: Ranking = {}
     for s, targets in signals.items():

@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,21 +39,25 @@ from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.graph.connection import Graph
 from kgagents.names import name_key
 
+if TYPE_CHECKING:
+    from kgagents.agent.alignment.pseudo_seeds import MutualScan
+
 Progress = Callable[[int], None]
 #: source rows per cosine block: a 1,024 × 19,572 float32 block per channel is 80 MB
 BLOCK = 1024
 
 
-@dataclass
+@dataclass(slots=True)
 class PairSignals:
-    """The signal values of one (source, target) pair and which signals proposed it."""
+    """The signal values of one (source, target) pair and which signals proposed it (``found_by``: one shared
+    frozenset per combination — a million pairs each with a set of their own cost gigabytes)."""
 
     name: float = 0.0
     multilingual: float = 0.0
     exact: float = 0.0
     structure: float = 0.0
     attributes: float = 0.0
-    found_by: set[str] = field(default_factory=set)
+    found_by: frozenset[str] = frozenset()
 
 
 Signals = dict[str, dict[str, PairSignals]]  # source id -> target id -> signals
@@ -62,7 +66,7 @@ Signals = dict[str, dict[str, PairSignals]]  # source id -> target id -> signals
 def copy_signals(signals: Signals) -> Signals:
     """An independent copy (what a trial that bootstraps from the same first pass starts from); ~9× faster than
     ``copy.deepcopy`` on DBP15K's 600,000 pairs."""
-    return {s: {t: PairSignals(p.name, p.multilingual, p.exact, p.structure, p.attributes, set(p.found_by))
+    return {s: {t: PairSignals(p.name, p.multilingual, p.exact, p.structure, p.attributes, p.found_by)
                 for t, p in targets.items()} for s, targets in signals.items()}
 
 
@@ -134,11 +138,24 @@ def _name_keys(graph: Graph, kg: str) -> dict[str, set[str]]:
             for row in graph.run("alignment_ea/entity_name_variants", kg=kg)}
 
 
+_COMBINATIONS: dict[tuple[frozenset[str], str], frozenset[str]] = {}
+
+
+def _with(found: frozenset[str], by: str) -> frozenset[str]:
+    """``found`` and ``by``, as the one shared frozenset of that combination."""
+    key = (found, by)
+    combined = _COMBINATIONS.get(key)
+    if combined is None:
+        combined = _COMBINATIONS[key] = found | {by}
+    return combined
+
+
 def _pair(signals: Signals, s: str, t: str, by: str) -> PairSignals:
     p = signals.setdefault(s, {}).get(t)
     if p is None:
         p = signals[s][t] = PairSignals()
-    p.found_by.add(by)
+    if by not in p.found_by:
+        p.found_by = _with(p.found_by, by)
     return p
 
 
@@ -155,11 +172,15 @@ class SignalCollector:
         self.open_targets = [t for t in view.ids2 if t not in self.taken]
         self._open_rows = np.array([view.row2[t] for t in self.open_targets], dtype=np.int64)
 
-    def names(self, signals: Signals, sources: Sequence[str], progress: Progress | None = None) -> None:
+    def names(self, signals: Signals, sources: Sequence[str], progress: Progress | None = None,
+              scan: MutualScan | None = None) -> None:
         """Signals (a), (a') and (b): the top ``name_top_n`` open targets by weighted name cosine (both cosines
-        kept) and every open target sharing a name key."""
+        kept) and every open target sharing a name key. ``scan`` sees every block of cosines on the way (the
+        pseudo-seeds' nearest neighbours, without a second pass)."""
         v, s = self.view, self.settings
         known = [x for x in sources if x in v.row1]
+        if scan is not None:
+            scan.start(known, self.open_targets)
         n = min(s.name_top_n, len(self.open_targets))
         english2, multi2 = v.english2[self._open_rows], v.multi2[self._open_rows]
         w_multi = s.w_multilingual if v.has_multilingual else 0.0
@@ -168,6 +189,10 @@ class SignalCollector:
             rows = [v.row1[x] for x in block]
             english = v.english1[rows] @ english2.T
             multi = v.multi1[rows] @ multi2.T
+            if scan is not None:
+                scan.add("name", english)
+                if v.has_multilingual:
+                    scan.add("multilingual", multi)
             score = s.w_name * english + w_multi * multi
             if n:
                 top = np.argpartition(-score, n - 1, axis=1)[:, :n]

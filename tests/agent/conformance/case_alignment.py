@@ -21,7 +21,8 @@ DATASET = "jape_tiny_de_en"
 def setup(graph: Graph, fixtures: Path) -> dict[str, Any]:
     load_jape_pair(graph, fixtures / "kg" / DATASET)
     embed_names(graph, get_embedder(), (f"{DATASET}:de", f"{DATASET}:en"), RetrievalSettings())
-    return {"dataset": DATASET, "retrieval_run_id": retrieve(graph, dataset=DATASET).run_id}
+    run = retrieve(graph, dataset=DATASET, settings=RetrievalSettings(candidate_space="test"))
+    return {"dataset": DATASET, "retrieval_run_id": run.run_id}
 
 
 CASE = AgentCase(
@@ -29,7 +30,8 @@ CASE = AgentCase(
     agent_type=EAAgent,
     make=lambda graph, chat, settings: EAAgent(graph, chat, settings),
     setup=setup,
-    llm_settings={"mode": "llm_only", "batch_size": 2},
+    llm_settings={"mode": "llm_only", "batch_size": 2, "use_gold": True},  # scored on the pair's test links
+    no_llm_settings={"mode": "no_llm", "use_gold": True},
     llm_replies=["1"],  # the aligner picks the first candidate
     crash_node="record",
 )

@@ -1,0 +1,57 @@
+"""The pairs an alignment run decided, as a user takes them away: an ``(:Alignment)`` node with ``[:ALIGNED]`` links
+in the graph, and a TSV or JSON file.
+
+Why the same ``(:Alignment {name})`` node as a loaded OAEI alignment: one place to find every alignment in the
+graph, read back with :func:`~kgagents.loaders.alignment.stored_alignment` whatever produced it. The links run
+between ``(:Entity)`` nodes: ``(s)-[:ALIGNED {alignment, relation: '=', measure, assigned}]->(t)``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kgagents.cypher import cypher
+from kgagents.graph.connection import Graph
+
+#: columns of the TSV pairs file
+TSV_HEADER = ("source", "target", "score", "assigned", "decided_by")
+
+
+@dataclass(frozen=True)
+class AlignedPair:
+    """One decided pair: the fused retrieval score, whether the global one-to-one assignment chose it, and what
+    decided it (``retrieval`` or the EA-Agent's tool path)."""
+
+    source: str
+    target: str
+    score: float
+    assigned: bool
+    decided_by: str = "retrieval"
+
+
+def store_alignment(graph: Graph, *, name: str, kg1: str, kg2: str, pairs: Sequence[AlignedPair]) -> None:
+    """Write (or replace) ``(:Alignment {name})`` and its ``[:ALIGNED]`` links in one transaction."""
+    with graph.transaction() as tx:
+        tx.run(cypher("alignment_ea/unlink_alignment"), alignment=name, kg1=kg1).consume()
+        tx.run(cypher("alignment/merge_alignment"), alignment=name, file=None, onto1=kg1, onto2=kg2, uri1=None,
+               uri2=None, level="0", type="11", cells=len(pairs), linked=len(pairs), missing=0,
+               entity1=[p.source for p in pairs], entity2=[p.target for p in pairs],
+               relation=["=" for _ in pairs], measure=[p.score for p in pairs]).consume()
+        graph.write_rows(tx, "alignment_ea/link_alignment", [asdict(p) | {"s": p.source, "t": p.target}
+                                                             for p in pairs], alignment=name, kg1=kg1, kg2=kg2)
+
+
+def write_pairs_file(path: Path, pairs: Sequence[AlignedPair], summary: Mapping[str, Any]) -> None:
+    """``.json``: the summary with every pair; anything else: TSV with :data:`TSV_HEADER`."""
+    if path.suffix.lower() == ".json":
+        path.write_text(json.dumps({**summary, "pairs": [asdict(p) for p in pairs]}, indent=1, ensure_ascii=False),
+                        encoding="utf-8")
+        return
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write("\t".join(TSV_HEADER) + "\n")
+        for p in pairs:
+            fh.write(f"{p.source}\t{p.target}\t{p.score!r}\t{str(p.assigned).lower()}\t{p.decided_by}\n")

@@ -1,0 +1,161 @@
+"""Pseudo-seeds: the alignment's own most certain pairs, for a run that has few or no seed links.
+
+Why: structure (neighbours of aligned neighbours) carries most of what names miss, but it needs aligned
+neighbours to start from, and tuning the fusion needs pairs to validate on. A user aligning two KGs of their own
+rarely has seed links. Pairs the data itself makes certain stand in for them: a (source, target) pair is a
+pseudo-seed when, in at least ``pseudo_seed_channels`` independent channels, each is the other's nearest
+neighbour (mutual), and clearly so — in a cosine channel the best score leads the runner-up of the source's row and
+of the target's column by at least ``pseudo_seed_margin``. A pair some channel contradicts (another mutual nearest
+neighbour for either entity) is dropped.
+
+Channels: the English-name cosine, the multilingual name-variant cosine (when embedded), exact name keys (a
+key shared by exactly one source and one target) and, when seed links are given, structure (the source's best
+structural target, and that target's best source, agree and lead). No gold link is read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from kgagents.agent.alignment.settings import RetrievalSettings
+from kgagents.agent.alignment.signals import PairView, Signals
+
+#: the channels a pseudo-seed can be found in
+CHANNELS = ("name", "multilingual", "exact", "structure")
+
+
+class MutualScan:
+    """The mutual, clear nearest neighbours of the cosine channels, accumulated block by block while the names
+    pass (:meth:`~kgagents.agent.alignment.signals.SignalCollector.names`) computes the cosines anyway: per source
+    row its best target and lead over the runner-up, per target column its best row, best and second-best score."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {}
+        self._cols: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.sources: list[str] = []
+        self.targets: list[str] = []
+
+    def start(self, sources: Sequence[str], targets: Sequence[str]) -> None:
+        """Scan ``sources`` (rows, in block order) against ``targets`` (columns)."""
+        self.sources, self.targets = list(sources), list(targets)
+        self._rows, self._cols = {}, {}
+
+    def add(self, channel: str, scores: np.ndarray) -> None:
+        """The cosines of the next block of source rows (in order) with every target."""
+        n_rows, n_cols = scores.shape
+        rows = np.arange(n_rows)
+        row_best, row_lead = self._rows.setdefault(channel, ([], []))
+        offset = sum(len(b) for b in row_best)
+        if n_cols > 1:
+            top2 = np.argpartition(-scores, 1, axis=1)[:, :2]
+            values = np.take_along_axis(scores, top2, axis=1)
+            first = values.argmax(axis=1)
+            row_best.append(top2[rows, first])
+            row_lead.append(values[rows, first] - values[rows, 1 - first])
+        else:
+            row_best.append(np.zeros(n_rows, dtype=np.int64))
+            row_lead.append(scores[:, 0] if n_cols else np.zeros(n_rows, dtype=np.float32))
+        if not n_cols:
+            return
+        col_first, col_second, col_best = self._cols.get(channel) or (
+            np.full(n_cols, -np.inf, dtype=np.float32), np.full(n_cols, -np.inf, dtype=np.float32),
+            np.zeros(n_cols, dtype=np.int64))
+        if n_rows > 1:
+            ctop = np.argpartition(-scores, 1, axis=0)[:2]
+            cvals = np.take_along_axis(scores, ctop, axis=0)
+            at = cvals.argmax(axis=0)
+            cols = np.arange(n_cols)
+            b_first, b_second, b_best = cvals[at, cols], cvals[1 - at, cols], ctop[at, cols] + offset
+        else:
+            b_first, b_second = scores[0], np.full(n_cols, -np.inf, dtype=np.float32)
+            b_best = np.full(n_cols, offset, dtype=np.int64)
+        second = np.maximum(np.minimum(col_first, b_first), np.maximum(col_second, b_second))
+        col_best = np.where(b_first > col_first, b_best, col_best)
+        self._cols[channel] = (np.maximum(col_first, b_first), second, col_best)
+
+    def pairs(self, channel: str, margin: float) -> dict[str, str]:
+        """Source → target of the channel's mutual nearest neighbours that lead their row's and their column's
+        runner-up by at least ``margin`` (an entity with no vector scores 0 everywhere and never leads)."""
+        if channel not in self._cols:
+            return {}
+        row_best, row_lead = (np.concatenate(x) for x in self._rows[channel])
+        col_first, col_second, col_best = self._cols[channel]
+        col_lead = col_first - col_second
+        out = {}
+        for row, col in enumerate(row_best.tolist()):
+            if col_best[col] == row and row_lead[row] >= margin and col_lead[col] >= margin and col_first[col] > 0:
+                out[self.sources[row]] = self.targets[col]
+        return out
+
+
+def channel_pairs(view: PairView, scan: MutualScan, *, settings: RetrievalSettings,
+                  structure: Signals | None = None) -> dict[str, dict[str, str]]:
+    """Channel → {source: target} of its mutual, clear nearest neighbours over what ``scan`` saw (the cosine
+    channels), the name keys and — given ``structure`` values from seed links — the structure channel."""
+    found = {channel: scan.pairs(channel, settings.pseudo_seed_margin) for channel in ("name", "multilingual")
+             if channel == "name" or view.has_multilingual}
+    found["exact"] = _unique_keys(view, scan.sources, set(scan.targets))
+    if structure is not None:
+        found["structure"] = _mutual_structure(structure, scan.sources, set(scan.targets))
+    return found
+
+
+def _unique_keys(view: PairView, sources: Sequence[str], targets: set[str]) -> dict[str, str]:
+    """Source → target where they share a name key and neither shares one with any other entity."""
+    by_key1: dict[str, set[str]] = defaultdict(set)
+    for s in sources:
+        for key in view.keys1.get(s, ()):
+            by_key1[key].add(s)
+    match1: dict[str, set[str]] = defaultdict(set)
+    match2: dict[str, set[str]] = defaultdict(set)
+    for key, ss in by_key1.items():
+        ts = [t for t in view.by_key2.get(key, ()) if t in targets]
+        for s in ss:
+            match1[s].update(ts)
+        for t in ts:
+            match2[t].update(ss)
+    return {s: next(iter(ts)) for s, ts in match1.items() if len(ts) == 1 and len(match2[next(iter(ts))]) == 1}
+
+
+def _mutual_structure(signals: Signals, sources: Sequence[str], targets: set[str]) -> dict[str, str]:
+    """Source → target where each is the other's only best structural match (strictly ahead of the runner-up)."""
+    best_of_source: dict[str, str] = {}
+    by_target: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for s in sources:
+        scored = sorted(((p.structure, t) for t, p in signals.get(s, {}).items()
+                         if p.structure > 0 and t in targets), reverse=True)
+        for value, t in scored:
+            by_target[t].append((value, s))
+        if scored and (len(scored) == 1 or scored[0][0] > scored[1][0]):
+            best_of_source[s] = scored[0][1]
+    out = {}
+    for s, t in best_of_source.items():
+        ranked = sorted(by_target[t], reverse=True)
+        if ranked[0][1] == s and (len(ranked) == 1 or ranked[0][0] > ranked[1][0]):
+            out[s] = t
+    return out
+
+
+def agreed_pairs(channels: Mapping[str, Mapping[str, str]], min_channels: int) -> dict[str, str]:
+    """The pairs found in at least ``min_channels`` channels that no channel contradicts (no other partner of
+    either entity in any channel)."""
+    partners1: dict[str, set[str]] = defaultdict(set)
+    partners2: dict[str, set[str]] = defaultdict(set)
+    votes: dict[tuple[str, str], int] = defaultdict(int)
+    for pairs in channels.values():
+        for s, t in pairs.items():
+            partners1[s].add(t)
+            partners2[t].add(s)
+            votes[(s, t)] += 1
+    return {s: t for (s, t), n in sorted(votes.items())
+            if n >= min_channels and len(partners1[s]) == 1 and len(partners2[t]) == 1}
+
+
+def find_pseudo_seeds(view: PairView, scan: MutualScan, *, settings: RetrievalSettings,
+                      structure: Signals | None = None) -> tuple[dict[str, str], dict[str, int]]:
+    """(pseudo-seeds source → target, how many pairs each channel found) — see the module docstring."""
+    channels = channel_pairs(view, scan, settings=settings, structure=structure)
+    return agreed_pairs(channels, settings.pseudo_seed_channels), {c: len(p) for c, p in channels.items()}

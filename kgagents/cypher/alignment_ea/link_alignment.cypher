@@ -1,0 +1,5 @@
+// One (s)-[:ALIGNED {alignment, relation: '=', measure, assigned}]->(t) per row {s, t, score, assigned} of entity alignment $alignment between KGs $kg1 and $kg2.
+UNWIND $rows AS row
+MATCH (s:Entity {kg: $kg1, id: row.s})
+MATCH (t:Entity {kg: $kg2, id: row.t})
+CREATE (s)-[:ALIGNED {alignment: $alignment, relation: '=', measure: row.score, assigned: row.assigned}]->(t)

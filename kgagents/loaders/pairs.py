@@ -1,0 +1,74 @@
+"""Entity pairs a user gives: seed links and reference alignments for entity alignment.
+
+A pair file is tab-separated text, one ``source-id<TAB>target-id`` per line (more columns are ignored, so the
+``--out`` file of ``kgagents align`` reads back); blank lines, lines starting with ``#`` and a first line naming the
+columns (``source<TAB>target…``) are skipped. An OAEI Alignment API file (``.rdf`` / ``.xml``) is read too: its
+``=`` cells. Ids are the ``id`` of the loaded entities (for a JAPE pair, the URI).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kgagents.errors import ParseError
+
+_HEADER = ("source", "target")
+
+
+@dataclass(frozen=True)
+class PairLine:
+    """One pair and the line it was read from (None for a cell of an alignment file)."""
+
+    source: str
+    target: str
+    line: int | None
+
+
+def read_pairs(path: Path | str) -> list[PairLine]:
+    """The pairs of a pair file (see the module docstring); every problem is a :class:`ParseError` naming the line."""
+    path = Path(path)
+    if path.suffix.lower() in (".rdf", ".xml"):
+        from kgagents.loaders.alignment import read_alignment
+
+        return [PairLine(c.entity1, c.entity2, None) for c in read_alignment(path).cells if c.relation == "="]
+    pairs: list[PairLine] = []
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise ParseError(str(path), lineno, "not UTF-8 text; re-encode the file as UTF-8") from None
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            fields = [f.strip() for f in line.split("\t")]
+            if len(fields) < 2 or not fields[0] or not fields[1]:
+                raise ParseError(str(path), lineno, "expected two tab-separated entity ids (source, target), got "
+                                 f"{line[:80]!r}")
+            if not pairs and tuple(f.lower() for f in fields[:2]) == _HEADER:
+                continue
+            pairs.append(PairLine(fields[0], fields[1], lineno))
+    if not pairs:
+        raise ParseError(str(path), None, "holds no pairs (expected lines 'source-id<TAB>target-id')")
+    return pairs
+
+
+def check_pairs(path: Path | str, pairs: Iterable[PairLine], sources: set[str], targets: set[str], *,
+                kg1: str, kg2: str) -> None:
+    """A :class:`ParseError` at the first pair whose source is not an entity of ``kg1`` or target not of ``kg2``,
+    or whose source or target is paired twice (seed links are one-to-one)."""
+    seen1: dict[str, tuple[str, int | None]] = {}
+    seen2: dict[str, tuple[str, int | None]] = {}
+    for p in pairs:
+        if p.source not in sources:
+            raise ParseError(str(path), p.line, f"{p.source!r} is not an entity of KG '{kg1}' (the first column "
+                             "names entities of the first KG, by id)")
+        if p.target not in targets:
+            raise ParseError(str(path), p.line, f"{p.target!r} is not an entity of KG '{kg2}' (the second column "
+                             "names entities of the second KG, by id)")
+        for entity, other, seen in ((p.source, p.target, seen1), (p.target, p.source, seen2)):
+            partner, line = seen.setdefault(entity, (other, p.line))
+            if partner != other:
+                raise ParseError(str(path), p.line, f"{entity!r} is paired twice (also on line {line}): pairs must "
+                                 "be one-to-one")
