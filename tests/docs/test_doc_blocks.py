@@ -117,7 +117,8 @@ def test_a_documented_python_block_runs(where: str, code: str, graph: Graph, neo
     monkeypatch.setenv("KGAGENTS_NEO4J_PASSWORD", neo4j_settings.password.get_secret_value())
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "documented_block"}
-    exec(compile(code.replace("../shared/data", str(shared_data)), where, "exec"), namespace)  # noqa: S102
+    code = code.replace("../shared/data", str(shared_data)).replace("benchmarks/data/", f"{REPO_ROOT}/benchmarks/data/")
+    exec(compile(code, where, "exec"), namespace)  # noqa: S102
     driver = namespace.get("driver")
     if driver is not None:
         driver.close()  # type: ignore[attr-defined]
