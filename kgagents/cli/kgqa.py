@@ -1,4 +1,5 @@
-"""``kgagents ask`` and the ``kgagents kgqa`` group (``run``, ``learn``, ``prepare``): KG question answering."""
+"""``kgagents ask`` and the ``kgagents kgqa`` group (``run``, ``learn``, ``bootstrap``, ``prepare``): KG question
+answering."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from kgagents.errors import KgAgentsError
 #: commands of the top level (kgagents/cli/__init__.py adds them)
 commands = App()
 #: the ``kgagents kgqa`` group
-app = App(help="KG question answering: run question files, learn paths from answered questions, prepare a KG.")
+app = App(help="KG question answering: run question files, learn paths from answered questions, bootstrap a path "
+          "memory from the KG itself, prepare a KG.")
 
 _MODES = "full | gated | no_observation | reflect_similarity | reflect_random | reflect_generated | no_llm"
 _SET_HELP = ("a KGQA setting changed from its default, KEY=VALUE (e.g. ranking=options, verify_weight=0.5); "
@@ -28,15 +30,20 @@ def kgqa_settings(changes: Sequence[str] = (), **fixed: Any) -> Any:
     value ``none`` unsets an optional setting, e.g. ``length_words=none``)."""
     from kgagents.agent.kgqa.settings import KGQASettings
 
+    return KGQASettings.model_validate({**fixed, **settings_changes(changes, KGQASettings.model_fields, "KGQA")})
+
+
+def settings_changes(changes: Sequence[str], fields: Any, what: str) -> dict[str, Any]:
+    """``KEY=VALUE`` texts (``--set``) as a dict of the named ``fields``' values (``none`` unsets an optional one)."""
     overrides: dict[str, Any] = {}
     for change in changes:
         key, sep, value = change.partition("=")
         if not sep or not key.strip():
             raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. memory_temperature=0.02")
-        if key.strip() not in KGQASettings.model_fields:
-            raise KgAgentsError(f"--set {change!r}: no KGQA setting '{key.strip()}'")
+        if key.strip() not in fields:
+            raise KgAgentsError(f"--set {change!r}: no {what} setting '{key.strip()}'")
         overrides[key.strip()] = None if value.strip().lower() in ("none", "null") else value.strip()
-    return KGQASettings.model_validate({**fixed, **overrides})
+    return overrides
 
 
 def kgqa_chat(mode: str, no_llm: bool, memory: bool = True, changes: Sequence[str] = ()) -> tuple[Any, Any]:
@@ -113,8 +120,10 @@ def ask_cmd(
 
 @app.command("run")
 def run_cmd(
-    files: list[Path] = typer.Argument(..., help="question file(s): MetaQA (its own .txt or our jsonl), "
-                                       "PathQuestion jsonl, QALD-10, T-REx, Zero-Shot RE, Creak json"),
+    files: list[Path] = typer.Argument(..., help="question file(s): your own (JSONL / JSON / TSV with 'question' "
+                                       "and optionally 'topic_entity' — a KG id such as a QID, or a name — and "
+                                       "'answers'), MetaQA (its own .txt or our jsonl), PathQuestion jsonl, QALD-10, "
+                                       "T-REx, Zero-Shot RE, Creak json"),
     kg: str = typer.Option(..., "--kg", help="name of the loaded KG (e.g. your Wikidata subgraph)"),
     format: str = typer.Option(None, help="question format (default: detected)"),
     mode: str = typer.Option("full", help=_MODES),
@@ -209,6 +218,42 @@ def learn_gate_cmd(
         + (f" (the best record, {record['best']['changed_right']} fixed / {record['best']['changed_wrong']} "
            f"broken, is one chance alone gives {100 * gate['chance']:.0f} % of the time)"
            if gate["threshold"] <= 0 and gate.get("chance") is not None else "")))
+
+
+@app.command("bootstrap")
+def bootstrap_cmd(
+    kg: str = typer.Option(..., "--kg", help="name of the loaded KG"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="templates only, even with a chat model configured"),
+    set_: list[str] = typer.Option([], "--set", help="a bootstrap setting changed from its default, KEY=VALUE "
+                                   "(topics, depth, branch, max_paths, paraphrase_paths, paraphrases, seed, …); "
+                                   "repeatable"),
+) -> None:
+    """A path memory without labelled questions: the KG's frequent relation paths (1–3 relations from sampled
+    topics), with questions written for them from the relation labels (templates) and, with a chat model, natural
+    paraphrases (cached in the graph). Stored as (:PathExample {source: 'bootstrap'}), replacing the previous
+    bootstrap; labelled examples (`kgqa learn`) are kept. The memory votes only where a question comes close enough
+    to its phrasings (calibrated on the memory itself); elsewhere questions are answered zero-shot."""
+    from kgagents.agent.kgqa.settings import BootstrapSettings
+    from kgagents.config import LLMSettings
+    from kgagents.jobs.kgqa_bootstrap import bootstrap
+
+    settings = BootstrapSettings.model_validate(settings_changes(set_, BootstrapSettings.model_fields, "bootstrap"))
+    chat = chat_or_none(no_llm, LLMSettings())
+    with connected() as graph, console.status(escape(f"bootstrapping the path memory of {kg}…")) as status:
+        report = bootstrap(graph, kg, chat=chat, settings=settings, on_step=lambda what: status.update(
+            escape(f"bootstrapping the path memory of {kg}: {what}…")))
+    if not report.relation_labels:
+        console.print(escape(f"[yellow]note:[/yellow] KG '{kg}' has no relation labels: questions are written with "
+                             "its relation ids (load a label file to have them read as words)"))
+    model = (f"; {report.paraphrases} paraphrases of {report.paraphrased_path_types} path types by {report.model} "
+             f"({report.model_calls} calls, {report.model_seconds} s; {report.paraphrases_cached} path types from "
+             "the cache)") if report.model else "; templates only (no chat model)"
+    console.print(escape(
+        f"{kg}: {report.path_types_used} path types (of {report.path_types_found} found from "
+        f"{report.topics_sampled} sampled topics), {report.template_questions} template questions{model}; "
+        f"{report.examples} examples written in {report.batches} transaction(s) in {report.seconds} s; the memory "
+        f"now holds {report.memory['labelled']} labelled and {report.memory['bootstrap']} bootstrap examples "
+        f"(run {report.run_id})"))
 
 
 @app.command("prepare")

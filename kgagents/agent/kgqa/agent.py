@@ -616,7 +616,7 @@ class ODAAgent(Agent[KGQASettings]):
                       embed_seconds=state.get("embed_seconds", 0.0), loop_seconds=state.get("loop_seconds", 0.0),
                       workers=state.get("workers", 1) if self.llm is None else 1,
                       memory_examples=self.memory_examples(), memory_counts=self.memory_counts(),
-                      memory_threshold=self.calibration())
+                      memory_calibration=self.calibration())
         summary = run.summary()
         scores = {k: v for k, v in summary.items() if k in run.SCORES and v is not None}
         properties = {k: v for k, v in summary.items() if k not in scores}

@@ -30,6 +30,7 @@ from kgagents.agent.kgqa.pathmemory import vote
 from kgagents.agent.kgqa.paths import PathKey
 from kgagents.graph.connection import Graph
 
+
 @dataclass(frozen=True)
 class Calibration:
     """The vote threshold of one memory and the leave-one-phrasing-out record it came from."""

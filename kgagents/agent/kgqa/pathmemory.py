@@ -159,18 +159,48 @@ class PathMemory:
         if not examples:
             return 0
         self.ensure_index(len(next(iter(vectors.values()))))
-        rows = [{"id": x.id, "phrasing": phrasing_key(self.kg, x.masked), "masked": x.masked,
-                 "vector": [float(v) for v in vectors[x.masked]],
-                 "props": {"question_key": x.question_key, "question": x.question, "masked": x.masked,
-                           "topic": x.topic, "path": list(x.path), "reentry": x.reentry, "weight": x.weight,
-                           "f1": round(x.f1, 4), "answers": x.answers, "source": x.source, "split": x.split}}
-                for x in examples]
+        rows = self._rows(examples, vectors)
         with self.graph.transaction() as tx:
             tx.run(cypher("kgqa/memory_forget"), kg=self.kg,
                    keys=sorted({x.question_key for x in examples})).consume()
             self.graph.write_rows(tx, "kgqa/memory_write", rows, batch_size=500, kg=self.kg)
             tx.run(cypher("kgqa/memory_calibration_clear"), kg=self.kg).consume()
         return len(rows)
+
+    def _rows(self, examples: Sequence[Example], vectors: Mapping[str, np.ndarray],
+              staged: str | None = None) -> list[dict[str, Any]]:
+        """``kgqa/memory_write`` rows; ``staged`` (a bootstrap run id) marks examples not yet part of the memory,
+        under ids of their own (a staged example never replaces a live one)."""
+        return [{"id": x.id if staged is None else f"{x.id}-{staged}", "phrasing": phrasing_key(self.kg, x.masked),
+                 "masked": x.masked, "vector": [float(v) for v in vectors[x.masked]],
+                 "props": {"question_key": x.question_key, "question": x.question, "masked": x.masked,
+                           "topic": x.topic, "path": list(x.path), "reentry": x.reentry, "weight": x.weight,
+                           "f1": round(x.f1, 4), "answers": x.answers, "source": x.source, "split": x.split,
+                           "staged": staged}}
+                for x in examples]
+
+    def write_staged(self, examples: Sequence[Example], vectors: Mapping[str, np.ndarray], run_id: str) -> int:
+        """Write one batch of a bootstrap in one transaction, staged under ``run_id``: invisible to every reader
+        until :meth:`commit_staged` (an interrupted bootstrap leaves no half-learned memory)."""
+        if not examples:
+            return 0
+        self.ensure_index(len(next(iter(vectors.values()))))
+        with self.graph.transaction() as tx:
+            self.graph.write_rows(tx, "kgqa/memory_write", self._rows(examples, vectors, run_id), batch_size=500,
+                                  kg=self.kg)
+        return len(examples)
+
+    def commit_staged(self, run_id: str, source: str) -> None:
+        """In one transaction: the examples of ``source`` learned before are removed, ``run_id``'s staged examples
+        become the memory's, and the calibrated vote threshold is dropped (the memory changed)."""
+        with self.graph.transaction() as tx:
+            tx.run(cypher("kgqa/memory_replace_source"), kg=self.kg, source=source, run_id=run_id).consume()
+            tx.run(cypher("kgqa/memory_calibration_clear"), kg=self.kg).consume()
+
+    def drop_staged(self, run_id: str | None = None) -> int:
+        """Remove staged examples (of ``run_id``; None: of every run — leftovers of a killed bootstrap) and the
+        phrasings left without examples; how many were removed."""
+        return int(self.graph.run("kgqa/memory_drop_staged", kg=self.kg, run_id=run_id)[0]["removed"])
 
     def wording(self) -> Wording:
         """Which words name which step, learned from this KG's examples (:mod:`~kgagents.agent.kgqa.wording`)."""

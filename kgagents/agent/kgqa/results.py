@@ -115,7 +115,7 @@ class KGQARun:
     workers: int = 1
     memory_examples: int = 0
     memory_counts: dict[str, int] = field(default_factory=dict)
-    memory_threshold: Any = None  # the memory's Calibration (kgqa/calibration.py), None without one
+    memory_calibration: Any = None  # the memory's Calibration (kgqa/calibration.py), None without one
 
     def summary(self) -> dict[str, Any]:
         """The run's numbers (see the module docstring)."""
@@ -146,7 +146,7 @@ class KGQARun:
             "memory_examples": self.memory_examples,
             "memory_examples_by_source": {k: v for k, v in self.memory_counts.items() if k != "examples"},
             "memory_votes": dict(Counter(r.memory for r in rs if r.memory)),
-            "memory_threshold": self.memory_threshold.as_dict() if self.memory_threshold is not None else None,
+            "memory_calibration": self.memory_calibration.as_dict() if self.memory_calibration is not None else None,
             "llm_calls_per_question": round(sum(r.llm_calls for r in rs) / n, 3) if n else 0,
             "tokens_per_question": round(sum(r.prompt_tokens + r.completion_tokens for r in rs) / n, 1) if n else 0,
             "seconds_per_question": round(sum(r.seconds for r in rs) / n, 4) if n else 0,

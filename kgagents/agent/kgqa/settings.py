@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from kgagents.agent.base import AgentSettings
 
@@ -85,9 +85,10 @@ class KGQASettings(AgentSettings):
     memory_order_temperature: float = Field(
         1.0, ge=0.0, description="how sharply the memory's vote among paths of one length follows the order in which "
         "the question's words name their steps (learned from the memory, kgqa/wording.py); 0 turns it off")
-    memory_focus: float = Field(0.0, ge=0.0, description="when the memory gives one path at least this share, "
-                                "the observation walks only the remembered paths (0: whenever the memory votes; "
-                                "above 1: always explore)")
+    memory_focus: float = Field(0.5, ge=0.0, description="when the memory's vote gives one path at least this "
+                                "share, the observation walks only the remembered paths (and walks everything when "
+                                "none of them leads anywhere from the topic); 0: whenever the memory votes; above "
+                                "1: always explore")
     confident: float = Field(0.5, ge=0.0, description="LLM gate: a best path whose score leads the next different "
                              "answer's by at least this margin is answered without the model")
     direct_weight: float = Field(
@@ -148,3 +149,26 @@ def with_model_defaults(settings: KGQASettings, model: str | None) -> tuple[KGQA
     """``settings`` with ``model``'s :data:`MODEL_DEFAULTS` where they were not set explicitly, and the values
     applied."""
     return settings.for_model(MODEL_DEFAULTS, model)
+
+
+class BootstrapSettings(BaseModel):
+    """What ``kgagents kgqa bootstrap`` depends on (stored on its ``(:Run)`` node); see
+    :mod:`kgagents.agent.kgqa.bootstrap`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # -- sampling the KG's paths
+    topics: int = Field(600, ge=1, description="topic entities sampled (seeded) to find the KG's path types")
+    depth: int = Field(3, ge=1, le=4, description="longest relation path a question is written for")
+    branch: int = Field(4, ge=1, description="paths each sampled topic walks on at each level (seeded)")
+    max_frontier: int = Field(200, ge=1, description="an end set larger than this is not walked on")
+    max_answers: int = Field(50, ge=1, description="a path instance with more answers than this gets no question")
+    min_support: int = Field(2, ge=1, description="a path type needs this many sampled topics to get questions")
+    max_paths: int = Field(400, ge=1, description="path types questions are written for, most supported first")
+    # -- writing questions
+    paraphrase_paths: int = Field(40, ge=0, description="with a chat model: path types (seeded sample, weighted by "
+                                  "support) the model writes natural questions for; 0: templates only")
+    paraphrases: int = Field(3, ge=1, le=8, description="questions the model writes per path type")
+    # -- writing the memory
+    batch: int = Field(500, ge=1, description="examples written per transaction (staged until the last one)")
+    seed: int = Field(7, description="seed of every sample")
