@@ -59,6 +59,13 @@ def render(readme: str, results: Path) -> str:
     return _MARKED.sub(fill, readme)
 
 
+def pages() -> list[Path]:
+    """The pages whose figures are rendered: the README and every docs page."""
+    from kgagents.paths import REPO_ROOT
+
+    return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+
+
 def marked(readme: str) -> list[str]:
     """The figure names the README marks, in order."""
     return [m.group(2) for m in _MARKED.finditer(readme)]
@@ -967,3 +974,7 @@ def _pct1(x: float | None) -> str:
 
 def _gate(threshold: float, what: str) -> str:
     return "none: never asked" if threshold <= 0 else f"{what} < {threshold:.4f}"
+
+
+# the docs pages' figures (registered on import)
+from benchmarks import figures_kgqa  # noqa: E402,F401

@@ -15,6 +15,9 @@ format                    file   source
 ``creak``                 json   Creak claims (true/false about one entity)
 ``metaqa_text``           txt    MetaQA as distributed: ``question<TAB>answer|answer`` with the topic in
                                  [brackets], and its ``<stem>_qtype.txt`` (one question type per line) beside it
+``simplequestions``       txt    SimpleQuestions on Wikidata: ``subject<TAB>property<TAB>object<TAB>question``;
+                                 ``R…`` is the inverse of ``P…`` (the question asks for a subject); detected
+                                 from a ``.txt`` file's first line
 ``plain``                 jsonl  a user's own questions: ``question``, optionally ``topic_entity`` (a KG id such
                           json   as a QID, or a name; a list or ``{id: label}`` for several) and ``answers`` (a
                           tsv    list, ``a|b`` text, or ``{id: label}``), optionally ``id`` and ``split``; as TSV,
@@ -387,11 +390,50 @@ def read_metaqa_text(path: Path | str, *, qtypes: Path | str | None = None, hops
     return questions
 
 
+SIMPLEQUESTIONS = "simplequestions"
+_SQ_LINE = re.compile(r"(Q[1-9][0-9]*)\t([PR][1-9][0-9]*)\t(Q[1-9][0-9]*)\t(.+)")
+
+
+def _first_line(path: Path) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return next((line.rstrip("\r\n") for line in fh if line.strip()), "")
+
+
+def read_simplequestions(path: Path | str, *, dataset: str | None = None) -> list[Question]:
+    """SimpleQuestions on Wikidata: one ``subject<TAB>property<TAB>object<TAB>question`` per line. The topic is
+    the subject; the answer the object; ``R<n>`` is the inverse of ``P<n>``, so the relation path is
+    ``P<n>^-1`` (MetaQA's notation: the triple is stored object → subject)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"question file not found: {path}")
+    dataset = dataset or path.stem
+    questions = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        m = _SQ_LINE.fullmatch(line.strip())
+        if m is None:
+            raise ParseError(str(path), lineno, "expected 'subject QID<TAB>P… or R… property<TAB>object QID<TAB>"
+                                                f"question', got {line[:120]!r}")
+        subject, prop, obj, text = m.groups()
+        relation = prop if prop.startswith("P") else f"P{prop[1:]}^-1"
+        questions.append(Question(id=f"{dataset}-{lineno:05d}", dataset=dataset, question=text.strip(),
+                                  topic_entities=[EntityRef(id=subject, name=subject)],
+                                  answers=[EntityRef(id=obj, name=obj)], hops=1, relation_path=[relation],
+                                  extra={"line": lineno}))
+    if not questions:
+        raise ParseError(str(path), None, "no question records")
+    return questions
+
+
 def read_questions(path: Path | str, *, format: str | None = None, dataset: str | None = None) -> list[Question]:
     """All questions of one file. ``format`` is detected from the first record when not given (a ``.txt`` file is
     MetaQA's own format, :func:`read_metaqa_text`); ``dataset`` (default: the file name without extension)
     prefixes generated ids."""
     path = Path(path)
+    if format == SIMPLEQUESTIONS or (format is None and path.suffix == ".txt" and path.is_file()
+                                     and _SQ_LINE.fullmatch(_first_line(path).strip())):
+        return read_simplequestions(path, dataset=dataset)
     if format == METAQA_TEXT or (format is None and path.suffix == ".txt"):
         return read_metaqa_text(path, dataset=dataset)
     dataset = dataset or path.stem
@@ -410,7 +452,8 @@ def read_questions(path: Path | str, *, format: str | None = None, dataset: str 
     elif format in QUESTION_FORMATS:
         fmt = QUESTION_FORMATS[format]
     else:
-        raise ValueError(f"unknown question format {format!r}; known: {sorted([*QUESTION_FORMATS, METAQA_TEXT])}")
+        raise ValueError(f"unknown question format {format!r}; known: "
+                         f"{sorted([*QUESTION_FORMATS, METAQA_TEXT, SIMPLEQUESTIONS])}")
     questions: list[Question] = []
     for index, (lineno, where, raw) in enumerate(records):
         try:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import RESULTS_DIR as RESULTS
-from benchmarks.figures import FIGURES, marked, render
+from benchmarks.figures import FIGURES, marked, pages, render
 from kgagents.errors import KgAgentsError
 from kgagents.paths import REPO_ROOT
 
@@ -22,8 +22,14 @@ def test_the_readme_figures_match_the_results_files() -> None:
     assert render(current, RESULTS) == current, "README figures are stale: run `kgagents bench readme`"
 
 
-def test_every_defined_figure_is_in_the_readme() -> None:
-    assert sorted(marked(README.read_text(encoding="utf-8"))) == sorted(FIGURES)
+def test_every_defined_figure_is_in_the_readme_or_a_docs_page() -> None:
+    assert sorted(name for page in pages() for name in marked(page.read_text(encoding="utf-8"))) == sorted(FIGURES)
+
+
+def test_the_docs_figures_match_the_results_files() -> None:
+    for page in pages()[1:]:
+        current = page.read_text(encoding="utf-8")
+        assert render(current, RESULTS) == current, f"{page.name} figures are stale: run `kgagents bench readme`"
 
 
 def test_a_changed_results_file_makes_the_readme_stale(tmp_path: Path) -> None:

@@ -90,7 +90,9 @@ class KGQASettings(AgentSettings):
                                 "none of them leads anywhere from the topic); 0: whenever the memory votes; above "
                                 "1: always explore")
     confident: float = Field(0.5, ge=0.0, description="LLM gate: a best path whose score leads the next different "
-                             "answer's by at least this margin is answered without the model")
+                             "answer's by at least this margin is answered without the model. Unless given, a "
+                             "run with a model uses the gate learned for its KG (`kgqa learn-gate`, mode gated) "
+                             "or, without one, keeps the gate closed (0: the model's checks only)")
     direct_weight: float = Field(
         0.0, ge=0.0, description="with a model (every mode that observes): one one-token call per question asks "
         "whether its answer is a fact stored directly about the topic; direct_weight × (the model's log-odds of yes − "
