@@ -38,13 +38,17 @@ from kgagents.agent.kgqa.bootstrap import (
 )
 from kgagents.agent.kgqa.observation import RelationNames
 from kgagents.agent.kgqa.pathmemory import Example, PathMemory, question_key
+from kgagents.agent.kgqa.paths import PathKey, path_text
+from kgagents.agent.kgqa.pathtexts import PathTextStore
 from kgagents.agent.kgqa.questions import PLACEHOLDER
-from kgagents.agent.kgqa.settings import BootstrapSettings
+from kgagents.agent.kgqa.scoring import PathScorer
+from kgagents.agent.kgqa.settings import BootstrapSettings, KGQASettings
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.errors import KgAgentsError, StructuredOutputError
 from kgagents.graph.connection import Graph, GraphLike, connect
 from kgagents.graph.runs import RunStore
+from kgagents.jobs.kgqa import prepare_kg
 from kgagents.llm.parallel import map_on_slots
 from kgagents.llm.structured import structured
 from kgagents.loaders.kg_common import kg_stats
@@ -78,15 +82,19 @@ class BootstrapReport:
     stale_staged_removed: int = 0
     seconds: float = 0.0
     memory: dict[str, int] = field(default_factory=dict)
+    prepared: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def bootstrap(graph: GraphLike, kg: str, *, chat: Any = None, settings: BootstrapSettings | None = None,
-              embedder: Embedder | None = None, on_step: Callable[[str], None] | None = None) -> BootstrapReport:
+              embedder: Embedder | None = None, on_step: Callable[[str], None] | None = None,
+              prepare: bool = True) -> BootstrapReport:
     """Bootstrap ``kg``'s path memory (see the module docstring); ``chat``: the model that paraphrases (None:
-    templates only); ``on_step``: told what is being done (progress display)."""
+    templates only); ``on_step``: told what is being done (progress display); ``prepare``: first make sure the
+    KG is prepared for KGQA (:func:`~kgagents.jobs.kgqa.prepare_kg`: incremental, unchanged names are skipped), so
+    that loading a KG and bootstrapping it is all a user does before asking."""
     graph = connect(graph)
     settings = settings or BootstrapSettings()
     if not kg_stats(graph, kg)["triples"]:
@@ -102,6 +110,9 @@ def bootstrap(graph: GraphLike, kg: str, *, chat: Any = None, settings: Bootstra
                                  relation_labels=has_relation_labels(names))
         started = time.perf_counter()
         try:
+            if prepare:
+                say("preparing the KG (entity names embedded, name index)")
+                report.prepared = prepare_kg(graph, kg, embedder)
             report.stale_staged_removed = memory.drop_staged()
             say("sampling path types")
             found, report.topics_sampled = sample_paths(
@@ -109,6 +120,7 @@ def bootstrap(graph: GraphLike, kg: str, *, chat: Any = None, settings: Bootstra
                 max_frontier=settings.max_frontier, max_answers=settings.max_answers, seed=settings.seed)
             chosen = choose_paths(found, max_paths=settings.max_paths, min_support=settings.min_support)
             report.path_types_found, report.path_types_used = len(found), len(chosen)
+            _store_path_texts(graph, kg, [p.path for p in chosen], names, embedder)
             examples = _template_examples(kg, chosen, names, settings.seed)
             report.template_questions = len(examples)
             if chat is not None and settings.paraphrase_paths:
@@ -123,7 +135,7 @@ def bootstrap(graph: GraphLike, kg: str, *, chat: Any = None, settings: Bootstra
         report.seconds = round(time.perf_counter() - started, 2)
         report.memory = memory.counts()
         store.finish(run_id, properties={"kg": kg, **{k: v for k, v in report.as_dict().items()
-                                                       if k not in ("kg", "run_id", "memory")},
+                                                       if k not in ("kg", "run_id", "memory", "prepared")},
                                          "memory_examples": report.memory["examples"]})
     return report
 
@@ -133,6 +145,19 @@ def has_relation_labels(names: Mapping[str, str]) -> bool:
     (``directed_by``); a KG whose relations are all opaque ids (``P19``, ``R7``) has none, and its questions are
     written with the ids."""
     return any(name != kind or not OPAQUE_ID.fullmatch(kind) for kind, name in names.items())
+
+
+def _store_path_texts(graph: Graph, kg: str, found: Sequence[PathKey], names: Mapping[str, str],
+                      embedder: Embedder | None) -> None:
+    """The path texts of the path types found, embedded in the default path space and kept in the graph, so the
+    first questions asked of the KG do not pay for them (:mod:`~kgagents.agent.kgqa.pathtexts`)."""
+    scorer = PathScorer(embedder or get_embedder(), KGQASettings())
+    store = PathTextStore(graph, kg, scorer.space)
+    known = store.load()
+    missing = sorted({path_text(p, names) for p in found} - set(known))
+    if missing:
+        scorer.path_vectors(missing)
+        store.save(scorer.take_fresh())
 
 
 def _drop_quietly(memory: PathMemory, run_id: str) -> None:

@@ -50,6 +50,7 @@ from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
 from kgagents.agent.kgqa.observation import Observation, PathObserver, follow
 from kgagents.agent.kgqa.pathmemory import PathMemory, Prior
 from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths, relation_names
+from kgagents.agent.kgqa.pathtexts import PathTextStore
 from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
@@ -207,6 +208,10 @@ class ODAAgent(Agent[KGQASettings]):
         if self._observer is None:
             self._observer = PathObserver(self.graph, self.kg, self.settings, self.scorer)
         return self._observer
+
+    def path_texts(self) -> PathTextStore:
+        """Where this KG's path-text vectors are kept between runs (:mod:`~kgagents.agent.kgqa.pathtexts`)."""
+        return PathTextStore(self.graph, self.kg, self.scorer.space)
 
     def memory_examples(self) -> int:
         """Path examples the KG has, counted once per agent (what every run records)."""
@@ -562,6 +567,7 @@ class ODAAgent(Agent[KGQASettings]):
 
     def begin(self, state: RunState) -> dict[str, Any]:
         self.start_run(state)
+        self.scorer.preload(self.path_texts().load())
         if self.memory_examples() and self.settings.memory_order_temperature:
             self.wording()  # learned once, before the questions are timed
         return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0}
@@ -610,6 +616,7 @@ class ODAAgent(Agent[KGQASettings]):
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             answered = list(pool.map(answer, range(len(questions))))
         write_traces(self.graph, run_id, self.kg, [row for _, row in answered])
+        self.path_texts().save(self.scorer.take_fresh())
         if self.on_question is not None:
             for result, _ in answered:
                 self.on_question(result)
