@@ -16,9 +16,9 @@ from benchmarks.figures import figure, load
 MODEL = "qwen2.5-coder-1.5b"
 #: (dataset, title, the no-LLM rows' sample suffix, the model rows' sample suffix)
 DATASETS = (
-    ("metaqa", "MetaQA, held-out half of dev (no dev question in the bootstrap rows)", "_sample300", "_sample30"),
-    ("pq-2h", "PathQuestion PQ-2H, test 10 %", "", "_sample50"),
-    ("pq-3h", "PathQuestion PQ-3H, test 10 %", "", "_sample50"),
+    ("metaqa", "MetaQA, held-out half of dev (no dev question in the bootstrap rows)", "_sample300", "_sample10"),
+    ("pq-2h", "PathQuestion PQ-2H, test 10 %", "", "_sample30"),
+    ("pq-3h", "PathQuestion PQ-3H, test 10 %", "", "_sample30"),
     ("sq-wikidata", "SimpleQuestions-Wikidata on CoDEx-M, valid (fact in the KG)", "", ""),
 )
 #: (results-file kind, what the memory is, the `bench kgqa` options that make it)

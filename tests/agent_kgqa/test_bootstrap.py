@@ -42,6 +42,8 @@ def test_generated_questions_have_the_kgs_answers_and_a_rerun_replaces_them(movi
         assert len(ends) == x["answers"] > 0, x
         assert "X" in x["masked"] and x["question"] == x["masked"].replace("X", movies.run(
             "kgqa/entity_names", kg=KG, ids=[x["topic"]])[0]["name"], 1)
+    stored = movies.run_text("MATCH (p:PathText {kg: $kg}) RETURN count(p) AS n", kg=KG)[0]["n"]
+    assert stored >= first.path_types_used  # the path types' texts are embedded once, for every later run
     again = bootstrap(movies, KG, settings=SETTINGS)
     assert memory.counts() == {"examples": labelled + again.examples, "labelled": labelled,
                                "bootstrap": again.examples}
