@@ -81,6 +81,8 @@ class BootstrapReport:
     batches: int = 0
     stale_staged_removed: int = 0
     seconds: float = 0.0
+    #: seconds per stage: prepare, sample (the Cypher walk), path_texts, paraphrase, write (embed + transactions)
+    stage_seconds: dict[str, float] = field(default_factory=dict)
     memory: dict[str, int] = field(default_factory=dict)
     prepared: dict[str, Any] | None = None
 
@@ -110,9 +112,11 @@ def bootstrap(graph: GraphLike, kg: str, *, chat: Any = None, settings: Bootstra
                                  relation_labels=has_relation_labels(names))
         started = time.perf_counter()
         try:
+            clock = _Clock(report.stage_seconds)
             if prepare:
                 say("preparing the KG (entity names embedded, name index)")
                 report.prepared = prepare_kg(graph, kg, embedder)
+                clock.lap("prepare")
             report.stale_staged_removed = memory.drop_staged()
             say("sampling path types")
             found, report.topics_sampled = sample_paths(
@@ -120,15 +124,20 @@ def bootstrap(graph: GraphLike, kg: str, *, chat: Any = None, settings: Bootstra
                 max_frontier=settings.max_frontier, max_answers=settings.max_answers, seed=settings.seed)
             chosen = choose_paths(found, max_paths=settings.max_paths, min_support=settings.min_support)
             report.path_types_found, report.path_types_used = len(found), len(chosen)
+            clock.lap("sample")
+            say("embedding the path types' texts")
             _store_path_texts(graph, kg, [p.path for p in chosen], names, embedder)
+            clock.lap("path_texts")
             examples = _template_examples(kg, chosen, names, settings.seed)
             report.template_questions = len(examples)
             if chat is not None and settings.paraphrase_paths:
                 say("paraphrasing with the model")
                 examples += _paraphrase_examples(graph, kg, chat, chosen, names, settings, report)
+                clock.lap("paraphrase")
             say("embedding and writing")
             _write(memory, examples, embedder or get_embedder(), settings.batch, run_id, report)
             memory.commit_staged(run_id, SOURCE)
+            clock.lap("write")
         except BaseException:
             _drop_quietly(memory, run_id)
             raise
@@ -138,6 +147,19 @@ def bootstrap(graph: GraphLike, kg: str, *, chat: Any = None, settings: Bootstra
                                                        if k not in ("kg", "run_id", "memory", "prepared")},
                                          "memory_examples": report.memory["examples"]})
     return report
+
+
+class _Clock:
+    """Seconds per stage, into ``laps``."""
+
+    def __init__(self, laps: dict[str, float]) -> None:
+        self.laps = laps
+        self.last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.laps[stage] = round(now - self.last, 2)
+        self.last = now
 
 
 def has_relation_labels(names: Mapping[str, str]) -> bool:

@@ -160,10 +160,11 @@ class BootstrapSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # -- sampling the KG's paths
-    topics: int = Field(600, ge=1, description="topic entities sampled (seeded) to find the KG's path types")
+    topics: int = Field(300, ge=1, description="topic entities sampled (seeded) to find the KG's path types")
     depth: int = Field(3, ge=1, le=4, description="longest relation path a question is written for")
-    branch: int = Field(4, ge=1, description="paths each sampled topic walks on at each level (seeded)")
-    max_frontier: int = Field(200, ge=1, description="an end set larger than this is not walked on")
+    branch: int = Field(3, ge=1, description="paths each sampled topic walks on at each level (seeded)")
+    max_frontier: int = Field(50, ge=1, description="an end set larger than this is not walked on (a path "
+                              "through it would mostly end in more answers than max_answers)")
     max_answers: int = Field(50, ge=1, description="a path instance with more answers than this gets no question")
     min_support: int = Field(2, ge=1, description="a path type needs this many sampled topics to get questions")
     max_paths: int = Field(400, ge=1, description="path types questions are written for, most supported first")
