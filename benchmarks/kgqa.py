@@ -192,9 +192,13 @@ def _unlinked(question: Question) -> Question:
 def answerable(graph: Graph, ds: Dataset, questions: Sequence[Question]) -> list[Question]:
     """The questions whose own fact is in the KG (a gold answer at the end of their relation path from their topic),
     each with every entity that path reaches as its gold (any of them answers the question)."""
+    topics = sorted({q.topic_entities[0].id or q.topic_entities[0].name for q in questions if q.topic_entities})
+    known = {r["id"] for r in graph.run("kgqa/entity_names", kg=ds.kg, ids=topics)}
     kept = []
     for q in questions:
         topic = q.topic_entities[0].id or q.topic_entities[0].name
+        if topic not in known:
+            continue
         ends = follow(graph, ds.kg, topic, q.relation_path or [], [topic], 10_000)
         ids = [e["id"] for e in ends]
         if {a.id for a in q.answers} & set(ids):
@@ -252,13 +256,14 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     kg = ensure_kg(graph, ds)
     prepared = prepare_kg(graph, ds.kg, get_embedder())
     learned, files = splits(ds, seed, part)
+    if ds.only_answerable:  # the questions whose fact is in the KG, learned from and answered alike
+        learned = answerable(graph, ds, learned)
+        files = [(path, questions, answerable(graph, ds, part_questions)) for path, questions, part_questions in files]
     if boot is not None:
         memory_record: dict[str, Any] | None = ensure_bootstrap(graph, ds, paraphrase, boot)
     else:
         memory_record = ensure_memory(graph, ds, learned, seed=seed, relearn=relearn, workers=max(workers, 2)) \
             if memory else None
-    if ds.only_answerable:
-        files = [(path, questions, answerable(graph, ds, part_questions)) for path, questions, part_questions in files]
     questions, counts = test_questions(ds, files, sample, seed, link)
     run = run_questions(graph, ds.kg, questions, settings, chat, workers=workers, dataset=ds.name,
                         on_question=on_question)

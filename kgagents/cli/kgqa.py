@@ -71,7 +71,10 @@ def print_summary(summary: dict[str, Any], label: str) -> None:
         + (f" ({by_hops})" if by_hops else "") + f", answer-set F1 {summary['f1']}; "
         f"topic entity in the KG for {cov['topic_in_kg']}, a gold answer for {cov['gold_in_kg']}, both for "
         f"{cov['topic_and_gold_in_kg']} (Hits@1 there {summary['hits_at_1_covered']}); path memory "
-        f"{summary['memory_examples']} examples; decided by {summary['decided_by']}; observation p50 "
+        f"{summary['memory_examples']} examples"
+        + (" (" + ", ".join(f"{k} {v}" for k, v in summary["memory_votes"].items()) + ")"
+           if summary.get("memory_votes") else "")
+        + f"; decided by {summary['decided_by']}; observation p50 "
         f"{summary['observe_ms_p50']} ms; {summary['questions_per_second']} q/s"))
 
 
@@ -102,7 +105,8 @@ def ask_cmd(
     names = r.answer.splitlines()
     shown = ", ".join(names[:10]) + (f", … ({r.answer_size} in all)" if r.answer_size > 10 else "")
     console.print(escape(f"[{label}] answer: {shown or '(none)'}"))
-    console.print(escape(f"path: {r.path or '(none)'} (decided by {r.decided_by}; confidence {r.confidence}); "
+    memory = f"; path memory {r.memory}" if r.memory else ""
+    console.print(escape(f"path: {r.path or '(none)'} (decided by {r.decided_by}{memory}; confidence {r.confidence}); "
                          f"{r.llm_calls} LLM calls, {r.prompt_tokens + r.completion_tokens} tokens, "
                          f"{r.seconds:.2f} s"))
     table = Table(title="observed paths (best first)")

@@ -337,10 +337,13 @@ def turtle_as_ntriples(path: Path, folder: Path) -> Path:
     if not path.is_file():
         raise InputFileError(f"Turtle file not found: {path}")
     graph = rdflib.Graph()
+    normalise, rdflib.NORMALIZE_LITERALS = rdflib.NORMALIZE_LITERALS, False  # keep values as written ("…Z")
     try:
         graph.parse(path, format="turtle")
     except BadSyntax as exc:
         raise ParseError(str(path), exc.lines + 1, f"not valid Turtle: {exc}") from None
+    finally:
+        rdflib.NORMALIZE_LITERALS = normalise
     target = folder / f"{path.stem}.nt"
     graph.serialize(destination=target, format="nt", encoding="utf-8")
     return target

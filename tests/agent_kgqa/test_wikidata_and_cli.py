@@ -96,9 +96,9 @@ def test_a_wikidata_subgraph_from_id_tables_to_answers(graph: Graph, neo4j_setti
                                  str(folder / "types.json"), "--type-labels", str(folder / "type_labels.json")],
                            env=env)
     assert loaded.exit_code == 0, loaded.output
-    assert "wdt: 14 entities (0 with a label, 14 with types), 4 relations, 28 triples" in " ".join(
+    assert "wdt: 17 entities (0 with a label, 17 with types), 4 relations, 28 triples" in " ".join(
         loaded.output.split())
-    booted = runner.invoke(app, ["kgqa", "bootstrap", "--kg", "wdt", "--no-llm", "--set", "topics=14"], env=env)
+    booted = runner.invoke(app, ["kgqa", "bootstrap", "--kg", "wdt", "--no-llm", "--set", "topics=17"], env=env)
     text = " ".join(booted.output.split())
     assert booted.exit_code == 0, booted.output
     assert "template questions; templates only (no chat model)" in text and "0 labelled and" in text
@@ -117,5 +117,5 @@ def test_relations_without_labels_are_said_to_have_none(graph: Graph, neo4j_sett
     loaded = runner.invoke(app, ["load", "wikidata-tables", str(folder / "triples.txt"), "--name", "bare"], env=env)
     assert loaded.exit_code == 0, loaded.output
     assert "4 relation(s) have no label" in " ".join(loaded.output.split())
-    booted = runner.invoke(app, ["kgqa", "bootstrap", "--kg", "bare", "--no-llm", "--set", "topics=14"], env=env)
+    booted = runner.invoke(app, ["kgqa", "bootstrap", "--kg", "bare", "--no-llm", "--set", "topics=17"], env=env)
     assert booted.exit_code == 0 and "has no relation labels" in " ".join(booted.output.split())

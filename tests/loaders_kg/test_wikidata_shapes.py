@@ -15,7 +15,7 @@ from kgagents.loaders.wikidata import load_wikidata_nt, parse_wikidata_nt
 from kgagents.loaders.wikidata_tables import load_tables
 
 TRIPLES_QUERY = "MATCH (h:Entity {kg: $kg})-[r]->(t) RETURN h.id AS h, type(r) AS p, r.name AS name, " \
-                "coalesce(t.id, t.value) AS t ORDER BY h, p, t"
+                "CASE WHEN t:Literal THEN t.value ELSE t.id END AS t ORDER BY h, p, t"
 
 
 def test_a_construct_result_reads_the_same_as_turtle_and_as_ntriples(graph: Graph, fixtures: Path) -> None:
