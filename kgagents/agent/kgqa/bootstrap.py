@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kgagents.agent.kgqa.paths import PathKey, readable, split_step, step
-from kgagents.agent.kgqa.questions import PLACEHOLDER
+from kgagents.agent.kgqa.questions import PLACEHOLDER, masked
 from kgagents.graph.connection import Graph
 
 #: frontiers per bootstrap_expand query
@@ -181,13 +181,16 @@ _PLACEHOLDER_WORD = re.compile(rf"(?<![\w]){PLACEHOLDER}(?![\w])")
 
 
 def usable_paraphrases(questions: Sequence[str], example: Instance) -> list[str]:
-    """The model's questions that name the topic as X (once) and not by its example name, whitespace normalised,
-    each once."""
+    """The model's questions as masked questions: the example topic's name, where the model wrote it in spite of
+    the instruction, masked as X (a small model often does); kept when X is there once and no example answer is
+    named (a question that gives its answer away teaches nothing); whitespace normalised, each once."""
     out = []
     for q in questions:
-        text = " ".join(q.split())
-        if len(_PLACEHOLDER_WORD.findall(text)) != 1 or (example.topic_name and example.topic_name.lower() in
-                                                        text.lower() and example.topic_name != PLACEHOLDER):
+        text = masked(" ".join(q.split()), [example.topic_name])
+        lowered = text.lower()
+        if len(_PLACEHOLDER_WORD.findall(text)) != 1 or any(
+                len(a) > 1 and re.search(rf"(?<!\w){re.escape(a.lower())}(?!\w)", lowered)
+                for a in example.answer_names[:20]):
             continue
         out.append(text)
     return list(dict.fromkeys(out))
