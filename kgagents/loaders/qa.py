@@ -341,7 +341,8 @@ def _raw_records(path: Path) -> list[tuple[int | None, str, Any]]:
     except json.JSONDecodeError as exc:
         raise ParseError(str(path), exc.lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
     if not isinstance(data, list):
-        raise ParseError(str(path), None, f"expected a JSON array of question records, got {type(data).__name__}")
+        raise ParseError(str(path), None, f"expected a JSON array of question records, got {type(data).__name__}; "
+                                          f"a question file needs {NEEDED}")
     return [(None, f"record {i}", rec) for i, rec in enumerate(data)]
 
 
