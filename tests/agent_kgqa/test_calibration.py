@@ -1,38 +1,56 @@
-"""The memory's vote threshold, calibrated leaving one phrasing out (pure: vectors made here, no server)."""
+"""The memory's vote threshold, calibrated leaving one phrasing out against the zero-shot answer (pure: vectors
+made here, no server)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from kgagents.agent.kgqa.calibration import calibrate, threshold_for
+from kgagents.agent.kgqa.calibration import Record, calibrate, threshold_for
+from kgagents.agent.kgqa.paths import PathKey
 
 
-def test_the_threshold_is_the_lowest_similarity_at_which_votes_were_right_often_enough() -> None:
-    records = [(0.99, True), (0.97, True), (0.95, False), (0.93, True), (0.90, True), (0.80, False), (0.70, False)]
-    # from the top: 2/2, 2/3, 3/4, 4/5 (0.8 at 0.90), 4/6, 4/7
-    assert threshold_for(records, 0.8) == (0.90, 0.8)
-    assert threshold_for(records, 0.95) == (0.97, 1.0)
-    assert threshold_for(records, 0.5) == (0.70, round(4 / 7, 4))
-    assert threshold_for([(0.9, False), (0.8, False)], 0.5) == (1.0, None)  # never right: only itself votes
+def test_the_threshold_answers_the_most_right_voting_above_and_zero_shot_below() -> None:
+    records = [Record(0.99, True, True), Record(0.97, True, False), Record(0.95, False, True),
+               Record(0.93, True, False), Record(0.90, False, True), Record(0.80, False, False)]
+    # vote at >= 0.93: 3 votes right + zero-shot right on 0.90 = 4 (at 0.97: 2 + 2 = 4 as well: ties go higher)
+    assert threshold_for(records) == (0.97, 4)
+    assert threshold_for([Record(0.9, False, True), Record(0.8, False, False)]) == (1.0, 1)  # never vote
+    assert threshold_for([Record(0.9, True, False), Record(0.8, True, False)]) == (0.8, 2)  # always vote
     # a tie is one threshold: both records at 0.9 are in or out together
-    assert threshold_for([(0.95, True), (0.9, True), (0.9, False)], 0.9) == (0.95, 1.0)
+    assert threshold_for([Record(0.95, True, False), Record(0.9, True, False), Record(0.9, False, True)]) \
+        == (0.95, 2)  # voting at 0.9 wins one and loses one there: not worth it
+    assert threshold_for([Record(0.95, True, False), Record(0.9, True, False), Record(0.9, False, False)]) \
+        == (0.9, 2)
 
 
-def _row(key: str, vector: list[float], path: list[str]) -> dict:
-    return {"phrasing": key, "masked": key, "vector": vector,
-            "examples": [{"path": path, "weight": 1.0, "reentry": False, "question_key": key, "source": "labelled"}]}
+def _row(key: str, vector: Sequence[float], path: str) -> dict:
+    return {"phrasing": key, "masked": key, "vector": list(vector),
+            "examples": [{"path": [path], "weight": 1.0, "reentry": False, "question_key": key, "source": "labelled",
+                          "question": f"question {key}", "topic": "t"}]}
 
 
-def test_phrasings_whose_neighbours_share_their_path_vote_from_further_away() -> None:
+def _zero_shot(right: bool, rows: list[dict]) -> object:
+    paths = {r["examples"][0]["question"]: (r["examples"][0]["path"][0],) for r in rows}
+
+    def answer(asked: Sequence[tuple[str, str]]) -> list[PathKey | None]:
+        return [paths[q] if right else ("elsewhere",) for q, _ in asked]
+    return answer
+
+
+def test_wordings_of_one_kind_vote_for_each_other_where_zero_shot_is_wrong() -> None:
     rng = np.random.default_rng(0)
-    base = {name: rng.normal(size=16) for name in ("a", "b", "c")}
-    rows = []
-    for name, centre in base.items():  # three kinds of question, four wordings each, near their centre
-        for i in range(4):
-            rows.append(_row(f"{name}{i}", list(centre + 0.3 * rng.normal(size=16)), [f"rel_{name}"]))
-    found = calibrate(rows, k=3, temperature=0.05, target=0.9, sample=100, seed=1)
-    assert found.sample == 12 and found.phrasings == 12 and found.precision == 1.0
-    assert found.threshold < 0.95  # wordings of one kind agree, so the memory votes for new wordings of it
-    unrelated = [_row(f"u{i}", list(rng.normal(size=16)), [f"rel_{i}"]) for i in range(6)]
-    alone = calibrate(unrelated, k=3, temperature=0.05, target=0.9, sample=100, seed=1)
-    assert alone.threshold == 1.0 and alone.precision is None
+    centres = {name: rng.normal(size=16) for name in ("a", "b", "c")}
+    rows = [_row(f"{name}{i}", centre + 0.3 * rng.normal(size=16), f"rel_{name}")
+            for name, centre in centres.items() for i in range(4)]  # three kinds of question, four wordings each
+    found = calibrate(rows, _zero_shot(False, rows), k=3, temperature=0.05, sample=100, seed=1)  # type: ignore[arg-type]
+    assert (found.sample, found.phrasings, found.vote_right, found.zero_shot_right) == (12, 12, 1.0, 0.0)
+    assert found.threshold < 0.95 and found.chosen_right == 1.0 and found.voting == 1.0
+    # where zero-shot is right anyway, a vote adds nothing: only a learned phrasing itself votes
+    assert calibrate(rows, _zero_shot(True, rows), k=3, temperature=0.05, sample=100,  # type: ignore[arg-type]
+                     seed=1).threshold == 1.0
+    unrelated = [_row(f"u{i}", rng.normal(size=16), f"rel_{i}") for i in range(6)]
+    alone = calibrate(unrelated, _zero_shot(False, unrelated), k=3, temperature=0.05, sample=100,  # type: ignore[arg-type]
+                      seed=1)
+    assert alone.threshold == 1.0 and alone.vote_right == 0.0

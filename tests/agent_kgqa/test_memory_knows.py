@@ -87,5 +87,5 @@ def test_a_memory_of_unrelated_questions_votes_only_for_its_own_phrasings(
                         KGQASettings(mode="no_llm"), None)
     calibration = run.properties["memory_calibration"]
     # three phrasings of three different paths: left out in turn, none is voted for rightly by the others
-    assert calibration["threshold"] == 1.0 and calibration["phrasings"] == 3 and calibration["precision"] is None
+    assert calibration["threshold"] == 1.0 and calibration["phrasings"] == 3 and calibration["vote_right"] == 0.0
     assert run.output.summary()["memory_votes"] == {"abstained": 4}

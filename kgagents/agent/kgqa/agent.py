@@ -191,6 +191,7 @@ class ODAAgent(Agent[KGQASettings]):
         self.linker = EntityLinker(self.graph, kg)
         self._examples: dict[str, int] | None = None
         self._calibration: Calibration | None = None
+        self._calibrating = threading.Lock()
         self._wording: Wording | None = None
         self._priors: dict[str, Prior] = {}
         self._lock = threading.Lock()
@@ -226,16 +227,31 @@ class ODAAgent(Agent[KGQASettings]):
 
     def calibration(self) -> Calibration | None:
         """The memory's vote threshold (:mod:`~kgagents.agent.kgqa.calibration`), read or computed once per agent;
-        None without a memory or with ``memory_precision`` 0."""
+        None without a memory or with ``memory_calibration`` off."""
         s = self.settings
-        if not self.memory_examples() or s.memory_precision <= 0:
+        if not self.memory_examples() or not s.memory_calibration:
             return None
-        with self._lock:
+        with self._calibrating:
             if self._calibration is None:
                 self._calibration = stored_or_calibrated(
-                    self.graph, self.kg, k=s.memory_k, temperature=s.memory_temperature, target=s.memory_precision,
+                    self.graph, self.kg, self._zero_shot, k=s.memory_k, temperature=s.memory_temperature,
                     sample=s.memory_calibration_sample, seed=s.seed)
             return self._calibration
+
+    def _zero_shot(self, asked: Sequence[tuple[str, str]]) -> list[PathKey | None]:
+        """The best path the observation alone (no memory, no model) finds for each (question, topic): what the
+        memory's vote is calibrated against (:mod:`~kgagents.agent.kgqa.calibration`)."""
+        names = {r["id"]: r["name"] for r in self.graph.run("kgqa/entity_names", kg=self.kg,
+                                                            ids=sorted({t for _, t in asked}))}
+        queries = self.scorer.queries([masked(q, [names.get(t, t)]) for q, t in asked])
+
+        def best(i: int) -> PathKey | None:
+            topic = asked[i][1]
+            found = self.observer.observe(queries[i], [topic]).paths if topic in names else []
+            return found[0].key if found else None
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            return list(pool.map(best, range(len(asked))))
 
     @staticmethod
     def _query(state: QAState) -> Query:
@@ -553,7 +569,6 @@ class ODAAgent(Agent[KGQASettings]):
                 "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples(),
                 "memory_labelled": counts["labelled"], "memory_bootstrap": counts["bootstrap"],
                 "memory_threshold": calibrated.threshold if calibrated is not None else None,
-                "memory_threshold_precision": calibrated.precision if calibrated is not None else None,
                 "leave_one_out": bool(inputs.get("leave_one_out", False)), "llm_gate": self.gate_source,
                 "model_defaults": [f"{k}={v}" for k, v in sorted(self.model_defaults.items())],
                 "ranking": self.settings.ranking if self.llm is not None and self.settings.mode == "gated" else None}

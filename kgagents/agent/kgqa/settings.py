@@ -75,13 +75,13 @@ class KGQASettings(AgentSettings):
                                          description="examples less similar to the question than this do not vote")
     memory_temperature: float = Field(0.05, gt=0.0, description="how sharply closer examples outvote looser ones "
                                       "(vote weight exp((similarity − best) / temperature))")
-    memory_precision: float = Field(
-        0.9, ge=0.0, le=1.0, description="the memory votes only for questions at least as close to its phrasings "
-        "as those where, each of its own phrasings left out in turn, the others' vote was right this often "
-        "(calibrated on the memory itself, kgqa/calibration.py); elsewhere the question is answered zero-shot. "
-        "0: every phrasing above memory_min_similarity votes")
-    memory_calibration_sample: int = Field(2000, ge=1, description="phrasings (seeded sample) the vote threshold "
-                                           "is calibrated on (see memory_precision)")
+    memory_calibration: bool = Field(
+        True, description="the memory votes only for questions at least as close to its phrasings as the threshold "
+        "calibrated on the memory itself — each of a sample of its phrasings left out in turn, the similarity above "
+        "which the others' vote, and below which the zero-shot answer, got the most right (kgqa/calibration.py); "
+        "elsewhere the question is answered zero-shot. False: every phrasing above memory_min_similarity votes")
+    memory_calibration_sample: int = Field(300, ge=1, description="phrasings (seeded sample) the vote threshold is "
+                                           "calibrated on, each also answered zero-shot (see memory_calibration)")
     memory_order_temperature: float = Field(
         1.0, ge=0.0, description="how sharply the memory's vote among paths of one length follows the order in which "
         "the question's words name their steps (learned from the memory, kgqa/wording.py); 0 turns it off")

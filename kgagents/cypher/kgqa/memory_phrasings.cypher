@@ -5,6 +5,6 @@
 MATCH (q:PathQuestion {kg: $kg})<-[:PHRASED_AS]-(x:PathExample {kg: $kg})
 WHERE x.staged IS NULL AND q.vector IS NOT NULL
 WITH q, collect({path: x.path, weight: x.weight, reentry: coalesce(x.reentry, false),
-                 question_key: x.question_key, source: x.source}) AS examples
+                 question_key: x.question_key, source: x.source, question: x.question, topic: x.topic}) AS examples
 RETURN q.key AS phrasing, q.masked AS masked, q.vector AS vector, examples
 ORDER BY phrasing
