@@ -504,9 +504,15 @@ def bench_text2kgbench_check(
 
 @app.command("kgqa")
 def bench_kgqa(
-    dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h | qald-onehop"),
+    dataset: str = typer.Argument(..., help="metaqa | pq-2h | pq-3h | qald-onehop | sq-wikidata"),
     mode: str = typer.Option("no_llm", help="no_llm | full | no_observation | reflect_similarity | "
                              "reflect_random | reflect_generated"),
+    boot: bool = typer.Option(False, "--bootstrap", help="answer with a path memory made from the KG alone "
+                              "(`kgqa bootstrap`; no question of the dataset is learned)"),
+    paraphrase: bool = typer.Option(False, "--paraphrase", help="with --bootstrap: the configured chat model "
+                                    "paraphrases a seeded sample of path types (cached in the graph)"),
+    boot_set: list[str] = typer.Option([], "--bootstrap-set", help="with --bootstrap: a bootstrap setting, "
+                                       "KEY=VALUE; repeatable"),
     memory: bool = typer.Option(True, "--memory/--no-memory", help="learn a path memory from the train split "
                                 "and use it, or answer zero-shot"),
     link: bool = typer.Option(False, "--link", help="questions without brackets or topic ids: topics linked from "
@@ -523,18 +529,23 @@ def bench_kgqa(
                               "one (PathQuestion: to compare settings without touching the test split)"),
     out: Path = _results_option(),
 ) -> None:
-    """KGQA benchmark: loads and prepares the KG once, learns the path memory from the train split (--memory),
-    answers the test (or dev) split, writes results JSON + markdown."""
+    """KGQA benchmark: loads and prepares the KG once, learns the path memory from the train split (--memory) or
+    from the KG alone (--bootstrap), answers the test (or dev) split, writes a results JSON."""
     from benchmarks import kgqa
+    from kgagents.config import LLMSettings
 
     settings, chat = kgqa_chat(mode, mode == "no_llm", memory=memory, changes=set_)
+    writer = chat_or_none(not paraphrase, LLMSettings()) if boot else None
+    boot_settings = job_settings("bootstrap", sets=boot_set, chat=writer).settings if boot else None
+    if paraphrase and writer is None:
+        raise KgAgentsError("--paraphrase needs a chat model: start one with `kgagents llm start`")
     if confident is not None:
         settings = settings.model_copy(update={"confident": confident})
     label = "no-llm" if chat is None else f"{settings.mode}, {chat.model_name}"
     with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
         result = kgqa.bench(graph, dataset, chat=chat, settings=settings, memory=memory, link=link, sample=sample,
                             seed=seed, workers=workers, relearn=relearn, out=out, on_question=lambda r: advance(1),
-                            variant=variant_name(set_), part=split)
+                            variant=variant_name(set_), part=split, boot=boot_settings, paraphrase=writer)
     print_summary(result, label)
     console.print("written: " + ", ".join(result["files"]))
 

@@ -1215,3 +1215,7 @@ def om_calibration(results: Path) -> str:
                        for k, v in r["held_out"].items())
     lines += ["", f"Expected calibration error: {errors}. Command: `{r['command']}` ({_source(OM_CALIBRATION)})."]
     return "\n".join(lines)
+
+
+# the docs pages' figures (registered on import)
+from benchmarks import figures_kgqa  # noqa: E402,F401

@@ -3,8 +3,12 @@
 
 Datasets (shared data, never copied): ``metaqa`` (``kb_partial.txt`` and the 1/2/3-hop dev files; evaluated on the
 questions whose gold answers are exactly reachable in this partial KB — ``kb_consistent`` —, with how many that
-is), ``pq-2h`` / ``pq-3h`` (PathQuestion, each with its own KB) and ``qald-onehop`` (the 72 one-hop QALD-10
-questions on the graph of their gold triples, :mod:`kgagents.loaders.qald_graph`; zero-shot only).
+is), ``pq-2h`` / ``pq-3h`` (PathQuestion, each with its own KB), ``qald-onehop`` (the 72 one-hop QALD-10
+questions on the graph of their gold triples, :mod:`kgagents.loaders.qald_graph`; zero-shot only) and
+``sq-wikidata``: SimpleQuestions on Wikidata over CoDEx-M (a real Wikidata subgraph, loaded from its id triple
+tables with property labels and entity types, :mod:`kgagents.loaders.wikidata_tables`): the questions whose fact is
+in CoDEx-M, learned from the train file and reported on the valid file; a question's gold answers are every entity
+its (subject, property) reaches in the KG (the dataset's one object among them: any of them answers it).
 
 Protocol — nothing evaluated is ever learned from:
 
@@ -13,7 +17,9 @@ Protocol — nothing evaluated is ever learned from:
   paper did). Reported numbers are on ``test`` (``--sample N``: a seeded sample of N per file);
 * ``--memory``: the KG's path memory is made to hold exactly what was learned from ``train`` (examples of any
   other source are removed; learning runs when the memory does not hold this source yet, or with ``--relearn``);
-  ``--no-memory`` runs zero-shot (the agent ignores the memory);
+  ``--no-memory`` runs zero-shot (the agent ignores the memory); ``--bootstrap`` answers with a memory made from
+  the KG alone (``kgqa bootstrap``; no question of the dataset is used), with the model's paraphrases when a
+  model is given (``--paraphrase``);
 * ``--link``: the test questions lose their brackets and topic ids, so the agent links them from plain text;
   linking accuracy is reported next to Hits@1.
 
@@ -34,19 +40,23 @@ from typing import Any
 
 from benchmarks.provenance import file_slug, write_results
 from kgagents.agent.gating import cheap_threshold
+from kgagents.agent.kgqa.observation import follow
 from kgagents.agent.kgqa.pathmemory import PathMemory
 from kgagents.agent.kgqa.questions import plain
 from kgagents.agent.kgqa.results import GOLD_TOPICS, QuestionResult
-from kgagents.agent.kgqa.settings import KGQASettings, with_model_defaults
+from kgagents.agent.kgqa.settings import BootstrapSettings, KGQASettings, with_model_defaults
 from kgagents.embeddings import get_embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.jobs.kgqa import SPLIT, learn, prepare_kg, run_questions, seeded_sample, split
+from kgagents.jobs.kgqa_bootstrap import SOURCE as BOOTSTRAP_SOURCE
+from kgagents.jobs.kgqa_bootstrap import bootstrap
 from kgagents.jobs.kgqa_gate import model_record
 from kgagents.loaders.kg_common import kg_stats
-from kgagents.loaders.qa import Question, read_questions
+from kgagents.loaders.qa import EntityRef, Question, read_questions
 from kgagents.loaders.qald_graph import load_qald_onehop
 from kgagents.loaders.triples import load_triples
+from kgagents.loaders.wikidata_tables import load_tables
 from kgagents.paths import data_dir
 
 ANCHORS: dict[str, dict[str, float]] = {
@@ -68,6 +78,12 @@ class Dataset:
     ratios: dict[str, float] | None
     kind: str = "triples"
     only_kb_consistent: bool = False
+    #: without ``ratios``: each question file's part (``train`` / ``test``), in the order of ``questions``
+    parts: tuple[str, ...] | None = None
+    #: label and type tables (``wikidata_tables``): relation labels, entity types, type labels
+    tables: tuple[tuple[str, ...], ...] = ()
+    #: keep the questions whose own fact is in the KG, their gold the full answer set of their relation path
+    only_answerable: bool = False
 
 
 HALVES = {"train": 0.5, "test": 0.5}
@@ -79,6 +95,12 @@ DATASETS = {d.name: d for d in (
     Dataset("pq-3h", "pq-3h", ("kgqa", "pathquestion", "3H-kb.txt"), (("kgqa", "pathquestion", "PQ-3H.jsonl"),), IRN),
     Dataset("qald-onehop", "qald-onehop", ("kgqa", "wikidata_questions", "qald_10-en_onehop_gold_triples.json"),
             (("kgqa", "wikidata_questions", "qald_10-en_onehop_gold_triples.json"),), None, kind="qald_onehop"),
+    Dataset("sq-wikidata", "codex-m", tuple(f"kgqa/wikidata_codex/codex-m_{p}.txt" for p in ("train", "valid", "test")),
+            (("kgqa", "wikidata_codex", "simplequestions_wd_train_answerable.txt"),
+             ("kgqa", "wikidata_codex", "simplequestions_wd_valid_answerable.txt")), None, kind="wikidata_tables",
+            parts=("train", "test"), only_answerable=True,
+            tables=(("kgqa", "wikidata_codex", "relations_en.json"), ("kgqa", "wikidata_codex", "entity2types.json"),
+                    ("kgqa", "wikidata_codex", "types_en.json"))),
 )}
 
 
@@ -89,10 +111,12 @@ def dataset(name: str) -> Dataset:
 
 
 def result_stem(name: str, mode: str, model: str, *, memory: bool, link: bool, sample: int | None,
-                variant: str | None = None, part: str = "test") -> str:
-    """``kgqa/<dataset>/<memory|zeroshot>[_dev][_linked][_sample<N>]_<no-llm | mode_model>[_<variant>]`` in the
-    results store."""
-    parts = [f"kgqa/{name}/{'memory' if memory else 'zeroshot'}", *([part] if part != "test" else []),
+                variant: str | None = None, part: str = "test", boot: str | None = None) -> str:
+    """``kgqa/<dataset>/<memory|zeroshot|bootstrap[-<model>]>[_dev][_linked][_sample<N>]_<no-llm | mode_model>
+    [_<variant>]`` in the results store."""
+    kind = ("bootstrap" + (f"-{file_slug(boot)}" if boot != "templates" else "")) if boot else \
+        "memory" if memory else "zeroshot"
+    parts = [f"kgqa/{name}/{kind}", *([part] if part != "test" else []),
              *(["linked"] if link else []),
              *([f"sample{sample}"] if sample else [])]
     parts += ["no-llm"] if mode == "no_llm" else [mode, file_slug(model)]
@@ -104,6 +128,11 @@ def ensure_kg(graph: Graph, ds: Dataset) -> dict[str, Any]:
     stats = kg_stats(graph, ds.kg)
     if stats["kg_exists"] and stats["triples"]:
         return {"loaded_now": False, **stats}
+    if ds.kind == "wikidata_tables":
+        relations, types, type_labels = (data_dir(*t) for t in ds.tables)
+        loaded = load_tables(graph, [data_dir(*f.split("/")) for f in ds.kb], kg=ds.kg, relation_labels=relations,
+                             entity_types=types, type_labels=type_labels)
+        return {"loaded_now": True, **loaded.model_dump()}
     kb = data_dir(*ds.kb)
     if ds.kind == "qald_onehop":
         result = load_qald_onehop(graph, kb, kg=ds.kg,
@@ -119,9 +148,16 @@ def splits(ds: Dataset, seed: int,
     has one)). Without a split (QALD) every question is a test question."""
     learned: list[Question] = []
     files = []
-    for parts in ds.questions:
+    for i, parts in enumerate(ds.questions):
         path = data_dir(*parts)
         questions = read_questions(path)
+        if ds.parts is not None:  # the files are the split
+            marked = [q.model_copy(update={"extra": {**q.extra, SPLIT: ds.parts[i]}}) for q in questions]
+            if ds.parts[i] == "train":
+                learned.extend(marked)
+            else:
+                files.append((path, questions, marked))
+            continue
         if ds.ratios is None:
             files.append((path, questions, questions))
             continue
@@ -153,10 +189,39 @@ def _unlinked(question: Question) -> Question:
                                                  GOLD_TOPICS: [t.id or t.name for t in question.topic_entities]}})
 
 
+def answerable(graph: Graph, ds: Dataset, questions: Sequence[Question]) -> list[Question]:
+    """The questions whose own fact is in the KG (a gold answer at the end of their relation path from their topic),
+    each with every entity that path reaches as its gold (any of them answers the question)."""
+    topics = sorted({q.topic_entities[0].id or q.topic_entities[0].name for q in questions if q.topic_entities})
+    known = {r["id"] for r in graph.run("kgqa/entity_names", kg=ds.kg, ids=topics)}
+    kept = []
+    for q in questions:
+        topic = q.topic_entities[0].id or q.topic_entities[0].name
+        if topic not in known:
+            continue
+        ends = follow(graph, ds.kg, topic, q.relation_path or [], [topic], 10_000)
+        ids = [e["id"] for e in ends]
+        if {a.id for a in q.answers} & set(ids):
+            kept.append(q.model_copy(update={"answers": [EntityRef(id=e["id"], name=e["name"]) for e in ends],
+                                             "extra": {**q.extra, "dataset_answers": [a.id for a in q.answers]}}))
+    return kept
+
+
+def ensure_bootstrap(graph: Graph, ds: Dataset, chat: Any, settings: BootstrapSettings) -> dict[str, Any]:
+    """The KG's path memory made from the KG alone (``kgqa bootstrap``; labelled examples removed): no question of
+    the dataset is used. With ``chat``, the model paraphrases a seeded sample of path types (cached in the graph)."""
+    PathMemory(graph, ds.kg).forget_other_sources(BOOTSTRAP_SOURCE)
+    report = bootstrap(graph, ds.kg, chat=chat, settings=settings, prepare=False)  # bench prepared it
+    return {"source": BOOTSTRAP_SOURCE, "split": None, "questions_learned_from": 0,
+            "examples": report.memory["examples"], "bootstrap": report.as_dict(),
+            "bootstrap_settings": settings.model_dump(mode="json")}
+
+
 def ensure_memory(graph: Graph, ds: Dataset, learned: list[Question], *, seed: int, relearn: bool,
                   workers: int) -> dict[str, Any]:
     """The KG's path memory holding exactly what was learned from this benchmark's ``train`` split."""
-    source = f"bench {ds.name}: train split {ds.ratios} seed {seed}; labelled relation paths learned as given"
+    source = f"bench {ds.name}: train split {ds.ratios or ds.parts} seed {seed}; labelled relation paths learned as " \
+        "given"
     memory = PathMemory(graph, ds.kg)
     removed = memory.forget_other_sources(source)
     report = None
@@ -170,19 +235,19 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
           memory: bool = True, link: bool = False, sample: int | None = None, seed: int = 7, workers: int = 1,
           relearn: bool = False, out: Path | None = None,
           on_question: Callable[[QuestionResult], None] | None = None, variant: str | None = None,
-          part: str = "test") -> dict[str, Any]:
+          part: str = "test", boot: BootstrapSettings | None = None, paraphrase: Any = None) -> dict[str, Any]:
     """Run one dataset's benchmark (mode ``no_llm`` when ``chat`` is None); write the files when ``out`` is given
     (``variant``: the settings changed from their defaults, in the file name). ``part``: the split answered — the
     test split (reported), or the dev split where the dataset has one (comparing settings without the test)."""
     ds = dataset(name)
-    if memory and ds.ratios is None:
+    if memory and ds.ratios is None and ds.parts is None and boot is None:
         raise KgAgentsError(f"{name} has no training split to learn a path memory from; use --no-memory")
     if part not in ("test", "dev"):
         raise KgAgentsError(f"--split {part}: answer the test split (reported) or a dev split")
     if part == "dev" and "dev" not in (ds.ratios or {}):
         raise KgAgentsError(f"{name} has no dev split (its split: {', '.join(ds.ratios or {}) or 'none'}); "
                             "compare settings on its train split with `bench kgqa-gate --set`")
-    settings = (settings or KGQASettings()).model_copy(update={"memory": memory})
+    settings = (settings or KGQASettings()).model_copy(update={"memory": memory or boot is not None})
     if chat is None:
         settings = settings.model_copy(update={"mode": "no_llm"})
     settings, model_defaults = with_model_defaults(settings, getattr(chat, "model_name", None))
@@ -191,14 +256,22 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     kg = ensure_kg(graph, ds)
     prepared = prepare_kg(graph, ds.kg, get_embedder())
     learned, files = splits(ds, seed, part)
-    memory_record = ensure_memory(graph, ds, learned, seed=seed, relearn=relearn, workers=max(workers, 2)) \
-        if memory else None
+    if ds.only_answerable:  # the questions whose fact is in the KG, learned from and answered alike
+        learned = answerable(graph, ds, learned)
+        files = [(path, questions, answerable(graph, ds, part_questions)) for path, questions, part_questions in files]
+    if boot is not None:
+        memory_record: dict[str, Any] | None = ensure_bootstrap(graph, ds, paraphrase, boot)
+    else:
+        memory_record = ensure_memory(graph, ds, learned, seed=seed, relearn=relearn, workers=max(workers, 2)) \
+            if memory else None
     questions, counts = test_questions(ds, files, sample, seed, link)
     run = run_questions(graph, ds.kg, questions, settings, chat, workers=workers, dataset=ds.name,
                         on_question=on_question)
     summary = run.output.summary()
-    config = ("path memory" if memory else "zero-shot (no memory)") + (", topics linked from plain text" if link
-                                                                        else "")
+    boot_kind = None if boot is None else (getattr(paraphrase, "model_name", None) or "templates")
+    words = "templates" if boot_kind == "templates" else f"templates and {boot_kind} paraphrases"
+    config = (f"bootstrap memory ({words}; no labelled question)" if boot_kind else "path memory" if memory
+              else "zero-shot (no memory)") + (", topics linked from plain text" if link else "")
     result: dict[str, Any] = {
         "benchmark": f"KGQA {ds.name}: {len(questions)} {part} questions"
                      + (f" (seeded sample of {sample} per question file)" if sample else "") + f"; {config}",
@@ -218,7 +291,7 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     }
     if out is not None:
         write_results(out, result_stem(ds.name, settings.mode, run.model, memory=memory, link=link, sample=sample,
-                                       variant=variant, part=part), result, markdown)
+                                       variant=variant, part=part, boot=boot_kind), result)
     return result
 
 

@@ -88,6 +88,8 @@ JOBS: dict[str, Job] = {job.name: job for job in (
     Job("retrieval", "kgagents.agent.alignment.settings:RetrievalSettings",
         "entity alignment: retrieval, tuning and assignment (kgagents align)"),
     Job("kgqa", "kgagents.agent.kgqa.settings:KGQASettings", "KG question answering (ODA)"),
+    Job("bootstrap", "kgagents.agent.kgqa.settings:BootstrapSettings",
+        "KGQA: a path memory from the KG itself (kgqa bootstrap)"),
     Job("extract", "kgagents.agent.extraction.settings:ExtractionSettings", "ontology-to-tools extraction"),
 )}
 
@@ -294,11 +296,13 @@ def read_config(path: Path) -> dict[str, Any]:
 
 
 def stages(spec: Job) -> dict[str, tuple[str, ...]]:
-    """The job's settings grouped by stage (``STAGES`` in its settings module, else each field's ``stage`` in its
-    schema; every field in exactly one group, a test checks), for ``config show`` and the config template."""
+    """The job's settings grouped by stage (``STAGES`` of its settings class, else of its settings module, else
+    each field's ``stage`` in its schema; every field in exactly one group, a test checks), for ``config show`` and
+    the config template."""
     fields = spec.settings_type.model_fields
+    declared = getattr(spec.settings_type, "STAGES", None) or getattr(spec.module, "STAGES", {})
     grouped: dict[str, tuple[str, ...]] = {
-        stage: kept for stage, names in getattr(spec.module, "STAGES", {}).items()
+        stage: kept for stage, names in declared.items()
         if (kept := tuple(f for f in names if f in fields))}
     taken = {f for names in grouped.values() for f in names}
     for name, info in fields.items():

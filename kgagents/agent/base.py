@@ -128,7 +128,8 @@ class Agent(ABC, Generic[SettingsT]):
 
     def learned_settings(self, settings: Any, model: str | None) -> tuple[dict[str, Any], str] | None:
         """Values a gate learned for ``model`` on this agent's data (and what learned them), or None; the layer
-        below the model's defaults. Agents with learned gates override this."""
+        above the model's defaults (a learned gate is the model's, measured on this agent's own data). Agents with
+        learned gates override this."""
         return None
 
     @property

@@ -1,4 +1,5 @@
-"""``kgagents ask`` and the ``kgagents kgqa`` group (``run``, ``learn``, ``prepare``): KG question answering."""
+"""``kgagents ask`` and the ``kgagents kgqa`` group (``run``, ``learn``, ``bootstrap``, ``prepare``): KG question
+answering."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from kgagents.errors import KgAgentsError
 #: commands of the top level (kgagents/cli/__init__.py adds them)
 commands = App()
 #: the ``kgagents kgqa`` group
-app = App(help="KG question answering: run question files, learn paths from answered questions, prepare a KG.")
+app = App(help="KG question answering: run question files, learn paths from answered questions, bootstrap a path "
+          "memory from the KG itself, prepare a KG.")
 
 _MODES = "full | gated | no_observation | reflect_similarity | reflect_random | reflect_generated | no_llm"
 _EXAMPLE = "ranking=options"
@@ -62,7 +64,10 @@ def print_summary(summary: dict[str, Any], label: str) -> None:
         + (f" ({by_hops})" if by_hops else "") + f", answer-set F1 {summary['f1']}; "
         f"topic entity in the KG for {cov['topic_in_kg']}, a gold answer for {cov['gold_in_kg']}, both for "
         f"{cov['topic_and_gold_in_kg']} (Hits@1 there {summary['hits_at_1_covered']}); path memory "
-        f"{summary['memory_examples']} examples; decided by {summary['decided_by']}; observation p50 "
+        f"{summary['memory_examples']} examples"
+        + (" (" + ", ".join(f"{k} {v}" for k, v in summary["memory_votes"].items()) + ")"
+           if summary.get("memory_votes") else "")
+        + f"; decided by {summary['decided_by']}; observation p50 "
         f"{summary['observe_ms_p50']} ms; {summary['questions_per_second']} q/s"))
 
 
@@ -103,7 +108,8 @@ def ask_cmd(
     names = r.answer.splitlines()
     shown = ", ".join(names[:10]) + (f", … ({r.answer_size} in all)" if r.answer_size > 10 else "")
     console.print(escape(f"[{label}] answer: {shown or '(none)'}"))
-    console.print(escape(f"path: {r.path or '(none)'} (decided by {r.decided_by}; confidence {r.confidence}); "
+    memory = f"; path memory {r.memory}" if r.memory else ""
+    console.print(escape(f"path: {r.path or '(none)'} (decided by {r.decided_by}{memory}; confidence {r.confidence}); "
                          f"{r.llm_calls} LLM calls, {r.prompt_tokens + r.completion_tokens} tokens, "
                          f"{r.seconds:.2f} s"))
     table = Table(title="observed paths (best first)", title_justify="left", caption_justify="left",
@@ -124,8 +130,10 @@ def ask_cmd(
 
 @app.command("run")
 def run_cmd(
-    files: list[Path] = typer.Argument(..., help="question file(s): MetaQA (its own .txt or our jsonl), "
-                                       "PathQuestion jsonl, QALD-10, T-REx, Zero-Shot RE, Creak json"),
+    files: list[Path] = typer.Argument(..., help="question file(s): your own (JSONL / JSON / TSV with 'question' "
+                                       "and optionally 'topic_entity' — a KG id such as a QID, or a name — and "
+                                       "'answers'), MetaQA (its own .txt or our jsonl), PathQuestion jsonl, QALD-10, "
+                                       "T-REx, Zero-Shot RE, Creak json"),
     kg: str = typer.Option(..., "--kg", help="name of the loaded KG (e.g. your Wikidata subgraph)"),
     format: str = typer.Option(None, help="question format (default: detected)"),
     mode: str = typer.Option(None, help=_MODES + " (default: the model's measured best, else no_llm)"),
@@ -227,6 +235,42 @@ def learn_gate_cmd(
         + (f" (the best record, {record['best']['changed_right']} fixed / {record['best']['changed_wrong']} "
            f"broken, is one chance alone gives {100 * gate['chance']:.0f} % of the time)"
            if gate["threshold"] <= 0 and gate.get("chance") is not None else "")))
+
+
+@app.command("bootstrap")
+def bootstrap_cmd(
+    kg: str = typer.Option(..., "--kg", help="name of the loaded KG"),
+    no_llm: bool = typer.Option(False, "--no-llm", help="templates only, even with a chat model configured"),
+    set_: list[str] = set_option("bootstrap", "topics=500"),
+    config: Path = config_option(),
+) -> None:
+    """A path memory without labelled questions: the KG's frequent relation paths (1–3 relations from sampled
+    topics), with questions written for them from the relation labels (templates) and, with a chat model, natural
+    paraphrases (cached in the graph). Stored as (:PathExample {source: 'bootstrap'}), replacing the previous
+    bootstrap; labelled examples (`kgqa learn`) are kept. The memory votes only where a question comes close enough
+    to its phrasings (calibrated on the memory itself); elsewhere questions are answered zero-shot."""
+    from kgagents.config import LLMSettings
+    from kgagents.jobs.kgqa_bootstrap import bootstrap
+
+    chat = chat_or_none(no_llm, LLMSettings())
+    settings = job_settings("bootstrap", sets=set_, config=config, chat=chat).settings
+    if not settings.uses_llm:
+        chat = None
+    with connected() as graph, console.status(escape(f"bootstrapping the path memory of {kg}…")) as status:
+        report = bootstrap(graph, kg, chat=chat, settings=settings, on_step=lambda what: status.update(
+            escape(f"bootstrapping the path memory of {kg}: {what}…")))
+    if not report.relation_labels:
+        console.print(escape(f"[yellow]note:[/yellow] KG '{kg}' has no relation labels: questions are written with "
+                             "its relation ids (load a label file to have them read as words)"))
+    model = (f"; {report.paraphrases} paraphrases of {report.paraphrased_path_types} path types by {report.model} "
+             f"({report.model_calls} calls, {report.model_seconds} s; {report.paraphrases_cached} path types from "
+             "the cache)") if report.model else "; templates only (no chat model)"
+    console.print(escape(
+        f"{kg}: {report.path_types_used} path types (of {report.path_types_found} found from "
+        f"{report.topics_sampled} sampled topics), {report.template_questions} template questions{model}; "
+        f"{report.examples} examples written in {report.batches} transaction(s) in {report.seconds} s; the memory "
+        f"now holds {report.memory['labelled']} labelled and {report.memory['bootstrap']} bootstrap examples "
+        f"(run {report.run_id})"))
 
 
 @app.command("prepare")

@@ -110,6 +110,33 @@ def repair_cmd(name: str = typer.Argument(None, help="the KG (or JAPE pair) whos
         _say("no dead batched load" + (f" of '{name}'" if name else "") + ": nothing to remove")
 
 
+@app.command("wikidata-tables")
+def load_wikidata_tables_cmd(
+    triples: list[Path] = typer.Argument(..., help="head<TAB>property<TAB>tail files (QIDs and PIDs), read as one KG"),
+    name: str = typer.Option(..., "--name", help="KG name"),
+    relation_labels: Path = typer.Option(None, help="property labels: JSON {PID: label | {label, description}} or "
+                                         "TSV PID<TAB>label[<TAB>description]"),
+    entity_labels: Path = typer.Option(None, help="entity labels, in the same shapes"),
+    entity_types: Path = typer.Option(None, help="JSON {QID: [type QID, …]} (the types' labels: --type-labels)"),
+    type_labels: Path = typer.Option(None, help="labels of the entity types, in the label shapes"),
+) -> None:
+    """A Wikidata subgraph as id triple tables with separate label tables (CoDEx's shape): one KG, written in one
+    transaction after every file was read."""
+    from kgagents.loaders.wikidata_tables import load_tables
+
+    with connected() as graph, progress_bar(f"loading {len(triples)} triple file(s) as {name}") as advance:
+        result = load_tables(graph, triples, kg=name, relation_labels=relation_labels, entity_labels=entity_labels,
+                             entity_types=entity_types, type_labels=type_labels, progress=advance)
+    console.print(f"{name}: {result.entities} entities ({result.labelled_entities} with a label, "
+                  f"{result.typed_entities} with types), {result.relations} relations, {result.triples} triples "
+                  f"({result.duplicate_triples} duplicates) in {result.seconds:.1f} s")
+    if result.unlabelled_relations:
+        shown = ", ".join(result.unlabelled_relations[:8]) + (" …" if len(result.unlabelled_relations) > 8 else "")
+        console.print(f"[yellow]note:[/yellow] {len(result.unlabelled_relations)} relation(s) have no label "
+                      f"({escape(shown)}): their ids are their names, and KGQA reads them as written; give "
+                      "--relation-labels FILE to have them read as words")
+
+
 def _print_kg_load(report: Any) -> None:
     """The separator read, the method's own lines, one row per loaded KG, the gold links of a pair."""
     from kgagents.loaders.triples import SEPARATORS

@@ -103,7 +103,7 @@ def prepare_kg(graph: Graph, kg: str, embedder: Embedder | None = None) -> dict[
     embedder = embedder or get_embedder()
     ensure_vector_index(graph, name="entity_embedding", label="Entity", property="embedding",
                         dimensions=embedder.dimensions)
-    stats = embed_nodes(graph, embedder, scope=Scope.kg(kg), text_properties=[("label", "name")],
+    stats = embed_nodes(graph, embedder, scope=Scope.kg(kg), text_properties=[("label", "name"), "type_names"],
                         vector_property="embedding")
     EntityLinker(graph, kg).ensure_index()
     return {"names_embedded": stats.embedded, "names_unchanged": stats.unchanged, "seconds": round(stats.seconds, 2)}

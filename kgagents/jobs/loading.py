@@ -64,6 +64,9 @@ def load_kg(path: Path | str, format: Format, *, method: Method = "transactional
     path = Path(path)
     _check(format, method, langs=langs, train_ratio=train_ratio, sep=sep, property_labels=property_labels,
            overwrite=overwrite, batch_size=batch_size, parallel=parallel)
+    if format == "wikidata" and method != "transactional" and path.suffix.lower() in (".ttl", ".turtle"):
+        raise LoadOptionsError("a Turtle file loads in one transaction (leave out --batched / --bulk), or convert "
+                               "it to N-Triples first for the streamed methods")
     separator, detected = None, False
     if format == "triples":
         from kgagents.loaders.triples import detect_separator

@@ -15,7 +15,17 @@ format                    file   source
 ``creak``                 json   Creak claims (true/false about one entity)
 ``metaqa_text``           txt    MetaQA as distributed: ``question<TAB>answer|answer`` with the topic in
                                  [brackets], and its ``<stem>_qtype.txt`` (one question type per line) beside it
+``simplequestions``       txt    SimpleQuestions on Wikidata: ``subject<TAB>property<TAB>object<TAB>question``;
+                                 ``R…`` is the inverse of ``P…`` (the question asks for a subject); detected
+                                 from a ``.txt`` file's first line
+``plain``                 jsonl  a user's own questions: ``question``, optionally ``topic_entity`` (a KG id such
+                          json   as a QID, or a name; a list or ``{id: label}`` for several) and ``answers`` (a
+                          tsv    list, ``a|b`` text, or ``{id: label}``), optionally ``id`` and ``split``; as TSV,
+                                 the columns ``question<TAB>topic_entity<TAB>answers`` (a header row is optional)
 ========================  =====  ============================================================================
+
+Detection keys on the fields a record has, most specific first; ``plain`` needs only ``question``, so a file with
+the benchmark fields (gold paths, relation paths) is read by its dataset's format and any other file as ``plain``.
 
 A malformed record raises :class:`ParseError` with its line (jsonl) or record index (json) before any
 question is returned, so a half-read dataset never reaches an evaluation.
@@ -240,16 +250,83 @@ class CreakFormat(QuestionFormat):
                         extra=self.extra(rec, "ex_id", "sentence", "label", "qid_topic_entity"))
 
 
-#: detection order matters: the most specific layouts first
+# -- a user's own questions (jsonl, json or tsv) ---------------------------------------------------------------
+Refs = str | list[str] | dict[str, str] | None
+
+
+class _PlainRecord(_Record):
+    question: str = Field(min_length=1)
+    id: str | int | None = None
+    topic_entity: Refs = None
+    answers: Refs = None
+
+
+def _user_refs(value: Refs, *, topic: bool) -> list[EntityRef]:
+    """A user's topic or answers as refs: ``{id: label}``; a list; or one text (answers may be ``a|b``). A topic
+    text is kept as given (a KG id, or a name the agent resolves); an answer text is an id only when it looks like
+    a Wikidata id (answers are matched by name otherwise)."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [EntityRef(id=k, name=v or k) for k, v in value.items()]
+    items = value if isinstance(value, list) else ([value] if topic else value.split("|"))
+    texts = [t.strip() for t in items if t.strip()]
+    if topic:
+        return [EntityRef(id=t, name=t) for t in texts]
+    return [EntityRef(id=t if _WIKIDATA_ID.fullmatch(t) else None, name=t) for t in texts]
+
+
+class PlainFormat(QuestionFormat):
+    """A user's own questions: only ``question`` is needed (see the module docstring)."""
+
+    name = "plain"
+    record = _PlainRecord
+
+    def convert(self, rec: _PlainRecord, index: int, dataset: str) -> Question:
+        return Question(id=str(rec.id) if rec.id is not None else f"{dataset}-{index:05d}", dataset=dataset,
+                        question=rec.question, topic_entities=_user_refs(rec.topic_entity, topic=True),
+                        answers=_user_refs(rec.answers, topic=False),
+                        extra=self.extra(rec, "id", "question", "topic_entity", "answers"))
+
+
+#: detection order matters: the most specific layouts first (``plain``, which needs only ``question``, last)
 QUESTION_FORMATS: dict[str, QuestionFormat] = {f.name: f for f in (
     MetaQAFormat(), PathQuestionFormat(), QaldOneHopFormat(), QaldFormat(), ZeroShotREFormat(), TRExFormat(),
-    CreakFormat(),
+    CreakFormat(), PlainFormat(),
 )}
+#: what a question file must have at least (said when a file cannot be read)
+NEEDED = ("a 'question' field (optional: 'topic_entity' — a KG id such as a QID, or a name —, 'answers', 'id', "
+          "'split'), as JSONL, a JSON array, or TSV columns question<TAB>topic_entity<TAB>answers")
+TSV_COLUMNS = ("question", "topic_entity", "answers")
+
+
+def _tsv_records(path: Path, text: str) -> list[tuple[int | None, str, Any]]:
+    """A TSV of ``question<TAB>topic_entity<TAB>answers`` (the last two optional; answers ``a|b``), with or without
+    a header row naming those columns, as raw records."""
+    out: list[tuple[int | None, str, Any]] = []
+    columns = list(TSV_COLUMNS)
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if not out and fields[0].strip().lower() == "question":
+            columns = [f.strip().lower() for f in fields]
+            unknown = [c for c in columns if c not in (*TSV_COLUMNS, "id", "split")]
+            if unknown:
+                raise ParseError(str(path), lineno, f"unknown column(s) {unknown}; a question file needs {NEEDED}")
+            continue
+        if len(fields) > len(columns):
+            raise ParseError(str(path), lineno, f"{len(fields)} tab-separated fields, expected at most "
+                             f"{len(columns)} ({', '.join(columns)}); a question file needs {NEEDED}")
+        out.append((lineno, f"line {lineno}", {c: f.strip() for c, f in zip(columns, fields) if f.strip()}))
+    return out
 
 
 def _raw_records(path: Path) -> list[tuple[int | None, str, Any]]:
-    """(line or None, 'line N' / 'record N' label, decoded JSON) for a .jsonl file or a JSON array file."""
+    """(line or None, 'line N' / 'record N' label, decoded JSON) for a .jsonl file, a JSON array file or a .tsv."""
     text = path.read_text(encoding="utf-8")
+    if path.suffix in (".tsv", ".tab"):
+        return _tsv_records(path, text)
     if path.suffix == ".jsonl":
         out: list[tuple[int | None, str, Any]] = []
         for lineno, line in enumerate(text.splitlines(), 1):
@@ -265,7 +342,8 @@ def _raw_records(path: Path) -> list[tuple[int | None, str, Any]]:
     except json.JSONDecodeError as exc:
         raise ParseError(str(path), exc.lineno, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
     if not isinstance(data, list):
-        raise ParseError(str(path), None, f"expected a JSON array of question records, got {type(data).__name__}")
+        raise ParseError(str(path), None, f"expected a JSON array of question records, got {type(data).__name__}; "
+                                          f"a question file needs {NEEDED}")
     return [(None, f"record {i}", rec) for i, rec in enumerate(data)]
 
 
@@ -313,11 +391,50 @@ def read_metaqa_text(path: Path | str, *, qtypes: Path | str | None = None, hops
     return questions
 
 
+SIMPLEQUESTIONS = "simplequestions"
+_SQ_LINE = re.compile(r"(Q[1-9][0-9]*)\t([PR][1-9][0-9]*)\t(Q[1-9][0-9]*)\t(.+)")
+
+
+def _first_line(path: Path) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return next((line.rstrip("\r\n") for line in fh if line.strip()), "")
+
+
+def read_simplequestions(path: Path | str, *, dataset: str | None = None) -> list[Question]:
+    """SimpleQuestions on Wikidata: one ``subject<TAB>property<TAB>object<TAB>question`` per line. The topic is
+    the subject; the answer the object; ``R<n>`` is the inverse of ``P<n>``, so the relation path is
+    ``P<n>^-1`` (MetaQA's notation: the triple is stored object → subject)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"question file not found: {path}")
+    dataset = dataset or path.stem
+    questions = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        m = _SQ_LINE.fullmatch(line.strip())
+        if m is None:
+            raise ParseError(str(path), lineno, "expected 'subject QID<TAB>P… or R… property<TAB>object QID<TAB>"
+                                                f"question', got {line[:120]!r}")
+        subject, prop, obj, text = m.groups()
+        relation = prop if prop.startswith("P") else f"P{prop[1:]}^-1"
+        questions.append(Question(id=f"{dataset}-{lineno:05d}", dataset=dataset, question=text.strip(),
+                                  topic_entities=[EntityRef(id=subject, name=subject)],
+                                  answers=[EntityRef(id=obj, name=obj)], hops=1, relation_path=[relation],
+                                  extra={"line": lineno}))
+    if not questions:
+        raise ParseError(str(path), None, "no question records")
+    return questions
+
+
 def read_questions(path: Path | str, *, format: str | None = None, dataset: str | None = None) -> list[Question]:
     """All questions of one file. ``format`` is detected from the first record when not given (a ``.txt`` file is
     MetaQA's own format, :func:`read_metaqa_text`); ``dataset`` (default: the file name without extension)
     prefixes generated ids."""
     path = Path(path)
+    if format == SIMPLEQUESTIONS or (format is None and path.suffix == ".txt" and path.is_file()
+                                     and _SQ_LINE.fullmatch(_first_line(path).strip())):
+        return read_simplequestions(path, dataset=dataset)
     if format == METAQA_TEXT or (format is None and path.suffix == ".txt"):
         return read_metaqa_text(path, dataset=dataset)
     dataset = dataset or path.stem
@@ -330,12 +447,14 @@ def read_questions(path: Path | str, *, format: str | None = None, dataset: str 
         if not found:
             keys = sorted(first) if isinstance(first, dict) else type(first).__name__
             raise ParseError(str(path), records[0][0],
-                             f"unknown question format (fields {keys}); pass format= one of {sorted(QUESTION_FORMATS)}")
+                             f"unknown question format (fields {keys}): a question file needs {NEEDED}; or pass "
+                             f"format= one of {sorted(QUESTION_FORMATS)}")
         fmt = found[0]
     elif format in QUESTION_FORMATS:
         fmt = QUESTION_FORMATS[format]
     else:
-        raise ValueError(f"unknown question format {format!r}; known: {sorted([*QUESTION_FORMATS, METAQA_TEXT])}")
+        raise ValueError(f"unknown question format {format!r}; known: "
+                         f"{sorted([*QUESTION_FORMATS, METAQA_TEXT, SIMPLEQUESTIONS])}")
     questions: list[Question] = []
     for index, (lineno, where, raw) in enumerate(records):
         try:
@@ -345,5 +464,6 @@ def read_questions(path: Path | str, *, format: str | None = None, dataset: str 
         except (ValidationError, ValueError) as exc:
             detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()) \
                 if isinstance(exc, ValidationError) else str(exc)
-            raise ParseError(str(path), lineno, f"{where} is not a valid {fmt.name} record: {detail}") from None
+            needs = f"; a question file needs {NEEDED}" if fmt.name == PlainFormat.name else ""
+            raise ParseError(str(path), lineno, f"{where} is not a valid {fmt.name} record: {detail}{needs}") from None
     return questions

@@ -16,6 +16,10 @@ What becomes what:
   property and value), so no extra index is needed and re-loading creates nothing. ``value`` is the lexical
   form as a string; ``datatype`` the XSD/Wikibase datatype IRI (``rdf:langString`` with ``lang`` for
   language-tagged text, ``xsd:anyURI`` for IRIs, ``bnode`` for blank nodes).
+* Full statements, as a SPARQL ``CONSTRUCT`` or a dump slice gives them: ``wd:Q42 p:P69 wds:Q42-…`` with
+  ``wds:Q42-… ps:P69 wd:Q691283`` become the same ``(:Entity)-[:P69]->(:Entity)`` as ``wdt:P69`` (a statement
+  stated both ways is one relationship); qualifiers and references (``pq:``, ``pr:``, ``prov:``) are skipped.
+* Turtle (``.ttl``: a ``CONSTRUCT`` result with prefixes) is read through rdflib into the same lines first.
 * Every other predicate (``schema:version``, ``wikibase:*``, ``wdtn:`` normalised ids, …) is skipped.
 
 The N-Triples parser is a strict single-line regular grammar (W3C N-Triples): every malformed line raises
@@ -25,6 +29,7 @@ The N-Triples parser is a strict single-line regular grammar (W3C N-Triples): ev
 from __future__ import annotations
 
 import re
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,6 +45,9 @@ from kgagents.paths import require_file
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
+P_STATEMENT = "http://www.wikidata.org/prop/"  # wd:Q42 p:P69 wds:… (the statement node)
+PS_VALUE = "http://www.wikidata.org/prop/statement/"  # wds:… ps:P69 value
+WDS = "http://www.wikidata.org/entity/statement/"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 SCHEMA_NAME = "http://schema.org/name"
 SCHEMA_DESCRIPTION = "http://schema.org/description"
@@ -142,6 +150,7 @@ def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[
         lineno = 0
         while True:
             data = KGData(kg, {"source": str(path), "format": "wikidata-truthy-nt"})
+            statements = Statements()
             names: Names = {}
             aliases: Aliases = {}
             relations: dict[str, str] = {}  # PID -> wdt IRI, for the fast path
@@ -176,7 +185,8 @@ def iter_wikidata_chunks(path: Path, *, kg: str, lines: int | None) -> Iterator[
                     data.literal(subject, predicate, value, datatype or (RDF_LANG_STRING if lang else XSD_STRING),
                                  lang)
                 else:
-                    _parse_line(data, path, lineno, line, names, aliases)
+                    _parse_line(data, path, lineno, line, names, aliases, statements)
+            statements.resolve(data, path)  # full statements are resolved within a chunk
             if read or lines is None:
                 yield data, names, aliases
             if lines is None or read < lines:
@@ -230,8 +240,23 @@ def read_property_labels(path: Path) -> dict[str, str]:
     return labels
 
 
+class Statements:
+    """Full statements (``p:`` / ``ps:``) met so far: which item and property each statement node belongs to, and
+    the values it states (as N-Triples object terms), resolved into triples when both are known."""
+
+    def __init__(self) -> None:
+        self.owner: dict[str, tuple[str, str]] = {}
+        self.values: dict[str, list[tuple[str | None, str | None, str | None, str | None, str | None]]] = {}
+
+    def resolve(self, data: KGData, path: Path) -> None:
+        """Every statement whose item and value were both seen, as the ``wdt:`` triple it states."""
+        for node, (subject, pid) in self.owner.items():
+            for o_iri, o_bnode, lexical, lang, datatype in self.values.get(node, []):
+                _statement(data, path, 0, subject, WDT + pid, o_iri, o_bnode, lexical, lang, datatype)
+
+
 def _parse_line(data: KGData, path: Path, lineno: int, line: str, names: dict[str, dict[str, str]],
-                aliases: dict[str, list[str]]) -> None:
+                aliases: dict[str, list[str]], statements: Statements | None = None) -> None:
     """One line through the full N-Triples grammar: any statement shape, labels, or something skipped."""
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
@@ -240,38 +265,55 @@ def _parse_line(data: KGData, path: Path, lineno: int, line: str, names: dict[st
     if m is None:
         raise ParseError(str(path), lineno, f"not a valid N-Triples line: {stripped[:120]!r}")
     s_iri, _s_bnode, p_iri, o_iri, o_bnode, lexical, lang, datatype = m.groups()
+    predicate = _unescape(p_iri)
+    if statements is not None and s_iri is not None and predicate.startswith(PS_VALUE):
+        node = _unescape(s_iri)
+        statements.values.setdefault(node, []).append((o_iri, o_bnode, lexical, lang, datatype))
+        return
     subject = _wd_id(_unescape(s_iri) if s_iri else None)
     if subject is None:
         return
-    predicate = _unescape(p_iri)
     if predicate.startswith(WDT):
-        pid = predicate[len(WDT):]
-        if not _PROPERTY_ID.fullmatch(pid):
-            raise ParseError(str(path), lineno, f"{predicate} is not a wdt: property IRI")
-        if predicate not in data.relations:
-            data.relation(predicate, name=pid, type=pid)
-        data.entity(subject)
-        obj = _wd_id(_unescape(o_iri)) if o_iri is not None else None
-        if obj is not None:
-            data.entity(obj)
-            data.triple(subject, predicate, obj)
-        elif o_iri is not None:
-            data.literal(subject, predicate, _unescape(o_iri), XSD_ANY_URI, None)
-        elif o_bnode is not None:
-            data.literal(subject, predicate, o_bnode, "bnode", None)
-        else:
-            dt = _unescape(datatype) if datatype else (RDF_LANG_STRING if lang else XSD_STRING)
-            data.literal(subject, predicate, _unescape(lexical), dt, lang)
+        _statement(data, path, lineno, subject, predicate, o_iri, o_bnode, lexical, lang, datatype)
+    elif statements is not None and o_iri is not None and predicate.startswith(P_STATEMENT) \
+            and _PROPERTY_ID.fullmatch(predicate[len(P_STATEMENT):]):
+        statements.owner[_unescape(o_iri)] = (subject, predicate[len(P_STATEMENT):])
     elif lexical is not None and lang == "en":
-        text = _unescape(lexical)
-        if predicate == RDFS_LABEL:
-            names.setdefault(subject, {})["label"] = text
-        elif predicate == SCHEMA_NAME:
-            names.setdefault(subject, {})["name"] = text
-        elif predicate == SCHEMA_DESCRIPTION:
-            names.setdefault(subject, {})["description"] = text
-        elif predicate == SKOS_ALT_LABEL:
-            aliases.setdefault(subject, []).append(text)
+        _name(names, aliases, subject, predicate, _unescape(lexical))
+
+
+def _name(names: dict[str, dict[str, str]], aliases: dict[str, list[str]], subject: str, predicate: str,
+          text: str) -> None:
+    if predicate == RDFS_LABEL:
+        names.setdefault(subject, {})["label"] = text
+    elif predicate == SCHEMA_NAME:
+        names.setdefault(subject, {})["name"] = text
+    elif predicate == SCHEMA_DESCRIPTION:
+        names.setdefault(subject, {})["description"] = text
+    elif predicate == SKOS_ALT_LABEL:
+        aliases.setdefault(subject, []).append(text)
+
+
+def _statement(data: KGData, path: Path, lineno: int, subject: str, predicate: str, o_iri: str | None,
+               o_bnode: str | None, lexical: str | None, lang: str | None, datatype: str | None) -> None:
+    """One ``wdt:`` statement (or a full statement resolved to one): an entity triple or a literal."""
+    pid = predicate[len(WDT):]
+    if not _PROPERTY_ID.fullmatch(pid):
+        raise ParseError(str(path), lineno, f"{predicate} is not a wdt: property IRI")
+    if predicate not in data.relations:
+        data.relation(predicate, name=pid, type=pid)
+    data.entity(subject)
+    obj = _wd_id(_unescape(o_iri)) if o_iri is not None else None
+    if obj is not None:
+        data.entity(obj)
+        data.triple(subject, predicate, obj)
+    elif o_iri is not None:
+        data.literal(subject, predicate, _unescape(o_iri), XSD_ANY_URI, None)
+    elif o_bnode is not None:
+        data.literal(subject, predicate, o_bnode, "bnode", None)
+    else:
+        dt = _unescape(datatype) if datatype else (RDF_LANG_STRING if lang else XSD_STRING)
+        data.literal(subject, predicate, _unescape(lexical or ""), dt, lang)
 
 
 def _apply_names(data: KGData, names: dict[str, dict[str, str]], aliases: dict[str, list[str]]) -> None:
@@ -304,12 +346,42 @@ def wikidata_load_record(data: KGData, path: Path, property_labels: Path | None,
                       counts=data.counts(), seconds=seconds)
 
 
+TURTLE_SUFFIXES = (".ttl", ".turtle")
+
+
+def turtle_as_ntriples(path: Path, folder: Path) -> Path:
+    """A Turtle file (a ``CONSTRUCT`` result with prefixes) rewritten as N-Triples in ``folder`` (rdflib), so the
+    one strict line grammar reads every shape; a Turtle syntax error names the file and line."""
+    import rdflib
+    from rdflib.plugins.parsers.notation3 import BadSyntax
+
+    if not path.is_file():
+        raise InputFileError(f"Turtle file not found: {path}")
+    graph = rdflib.Graph()
+    normalise, rdflib.NORMALIZE_LITERALS = rdflib.NORMALIZE_LITERALS, False  # keep values as written ("…Z")
+    try:
+        graph.parse(path, format="turtle")
+    except BadSyntax as exc:
+        raise ParseError(str(path), exc.lines + 1, f"not valid Turtle: {exc}") from None
+    finally:
+        rdflib.NORMALIZE_LITERALS = normalise
+    target = folder / f"{path.stem}.nt"
+    graph.serialize(destination=target, format="nt", encoding="utf-8")
+    return target
+
+
 def load_wikidata_nt(graph: Graph, path: Path | str, *, kg: str = "wikidata", property_labels: Path | None = None,
                      progress: Progress | None = None) -> KGLoadResult:
-    """Stream-parse the dump, then write it as KG ``kg`` in one transaction and record the load."""
+    """Stream-parse the dump (a Turtle file is rewritten as N-Triples first), then write it as KG ``kg`` in one
+    transaction and record the load."""
     start = time.perf_counter()
     path = Path(path)
-    data = parse_wikidata_nt(path, kg=kg, property_labels=property_labels)
+    if path.suffix.lower() in TURTLE_SUFFIXES:
+        with tempfile.TemporaryDirectory() as folder:
+            data = parse_wikidata_nt(turtle_as_ntriples(path, Path(folder)), kg=kg, property_labels=property_labels)
+            data.props["source"], data.props["format"] = str(path), "wikidata-turtle"
+    else:
+        data = parse_wikidata_nt(path, kg=kg, property_labels=property_labels)
     try:
         with graph.transaction() as tx:
             result = write_kg(graph, tx, data, progress)

@@ -343,15 +343,16 @@ def test_a_learned_gate_asks_the_scripted_model_only_where_it_paid_on_training_q
         assert RunStore(movies).get(run.run_id).get("llm_gate") == "learned"  # type: ignore[union-attr]
         explicit = settings.model_copy(update={"confident": 0.0})  # an explicit gate wins over the stored one
         assert run_questions(movies, KG, [wrong], explicit, ScriptedChatModel([])).output.results[0].llm_calls == 0
+        # a gate learned under another weight, rule or checks is not used: the default gate (closed) is
         reweighed = settings.model_copy(update={"verify_weight": 0.3})  # learned under another weight: not used
         assert RunStore(movies).get(run_questions(movies, KG, [wrong], reweighed, replaces()).run_id
-                                    ).get("llm_gate") == "settings"  # type: ignore[union-attr]
+                                    ).get("llm_gate") == "default"  # type: ignore[union-attr]
         other_rule = settings.model_copy(update={"ranking": "options"})  # learned under another rule: not used
         assert RunStore(movies).get(run_questions(movies, KG, [wrong], other_rule, ScriptedChatModel(["A"] * 2)).run_id
-                                    ).get("llm_gate") == "settings"  # type: ignore[union-attr]
+                                    ).get("llm_gate") == "default"  # type: ignore[union-attr]
         checked = settings.model_copy(update={"relation_weight": 0.5})  # learned without the relation check
         assert RunStore(movies).get(run_questions(movies, KG, [wrong], checked, ScriptedChatModel(["yes"] * 50)).run_id
-                                    ).get("llm_gate") == "settings"  # type: ignore[union-attr]
+                                    ).get("llm_gate") == "default"  # type: ignore[union-attr]
     finally:
         movies.run_text("MATCH (g:LLMGate {kg: $kg}) DETACH DELETE g", kg=KG)
 
@@ -425,3 +426,16 @@ def test_a_model_with_its_own_check_values_uses_them_unless_the_settings_give_th
     other = ScriptedChatModel([], model="another-model")
     run = run_questions(movies, KG, [q], settings, other)
     assert not other.calls and recorded(run.run_id) == ([], 0.0)
+
+
+def test_with_a_model_and_no_learned_gate_the_gate_stays_closed(movies: Graph) -> None:
+    """The full loop lost to no LLM on held-out questions; without a gate learned for the KG (and none given) a run
+    with a model answers every question by its best path, the model's only use its checks (none here)."""
+    q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
+    run = run_questions(movies, KG, [q], KGQASettings(mode="full", memory=False), ScriptedChatModel([]))
+    r = run.output.results[0]
+    assert (r.llm_calls, r.decided_by) == (0, "observation")
+    assert RunStore(movies).get(run.run_id).get("llm_gate") == "default"  # type: ignore[union-attr]
+    given = run_questions(movies, KG, [q], KGQASettings(mode="full", memory=False, confident=100.0),
+                          ScriptedChatModel([json.dumps({"action": "answer", "path": 1})]))
+    assert given.output.results[0].llm_calls >= 1  # a gate given explicitly is the user's: the loop runs

@@ -85,3 +85,17 @@ def test_the_relation_check_rewards_asked_relations_and_charges_the_rest() -> No
     assert scorer.relation_term([3.0]) == pytest.approx(0.02)  # one relation the model says is asked about
     assert scorer.relation_term([3.0, -2.0]) == pytest.approx(0.02 - 0.03)  # plus one it says is not: a net cost
     assert scorer.relation_term([]) == 0.0
+
+
+def test_path_vectors_computed_once_are_handed_over_and_preloaded_ones_are_not_computed() -> None:
+    first, second = TableEmbedder(TEXTS, 1), TableEmbedder(TEXTS, 2)
+    scorer = PathScorer(first, KGQASettings(e5_weight=0.6), second=second)
+    computed = scorer.path_vectors(TEXTS[1:3])
+    fresh = scorer.take_fresh()
+    assert list(fresh) == TEXTS[1:3] and np.allclose(np.stack(list(fresh.values())), computed)
+    assert scorer.take_fresh() == {}  # handed over once
+    again = PathScorer(TableEmbedder(TEXTS, 1), KGQASettings(e5_weight=0.6), second=TableEmbedder(TEXTS, 2))
+    again.preload(fresh)
+    assert np.allclose(again.path_vectors(TEXTS[1:3]), computed) and again.take_fresh() == {}
+    assert again.embedder.embedded == [] and again.space == scorer.space == "table-test+table-test@0.6"  # type: ignore[attr-defined]
+    assert PathScorer(first, KGQASettings(e5_weight=0.0)).space == "table-test"  # another space: not reused

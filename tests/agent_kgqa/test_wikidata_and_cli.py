@@ -83,3 +83,39 @@ def test_ask_answers_plain_words_and_learn_refuses_a_test_split(graph: Graph, ne
     learned = runner.invoke(app, ["kgqa", "learn", str(fixtures / "kgqa" / "movies_questions.jsonl"), "--kg", "m"],
                             env=env)
     assert learned.exit_code == 0 and "3 of 4 questions learned" in " ".join(learned.output.split())
+
+
+def test_a_wikidata_subgraph_from_id_tables_to_answers(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                        fixtures: Path) -> None:
+    """A user's path: id triple tables with label tables loaded, bootstrapped (no labelled question), questions
+    naming their topic by QID answered from a TSV file."""
+    env = _env(neo4j_settings)
+    folder = fixtures / "kgqa" / "wikidata_tables"
+    loaded = runner.invoke(app, ["load", "wikidata-tables", str(folder / "triples.txt"), "--name", "wdt",
+                                 "--relation-labels", str(folder / "relations.json"), "--entity-types",
+                                 str(folder / "types.json"), "--type-labels", str(folder / "type_labels.json")],
+                           env=env)
+    assert loaded.exit_code == 0, loaded.output
+    assert "wdt: 17 entities (0 with a label, 17 with types), 4 relations, 28 triples" in " ".join(
+        loaded.output.split())
+    booted = runner.invoke(app, ["kgqa", "bootstrap", "--kg", "wdt", "--no-llm", "--set", "topics=17"], env=env)
+    text = " ".join(booted.output.split())
+    assert booted.exit_code == 0, booted.output
+    assert "template questions; templates only (no chat model)" in text and "0 labelled and" in text
+    assert "no relation labels" not in text
+    run = runner.invoke(app, ["kgqa", "run", str(folder / "questions.tsv"), "--kg", "wdt", "--no-llm"], env=env)
+    assert run.exit_code == 0, run.output
+    assert "2 questions: Hits@1 1.0" in " ".join(run.output.split())
+    bad = runner.invoke(app, ["kgqa", "bootstrap", "--kg", "wdt", "--no-llm", "--set", "topics=0"], env=env)
+    assert bad.exit_code != 0 and "Traceback" not in bad.output and "topics" in bad.output
+
+
+def test_relations_without_labels_are_said_to_have_none(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                         fixtures: Path) -> None:
+    env = _env(neo4j_settings)
+    folder = fixtures / "kgqa" / "wikidata_tables"
+    loaded = runner.invoke(app, ["load", "wikidata-tables", str(folder / "triples.txt"), "--name", "bare"], env=env)
+    assert loaded.exit_code == 0, loaded.output
+    assert "4 relation(s) have no label" in " ".join(loaded.output.split())
+    booted = runner.invoke(app, ["kgqa", "bootstrap", "--kg", "bare", "--no-llm", "--set", "topics=17"], env=env)
+    assert booted.exit_code == 0 and "has no relation labels" in " ".join(booted.output.split())

@@ -111,3 +111,46 @@ def test_unknown_layout_lists_formats(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"q": "?"}]), encoding="utf-8")
     with pytest.raises(ParseError, match="pass format= one of"):
         read_questions(path)
+
+
+def test_a_users_own_questions_need_only_the_question(tmp_path: Path) -> None:
+    """No gold paths: question (+ topic_entity by id or name, + answers) as JSONL, JSON or TSV, detected."""
+    jsonl = tmp_path / "mine.jsonl"
+    jsonl.write_text("\n".join(json.dumps(r) for r in [
+        {"question": "who wrote Beloved", "topic_entity": "Beloved", "answers": ["Toni Morrison"]},
+        {"question": "where was Douglas Adams born", "topic_entity": "Q42", "answers": {"Q350": "Cambridge"}},
+        {"question": "what is the capital of France", "id": "q3", "split": "train"},
+    ]) + "\n", encoding="utf-8")
+    first, second, third = read_questions(jsonl)
+    assert [(t.id, t.name) for t in first.topic_entities] == [("Beloved", "Beloved")]
+    assert [(a.id, a.name) for a in first.answers] == [(None, "Toni Morrison")]
+    assert [t.id for t in second.topic_entities] == ["Q42"] and [(a.id, a.name) for a in second.answers] == [
+        ("Q350", "Cambridge")]
+    assert third.id == "q3" and third.topic_entities == [] and third.answers == [] and third.extra == {
+        "split": "train"}
+    tsv = tmp_path / "mine.tsv"
+    tsv.write_text("question\ttopic_entity\tanswers\nwho wrote Beloved\tBeloved\tToni Morrison|T. Morrison\n"
+                   "what did Q1 do\tQ1\t\n", encoding="utf-8")
+    rows = read_questions(tsv)
+    assert [a.name for a in rows[0].answers] == ["Toni Morrison", "T. Morrison"] and rows[1].answers == []
+    headless = tmp_path / "bare.tsv"
+    headless.write_text("who wrote Beloved\tBeloved\n", encoding="utf-8")
+    assert read_questions(headless)[0].topic_entities[0].id == "Beloved"
+    array = tmp_path / "mine.json"
+    array.write_text(json.dumps([{"question": "who wrote Beloved", "answers": "Toni Morrison"}]), encoding="utf-8")
+    assert read_questions(array)[0].answers[0].name == "Toni Morrison"
+
+
+def test_a_file_that_cannot_be_read_says_which_fields_it_needs(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps({"text": "who?"}) + "\n", encoding="utf-8")
+    with pytest.raises(ParseError, match="needs a 'question' field"):
+        read_questions(path)
+    empty = tmp_path / "y.jsonl"
+    empty.write_text(json.dumps({"question": ""}) + "\n", encoding="utf-8")
+    with pytest.raises(ParseError, match="line 1 is not a valid plain record: question.*needs a 'question'"):
+        read_questions(empty)
+    wide = tmp_path / "z.tsv"
+    wide.write_text("a\tb\tc\td\n", encoding="utf-8")
+    with pytest.raises(ParseError, match="4 tab-separated fields, expected at most 3"):
+        read_questions(wide)

@@ -5,9 +5,13 @@ chosen for expansion and returns, per path, the relations leaving its end set wi
 (relation-level aggregation in Cypher: one row per relation and direction, never one per triple). Each new path
 is scored (:mod:`scoring`); the best N of the level join the observation and the best P % (at least
 ``min_expand``) are expanded to the next level, together with every prefix of a path the memory votes for (over
-the relations that continue it), so a remembered path is always observed however its prefixes score. When the
-memory is sure of a path (``memory_focus``), only the remembered paths are walked: the first level over their first
-relations only, and only their prefixes are expanded (a hub topic's other relations are never read). An
+the relations that continue it), so a remembered path is always observed however its prefixes score. The memory's
+vote is evidence added to a path's score (:mod:`scoring`), and it is only cast where the question comes close
+enough to what the memory learned (:mod:`calibration`). When it is sure of one path (``memory_focus``), only the
+remembered paths are walked — the first level over their first relations only, and only their prefixes are
+expanded (a hub topic's other relations are never read): a remembered path that exists outscores the paths
+left unread anyway, and where none of them leads anywhere from the topic, the topic is observed again as if the
+memory had not voted. An
 end set larger than ``max_frontier`` is observed but not expanded (a genre's thousands of films), and topic entities
 never re-enter a path (a remembered path learned with re-entry is followed with its topic allowed back in).
 """
@@ -81,8 +85,13 @@ class PathObserver:
         result = Observation()
         prior = prior or {}
         for topic in dict.fromkeys(topics):
-            result.paths.extend(self._observe_one(question, topic, list(dict.fromkeys(topics)), prior, reentry,
-                                                  result, depth or self.settings.depth))
+            found = self._observe_one(question, topic, list(dict.fromkeys(topics)), prior, reentry, result,
+                                      depth or self.settings.depth)
+            if self._focused(prior) and not any(p.prior > 0 and p.size > 0 for p in found):
+                # the remembered paths lead nowhere from this topic: observe it as if the memory had not voted
+                found = self._observe_one(question, topic, list(dict.fromkeys(topics)), prior, reentry, result,
+                                          depth or self.settings.depth, focus=False)
+            result.paths.extend(found)
         self._renormalise(result.paths, question)
         result.paths.sort(key=lambda p: (-p.score, p.length, p.path))
         result.seconds = time.perf_counter() - started
@@ -114,8 +123,14 @@ class PathObserver:
                               cap=s.max_frontier, named=s.ends_kept, sample=s.type_sample,
                               vector=[float(x) for x in question.vector], full=full)
 
+    def _focused(self, prior: Mapping[PathKey, float]) -> bool:
+        """Whether the memory's vote is sure enough of one path to walk only the remembered ones
+        (``memory_focus``)."""
+        return bool(prior) and max(prior.values()) >= self.settings.memory_focus
+
     def _observe_one(self, question: Query, topic: str, exclude: list[str], prior: Mapping[PathKey, float],
-                     reentry: Set[PathKey], result: Observation, depth: int) -> list[ObservedPath]:
+                     reentry: Set[PathKey], result: Observation, depth: int, focus: bool = True
+                     ) -> list[ObservedPath]:
         s = self.settings
         names = self.names.get()
         # prefix of a remembered path → the relationship types that continue it
@@ -123,7 +138,7 @@ class PathObserver:
         for key in prior:
             for i in range(1, len(key)):
                 forced.setdefault(key[:i], set()).add(split_step(key[i])[0])
-        focused = bool(prior) and max(prior.values()) >= s.memory_focus
+        focused = focus and self._focused(prior)
         first = sorted({split_step(key[0])[0] for key in prior if key}) if focused else None
         # focused: only the remembered paths and their prefixes need their complete end sets
         full = sorted({_group(key[:i]) for key in prior for i in range(1, len(key) + 1)}) if focused else None

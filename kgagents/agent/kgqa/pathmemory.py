@@ -41,6 +41,8 @@ INDEX = "path_question_embedding"
 SEARCH_FACTOR = 5
 #: split names that mark held-out records (never learned from)
 TEST_SPLITS = frozenset({"test"})
+#: a similarity this close below a threshold still meets it (unit vectors' float rounding: a phrasing asked again)
+ROUNDING = 1e-4
 
 
 class TestSplitError(KgAgentsError):
@@ -80,6 +82,16 @@ class Prior:
     neighbours: list[dict[str, Any]] = field(default_factory=list)
     #: (masked question, path, vote) of every phrasing path that voted
     voters: list[tuple[str, PathKey, float]] = field(default_factory=list)
+    #: the memory had phrasings near the question, but none close enough to vote (see :mod:`calibration`)
+    abstained: bool = False
+    #: where the voting examples came from: 'labelled' and / or 'bootstrap'
+    sources: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """What the memory did for this question: ``labelled`` / ``bootstrap`` / ``labelled+bootstrap`` (whose
+        examples voted), ``abstained`` (none close enough), or ``''`` (nothing to ask)."""
+        return "+".join(self.sources) if self.shares else ("abstained" if self.abstained else "")
 
     @property
     def best(self) -> tuple[PathKey, float] | None:
@@ -123,13 +135,23 @@ class PathMemory:
 
     def count(self) -> int:
         """Path examples this KG has (0 when none were ever learned)."""
-        return int(self.graph.run("kgqa/memory_count", kg=self.kg)[0]["examples"])
+        return self.counts()["examples"]
+
+    def counts(self) -> dict[str, int]:
+        """Path examples this KG has: ``examples`` in all, of which ``bootstrap`` generated from the KG itself and
+        ``labelled`` learned from answered questions."""
+        row = self.graph.run("kgqa/memory_count", kg=self.kg)[0]
+        return {"examples": int(row["examples"]), "labelled": int(row["examples"]) - int(row["bootstrap"]),
+                "bootstrap": int(row["bootstrap"])}
 
     def forget_other_sources(self, source: str) -> int:
         """Remove every example of this KG not learned from ``source``; how many were removed."""
         if not self.count():
             return 0
-        return int(self.graph.run("kgqa/memory_forget_sources", kg=self.kg, source=source)[0]["removed"])
+        removed = int(self.graph.run("kgqa/memory_forget_sources", kg=self.kg, source=source)[0]["removed"])
+        if removed:
+            self.graph.run("kgqa/memory_calibration_clear", kg=self.kg)
+        return removed
 
     def write(self, examples: Sequence[Example], vectors: Mapping[str, np.ndarray]) -> int:
         """Write ``examples`` in one transaction, each linked to the phrasing of its masked question (``vectors``:
@@ -137,17 +159,48 @@ class PathMemory:
         if not examples:
             return 0
         self.ensure_index(len(next(iter(vectors.values()))))
-        rows = [{"id": x.id, "phrasing": phrasing_key(self.kg, x.masked), "masked": x.masked,
-                 "vector": [float(v) for v in vectors[x.masked]],
-                 "props": {"question_key": x.question_key, "question": x.question, "masked": x.masked,
-                           "topic": x.topic, "path": list(x.path), "reentry": x.reentry, "weight": x.weight,
-                           "f1": round(x.f1, 4), "answers": x.answers, "source": x.source, "split": x.split}}
-                for x in examples]
+        rows = self._rows(examples, vectors)
         with self.graph.transaction() as tx:
             tx.run(cypher("kgqa/memory_forget"), kg=self.kg,
                    keys=sorted({x.question_key for x in examples})).consume()
             self.graph.write_rows(tx, "kgqa/memory_write", rows, batch_size=500, kg=self.kg)
+            tx.run(cypher("kgqa/memory_calibration_clear"), kg=self.kg).consume()
         return len(rows)
+
+    def _rows(self, examples: Sequence[Example], vectors: Mapping[str, np.ndarray],
+              staged: str | None = None) -> list[dict[str, Any]]:
+        """``kgqa/memory_write`` rows; ``staged`` (a bootstrap run id) marks examples not yet part of the memory,
+        under ids of their own (a staged example never replaces a live one)."""
+        return [{"id": x.id if staged is None else f"{x.id}-{staged}", "phrasing": phrasing_key(self.kg, x.masked),
+                 "masked": x.masked, "vector": [float(v) for v in vectors[x.masked]],
+                 "props": {"question_key": x.question_key, "question": x.question, "masked": x.masked,
+                           "topic": x.topic, "path": list(x.path), "reentry": x.reentry, "weight": x.weight,
+                           "f1": round(x.f1, 4), "answers": x.answers, "source": x.source, "split": x.split,
+                           "staged": staged}}
+                for x in examples]
+
+    def write_staged(self, examples: Sequence[Example], vectors: Mapping[str, np.ndarray], run_id: str) -> int:
+        """Write one batch of a bootstrap in one transaction, staged under ``run_id``: invisible to every reader
+        until :meth:`commit_staged` (an interrupted bootstrap leaves no half-learned memory)."""
+        if not examples:
+            return 0
+        self.ensure_index(len(next(iter(vectors.values()))))
+        with self.graph.transaction() as tx:
+            self.graph.write_rows(tx, "kgqa/memory_write", self._rows(examples, vectors, run_id), batch_size=500,
+                                  kg=self.kg)
+        return len(examples)
+
+    def commit_staged(self, run_id: str, source: str) -> None:
+        """In one transaction: the examples of ``source`` learned before are removed, ``run_id``'s staged examples
+        become the memory's, and the calibrated vote threshold is dropped (the memory changed)."""
+        with self.graph.transaction() as tx:
+            tx.run(cypher("kgqa/memory_replace_source"), kg=self.kg, source=source, run_id=run_id).consume()
+            tx.run(cypher("kgqa/memory_calibration_clear"), kg=self.kg).consume()
+
+    def drop_staged(self, run_id: str | None = None) -> int:
+        """Remove staged examples (of ``run_id``; None: of every run — leftovers of a killed bootstrap) and the
+        phrasings left without examples; how many were removed."""
+        return int(self.graph.run("kgqa/memory_drop_staged", kg=self.kg, run_id=run_id)[0]["removed"])
 
     def wording(self) -> Wording:
         """Which words name which step, learned from this KG's examples (:mod:`~kgagents.agent.kgqa.wording`)."""
@@ -172,7 +225,8 @@ def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float, temperatur
     votes: dict[PathKey, float] = {}
     reentering: dict[PathKey, float] = {}
     voters: list[tuple[str, PathKey, float]] = []
-    kept = [r for r in rows if r["similarity"] >= min_similarity]
+    kept = [r for r in rows if r["similarity"] >= min_similarity - ROUNDING]
+    sources = sorted({r.get("source") or "labelled" for r in kept}, key=lambda s: s != "labelled")
     top = max((r["similarity"] for r in kept), default=0.0)
     for row in kept:
         key = tuple(row["path"])
@@ -186,4 +240,5 @@ def vote(rows: Sequence[Mapping[str, Any]], *, min_similarity: float, temperatur
     nearest = list({r["phrasing"]: r for r in rows}.values())[:5]
     neighbours = [{"question": r["question"], "path": list(r["path"]), "similarity": round(r["similarity"], 4)}
                   for r in nearest]
-    return Prior(shares, {k for k, v in reentering.items() if v > votes[k] / 2}, neighbours, voters)
+    return Prior(shares, {k for k, v in reentering.items() if v > votes[k] / 2}, neighbours, voters,
+                 abstained=bool(rows) and not kept, sources=sources if shares else [])

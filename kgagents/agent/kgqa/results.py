@@ -54,6 +54,7 @@ class QuestionResult:
     linked: bool = False
     topic_correct: bool | None = None
     best_path_correct: bool | None = None
+    memory: str = ""  # what the path memory did: whose examples voted, 'abstained', or '' (no memory)
 
     @classmethod
     def of(cls, question: Question, state: Mapping[str, Any], *, seconds: float, calls: Sequence[CallRecord],
@@ -81,7 +82,8 @@ class QuestionResult:
             gold_observed=contains_gold(ends, gold) if gold else None, linked=linked,
             topic_correct=(bool(state.get("topics")) and state["topics"][0] in gold_topics)
             if linked and gold_topics else None,
-            best_path_correct=hits_at_1(best_name, best_id, gold) if gold else None)
+            best_path_correct=hits_at_1(best_name, best_id, gold) if gold else None,
+            memory=state.get("memory_verdict", ""))
 
     def trace_fields(self) -> dict[str, Any]:
         """What the stored trace repeats of this result (the rest of the trace comes from the agent state)."""
@@ -112,6 +114,8 @@ class KGQARun:
     loop_seconds: float = 0.0
     workers: int = 1
     memory_examples: int = 0
+    memory_counts: dict[str, int] = field(default_factory=dict)
+    memory_calibration: Any = None  # the memory's Calibration (kgqa/calibration.py), None without one
 
     def summary(self) -> dict[str, Any]:
         """The run's numbers (see the module docstring)."""
@@ -140,6 +144,9 @@ class KGQARun:
             "model_changed": _changed(rs),
             "observation_answer_recall": rate_of(rs, "gold_observed"),
             "memory_examples": self.memory_examples,
+            "memory_examples_by_source": {k: v for k, v in self.memory_counts.items() if k != "examples"},
+            "memory_votes": dict(Counter(r.memory for r in rs if r.memory)),
+            "memory_calibration": self.memory_calibration.as_dict() if self.memory_calibration is not None else None,
             "llm_calls_per_question": round(sum(r.llm_calls for r in rs) / n, 3) if n else 0,
             "tokens_per_question": round(sum(r.prompt_tokens + r.completion_tokens for r in rs) / n, 1) if n else 0,
             "seconds_per_question": round(sum(r.seconds for r in rs) / n, 4) if n else 0,

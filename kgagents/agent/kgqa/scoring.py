@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,6 +89,7 @@ class PathScorer:
         self._second = second
         self._vectors: dict[str, np.ndarray] = {}
         self._paths: dict[str, np.ndarray] = {}
+        self._fresh: dict[str, np.ndarray] = {}  # path vectors computed since the last take_fresh()
         self._lock = threading.Lock()
         self._second_lock = threading.Lock()  # one engine call at a time
 
@@ -101,16 +102,40 @@ class PathScorer:
         √e5_weight, so that a dot product of two of them is the weighted average of the two cosines (the KG
         embedder's vector alone when e5_weight is 0)."""
         weight = self.settings.e5_weight
-        if weight <= 0:
-            return self.vectors(texts)
-        encoder = self._encoder()
 
         def embed(missing: Sequence[str]) -> np.ndarray:
-            with self._second_lock:
-                second = encoder.embed(missing)
-            return np.hstack([math.sqrt(1.0 - weight) * self.vectors(missing), math.sqrt(weight) * second])
+            if weight <= 0:
+                found = self.vectors(missing)
+            else:
+                with self._second_lock:
+                    second = self._encoder().embed(missing)
+                found = np.hstack([math.sqrt(1.0 - weight) * self.vectors(missing), math.sqrt(weight) * second])
+            with self._lock:
+                self._fresh.update(zip(missing, found, strict=True))
+            return found
 
-        return self._cached(self._paths, texts, embed, self.embedder.dimensions + encoder.dimensions)
+        dims = self.embedder.dimensions + (self._encoder().dimensions if weight > 0 else 0)
+        return self._cached(self._paths, texts, embed, dims)
+
+    @property
+    def space(self) -> str:
+        """The path space's identity: the encoders and the weight that combine them (stored vectors are only
+        reused in the same space, :mod:`~kgagents.agent.kgqa.pathtexts`)."""
+        weight = self.settings.e5_weight
+        first = getattr(self.embedder, "name", type(self.embedder).__name__)
+        second = getattr(self._encoder(), "name", type(self._encoder()).__name__) if weight > 0 else ""
+        return first + (f"+{second}@{weight}" if weight > 0 else "")
+
+    def preload(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Path vectors computed before (text → vector in this :attr:`space`)."""
+        with self._lock:
+            self._paths.update(vectors)
+
+    def take_fresh(self) -> dict[str, np.ndarray]:
+        """The path vectors computed since the last call (to be stored)."""
+        with self._lock:
+            fresh, self._fresh = self._fresh, {}
+        return fresh
 
     def queries(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[Query]:
         """The questions ``texts`` (masked) as :class:`Query` objects, embedded at once; ``vectors``: their KG

@@ -24,7 +24,7 @@ a model's log-odds have their own scale, so its values are chosen per model on t
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -75,14 +75,24 @@ class KGQASettings(AgentSettings):
                                          description="examples less similar to the question than this do not vote")
     memory_temperature: float = Field(0.05, gt=0.0, description="how sharply closer examples outvote looser ones "
                                       "(vote weight exp((similarity − best) / temperature))")
+    memory_calibration: bool = Field(
+        True, description="the memory votes only for questions at least as close to its phrasings as the threshold "
+        "calibrated on the memory itself — each of a sample of its phrasings left out in turn, the similarity above "
+        "which the others' vote, and below which the zero-shot answer, got the most right (kgqa/calibration.py); "
+        "elsewhere the question is answered zero-shot. False: every phrasing above memory_min_similarity votes")
+    memory_calibration_sample: int = Field(300, ge=1, description="phrasings (seeded sample) the vote threshold is "
+                                           "calibrated on, each also answered zero-shot (see memory_calibration)")
     memory_order_temperature: float = Field(
         1.0, ge=0.0, description="how sharply the memory's vote among paths of one length follows the order in which "
         "the question's words name their steps (learned from the memory, kgqa/wording.py); 0 turns it off")
-    memory_focus: float = Field(0.0, ge=0.0, description="when the memory gives one path at least this share, "
-                                "the observation walks only the remembered paths (0: whenever the memory votes; "
-                                "above 1: always explore)")
+    memory_focus: float = Field(0.5, ge=0.0, description="when the memory's vote gives one path at least this "
+                                "share, the observation walks only the remembered paths (and walks everything when "
+                                "none of them leads anywhere from the topic); 0: whenever the memory votes; above "
+                                "1: always explore")
     confident: float = Field(0.5, ge=0.0, description="LLM gate: a best path whose score leads the next different "
-                             "answer's by at least this margin is answered without the model")
+                             "answer's by at least this margin is answered without the model. Unless given, a "
+                             "run with a model uses the gate learned for its KG (`kgqa learn-gate`, mode gated) "
+                             "or, without one, keeps the gate closed (0: the model's checks only)")
     direct_weight: float = Field(
         0.0, ge=0.0, description="with a model (every mode that observes): one one-token call per question asks "
         "whether its answer is a fact stored directly about the topic; direct_weight × (the model's log-odds of yes − "
@@ -156,3 +166,36 @@ CHOSEN_BY: dict[str, str] = {
     "length_words": "kgqa/scorer/train.json",
     "type_weight": "kgqa/scorer/train.json",
 }
+
+
+class BootstrapSettings(AgentSettings):
+    """What ``kgagents kgqa bootstrap`` depends on (stored on its ``(:Run)`` node; the ``bootstrap`` job of
+    :mod:`kgagents.settings`); see :mod:`kgagents.agent.kgqa.bootstrap`."""
+
+    #: the settings by stage (the module's STAGES are KGQASettings')
+    STAGES: ClassVar[dict[str, tuple[str, ...]]] = {
+        "run": ("mode", "seed"),
+        "sampling": ("topics", "depth", "branch", "max_frontier", "max_answers", "min_support", "max_paths"),
+        "questions": ("paraphrase_paths", "paraphrases"),
+        "memory_writes": ("batch",),
+    }
+
+    mode: Literal["full", "no_llm"] = Field(
+        "full", description="full: with a chat model, natural paraphrases beside the templates; no_llm: templates only")
+
+    # -- sampling the KG's paths
+    topics: int = Field(300, ge=1, description="topic entities sampled (seeded) to find the KG's path types")
+    depth: int = Field(3, ge=1, le=4, description="longest relation path a question is written for")
+    branch: int = Field(3, ge=1, description="paths each sampled topic walks on at each level (seeded)")
+    max_frontier: int = Field(50, ge=1, description="an end set larger than this is not walked on (a path "
+                              "through it would mostly end in more answers than max_answers)")
+    max_answers: int = Field(50, ge=1, description="a path instance with more answers than this gets no question")
+    min_support: int = Field(2, ge=1, description="a path type needs this many sampled topics to get questions")
+    max_paths: int = Field(400, ge=1, description="path types questions are written for, most supported first")
+    # -- writing questions
+    paraphrase_paths: int = Field(40, ge=0, description="with a chat model: path types (seeded sample, weighted by "
+                                  "support) the model writes natural questions for; 0: templates only")
+    paraphrases: int = Field(3, ge=1, le=8, description="questions the model writes per path type")
+    # -- writing the memory
+    batch: int = Field(500, ge=1, description="examples written per transaction (staged until the last one)")
+    seed: int = Field(7, description="seed of every sample")

@@ -1,0 +1,106 @@
+"""The KGQA page's figures (docs/kgqa.md): each memory side by side — none, bootstrapped from the KG alone
+(templates, and the model's paraphrases), learned from labelled train questions — no LLM and with the local model,
+on the same held-out questions, with throughput and the machine's load; and what the bootstraps cost.
+
+Rows whose results file does not exist say "not run" and name the command that would write it (the figure never
+invents a number). Registered in :data:`benchmarks.figures.FIGURES` on import.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchmarks.figures import figure, load
+
+MODEL = "qwen2.5-coder-1.5b"
+#: (dataset, title, the no-LLM rows' sample suffix, the model rows' sample suffix)
+DATASETS = (
+    ("metaqa", "MetaQA, held-out half of dev (no dev question in the bootstrap rows)", "_sample300", "_sample10"),
+    ("pq-2h", "PathQuestion PQ-2H, test 10 %", "", "_sample30"),
+    ("pq-3h", "PathQuestion PQ-3H, test 10 %", "", "_sample30"),
+    ("sq-wikidata", "SimpleQuestions-Wikidata on CoDEx-M, valid (fact in the KG)", "", ""),
+)
+#: (results-file kind, what the memory is, the `bench kgqa` options that make it)
+MEMORIES = (
+    ("zeroshot", "none (zero-shot)", "--no-memory"),
+    ("bootstrap", "bootstrap: templates", "--no-memory --bootstrap"),
+    (f"bootstrap-{MODEL}", "bootstrap: templates + model paraphrases", "--no-memory --bootstrap --paraphrase"),
+    ("memory", "labelled (train split)", "--memory"),
+)
+
+
+def _stem(name: str, kind: str, sample: str, model: bool) -> str:
+    return f"kgqa/{name}/{kind}{sample}_" + (f"full_{MODEL}" if model else "no-llm")
+
+
+def _found(results: Path, stem: str) -> dict[str, Any] | None:
+    return load(results, stem) if (results / f"{stem}.json").is_file() else None
+
+
+def _hits(r: dict[str, Any]) -> str:
+    hops = r["hits_at_1_by_hops"]
+    by = f" ({' / '.join(f'{100 * v:.1f}' for v in hops.values())})" if len(hops) > 1 else ""
+    return f"{100 * r['hits_at_1']:.1f}{by}"
+
+
+def _command(name: str, options: str, sample: str, model: bool) -> str:
+    size = f" --sample {sample.removeprefix('_sample')}" if sample else ""
+    return (f"`kgagents bench kgqa {name} {options}{size}" + (" --mode full" if model else " --workers 2")
+            + " --record`")
+
+
+@figure("kgqa-side-by-side")
+def side_by_side(results: Path) -> str:
+    """Hits@1 (by hops) per dataset and memory, no LLM and with the local model on the same questions."""
+    rows = ["| data | memory | questions | no LLM: Hits@1 (by hops) | with the local model: Hits@1, and no LLM on "
+            "the same questions | memory examples (labelled / bootstrap) | no LLM: questions/s (2 workers), "
+            "load avg |", "|---|---|---|---|---|---|---|"]
+    missing = []
+    for name, title, sample, model_sample in DATASETS:
+        for kind, label, options in MEMORIES:
+            plain = _found(results, _stem(name, kind, sample, False))
+            with_model = _found(results, _stem(name, kind, model_sample, True))
+            twin = _found(results, _stem(name, kind, model_sample, False))
+            if plain is None:
+                missing.append(_command(name, options, sample, False))
+            if with_model is None:
+                missing.append(_command(name, options, model_sample, True))
+            cell = "not run"
+            if with_model is not None:
+                same = f"; no LLM {_hits(twin)}" if twin is not None else "; no LLM on these: not run"
+                cell = (f"{_hits(with_model)} on {with_model['questions']}{same} "
+                        f"({with_model['llm_calls_per_question']:.1f} calls, "
+                        f"{with_model['seconds_per_question']:.1f} s / question)")
+            if plain is None:
+                rows.append(f"| {title} | {label} | – | not run | {cell} | – | – |")
+                continue
+            by_source = plain.get("memory_examples_by_source") or {}
+            examples = (f"{by_source.get('labelled', 0):,} / {by_source.get('bootstrap', 0):,}" if by_source
+                        else f"{plain['memory_examples']:,}")
+            rows.append(f"| {title} | {label} | {plain['questions']:,} | **{_hits(plain)}** | {cell} | {examples} | "
+                        f"{plain['questions_per_second']:.1f}, {plain['load_average_before'][0]:.1f} |")
+    note = ["", "Each row's file is `benchmarks/results/kgqa/<data>/<memory>[_sample<N>]_<no-llm | "
+            f"full_{MODEL}>.json` and records the command that wrote it, the split, the memory and the load average."]
+    if missing:
+        note.append("Not run yet: " + "; ".join(missing) + ".")
+    return "\n".join(rows + note)
+
+
+@figure("kgqa-bootstrap-cost")
+def bootstrap_cost(results: Path) -> str:
+    """What each bootstrap took: path types, questions, model calls and seconds (from the rows' memory records)."""
+    rows = ["| data | bootstrap | path types (found) | template questions | model paraphrases (path types) | "
+            "model calls, seconds | examples written | seconds in all |", "|---|---|---|---|---|---|---|---|"]
+    for name, title, sample, _ in DATASETS:
+        for kind, label, _options in MEMORIES[1:3]:
+            r = _found(results, _stem(name, kind, sample, False))
+            if r is None:
+                continue
+            b = r["memory"]["bootstrap"]
+            calls = f"{b['model_calls']} calls, {b['model_seconds']:.0f} s" + (
+                f" ({b['paraphrases_cached']} path types from the cache)" if b["paraphrases_cached"] else "")
+            rows.append(f"| {title} | {label} | {b['path_types_used']} ({b['path_types_found']}) | "
+                        f"{b['template_questions']:,} | {b['paraphrases']} ({b['paraphrased_path_types']}) | "
+                        f"{calls if b['model'] else '–'} | {b['examples']:,} | {b['seconds']:.0f} |")
+    return "\n".join(rows)
