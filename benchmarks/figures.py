@@ -440,9 +440,28 @@ def ea_align_run(results: Path, dataset: str, seeds: str) -> dict[str, Any]:
     return load(results, f"ea/{dataset}/retrieval_seeds-{seeds}")
 
 
+def ea_not_measured(results: Path) -> str | None:
+    """The commands still to run when a side-by-side run's file is missing (the figure says so instead of failing:
+    a results file is written only by its benchmark), else None."""
+    from kgagents.agent.alignment.settings import DEFAULTS_DATASET
+
+    missing = [(dataset, seeds) for dataset, _ in EA_DATASETS for seeds, _ in EA_SEEDS
+               if not (results / f"ea/{dataset}/retrieval_seeds-{seeds}.json").is_file()]
+    if not missing:
+        return None
+    other = next((d for d, _ in EA_DATASETS if d != DEFAULTS_DATASET), DEFAULTS_DATASET)
+    commands = [f"`kgagents bench ea-retrieval ../shared/data/ea/{dataset} --seeds {seeds}"
+                + (f" --defaults-from benchmarks/results/ea/{other}/retrieval_seeds-train.json"
+                   if seeds == "none" and dataset == DEFAULTS_DATASET else "") + " --record`"
+                for dataset, seeds in missing]
+    return "Not measured yet: " + "; ".join(commands) + "."
+
+
 @figure("ea-seedless")
 def ea_seedless(results: Path) -> str:
     """Supervised and 0-seed retrieval on both pairs, with how each chose its weights and what it cost."""
+    if (missing := ea_not_measured(results)) is not None:
+        return missing
     rows = ["| dataset | seed links | Hits@1 | Hits@10 | MRR | H@1 without exact-name pairs | weights chosen on "
             "| seconds after embedding (load avg) |", "|---|---|---|---|---|---|---|---|"]
     for dataset, title in EA_DATASETS:
@@ -476,6 +495,8 @@ EA_ABLATION_ROWS = (
 @figure("ea-seedless-ablation")
 def ea_seedless_ablation(results: Path) -> str:
     """Hits@1 of each component, per pair, supervised and with 0 seed links."""
+    if (missing := ea_not_measured(results)) is not None:
+        return missing
     runs = [(f"{title}, {label} seeds", ea_align_run(results, dataset, seeds))
             for dataset, title in EA_DATASETS for seeds, label in EA_SEEDS]
     rows = ["| Hits@1 | " + " | ".join(name for name, _ in runs) + " |", "|---" * (len(runs) + 1) + "|"]
@@ -489,6 +510,8 @@ def ea_seedless_ablation(results: Path) -> str:
 @figure("ea-embedding-cost")
 def ea_embedding_cost(results: Path) -> str:
     """What embedding a whole pair's names costs (measured on a fresh sample, scaled)."""
+    if (missing := ea_not_measured(results)) is not None:
+        return missing
     parts = []
     for dataset, title in EA_DATASETS:
         r = ea_align_run(results, dataset, "none")
@@ -502,6 +525,8 @@ def ea_embedding_cost(results: Path) -> str:
 @figure("ea-defaults")
 def ea_defaults(results: Path) -> str:
     """The tuned retrieval defaults and the supervised run that chose them (a default that differs shows both)."""
+    if (missing := ea_not_measured(results)) is not None:
+        return missing
     from kgagents.agent.alignment.settings import DEFAULTS_DATASET, TUNED_FIELDS, RetrievalSettings
 
     stem = f"ea/{DEFAULTS_DATASET}/retrieval_seeds-train"
