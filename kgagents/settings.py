@@ -317,9 +317,11 @@ def stages(spec: Job) -> dict[str, tuple[str, ...]]:
 
 def chosen_by(spec: Job) -> Mapping[str, str]:
     """The job's defaults table: setting → the results file (under ``benchmarks/results/``) that chose its
-    default (``CHOSEN_BY`` in its settings module)."""
+    default (``CHOSEN_BY`` in its settings module). Two jobs may share a module (``kgqa`` and ``bootstrap``,
+    ``align`` and ``retrieval``): each keeps the entries that name its own fields."""
     table: Mapping[str, str] = getattr(spec.module, "CHOSEN_BY", {})
-    return table
+    fields = spec.settings_type.model_fields
+    return {key: results for key, results in table.items() if key in fields}
 
 
 def config_template(name: str, *, yaml: bool = False) -> str:
