@@ -12,7 +12,7 @@ from kgagents.cli import app
 from kgagents.cli.common import console
 from kgagents.errors import AgentSettingsError, InputFileError
 from kgagents.llm.models import MODEL_SETTINGS
-from kgagents.settings import JOBS, config_template, read_config, resolve, stages
+from kgagents.settings import JOBS, chosen_by, config_template, read_config, resolve, stages
 
 MODEL = next(m for m, jobs in MODEL_SETTINGS.items() if "kgqa" in jobs)
 runner = CliRunner()
@@ -111,6 +111,17 @@ def test_every_setting_says_what_it_does_and_sits_in_one_stage(name: str) -> Non
         assert "other" not in stages(spec), f"{name}: settings in no stage: {stages(spec).get('other')}"
     undocumented = [f for f, info in fields.items() if not info.description]
     assert not undocumented, f"{name}: settings without a description: {undocumented}"
+
+
+def test_each_defaults_table_entry_names_a_setting_of_a_job_of_its_module() -> None:
+    """Two jobs may share a settings module (and its CHOSEN_BY): each job keeps its own fields' entries, and an entry
+    no job of the module has (a typo, a renamed field) is an error, not silently dropped."""
+    for module in {spec.module for spec in JOBS.values()}:
+        jobs = [spec for spec in JOBS.values() if spec.module is module]
+        kept = {key for spec in jobs for key in chosen_by(spec)}
+        assert kept == set(getattr(module, "CHOSEN_BY", {})), f"{module.__name__}: CHOSEN_BY names no setting"
+        for spec in jobs:
+            assert set(chosen_by(spec)) <= set(spec.settings_type.model_fields)
 
 
 @pytest.mark.parametrize("name", list(JOBS))
