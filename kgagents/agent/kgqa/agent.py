@@ -561,7 +561,7 @@ class ODAAgent(Agent[KGQASettings]):
                     "answer_path": None, "decided_by": "none", "cap_hit": capped}
         ends = self._ends(chosen, state["topics"])
         return {"answer_path": chosen.as_dict(), "answer_entities": [e["id"] for e in ends],
-                "answer_names": [e["name"] for e in ends], "answer_size": chosen.size,
+                "answer_names": [e["name"] for e in ends], "answer_size": chosen.size if not chosen.sampled else len(ends),
                 "answer": "\n".join(e["name"] for e in ends), "top_entity": ends[0]["id"] if ends else None,
                 "decided_by": decided, "cap_hit": capped}
 
