@@ -560,8 +560,9 @@ class ODAAgent(Agent[KGQASettings]):
             return {"answer": "", "top_entity": None, "answer_entities": [], "answer_names": [], "answer_size": 0,
                     "answer_path": None, "decided_by": "none", "cap_hit": capped}
         ends = self._ends(chosen, state["topics"])
+        size = len(ends) if chosen.sampled else chosen.size  # a sampled path's size counted a part of its ends
         return {"answer_path": chosen.as_dict(), "answer_entities": [e["id"] for e in ends],
-                "answer_names": [e["name"] for e in ends], "answer_size": chosen.size if not chosen.sampled else len(ends),
+                "answer_names": [e["name"] for e in ends], "answer_size": size,
                 "answer": "\n".join(e["name"] for e in ends), "top_entity": ends[0]["id"] if ends else None,
                 "decided_by": decided, "cap_hit": capped}
 
