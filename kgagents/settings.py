@@ -317,9 +317,10 @@ def stages(spec: Job) -> dict[str, tuple[str, ...]]:
 
 def chosen_by(spec: Job) -> Mapping[str, str]:
     """The job's defaults table: setting → the results file (under ``benchmarks/results/``) that chose its
-    default (``CHOSEN_BY`` in its settings module)."""
-    table: Mapping[str, str] = getattr(spec.module, "CHOSEN_BY", {})
-    return table
+    default (``CHOSEN_BY`` of its settings class, else of its settings module — where two jobs share a module, only
+    the settings of this job's class)."""
+    table: Mapping[str, str] = getattr(spec.settings_type, "CHOSEN_BY", None) or getattr(spec.module, "CHOSEN_BY", {})
+    return {k: v for k, v in table.items() if k in spec.settings_type.model_fields}
 
 
 def config_template(name: str, *, yaml: bool = False) -> str:

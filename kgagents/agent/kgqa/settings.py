@@ -52,7 +52,7 @@ class KGQASettings(AgentSettings):
         5000, ge=1, description="an end set larger than this is not expanded (a hub's end set is still observed "
         "and can answer; only walking on from all of its members is skipped)")
     expand_budget: int | None = Field(
-        2000, ge=1, description="relationships read from one expanded path's end set at the next level: its "
+        3000, ge=1, description="relationships read from one expanded path's end set at the next level: its "
         "entities are walked best supported first while their degrees add up to at most this (always the first, "
         "however large); a path found from part of an end set is scored and expanded like any other, and its end "
         "set is read in full when it answers. None: every entity is walked")
@@ -157,7 +157,7 @@ STAGES: dict[str, tuple[str, ...]] = {
                     "type_sample"),
     "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight"),
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
-                    "memory_order_temperature", "memory_focus"),
+                    "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths"),
     "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
     "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),

@@ -8,10 +8,12 @@
 // `embedding`; null when none has or no $vector is given).
 // Bounded: a frontier's entities are walked in their order (best supported first) while their degrees add up to
 // at most $budget relationships (null: no bound), and always the first; `sampled` says some were left unwalked
-// (the groups' end sets are then a part of the true ones). A degree is the entity's count of KG triples written by
+// (the groups' end sets are then a part of the true ones), as when the frontier's ids are only a part of its path's
+// end set (`part`). A degree is the entity's count of KG triples written by
 // `kgqa prepare` (kgqa/degrees), else its count of links (Neo4j's degree store: no relationship is read).
-// $types: the KG's relationship types (its relation catalogue), so no relationship's properties are read to tell
-// a KG triple from the graph's other links (null: the triples are told by their `rel` property).
+// $types: the KG's relationship types (its relation catalogue), so no relationship's or neighbour's properties are
+// read to tell a KG triple from the graph's other links — a triple joins two entities of its KG — (null: the
+// triples are told by their `rel` property and the neighbour's `kg`).
 OPTIONAL MATCH (x:Entity {kg: $kg}) WHERE x.id IN $exclude
 WITH collect(x) AS excluded
 UNWIND $frontiers AS f
@@ -22,7 +24,7 @@ CALL (f) {
   WITH collect(e) AS starts, collect(coalesce(e.kgqa_degree, COUNT { (e)--() })) AS degrees
   WITH starts, reduce(acc = [0, 0], d IN degrees |
          CASE WHEN acc[0] > 0 AND acc[1] + d > $budget THEN acc ELSE [acc[0] + 1, acc[1] + d] END) AS cut
-  RETURN starts[..cut[0]] AS walked, cut[0] < size(starts) AS sampled
+  RETURN starts[..cut[0]] AS walked, cut[0] < size(starts) OR coalesce(f.part, false) AS sampled
 }
 UNWIND walked AS e
 MATCH (e)-[r]-(o)
@@ -30,7 +32,7 @@ WHERE (f.relations IS NULL OR type(r) IN f.relations)
   AND CASE WHEN $types IS NULL THEN r.rel IS NOT NULL ELSE type(r) IN $types END
   AND NOT o IN excluded
 WITH f.key AS key, sampled, type(r) AS relation, startNode(r) = e AS forward, o, count(*) AS support
-WHERE o.kg = $kg
+WHERE $types IS NOT NULL OR o.kg = $kg
 ORDER BY support DESC, o.id
 WITH key, sampled, relation, forward, collect(o) AS nodes, collect(support) AS supports
 WITH key, sampled, relation, forward, nodes, supports,
