@@ -7,8 +7,8 @@
 * :func:`learn` — ``kgagents kgqa learn FILE --kg NAME``: labelled questions → path examples in the memory
   (weak supervision, :mod:`~kgagents.agent.kgqa.supervision`); records marked as a test split are refused
   before anything is written.
-* :func:`prepare_kg` — what a KG needs for KGQA: entity-name vectors (answer types, linking context) and the
-  full-text index over names and aliases (linking).
+* :func:`prepare_kg` — what a KG needs for KGQA: entity-name vectors (answer types, linking context), the
+  full-text index over names and aliases (linking) and each entity's triple count (the observation's budget).
 * Question selection: :func:`seeded_sample` and :func:`split` (the seeded splits the benchmarks learn and report
   on), :func:`questions_for` (files → questions, sampled per file).
 """
@@ -98,7 +98,8 @@ def ask(graph: GraphLike, kg: str, question: str, *, topics: Sequence[str] = (),
 
 # -- preparing a KG ------------------------------------------------------------------------------------------
 def prepare_kg(graph: Graph, kg: str, embedder: Embedder | None = None) -> dict[str, Any]:
-    """Entity-name vectors (incremental: unchanged names are skipped) and the full-text name index of ``kg``."""
+    """Entity-name vectors (incremental: unchanged names are skipped), the full-text name index and the entities' triple
+    counts of ``kg``."""
     refuse_unfinished(graph, [kg])  # a KG a batched load is still writing, or left half-written
     embedder = embedder or get_embedder()
     ensure_vector_index(graph, name="entity_embedding", label="Entity", property="embedding",
@@ -106,7 +107,9 @@ def prepare_kg(graph: Graph, kg: str, embedder: Embedder | None = None) -> dict[
     stats = embed_nodes(graph, embedder, scope=Scope.kg(kg), text_properties=[("label", "name"), "type_names"],
                         vector_property="embedding")
     EntityLinker(graph, kg).ensure_index()
-    return {"names_embedded": stats.embedded, "names_unchanged": stats.unchanged, "seconds": round(stats.seconds, 2)}
+    degrees = graph.run("kgqa/degrees", kg=kg, types=sorted(RelationNames(graph, kg).get()) or None)
+    return {"names_embedded": stats.embedded, "names_unchanged": stats.unchanged, "seconds": round(stats.seconds, 2),
+            "degrees_written": degrees[0]["written"] if degrees else 0}
 
 
 # -- learning ------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 
 from kgagents.agent.kgqa.agent import ODAAgent
 from kgagents.agent.kgqa.observation import PathObserver, follow
+from kgagents.agent.kgqa.paths import ObservedPath
 from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
@@ -78,6 +79,44 @@ def test_the_observation_aggregates_triples_into_relation_paths(movies: Graph, f
     assert len(short) == 1 and short[0].length == 1
     assert {e["id"] for e in follow(movies, KG, "William Dieterle", ["directed_by^-1", "has_genre"],
                                     ["William Dieterle"], 100)} == set(genres)
+
+
+def test_a_bounded_expansion_walks_the_best_supported_ends_and_answers_with_the_whole_end_set(
+        movies: Graph, fixtures: Path) -> None:
+    kb = _kb(fixtures)
+    topic, question = "William Dieterle", "who starred in the films directed by X"
+
+    def observe(budget: int | None) -> dict[tuple[str, ...], ObservedPath]:
+        observer = PathObserver(movies, KG, KGQASettings(mode="no_llm", min_expand=100, top_percent=1.0,
+                                                         expand_budget=budget),
+                                PathScorer(get_embedder(), KGQASettings()))
+        return {tuple(p.path): p for p in observer.observe(observer.scorer.query(question), [topic]).paths}
+
+    unbounded, roomy, bounded = observe(None), observe(10_000), observe(1)
+    films = _follow(kb, topic, ["directed_by^-1"])
+    actors = ("directed_by^-1", "starred_actors")
+    assert len(films) == 2 and len(_follow(kb, topic, list(actors))) == 3
+    for whole in (unbounded, roomy):
+        assert not whole[actors].sampled and whole[actors].complete
+        assert set(whole[actors].ends) == _follow(kb, topic, list(actors))
+    # one topic: the first level is walked whole, but only the ends the budget can walk on are read back (one);
+    # the second walks only the first film (ties: by id), the budget's minimum
+    directed = bounded[("directed_by^-1",)]
+    assert not directed.sampled and directed.size == 2 and directed.ends == [min(films)] and not directed.complete
+    assert bounded[actors].sampled and not bounded[actors].complete
+    first_films_actors = _follow(kb, min(films), ["starred_actors"]) - {topic}
+    assert bounded[actors].size == len(first_films_actors) and set(bounded[actors].ends) <= first_films_actors
+    assert ("directed_by^-1", "in_language") in unbounded and ("directed_by^-1", "in_language") not in bounded
+    # a path found from part of an end set answers with its whole end set
+    result = run_questions(movies, KG, [_question("who starred in the films directed by [William Dieterle]", topic)],
+                           KGQASettings(memory=False, expand_budget=1), None)
+    answered = result.output.results[0]
+    assert answered.path == bounded[actors].display
+    assert set(answered.answer.splitlines()) == _follow(kb, topic, list(actors)) and answered.answer_size == 3
+    # the budget counts KG triples (written by prepare), not the traces' links to an entity
+    degree = movies.run_text("MATCH (e:Entity {kg: $kg, id: 'Marlene Dietrich'}) "
+                             "RETURN e.kgqa_degree AS degree, COUNT { (e)--() } AS links", kg=KG)[0]
+    assert degree["degree"] == sum("Marlene Dietrich" in (h, t) for h, _, t in kb) < degree["links"]
 
 
 def test_no_llm_answers_with_the_end_set_of_the_best_path_and_stores_the_run_and_traces(

@@ -92,6 +92,7 @@ class RunState(TypedDict, total=False):
     results: list[dict[str, Any]]
     embed_seconds: float
     loop_seconds: float
+    path_texts: dict[str, int]  # path-text vectors read from the graph at the start, and embedded by the run
 
 
 class QAState(TypedDict, total=False):
@@ -560,8 +561,9 @@ class ODAAgent(Agent[KGQASettings]):
             return {"answer": "", "top_entity": None, "answer_entities": [], "answer_names": [], "answer_size": 0,
                     "answer_path": None, "decided_by": "none", "cap_hit": capped}
         ends = self._ends(chosen, state["topics"])
+        size = len(ends) if chosen.sampled else chosen.size  # a sampled path's size counted a part of its ends
         return {"answer_path": chosen.as_dict(), "answer_entities": [e["id"] for e in ends],
-                "answer_names": [e["name"] for e in ends], "answer_size": chosen.size,
+                "answer_names": [e["name"] for e in ends], "answer_size": size,
                 "answer": "\n".join(e["name"] for e in ends), "top_entity": ends[0]["id"] if ends else None,
                 "decided_by": decided, "cap_hit": capped}
 
@@ -594,10 +596,12 @@ class ODAAgent(Agent[KGQASettings]):
 
     def begin(self, state: RunState) -> dict[str, Any]:
         self.start_run(state)
-        self.scorer.preload(self.path_texts().load())
+        stored = self.path_texts().load()
+        self.scorer.preload(stored)
         if self.memory_examples() and self.settings.memory_order_temperature:
             self.wording()  # learned once, before the questions are timed
-        return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0}
+        return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0,
+                "path_texts": {"stored": len(stored), "embedded": 0}}
 
     def initial_state(self, question: Question, run_id: str, labels: Mapping[str, str],
                       query: Query | None, leave_out: bool = False) -> QAState:
@@ -643,13 +647,15 @@ class ODAAgent(Agent[KGQASettings]):
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             answered = list(pool.map(answer, range(len(questions))))
         write_traces(self.graph, run_id, self.kg, [row for _, row in answered])
-        self.path_texts().save(self.scorer.take_fresh())
+        fresh = self.path_texts().save(self.scorer.take_fresh())
+        counts = dict(state.get("path_texts") or {"stored": 0, "embedded": 0})
+        counts["embedded"] = counts.get("embedded", 0) + fresh
         if self.on_question is not None:
             for result, _ in answered:
                 self.on_question(result)
         return {"index": start + len(questions), "results": [*state["results"], *(asdict(r) for r, _ in answered)],
                 "embed_seconds": state["embed_seconds"] + embedded,
-                "loop_seconds": state["loop_seconds"] + time.perf_counter() - started}
+                "loop_seconds": state["loop_seconds"] + time.perf_counter() - started, "path_texts": counts}
 
     def finish(self, state: RunState) -> dict[str, Any]:
         self.finish_run(state)
@@ -661,7 +667,7 @@ class ODAAgent(Agent[KGQASettings]):
                       embed_seconds=state.get("embed_seconds", 0.0), loop_seconds=state.get("loop_seconds", 0.0),
                       workers=state.get("workers", 1) if self.llm is None else 1,
                       memory_examples=self.memory_examples(), memory_counts=self.memory_counts(),
-                      memory_calibration=self.calibration())
+                      memory_calibration=self.calibration(), path_texts=dict(state.get("path_texts") or {}))
         summary = run.summary()
         scores = {k: v for k, v in summary.items() if k in run.SCORES and v is not None}
         properties = {k: v for k, v in summary.items() if k not in scores}

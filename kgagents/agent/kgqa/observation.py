@@ -14,6 +14,14 @@ left unread anyway, and where none of them leads anywhere from the topic, the to
 memory had not voted. An
 end set larger than ``max_frontier`` is observed but not expanded (a genre's thousands of films), and topic entities
 never re-enter a path (a remembered path learned with re-entry is followed with its topic allowed back in).
+
+Bounded expansion (``expand_budget``): a level reads at most about that many relationships from each end set it
+expands — its entities best supported first, counted by their degrees (Neo4j's degree store, no relationship
+read) —, so walking on from the people of a country or the films of a genre costs a few thousand relationships,
+not every one of theirs. The relation *types* leaving a large end set show up among its best-supported members;
+the paths found that way are scored and expanded like the others, and marked ``sampled``: their end sets are read
+in full (:func:`follow`) when one answers. Measured on the CoDEx-M Wikidata subgraph (hubs of 7,000 links), see
+docs/kgqa.md.
 """
 
 from __future__ import annotations
@@ -116,12 +124,14 @@ class PathObserver:
     def _expand(self, question: Query, frontiers: list[dict[str, Any]], exclude: list[str],
                 result: Observation, full: list[str] | None = None) -> list[dict[str, Any]]:
         """One level (``kgqa/expand_paths``); ``full``: the only groups whose ends are wanted beyond ``ends_kept``
-        (None: all)."""
+        (None: all). No more ends are read back than the budget could walk on (each end has a triple)."""
         s = self.settings
         result.queries += 1
+        cap = min(s.max_frontier, s.expand_budget) if s.expand_budget else s.max_frontier
         return self.graph.run("kgqa/expand_paths", kg=self.kg, frontiers=frontiers, exclude=exclude,
-                              cap=s.max_frontier, named=s.ends_kept, sample=s.type_sample,
-                              vector=[float(x) for x in question.vector], full=full)
+                              cap=cap, named=s.ends_kept, sample=s.type_sample,
+                              vector=[float(x) for x in question.vector], full=full,
+                              types=sorted(self.names.get()) or None, budget=s.expand_budget)
 
     def _focused(self, prior: Mapping[PathKey, float]) -> bool:
         """Whether the memory's vote is sure enough of one path to walk only the remembered ones
@@ -145,7 +155,8 @@ class PathObserver:
         frontiers: list[dict[str, Any]] = [{"key": "[]", "ids": [topic], "relations": first or None}]
         observed: list[ObservedPath] = []
         for level in range(1, depth + 1):
-            rows = self._expand(question, frontiers, exclude, result, full)
+            # the last level walks no further: only the remembered groups (focused) need more than ends_kept ends
+            rows = self._expand(question, frontiers, exclude, result, full if focused or level < depth else [])
             if not rows:
                 break
             keys = [tuple(json.loads(r["key"])) + (step(r["relation"], r["forward"]),) for r in rows]
@@ -158,15 +169,17 @@ class PathObserver:
                                               names))
                 full_ends[key] = row["ends"]
             level_paths.sort(key=lambda p: (-p.score, p.path))
+            by_level = {p.key: p for p in level_paths}
             # the best N, and every path the memory votes for even when it scored below them
             observed.extend(p for i, p in enumerate(level_paths) if i < s.top_n or p.prior > 0)
             if level == depth:
                 break
-            expandable = [p for p in level_paths if p.complete]
+            expandable = [p for p in level_paths if p.size <= s.max_frontier]
             wanted = 0 if focused else max(s.min_expand, math.ceil(s.top_percent * len(level_paths)))
             chosen: dict[PathKey, list[str] | None] = {p.key: None for p in expandable[:wanted]}
             chosen.update({p.key: sorted(forced[p.key]) for p in expandable if p.key in forced and p.key not in chosen})
-            frontiers = [{"key": json.dumps(list(k)), "ids": full_ends[k], "relations": types}
+            frontiers = [{"key": json.dumps(list(k)), "ids": full_ends[k], "relations": types,
+                          "part": by_level[k].sampled or len(full_ends[k]) < by_level[k].size}
                          for k, types in chosen.items()]
             result.expanded += len(frontiers)
             if not frontiers:
@@ -252,7 +265,8 @@ class PathObserver:
                          ends=row["ends"][: s.ends_kept], end_names=row["names"],
                          supports=row["supports"][: s.ends_kept], similarity=round(similarity, 4),
                          type_score=round(float(row["type_score"] or 0.0), 4), prior=prior,
-                         complete=row["size"] <= len(row["ends"]))
+                         complete=row["size"] <= len(row["ends"]) and not row.get("sampled", False),
+                         sampled=bool(row.get("sampled", False)))
         p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior, question.words,
                                           question.direct), 4)
         return p

@@ -86,9 +86,10 @@ class ObservedPath:
     """One relation path from one topic entity, as observed.
 
     ``ends`` / ``end_names`` / ``supports``: the end entities best supported first, trimmed; ``size``: how many
-    there are in all. ``score``: the path's score for the question (zero-shot similarity plus the memory
-    prior); ``prior``: the memory's share for this path (0 without memory); ``type_score``: how well the end
-    entities' names fit the question."""
+    there are in all (of those found, when ``sampled``). ``score``: the path's score for the question (zero-shot
+    similarity plus the memory prior); ``prior``: the memory's share for this path (0 without memory);
+    ``type_score``: how well the end entities' names fit the question; ``complete``: ``ends`` is the whole end
+    set (neither trimmed nor ``sampled``)."""
 
     topic: str
     path: list[Step]
@@ -105,6 +106,8 @@ class ObservedPath:
     prior: float = 0.0
     complete: bool = True
     reentry: bool = False
+    #: found from part of its prefix's end set (the observation's budget): ``ends`` / ``size`` are a part
+    sampled: bool = False
 
     @property
     def key(self) -> PathKey:

@@ -116,6 +116,9 @@ class KGQARun:
     memory_examples: int = 0
     memory_counts: dict[str, int] = field(default_factory=dict)
     memory_calibration: Any = None  # the memory's Calibration (kgqa/calibration.py), None without one
+    #: path-text vectors found stored when the run began, and embedded by it (new texts: the encoders' time is
+    #: in the run's seconds, so its throughput depends on how much of the KG's paths earlier runs met)
+    path_texts: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """The run's numbers (see the module docstring)."""
@@ -157,7 +160,7 @@ class KGQARun:
             "questions_per_second": round(n / self.loop_seconds, 2) if self.loop_seconds else None,
             "questions_per_second_with_embedding": round(n / (self.loop_seconds + self.embed_seconds), 2)
             if n and self.loop_seconds else None,
-            "workers": self.workers,
+            "workers": self.workers, "path_texts": self.path_texts or None,
         }
 
 

@@ -51,6 +51,11 @@ class KGQASettings(AgentSettings):
     max_frontier: int = Field(
         5000, ge=1, description="an end set larger than this is not expanded (a hub's end set is still observed "
         "and can answer; only walking on from all of its members is skipped)")
+    expand_budget: int | None = Field(
+        3000, ge=1, description="relationships read from one expanded path's end set at the next level: its "
+        "entities are walked best supported first while their degrees add up to at most this (always the first, "
+        "however large); a path found from part of an end set is scored and expanded like any other, and its end "
+        "set is read in full when it answers. None: every entity is walked")
     ends_kept: int = Field(200, ge=1, description="end entities kept per observed path in the state and traces "
                            "(the answer path is re-read in full)")
     type_sample: int = Field(5, ge=1, description="best-supported end entities whose names are compared with the "
@@ -148,10 +153,11 @@ def with_model_defaults(settings: KGQASettings, model: str | None) -> tuple[KGQA
 #: the settings by stage (``kgagents config show kgqa``, the config template)
 STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "seed", "temperature", "max_tokens"),
-    "observation": ("depth", "top_n", "top_percent", "min_expand", "max_frontier", "ends_kept", "type_sample"),
+    "observation": ("depth", "top_n", "top_percent", "min_expand", "max_frontier", "expand_budget", "ends_kept",
+                    "type_sample"),
     "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight"),
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
-                    "memory_order_temperature", "memory_focus", "memory_calibration", "memory_calibration_sample"),
+                    "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths"),
     "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
     "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),

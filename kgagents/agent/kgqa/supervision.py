@@ -66,8 +66,9 @@ def f1(ends: set[str], size: int, gold: set[str]) -> float:
 
 
 def _expand(graph: Graph, kg: str, frontiers: list[dict[str, Any]], exclude: list[str], cap: int) -> list[Row]:
+    # complete walks (no budget): a question's path is found by its end set's F1 against the answers
     return graph.run("kgqa/expand_paths", kg=kg, frontiers=frontiers, exclude=exclude, cap=cap, named=0, sample=0,
-                     vector=None, full=None)
+                     vector=None, full=None, types=None, budget=None)
 
 
 def _search(graph: Graph, kg: str, topic: str, gold: set[str], excluded: list[str], *, depth: int,

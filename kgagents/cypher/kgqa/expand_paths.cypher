@@ -6,19 +6,41 @@
 // (enough to expand the next level), the names of the best $named, and how well the names of the best $sample
 // ends fit the question ($vector; cosine in [-1, 1], the mean over the ends that have a name vector in
 // `embedding`; null when none has or no $vector is given).
+// Bounded: a frontier's entities are walked in their order (best supported first) while their degrees add up to
+// at most $budget relationships (null: no bound), and always the first; `sampled` says some were left unwalked
+// (the groups' end sets are then a part of the true ones), as when the frontier's ids are only a part of its path's
+// end set (`part`). A degree is the entity's count of KG triples written by
+// `kgqa prepare` (kgqa/degrees), else its count of links (Neo4j's degree store: no relationship is read).
+// $types: the KG's relationship types (its relation catalogue), so no relationship's or neighbour's properties are
+// read to tell a KG triple from the graph's other links — a triple joins two entities of its KG — (null: the
+// triples are told by their `rel` property and the neighbour's `kg`).
+OPTIONAL MATCH (x:Entity {kg: $kg}) WHERE x.id IN $exclude
+WITH collect(x) AS excluded
 UNWIND $frontiers AS f
-UNWIND f.ids AS id
-MATCH (e:Entity {kg: $kg, id: id})-[r]-(o)
-WHERE r.rel IS NOT NULL AND o.kg = $kg AND NOT o.id IN $exclude AND (f.relations IS NULL OR type(r) IN f.relations)
-WITH f.key AS key, type(r) AS relation, startNode(r) = e AS forward, o, count(*) AS support
+CALL (f) {
+  UNWIND range(0, size(f.ids) - 1) AS i
+  MATCH (e:Entity {kg: $kg, id: f.ids[i]})
+  WITH i, e ORDER BY i
+  WITH collect(e) AS starts, collect(coalesce(e.kgqa_degree, COUNT { (e)--() })) AS degrees
+  WITH starts, reduce(acc = [0, 0], d IN degrees |
+         CASE WHEN acc[0] > 0 AND acc[1] + d > $budget THEN acc ELSE [acc[0] + 1, acc[1] + d] END) AS cut
+  RETURN starts[..cut[0]] AS walked, cut[0] < size(starts) OR coalesce(f.part, false) AS sampled
+}
+UNWIND walked AS e
+MATCH (e)-[r]-(o)
+WHERE (f.relations IS NULL OR type(r) IN f.relations)
+  AND CASE WHEN $types IS NULL THEN r.rel IS NOT NULL ELSE type(r) IN $types END
+  AND NOT o IN excluded
+WITH f.key AS key, sampled, type(r) AS relation, startNode(r) = e AS forward, o, count(*) AS support
+WHERE $types IS NOT NULL OR o.kg = $kg
 ORDER BY support DESC, o.id
-WITH key, relation, forward, collect(o) AS nodes, collect(support) AS supports
-WITH key, relation, forward, nodes, supports,
+WITH key, sampled, relation, forward, collect(o) AS nodes, collect(support) AS supports
+WITH key, sampled, relation, forward, nodes, supports,
      [n IN nodes[..$sample] WHERE $vector IS NOT NULL AND n.embedding IS NOT NULL | 2 * vector.similarity.cosine(n.embedding, $vector) - 1] AS fits
-WITH key, relation, forward, nodes, supports, fits,
+WITH key, sampled, relation, forward, nodes, supports, fits,
      CASE WHEN $full IS NULL OR key + '|' + relation + '|' + CASE WHEN forward THEN '>' ELSE '<' END IN $full
           THEN $cap ELSE $named END AS kept
-RETURN key, relation, forward, size(nodes) AS size,
+RETURN key, relation, forward, size(nodes) AS size, sampled,
        [n IN nodes[..kept] | n.id] AS ends,
        [n IN nodes[..$named] | coalesce(n.name, n.value, n.id)] AS names,
        supports[..kept] AS supports,
