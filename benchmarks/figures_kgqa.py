@@ -50,12 +50,19 @@ def _command(name: str, options: str, sample: str, model: bool) -> str:
             + " --record`")
 
 
+def _embedded(r: dict[str, Any]) -> str:
+    """How many path texts a run had to embed (new to the KG's stored ones, calibration included): the encoders'
+    time is in its questions/s, so a first run on a KG is slower than the next (runs before this field: nothing)."""
+    texts = r.get("path_texts")
+    return f", {texts['embedded']:,} / {texts['stored'] + texts['embedded']:,}" if texts else ""
+
+
 @figure("kgqa-side-by-side")
 def side_by_side(results: Path) -> str:
     """Hits@1 (by hops) per dataset and memory, no LLM and with the local model on the same questions."""
     rows = ["| data | memory | questions | no LLM: Hits@1 (by hops) | with the local model: Hits@1, and no LLM on "
             "the same questions | memory examples (labelled / bootstrap) | no LLM: questions/s (2 workers), "
-            "load avg |", "|---|---|---|---|---|---|---|"]
+            "load avg[, path texts the run embedded / the KG's stored after it] |", "|---|---|---|---|---|---|---|"]
     missing = []
     for name, title, sample, model_sample in DATASETS:
         for kind, label, options in MEMORIES:
@@ -79,7 +86,8 @@ def side_by_side(results: Path) -> str:
             examples = (f"{by_source.get('labelled', 0):,} / {by_source.get('bootstrap', 0):,}" if by_source
                         else f"{plain['memory_examples']:,}")
             rows.append(f"| {title} | {label} | {plain['questions']:,} | **{_hits(plain)}** | {cell} | {examples} | "
-                        f"{plain['questions_per_second']:.1f}, {plain['load_average_before'][0]:.1f} |")
+                        f"{plain['questions_per_second']:.1f}, {plain['load_average_before'][0]:.1f}"
+                        f"{_embedded(plain)} |")
     note = ["", "Each row's file is `benchmarks/results/kgqa/<data>/<memory>[_sample<N>]_<no-llm | "
             f"full_{MODEL}>.json` and records the command that wrote it, the split, the memory and the load average."]
     if missing:
