@@ -317,11 +317,11 @@ def stages(spec: Job) -> dict[str, tuple[str, ...]]:
 
 def chosen_by(spec: Job) -> Mapping[str, str]:
     """The job's defaults table: setting → the results file (under ``benchmarks/results/``) that chose its
-    default (``CHOSEN_BY`` in its settings module). Two jobs may share a module (``kgqa`` and ``bootstrap``,
-    ``align`` and ``retrieval``): each keeps the entries that name its own fields."""
-    table: Mapping[str, str] = getattr(spec.module, "CHOSEN_BY", {})
-    fields = spec.settings_type.model_fields
-    return {key: results for key, results in table.items() if key in fields}
+    default (``CHOSEN_BY`` of its settings class, else of its settings module, for the class's own fields)."""
+    table: Mapping[str, str] | None = getattr(spec.settings_type, "CHOSEN_BY", None)
+    if table is None:
+        table = getattr(spec.module, "CHOSEN_BY", {})
+    return {k: v for k, v in table.items() if k in spec.settings_type.model_fields}
 
 
 def config_template(name: str, *, yaml: bool = False) -> str:

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgagents.cli import app
+from kgagents.cli.common import console
 from kgagents.errors import AgentSettingsError, InputFileError
 from kgagents.llm.models import MODEL_SETTINGS
 from kgagents.settings import JOBS, chosen_by, config_template, read_config, resolve, stages
@@ -132,8 +133,11 @@ def test_the_template_reads_back_as_the_defaults(tmp_path: Path, name: str, suff
     assert resolved.settings == JOBS[name].settings_type()
 
 
-def test_config_show_prints_each_value_and_where_it_came_from(tmp_path: Path) -> None:
-    config = _toml(tmp_path, "[kgqa]\ntop_n = 40\n")
+def test_config_show_prints_each_value_and_where_it_came_from(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    monkeypatch.chdir(tmp_path)  # a short path: a long one folds over two lines of the table
+    monkeypatch.setattr(console, "_width", 200)  # the shared console's width is fixed once a terminal was seen
+    config = _toml(tmp_path, "[kgqa]\ntop_n = 40\n").relative_to(tmp_path)
     result = runner.invoke(app, ["config", "show", "kgqa", "--model", MODEL, "--set", "depth=2", "--config",
                                  str(config)], env={"KGAGENTS_KGQA_MEMORY_K": "7", "COLUMNS": "200"})
     assert result.exit_code == 0, result.output

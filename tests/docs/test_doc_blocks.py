@@ -117,7 +117,9 @@ def test_a_documented_python_block_runs(where: str, code: str, graph: Graph, neo
     monkeypatch.setenv("KGAGENTS_NEO4J_PASSWORD", neo4j_settings.password.get_secret_value())
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {"__name__": "documented_block"}
-    code = code.replace("../shared/data", str(shared_data)).replace("benchmarks/data/", f"{REPO_ROOT}/benchmarks/data/")
+    for written, path in (("../shared/data", str(shared_data)), ("benchmarks/data/", f"{REPO_ROOT}/benchmarks/data/"),
+                          ("tests/fixtures/", f"{REPO_ROOT}/tests/fixtures/")):  # the block's files, from anywhere
+        code = code.replace(written, path)
     exec(compile(code, where, "exec"), namespace)  # noqa: S102
     driver = namespace.get("driver")
     if driver is not None:

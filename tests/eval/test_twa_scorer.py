@@ -93,10 +93,10 @@ def test_bench_twa_writes_where_out_says_and_leaves_the_repository_results(share
     from benchmarks import RESULTS_DIR
     from kgagents.cli import app
 
-    before = {p.name: p.stat().st_mtime_ns for p in RESULTS_DIR.glob("twa_*")}
+    before = {p.name: p.stat().st_mtime_ns for p in RESULTS_DIR.glob("extraction/twa/*")}
     result = CliRunner().invoke(app, ["bench", "twa", "--out", str(tmp_path / "twa")],
                                 env={"KGAGENTS_DATA_DIR": str(shared_data)})
     assert result.exit_code == 0, result.output
-    written = {p.name for p in (tmp_path / "twa").iterdir()}
-    assert {"twa_tools.json", "twa_scorer_selftest.json"} <= written
-    assert {p.name: p.stat().st_mtime_ns for p in RESULTS_DIR.glob("twa_*")} == before
+    written = {p.name for p in (tmp_path / "twa" / "extraction" / "twa").iterdir()}
+    assert {"tools.json", "scorer_selftest.json"} <= written
+    assert before and {p.name: p.stat().st_mtime_ns for p in RESULTS_DIR.glob("extraction/twa/*")} == before

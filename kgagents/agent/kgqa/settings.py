@@ -151,7 +151,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "observation": ("depth", "top_n", "top_percent", "min_expand", "max_frontier", "ends_kept", "type_sample"),
     "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight"),
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
-                    "memory_order_temperature", "memory_focus", "memory_calibration", "memory_calibration_sample"),
+                    "memory_order_temperature", "memory_focus", "memory_calibration",
+                    "memory_calibration_sample"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths"),
     "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
     "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),
@@ -179,6 +180,8 @@ class BootstrapSettings(AgentSettings):
         "questions": ("paraphrase_paths", "paraphrases"),
         "memory_writes": ("batch",),
     }
+    #: no default of the bootstrap was chosen by a results file yet (the module's CHOSEN_BY is KGQASettings')
+    CHOSEN_BY: ClassVar[dict[str, str]] = {}
 
     mode: Literal["full", "no_llm"] = Field(
         "full", description="full: with a chat model, natural paraphrases beside the templates; no_llm: templates only")
