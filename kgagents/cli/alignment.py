@@ -99,7 +99,7 @@ def align_cmd(
         raise KgAgentsError("give seed links one way: --seeds FILE, --seed-share R (of --reference) or --no-seeds")
     if seed_share is not None and reference is None:
         raise KgAgentsError("--seed-share takes its seeds from --reference FILE: give one")
-    align_settings(set_, mode, config, None)  # a bad --set or --config is refused before a model is reached
+    align_settings(set_, mode, config, None)  # a setting that is wrong is refused before a model is looked for
     chat = chat_or_none(no_llm or mode == "no_llm")
     retrieval_settings, agent_settings = align_settings(set_, mode, config, chat)
     if retrieval_run is not None:
