@@ -13,7 +13,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -179,22 +179,6 @@ def chat_or_none(no_llm: bool, settings: Any = None) -> Any:
         console.print(f"[yellow]no LLM:[/yellow] {escape(str(exc))}\n[yellow]Running the documented no-LLM ablation "
                       "instead; every output is labelled 'no_llm'.[/yellow]")
         return None
-
-
-def set_values(changes: Sequence[str], known: Collection[str], job: str, example: str) -> dict[str, str | None]:
-    """The ``--set KEY=VALUE`` texts as a mapping (values left for the settings model to validate; ``none`` or
-    ``null`` unsets an optional setting); a text that is no ``KEY=VALUE`` or names no setting in ``known`` is one
-    error naming it."""
-    values: dict[str, str | None] = {}
-    for change in changes:
-        key, sep, value = change.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise KgAgentsError(f"--set {change!r}: expected KEY=VALUE, e.g. {example}")
-        if key not in known:
-            raise KgAgentsError(f"--set {change!r}: no {job} setting '{key}'")
-        values[key] = None if value.strip().lower() in ("none", "null") else value.strip()
-    return values
 
 
 @contextmanager
