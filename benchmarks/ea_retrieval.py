@@ -32,7 +32,7 @@ from benchmarks.provenance import write_results
 from kgagents.agent.alignment.diagnostics import attribute_overlap, entity_names
 from kgagents.agent.alignment.embedding import distinct_names
 from kgagents.agent.alignment.fusion import SIGNALS, Weights
-from kgagents.agent.alignment.retrieval import final_ranking, pair_task, retrieve
+from kgagents.agent.alignment.retrieval import final_ranking, pair_task, retrieve, split_links
 from kgagents.agent.alignment.settings import DEFAULTS_DATASET, TUNED_FIELDS, RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, Signals
 from kgagents.embeddings import get_embedder
@@ -159,7 +159,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     tuning.first_pass = None  # the ablation runs below each score and drop their own signals (memory)
     stages.stage("ablations: no bootstrap, no pseudo-seeds, no tuning (source passes)")
     plain = retrieve(graph, task=task, settings=chosen.model_copy(update={"bootstrap_rounds": 0}), view=view,
-                     pseudo_seeds=tuning.pseudo_seeds, progress=stages.advance)
+                     pseudo_seeds=tuning.structural, progress=stages.advance)
     table.update(scored({"fused, no bootstrap": (fused, False, 0, 0.0),
                          "fused, no bootstrap + assignment": (fused, True, k, lam)}, plain.signals))
     del plain
@@ -167,8 +167,14 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     table.update(scored({"fused + assignment, no pseudo-seeds in the first pass": (fused, True, k, lam)},
                         no_pseudo.signals))
     del no_pseudo
+    if tuning.anchors:
+        unanchored = retrieve(graph, task=task, settings=chosen, view=view, pseudo_seeds=tuning.pseudo_seeds,
+                              progress=stages.advance)
+        table.update(scored({"fused + assignment, no outside anchors": (fused, True, k, lam)},
+                            unanchored.signals))
+        del unanchored
     if tuning.path in ("seeds", "pseudo_seeds"):
-        untuned = retrieve(graph, task=task, settings=settings, view=view, pseudo_seeds=tuning.pseudo_seeds,
+        untuned = retrieve(graph, task=task, settings=settings, view=view, pseudo_seeds=tuning.structural,
                            progress=stages.advance)
         table.update(scored({"fused + assignment, starting weights (no tuning)": (
             Weights.of(settings), True, settings.csls_k, settings.taken_penalty)}, untuned.signals))
@@ -179,7 +185,8 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
         "split": {"train": "seed links" if seeds == "train" else "ignored", "test": "sources, targets, scores"},
         "run_id": result_run["run_id"], "settings": chosen.stored(), "starting_settings": settings.stored(),
         "embedders": {"english": loaded.english_model, "multilingual": loaded.multilingual_model},
-        "tuning": tuning.record(links), "pseudo_seeds_per_round": result_run["pseudo_seeds_per_round"],
+        "tuning": tuning.record([*links, *split_links(graph, dataset, "train")]),
+        "pseudo_seeds_per_round": result_run["pseudo_seeds_per_round"],
         "assigned": result_run["assigned"], "headline": "fused + assignment",
         "test_links": len(links), "non_exact_links": len(hard),
         "target_entities": {"test": len(test_targets), "all": len(names[kg2])},

@@ -196,13 +196,15 @@ def align_task(graph: Graph, task: AlignTask, settings: RetrievalSettings | None
     tuning = tune(view, task, settings, bootstrap=tune_bootstrap, progress=progress)
     record = tuning.record(task.reference)
     properties = {"tuning_path": tuning.path, "pseudo_seed_count": len(tuning.pseudo_seeds),
+                  "anchor_count": len(tuning.anchors),
                   "tuning_seconds": round(tuning.seconds, 3)}
     if "pseudo_seed_precision" in record:
         properties["pseudo_seed_precision"] = record["pseudo_seed_precision"]
     if tuning.gate is not None:
         properties["gate_margin"] = tuning.gate["margin"]
-    run = retrieve(graph, task=task, settings=tuning.settings, view=view, pseudo_seeds=tuning.pseudo_seeds,
-                   run_id=run_id, progress=progress, properties=properties, first_pass=tuning.first_pass)
+    run = retrieve(graph, task=task, settings=tuning.settings, view=view, pseudo_seeds=tuning.structural,
+                   run_id=run_id, progress=progress, properties=properties, first_pass=tuning.first_pass,
+                   outside=tuning.outside)
     run.timings.update({"read": read, "tuning": tuning.seconds,
                         "end_to_end": time.perf_counter() - started})
     return tuning, run

@@ -16,11 +16,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from kgagents.agent.alignment.embedding import embed_names
+from kgagents.agent.alignment.retrieval import AlignTask
 from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
-from kgagents.jobs.alignment import align_kgs
+from kgagents.embeddings import get_embedder
+from kgagents.jobs.alignment import align_kgs, align_task, multilingual_embedder
 from kgagents.loaders.alignment import stored_alignment
 from kgagents.loaders.jape import load_jape_pair
 from kgagents.loaders.pairs import read_pairs
@@ -162,3 +165,20 @@ def test_with_a_model_the_agent_decides_the_pairs_scripted(kgs: Graph, reference
     assert len(chat.calls) == 41 and {p.decided_by for p in result.pairs} == {"aligner"}
     assert result.summary()["agent_run_id"] == result.agent.run_id
     assert result.scores()["pairs_hits_at_1"] == 1.0  # retrieval's rank 1 is right for all 41 (see above)
+
+
+def test_entities_outside_the_task_anchor_its_structure(kgs: Graph, reference: list[tuple[str, str]]) -> None:
+    """A task over the three opaque places only (a benchmark ranks its test links only): their names tell them
+    nothing, their countries lie outside the task — paired there by the pseudo-seed rule, they align the places."""
+    settings = RetrievalSettings()
+    embed_names(kgs, get_embedder(), ("de", "en"), settings, multilingual=multilingual_embedder())
+    task = AlignTask("de", "en", sorted(OPAQUE), frozenset(OPAQUE.values()), {}, sorted(OPAQUE.items()))
+    tuning, run = align_task(kgs, task, settings)
+    gold = dict(reference)
+    assert tuning.anchors and not set(tuning.anchors) & set(OPAQUE)  # anchors come from outside the task only
+    assert {"Schweiz", "Polen", "Spanien"} <= set(tuning.anchors)
+    assert all(gold[s] == t for s, t in tuning.anchors.items())
+    assert {s: c[0].target for s, c in run.candidates.items()} == OPAQUE
+    assert run.anchors and len(run.anchors) == settings.bootstrap_rounds  # looked for again in every round
+    _, alone = align_task(kgs, task, settings.model_copy(update={"outside_anchors": False}))
+    assert all(p.structure == 0.0 for targets in alone.signals.values() for p in targets.values())

@@ -30,13 +30,16 @@ def store_candidates(graph: Graph, *, run_id: str, kg1: str, kg2: str,
                      candidates: Mapping[str, Sequence[Candidate]]) -> None:
     """Write the CANDIDATE relationships of run ``run_id`` in one transaction, replacing earlier ones of that id
     (the run node itself is the run store's)."""
-    rows = [{"s": s, "t": c.target, "rank": c.rank, "score": c.score, "assigned": c.assigned,
-             "signals": sorted(c.signals.found_by), "name": c.signals.name, "multilingual": c.signals.multilingual,
-             "exact": c.signals.exact, "structure": c.signals.structure, "attributes": c.signals.attributes}
-            for s, cands in candidates.items() for c in cands]
+    rows = [{"s": s, "candidates": [
+        {"t": c.target, "rank": c.rank, "score": c.score, "assigned": c.assigned,
+         "signals": sorted(c.signals.found_by), "name": c.signals.name, "multilingual": c.signals.multilingual,
+         "exact": c.signals.exact, "structure": c.signals.structure, "attributes": c.signals.attributes}
+        for c in cands]} for s, cands in candidates.items()]
+    per_batch = max(1, graph.settings.batch_size // max(1, max((len(c) for c in candidates.values()), default=1)))
     with graph.transaction() as tx:
         tx.run(cypher("alignment_ea/delete_candidates"), kg1=kg1, run_id=run_id).consume()
-        graph.write_rows(tx, "alignment_ea/write_candidates", rows, kg1=kg1, kg2=kg2, run_id=run_id)
+        graph.write_rows(tx, "alignment_ea/write_candidates", rows, batch_size=per_batch, kg1=kg1, kg2=kg2,
+                         run_id=run_id)
 
 
 def stored_candidates(graph: Graph, *, run_id: str, kg1: str, source: str) -> list[dict[str, Any]]:

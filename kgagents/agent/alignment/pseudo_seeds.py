@@ -8,6 +8,11 @@ neighbour (mutual), and clearly so — in a cosine channel the best score leads 
 of the target's column by at least ``pseudo_seed_margin``. A pair some channel contradicts (another mutual nearest
 neighbour for either entity) is dropped.
 
+Anchors (:func:`outside_anchors`): the same rule among the entities a task does not rank — the source KG's entities
+outside its sources and seed links, against the target KG's entities outside its targets (a benchmark ranks its
+test links only; the rest of the two KGs is still there). They are never candidates and never validate; they only
+give the structure channel more aligned neighbours, as seed links would.
+
 Channels: the English-name cosine, the multilingual name-variant cosine (when embedded), exact name keys (a
 key shared by exactly one source and one target) and, when seed links are given, structure (the source's best
 structural target, and that target's best source, agree and lead). No gold link is read.
@@ -16,12 +21,12 @@ structural target, and that target's best source, agree and lead). No gold link 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.alignment.signals import PairView, Signals
+from kgagents.agent.alignment.signals import BLOCK, PairView, SignalCollector, Signals
 
 #: the channels a pseudo-seed can be found in
 CHANNELS = ("name", "multilingual", "exact", "structure")
@@ -159,3 +164,46 @@ def find_pseudo_seeds(view: PairView, scan: MutualScan, *, settings: RetrievalSe
     """(pseudo-seeds source → target, how many pairs each channel found) — see the module docstring."""
     channels = channel_pairs(view, scan, settings=settings, structure=structure)
     return agreed_pairs(channels, settings.pseudo_seed_channels), {c: len(p) for c, p in channels.items()}
+
+
+class OutsideAnchors:
+    """Anchors among the entities outside a task (module docstring): the source KG's entities not in ``sources``
+    nor seeded, against the target KG's not in ``targets`` (None: every target not seeded). Their name channels are
+    scanned once; :meth:`find` adds the structure channel from the aligned pairs it is given, so each bootstrap
+    round — more pairs aligned inside the task — can find more anchors outside. Empty when either side is: a task
+    over every entity of both KGs has no outside."""
+
+    def __init__(self, view: PairView, collector: SignalCollector, *, sources: Collection[str],
+                 targets: Collection[str] | None, seeds: Mapping[str, str], settings: RetrievalSettings) -> None:
+        self.view, self.collector, self.settings, self.seeds = view, collector, settings, dict(seeds)
+        ranked, taken = set(sources) | set(seeds), set(seeds.values())
+        self.sources = [e for e in view.ids1 if e not in ranked]
+        outside2 = [e for e in view.ids2 if e not in taken and (targets is None or e not in targets)]
+        self.scan = MutualScan()
+        if not self.sources or not outside2:
+            self.sources = []
+            return
+        self.scan.start(self.sources, outside2)
+        cols = [view.row2[t] for t in outside2]
+        english2, multi2 = view.english2[cols], view.multi2[cols]
+        for start in range(0, len(self.sources), BLOCK):
+            rows = [view.row1[s] for s in self.sources[start:start + BLOCK]]
+            self.scan.add("name", view.english1[rows] @ english2.T)
+            if view.has_multilingual:
+                self.scan.add("multilingual", view.multi1[rows] @ multi2.T)
+        self.anchors, self.channels = find_pseudo_seeds(view, self.scan, settings=settings)
+
+    def __bool__(self) -> bool:
+        return bool(self.sources)
+
+    def find(self, inside: Mapping[str, str], anchors: Mapping[str, str] | None = None
+             ) -> tuple[dict[str, str], dict[str, int]]:
+        """(anchors, pairs per channel) by every channel, the structure channel's aligned neighbours being
+        ``anchors`` (default: the name channels' :attr:`anchors`), ``inside`` (pairs aligned within the task) and
+        the seed links."""
+        if not self:
+            return {}, {}
+        structure: Signals = {}
+        self.collector.structure(structure, self.sources, {**(self.anchors if anchors is None else anchors),
+                                                           **inside, **self.seeds})
+        return find_pseudo_seeds(self.view, self.scan, settings=self.settings, structure=structure)

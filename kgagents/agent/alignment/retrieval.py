@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgagents.agent.alignment.assignment import assigned_first, csls, stable_assignment
 from kgagents.agent.alignment.bootstrap import bootstrap
@@ -34,6 +34,9 @@ from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore, new_run_id
 from kgagents.loaders.jape import gold_links
 from kgagents.metrics.ea import RankScores, rank_scores
+
+if TYPE_CHECKING:
+    from kgagents.agent.alignment.pseudo_seeds import OutsideAnchors
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,8 @@ class RetrievalRun:
     ranking: Ranking = field(default_factory=dict)
     assignment: dict[str, str] = field(default_factory=dict)
     scores: RankScores | None = None
+    #: anchors outside the task per bootstrap round (empty: none looked for)
+    anchors: list[int] = field(default_factory=list)
 
     @property
     def dataset(self) -> str | None:
@@ -186,7 +191,8 @@ def retrieve(graph: Graph, *, dataset: str | None = None, task: AlignTask | None
              settings: RetrievalSettings | None = None, sources: Sequence[str] | None = None,
              run_id: str | None = None, progress: Progress | None = None, view: PairView | None = None,
              pseudo_seeds: Mapping[str, str] | None = None, properties: Mapping[str, Any] | None = None,
-             first_pass: tuple[Signals, SignalCollector] | None = None) -> RetrievalRun:
+             first_pass: tuple[Signals, SignalCollector] | None = None,
+             outside: OutsideAnchors | None = None) -> RetrievalRun:
     """Retrieve, bootstrap, fuse, assign and store the top-k candidates of every source of ``task`` (or of
     :func:`pair_task` of ``dataset``); names must be embedded (:func:`~kgagents.agent.alignment.embedding.embed_names`).
 
@@ -194,7 +200,8 @@ def retrieve(graph: Graph, *, dataset: str | None = None, task: AlignTask | None
     ``pseudo_seeds`` (source → target, from :mod:`~kgagents.agent.alignment.pseudo_seeds`) feed the first
     structure pass beside the seed links, but unlike them take no target; ``properties`` go on the run node;
     ``first_pass``: the names pass already made over the task's sources with the seed links' targets taken (the
-    tuning's, :attr:`~kgagents.agent.alignment.tuning.Tuning.first_pass`), continued instead of made again.
+    tuning's, :attr:`~kgagents.agent.alignment.tuning.Tuning.first_pass`), continued instead of made again;
+    ``outside``: anchors outside the task (the tuning's), looked for again in every bootstrap round.
     Re-running with the same ``run_id`` replaces that run's candidates.
     """
     settings = settings or RetrievalSettings()
@@ -221,9 +228,10 @@ def retrieve(graph: Graph, *, dataset: str | None = None, task: AlignTask | None
             continue_pass(collector, signals, task.sources, structural, timings, progress)
         weights = Weights.of(settings)
         boot_started = time.perf_counter()
+        anchor_counts: list[int] = []
         pseudo = bootstrap(collector, signals, sources=task.sources, seeds=structural, weights=weights,
                            allowed=task.targets, rounds=settings.bootstrap_rounds, share=settings.bootstrap_share,
-                           progress=progress)
+                           progress=progress, outside=outside, anchor_counts=anchor_counts)
         timings["bootstrap"] = time.perf_counter() - boot_started
         assign_started = time.perf_counter()
         ranked, assignment, final = final_ranking(signals, weights, task.targets, settings.assignment,
@@ -240,7 +248,7 @@ def retrieve(graph: Graph, *, dataset: str | None = None, task: AlignTask | None
         scores = rank_scores({s: [c.target for c in cands] for s, cands in candidates.items()},
                              scored) if scored else None
         store.finish(run_id, scores=scores.model_dump(exclude={"n"}) if scores else {}, metric="hits_at_1",
-                     properties={"pseudo_seeds": pseudo, "assigned": len(assignment),
+                     properties={"pseudo_seeds": pseudo, "anchors": anchor_counts, "assigned": len(assignment),
                                  "scored_links": scores.n if scores else 0,
                                  **{f"{k}_seconds": round(v, 3) for k, v in timings.items() if k != "retrieval"}})
-    return RetrievalRun(run_id, task, candidates, signals, timings, pseudo, ranked, assignment, scores)
+    return RetrievalRun(run_id, task, candidates, signals, timings, pseudo, ranked, assignment, scores, anchor_counts)

@@ -58,6 +58,10 @@ class RetrievalSettings(AgentSettings):
     structure_top_n: int = Field(
         60, ge=0, description="targets proposed per source by seed propagation over the relationships (0: none)",
         json_schema_extra=_stage("structure"))
+    outside_anchors: bool = Field(
+        True, description="also pair the entities a task does not rank (the source KG's outside its sources, the "
+        "target KG's outside its targets) by the pseudo-seed rule, as extra structural anchors: never candidates",
+        json_schema_extra=_stage("structure"))
     structure_max_degree: int = Field(
         1000, ge=1, description="seed counterparts with more neighbours than this are skipped (hubs say little)",
         json_schema_extra=_stage("structure"))
@@ -115,6 +119,14 @@ class RetrievalSettings(AgentSettings):
     pseudo_seed_margin: float = Field(
         0.02, ge=0.0, description="in a cosine channel, the best score must lead the runner-up of both the source's "
         "row and the target's column by at least this to count", json_schema_extra=_stage("weight_tuning"))
+    pseudo_seed_share_tuning: bool = Field(
+        True, description="without enough seed links: choose bootstrap_share on held-out pseudo-seeds, by how well "
+        "the structure channel alone ranks them with that share's pseudo-seeds",
+        json_schema_extra=_stage("weight_tuning"))
+    pseudo_seed_weights: bool = Field(
+        False, description="without enough seed links: also choose the fusion weights on held-out pseudo-seeds (off: "
+        "keep these; pseudo-seeds are pairs the name channels agree on, so leaning on names always looks better on "
+        "them)", json_schema_extra=_stage("weight_tuning"))
     validation_share: float = Field(
         1 / 3, gt=0.0, lt=1.0, description="share of the seed links (or pseudo-seeds) held out to validate the tuning",
         json_schema_extra=_stage("weight_tuning"))
