@@ -462,17 +462,23 @@ def ea_seedless(results: Path) -> str:
     """Supervised and 0-seed retrieval on both pairs, with how each chose its weights and what it cost."""
     if (missing := ea_not_measured(results)) is not None:
         return missing
-    rows = ["| dataset | seed links | Hits@1 | Hits@10 | MRR | H@1 without exact-name pairs | weights chosen on "
+    rows = ["| dataset | seed links | Hits@1 | Hits@10 | MRR | H@1 without exact-name pairs | tuned on "
             "| seconds after embedding (load avg) |", "|---|---|---|---|---|---|---|---|"]
     for dataset, title in EA_DATASETS:
         for seeds, label in EA_SEEDS:
             r = ea_align_run(results, dataset, seeds)
             head = r["scores"][r["headline"]]
             full, hard, t = head["test/all_links"], head["test/non_exact"], r["tuning"]
-            chosen = {"seeds": f"{t['validation_links']:,} held-out train links",
-                      "pseudo_seeds": f"{t['validation_links']:,} held-out pseudo-seeds "
+            what = "weights" if t["path"] == "seeds" or not t.get("weights_kept") else "bootstrap share"
+            chosen = {"seeds": f"weights on {t['validation_links']:,} held-out train links",
+                      "pseudo_seeds": f"{what} on {t['validation_links']:,} held-out pseudo-seeds "
                                       f"(of {t['pseudo_seeds']:,}, precision {_f3(t['pseudo_seed_precision'])})",
                       "defaults": "none: defaults", "off": "none: given"}[t["path"]]
+            if t.get("anchors"):
+                chosen += f"; {t['anchors']:,} anchors outside the task"
+                if "anchor_precision" in t:
+                    chosen += (f" (precision {_f3(t['anchor_precision'])} on the {t['anchors_checked']:,} "
+                               "in train links)")
             load_avg = r["load_average"]
             rows.append(f"| {title} | {label} | **{_f3(full['hits_at_1'])}** | {_f3(full['hits_at_10'])} "
                         f"| {_f3(full['mrr'])} | {_f3(hard['hits_at_1'])} | {chosen} "
@@ -486,6 +492,7 @@ EA_ABLATION_ROWS = (
     ("name", "English name alone"), ("multilingual", "multilingual names alone"), ("structure", "structure alone"),
     ("fused, no bootstrap + assignment", "fused + assignment, no bootstrap"),
     ("fused + assignment, no pseudo-seeds in the first pass", "… no pseudo-seeds in the first structure pass"),
+    ("fused + assignment, no outside anchors", "… no anchors outside the task"),
     ("fused + assignment, starting weights (no tuning)", "… starting weights, not tuned"),
     ("fused + assignment - structure", "… without structure"),
     ("fused + assignment", "**fused + assignment (the run)**"),

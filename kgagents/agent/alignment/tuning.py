@@ -28,7 +28,7 @@ import itertools
 import random
 import time
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -239,15 +239,15 @@ def structure_share(collector: SignalCollector, signals: Signals, structural: Ma
                     prior: float) -> tuple[float, list[dict[str, Any]]]:
     """The bootstrap share judged by what it is for — the structure channel: for each of :data:`SHARES`, the
     assignment's best pairs of that share join ``structural`` and the structure channel *alone* ranks the held-out
-    pseudo-seeds' candidates. Why not the fused score: held-out pseudo-seeds are pairs the names already agree on,
-    so every share ranks them first. Best Hits@1, then MRR; ties keep ``prior``. Only the held-out sources'
-    structure is recomputed (a fraction of a bootstrap round)."""
+    pseudo-seeds' structural candidates. Why not the fused score: held-out pseudo-seeds are pairs the names already
+    agree on, so every share ranks them first. Best Hits@1, then MRR; ties keep ``prior``. Only the held-out
+    sources' structure is computed (a fraction of a bootstrap round)."""
     ordered = assigned_by_score(rank(signals, weights, allowed))
     held = [s for s, _ in validation]
     structure_only = Weights.only("structure")
     trials: list[dict[str, Any]] = []
     for share in sorted({*SHARES, prior}):
-        trial = {s: {t: replace(p) for t, p in signals.get(s, {}).items()} for s in held}
+        trial: Signals = {}  # structure proposes its own best targets: only those can be its rank 1
         collector.structure(trial, held, {**dict(ordered[: round(share * len(ordered))]), **structural})
         scored = evaluate(trial, structure_only, validation, allowed, False)
         trials.append({"share": share, "scores": scored.model_dump()})
