@@ -15,7 +15,7 @@ from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
-from kgagents.jobs.kgqa import prepare_kg, run_questions
+from kgagents.jobs.kgqa import learn, prepare_kg, run_questions
 from kgagents.loaders.qa import read_questions
 from tests.agent_kgqa.conftest import KG
 
@@ -66,3 +66,16 @@ def test_prepare_embeds_the_kgs_short_path_types_once(movies: Graph, fixtures: P
     assert run.output.path_texts["embedded"] == len(new) > 0
     # what the run embedded were its questions (they share the path space), never a path of the KG
     assert new <= {masked(q.question) for q in questions}
+
+
+def test_the_memorys_calibration_reuses_the_stored_path_texts(movies: Graph, fixtures: Path) -> None:
+    """Starting a run with a memory calibrates its vote by observing its phrasings; that observation reads the
+    stored path texts, so a run whose texts are all stored embeds none, calibration included."""
+    questions = read_questions(fixtures / "kgqa" / "movies_questions.jsonl")
+    learn(movies, KG, questions, source="test: labelled")
+    settings = SETTINGS.model_copy(update={"memory": True})
+    first = run_questions(movies, KG, questions, settings)
+    assert first.output.path_texts["embedded"] > 0 and first.output.memory_calibration is not None
+    movies.run("kgqa/memory_calibration_clear", kg=KG)  # the next run calibrates again
+    again = run_questions(movies, KG, questions, settings)
+    assert again.output.memory_calibration is not None and again.output.path_texts["embedded"] == 0
