@@ -254,7 +254,7 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     load_before = [round(x, 2) for x in os.getloadavg()]
     started = time.perf_counter()
     kg = ensure_kg(graph, ds)
-    prepared = prepare_kg(graph, ds.kg, get_embedder())
+    prepared = prepare_kg(graph, ds.kg, get_embedder(), settings)
     learned, files = splits(ds, seed, part)
     if ds.only_answerable:  # the questions whose fact is in the KG, learned from and answered alike
         learned = answerable(graph, ds, learned)

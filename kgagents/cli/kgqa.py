@@ -276,10 +276,13 @@ def bootstrap_cmd(
 @app.command("prepare")
 def prepare_cmd(kg: str = typer.Option(..., "--kg", help="name of the loaded KG")) -> None:
     """What KGQA needs of a KG: its entity names embedded (answer types, linking context; unchanged names are
-    skipped) and the full-text index over names and aliases (entity linking)."""
+    skipped), the full-text index over names and aliases (entity linking) and the texts of its one- and
+    two-relation paths embedded (the path scorer; texts stored before are skipped)."""
     from kgagents.jobs.kgqa import prepare_kg
 
     with connected() as graph, console.status(escape(f"preparing {kg}…")):
         done = prepare_kg(graph, kg)
     console.print(escape(f"{kg}: {done['names_embedded']} entity names embedded, {done['names_unchanged']} "
-                         f"unchanged ({done['seconds']} s); full-text index kgqa_entity_names online"))
+                         f"unchanged ({done['seconds']} s); full-text index kgqa_entity_names online; "
+                         f"{done['path_texts']['embedded']} path texts embedded of "
+                         f"{done['path_texts']['path_types']} path types ({done['path_texts']['seconds']} s)"))

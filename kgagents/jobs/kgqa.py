@@ -30,8 +30,10 @@ from kgagents.agent.kgqa.agent import ODAAgent
 from kgagents.agent.kgqa.linking import EntityLinker
 from kgagents.agent.kgqa.observation import RelationNames
 from kgagents.agent.kgqa.pathmemory import Example, PathMemory, question_key, refuse_test_split
+from kgagents.agent.kgqa.pathtexts import prepare_path_texts
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain
 from kgagents.agent.kgqa.results import QuestionResult
+from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
 from kgagents.agent.kgqa.supervision import supervise, supervise_given
@@ -97,9 +99,12 @@ def ask(graph: GraphLike, kg: str, question: str, *, topics: Sequence[str] = (),
 
 
 # -- preparing a KG ------------------------------------------------------------------------------------------
-def prepare_kg(graph: Graph, kg: str, embedder: Embedder | None = None) -> dict[str, Any]:
-    """Entity-name vectors (incremental: unchanged names are skipped), the full-text name index and the entities' triple
-    counts of ``kg``."""
+def prepare_kg(graph: Graph, kg: str, embedder: Embedder | None = None,
+               settings: KGQASettings | None = None) -> dict[str, Any]:
+    """Entity-name vectors (incremental: unchanged names are skipped), the full-text name index, the entities' triple
+    counts of ``kg`` and the path texts of its short relation paths (settings ``prepared_path_length`` and
+    ``prepared_path_texts``; texts stored before are skipped)."""
+    settings = settings or KGQASettings()
     refuse_unfinished(graph, [kg])  # a KG a batched load is still writing, or left half-written
     embedder = embedder or get_embedder()
     ensure_vector_index(graph, name="entity_embedding", label="Entity", property="embedding",
@@ -107,9 +112,12 @@ def prepare_kg(graph: Graph, kg: str, embedder: Embedder | None = None) -> dict[
     stats = embed_nodes(graph, embedder, scope=Scope.kg(kg), text_properties=[("label", "name"), "type_names"],
                         vector_property="embedding")
     EntityLinker(graph, kg).ensure_index()
-    degrees = graph.run("kgqa/degrees", kg=kg, types=sorted(RelationNames(graph, kg).get()) or None)
+    names = RelationNames(graph, kg).get()
+    degrees = graph.run("kgqa/degrees", kg=kg, types=sorted(names) or None)
+    texts = prepare_path_texts(graph, kg, PathScorer(embedder, settings), names,
+                               longest=settings.prepared_path_length, limit=settings.prepared_path_texts)
     return {"names_embedded": stats.embedded, "names_unchanged": stats.unchanged, "seconds": round(stats.seconds, 2),
-            "degrees_written": degrees[0]["written"] if degrees else 0}
+            "degrees_written": degrees[0]["written"] if degrees else 0, "path_texts": texts}
 
 
 # -- learning ------------------------------------------------------------------------------------------------

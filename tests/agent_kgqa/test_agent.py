@@ -81,6 +81,27 @@ def test_the_observation_aggregates_triples_into_relation_paths(movies: Graph, f
                                     ["William Dieterle"], 100)} == set(genres)
 
 
+def test_a_level_sends_back_only_the_ends_the_next_levels_budget_walks(movies: Graph, fixtures: Path) -> None:
+    kb = _kb(fixtures)
+    topic = "William Dieterle"
+    films = sorted(_follow(kb, topic, ["directed_by^-1"]))  # one walk to each: ranked by id
+    assert len(films) == 2
+    first_degree = sum(films[0] in (h, t) for h, _, t in kb)
+
+    def directed(budget: int | None) -> dict[str, object]:
+        rows = movies.run("kgqa/expand_paths", kg=KG, frontiers=[{"key": "[]", "ids": [topic], "relations": None}],
+                          exclude=[topic], cap=100, named=1, sample=1, vector=None, full=None, types=None,
+                          budget=budget)
+        return next(r for r in rows if r["relation"] == "directed_by" and not r["forward"])
+
+    # the budget walks only the first film at the next level: only it is sent back, yet the path is complete (its
+    # whole end set was counted) and its size is the whole end set's
+    cut = directed(first_degree)
+    assert cut["ends"] == films[:1] and cut["size"] == 2 and cut["complete"] and not cut["sampled"]
+    for roomy in (None, 10_000):
+        assert directed(roomy)["ends"] == films and directed(roomy)["complete"]
+
+
 def test_a_bounded_expansion_walks_the_best_supported_ends_and_answers_with_the_whole_end_set(
         movies: Graph, fixtures: Path) -> None:
     kb = _kb(fixtures)

@@ -182,6 +182,8 @@ class ODAAgent(Agent[KGQASettings]):
             k: getattr(self.settings, k) for k, source in self.settings_sources.items() if source.startswith("model")}
         self._embedder = embedder
         self._scorer: PathScorer | None = None
+        self._scorer_lock = threading.Lock()
+        self._stored_texts = 0  # path-text vectors the scorer was made with
         self._observer: PathObserver | None = None
         self.memory = PathMemory(self.graph, kg)
         self.linker = EntityLinker(self.graph, kg)
@@ -206,8 +208,16 @@ class ODAAgent(Agent[KGQASettings]):
     # -- collaborators ------------------------------------------------------------------------------
     @property
     def scorer(self) -> PathScorer:
-        if self._scorer is None:
-            self._scorer = PathScorer(self._embedder or get_embedder(), self.settings)
+        """The path scorer, made once with the KG's stored path-text vectors: whatever observes first — a run's
+        questions, or the memory's calibration when the run starts (hundreds of observations: it embedded every
+        text again, 5,366 on CoDEx-M) — reads them."""
+        with self._scorer_lock:
+            if self._scorer is None:
+                scorer = PathScorer(self._embedder or get_embedder(), self.settings)
+                stored = PathTextStore(self.graph, self.kg, scorer.space).load()
+                scorer.preload(stored)
+                self._stored_texts = len(stored)
+                self._scorer = scorer
         return self._scorer
 
     @property
@@ -596,12 +606,12 @@ class ODAAgent(Agent[KGQASettings]):
 
     def begin(self, state: RunState) -> dict[str, Any]:
         self.start_run(state)
-        stored = self.path_texts().load()
-        self.scorer.preload(stored)
         if self.memory_examples() and self.settings.memory_order_temperature:
             self.wording()  # learned once, before the questions are timed
+        # what the memory's calibration embedded is stored before the questions are timed
+        calibrated = self.path_texts().save(self.scorer.take_fresh())
         return {"index": 0, "results": [], "embed_seconds": 0.0, "loop_seconds": 0.0,
-                "path_texts": {"stored": len(stored), "embedded": 0}}
+                "path_texts": {"stored": self._stored_texts, "embedded": calibrated}}
 
     def initial_state(self, question: Question, run_id: str, labels: Mapping[str, str],
                       query: Query | None, leave_out: bool = False) -> QAState:

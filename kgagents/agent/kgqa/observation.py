@@ -265,7 +265,8 @@ class PathObserver:
                          ends=row["ends"][: s.ends_kept], end_names=row["names"],
                          supports=row["supports"][: s.ends_kept], similarity=round(similarity, 4),
                          type_score=round(float(row["type_score"] or 0.0), 4), prior=prior,
-                         complete=row["size"] <= len(row["ends"]) and not row.get("sampled", False),
+                         complete=row.get("complete", row["size"] <= len(row["ends"]))
+                         and not row.get("sampled", False),
                          sampled=bool(row.get("sampled", False)))
         p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, p.prior, question.words,
                                           question.direct), 4)

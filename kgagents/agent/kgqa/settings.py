@@ -117,6 +117,12 @@ class KGQASettings(AgentSettings):
                                    "path (see relation_weight): above it, each more relation must be asked about")
     relation_paths: int = Field(15, ge=1, description="the best observed paths whose relations the model is asked "
                                 "about and which it re-ranks (see relation_weight)")
+    prepared_path_length: int = Field(
+        2, ge=0, le=2, description="`kgqa prepare` embeds the path texts of every relation path type of up to this "
+        "many relations in the KG (stored in the graph), so a run does not embed them question by question; 0: "
+        "none (three-relation types are too many to embed ahead: ~61,000 on CoDEx-M)")
+    prepared_path_texts: int = Field(20_000, ge=0, description="at most this many path texts embedded by `kgqa "
+                                     "prepare` (the path types along which most walks run first)")
     answer_cap: int = Field(1000, ge=1, description="largest answer set returned (ranked by support)")
     reflect_k: int = Field(15, ge=1, description="K: paths the reflection keeps in memory per iteration")
     max_iterations: int = Field(8, ge=1, description="observe → act → reflect rounds before answering from memory")
@@ -162,6 +168,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
     "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),
     "answer": ("answer_cap",),
+    "prepare": ("prepared_path_length", "prepared_path_texts"),
 }
 
 #: where a default came from: the results file (under benchmarks/results/) of the run that chose it; the run
