@@ -51,15 +51,12 @@ class MutualScan:
     def add(self, channel: str, scores: np.ndarray) -> None:
         """The cosines of the next block of source rows (in order) with every target."""
         n_rows, n_cols = scores.shape
-        rows = np.arange(n_rows)
         row_best, row_lead = self._rows.setdefault(channel, ([], []))
         offset = sum(len(b) for b in row_best)
         if n_cols > 1:
-            top2 = np.argpartition(-scores, 1, axis=1)[:, :2]
-            values = np.take_along_axis(scores, top2, axis=1)
-            first = values.argmax(axis=1)
-            row_best.append(top2[rows, first])
-            row_lead.append(values[rows, first] - values[rows, 1 - first])
+            best, first, second = _top_two(scores, axis=1)
+            row_best.append(best)
+            row_lead.append(first - second)
         else:
             row_best.append(np.zeros(n_rows, dtype=np.int64))
             row_lead.append(scores[:, 0] if n_cols else np.zeros(n_rows, dtype=np.float32))
@@ -69,11 +66,8 @@ class MutualScan:
             np.full(n_cols, -np.inf, dtype=np.float32), np.full(n_cols, -np.inf, dtype=np.float32),
             np.zeros(n_cols, dtype=np.int64))
         if n_rows > 1:
-            ctop = np.argpartition(-scores, 1, axis=0)[:2]
-            cvals = np.take_along_axis(scores, ctop, axis=0)
-            at = cvals.argmax(axis=0)
-            cols = np.arange(n_cols)
-            b_first, b_second, b_best = cvals[at, cols], cvals[1 - at, cols], ctop[at, cols] + offset
+            at, b_first, b_second = _top_two(scores, axis=0)
+            b_best = at + offset
         else:
             b_first, b_second = scores[0], np.full(n_cols, -np.inf, dtype=np.float32)
             b_best = np.full(n_cols, offset, dtype=np.int64)
@@ -94,6 +88,19 @@ class MutualScan:
             if col_best[col] == row and row_lead[row] >= margin and col_lead[col] >= margin and col_first[col] > 0:
                 out[self.sources[row]] = self.targets[col]
         return out
+
+
+def _top_two(scores: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(index of the best, best, second best) along ``axis`` of a 2-D array — two max reductions, several times
+    faster than a partition along the same axis; ``scores`` is left as it was."""
+    best = scores.argmax(axis=axis)
+    other = np.arange(scores.shape[1 - axis])
+    at = (other, best) if axis == 1 else (best, other)
+    first = scores[at].copy()
+    scores[at] = -np.inf
+    second = scores.max(axis=axis)
+    scores[at] = first
+    return best, first, second
 
 
 def channel_pairs(view: PairView, scan: MutualScan, *, settings: RetrievalSettings,

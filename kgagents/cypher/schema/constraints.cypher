@@ -18,3 +18,6 @@ CREATE INDEX entity_kg IF NOT EXISTS FOR (e:Entity) ON (e.kg);
 CREATE CONSTRAINT match_key IF NOT EXISTS FOR (k:MatchKey) REQUIRE (k.kind, k.text) IS UNIQUE;
 // Background knowledge (kgagents/loaders/background.py): one :Mediator per identifier that names no loaded class.
 CREATE CONSTRAINT mediator_uri IF NOT EXISTS FOR (m:Mediator) REQUIRE m.uri IS UNIQUE;
+// Retrieval candidates are replaced and read by run id (kgagents/agent/alignment/candidate_store.py): without
+// the index, replacing one run's scans every earlier run's.
+CREATE INDEX candidate_run IF NOT EXISTS FOR ()-[c:CANDIDATE]-() ON (c.run_id);
