@@ -21,8 +21,8 @@ from kgagents.agent.alignment.retrieval import AlignTask
 from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.cli import app
 from kgagents.config import Neo4jSettings
-from kgagents.graph.connection import Graph
 from kgagents.embeddings import get_embedder
+from kgagents.graph.connection import Graph
 from kgagents.jobs.alignment import align_kgs, align_task, multilingual_embedder
 from kgagents.loaders.alignment import stored_alignment
 from kgagents.loaders.jape import load_jape_pair
