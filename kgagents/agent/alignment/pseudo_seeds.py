@@ -8,7 +8,7 @@ neighbour (mutual), and clearly so — in a cosine channel the best score leads 
 of the target's column by at least ``pseudo_seed_margin``. A pair some channel contradicts (another mutual nearest
 neighbour for either entity) is dropped.
 
-Anchors (:func:`outside_anchors`): the same rule among the entities a task does not rank — the source KG's entities
+Anchors (:class:`OutsideAnchors`): the same rule among the entities a task does not rank — the source KG's entities
 outside its sources and seed links, against the target KG's entities outside its targets (a benchmark ranks its
 test links only; the rest of the two KGs is still there). They are never candidates and never validate; they only
 give the structure channel more aligned neighbours, as seed links would.
