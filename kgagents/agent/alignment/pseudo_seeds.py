@@ -20,11 +20,13 @@ structural target, and that target's best source, agree and lead). No gold link 
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
+from kgagents.agent.alignment.fusion import SIGNALS, Weights, rank
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.alignment.signals import BLOCK, PairView, SignalCollector, Signals
 
@@ -182,22 +184,19 @@ class OutsideAnchors:
 
     def __init__(self, view: PairView, collector: SignalCollector, *, sources: Collection[str],
                  targets: Collection[str] | None, seeds: Mapping[str, str], settings: RetrievalSettings) -> None:
-        self.view, self.collector, self.settings, self.seeds = view, collector, settings, dict(seeds)
-        ranked, taken = set(sources) | set(seeds), set(seeds.values())
+        self.view, self.settings, self.seeds = view, settings, dict(seeds)
+        ranked = set(sources) | set(seeds)
         self.sources = [e for e in view.ids1 if e not in ranked]
-        outside2 = [e for e in view.ids2 if e not in taken and (targets is None or e not in targets)]
+        # the task's targets are taken here: the outside block's open targets are the target KG's other entities
+        self.collector = SignalCollector(view, settings, taken={*seeds.values(), *(targets or ())})
+        self.signals: Signals = {}
         self.scan = MutualScan()
-        if not self.sources or not outside2:
+        self.anchors: dict[str, str] = {}
+        self.channels: dict[str, int] = {}
+        if not self.sources or not self.collector.open_targets:
             self.sources = []
             return
-        self.scan.start(self.sources, outside2)
-        cols = [view.row2[t] for t in outside2]
-        english2, multi2 = view.english2[cols], view.multi2[cols]
-        for start in range(0, len(self.sources), BLOCK):
-            rows = [view.row1[s] for s in self.sources[start:start + BLOCK]]
-            self.scan.add("name", view.english1[rows] @ english2.T)
-            if view.has_multilingual:
-                self.scan.add("multilingual", view.multi1[rows] @ multi2.T)
+        self.collector.names(self.signals, self.sources, scan=self.scan)
         self.anchors, self.channels = find_pseudo_seeds(view, self.scan, settings=settings)
 
     def __bool__(self) -> bool:
@@ -207,10 +206,48 @@ class OutsideAnchors:
              ) -> tuple[dict[str, str], dict[str, int]]:
         """(anchors, pairs per channel) by every channel, the structure channel's aligned neighbours being
         ``anchors`` (default: the name channels' :attr:`anchors`), ``inside`` (pairs aligned within the task) and
-        the seed links."""
+        the seed links. With structure in, the fused score is a channel too (:func:`fused_pairs`): a pair the names
+        leave unclear can be found by structure and the fused score together."""
         if not self:
             return {}, {}
-        structure: Signals = {}
-        self.collector.structure(structure, self.sources, {**(self.anchors if anchors is None else anchors),
-                                                           **inside, **self.seeds})
-        return find_pseudo_seeds(self.view, self.scan, settings=self.settings, structure=structure)
+        aligned = {**(self.anchors if anchors is None else anchors), **inside, **self.seeds}
+        self.collector.structure(self.signals, self.sources, aligned)
+        self.collector.complete(self.signals)
+        channels = channel_pairs(self.view, self.scan, settings=self.settings, structure=self.signals)
+        if not self.settings.outside_fused:
+            return agreed_pairs(channels, self.settings.pseudo_seed_channels), {c: len(p) for c, p in channels.items()}
+        weights, margin = Weights.of(self.settings), self.settings.pseudo_seed_margin
+        channels["fused"] = fused_pairs(self.signals, weights, margin)
+        found = agreed_pairs(channels, self.settings.pseudo_seed_channels)
+        counts = {c: len(p) for c, p in channels.items()}
+        counts["residual"] = 0
+        while True:  # what the agreed pairs leave: entities whose nearest neighbour was taken by one of them
+            used = set(found.values())
+            rest = {s: {t: p for t, p in targets.items() if t not in used}
+                    for s, targets in self.signals.items() if s not in found}
+            more = fused_pairs(rest, weights, margin)
+            if not more:
+                return found, counts
+            found.update(more)
+            counts["residual"] += len(more)
+
+
+def fused_pairs(signals: Signals, weights: Weights, margin: float) -> dict[str, str]:
+    """Source → target of the fused score's mutual nearest neighbours that lead their row's and their column's
+    runner-up among the proposed pairs by ``margin`` per unit of weight (the fused score is a weighted sum, so a
+    cosine channel's margin scales with the weights)."""
+    lead = margin * sum(abs(getattr(weights, s)) for s in SIGNALS)
+    best: dict[str, tuple[str, float, float]] = {}
+    column: dict[str, tuple[float, str, float]] = {}  # target -> (best score, its source, second score)
+    for s, ranked in rank(signals, weights).items():
+        if ranked:
+            best[s] = (ranked[0][0], ranked[0][1], ranked[1][1] if len(ranked) > 1 else -math.inf)
+        for t, v in ranked:
+            first, at, second = column.get(t, (-math.inf, "", -math.inf))
+            column[t] = (v, s, first) if v > first else (first, at, max(second, v))
+    out = {}
+    for s, (t, first, second) in best.items():
+        col_first, at, col_second = column[t]
+        if at == s and first - second >= lead and col_first - col_second >= lead:
+            out[s] = t
+    return out

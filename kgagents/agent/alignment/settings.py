@@ -62,6 +62,10 @@ class RetrievalSettings(AgentSettings):
         True, description="also pair the entities a task does not rank (the source KG's outside its sources, the "
         "target KG's outside its targets) by the pseudo-seed rule, as extra structural anchors: never candidates",
         json_schema_extra=_stage("structure"))
+    outside_fused: bool = Field(
+        True, description="with outside_anchors: once structure is known, the fused score's mutual, clear nearest "
+        "neighbours count as one more channel of the pseudo-seed rule outside the task",
+        json_schema_extra=_stage("structure"))
     structure_max_degree: int = Field(
         1000, ge=1, description="seed counterparts with more neighbours than this are skipped (hubs say little)",
         json_schema_extra=_stage("structure"))
