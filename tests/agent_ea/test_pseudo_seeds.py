@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kgagents.agent.alignment.fusion import Weights
-from kgagents.agent.alignment.pseudo_seeds import MutualScan, agreed_pairs
+from kgagents.agent.alignment.fusion import Ranking, Weights
+from kgagents.agent.alignment.pseudo_seeds import MutualScan, agreed_pairs, fused_pairs, with_residual
 from kgagents.agent.alignment.signals import PairSignals
 from kgagents.agent.alignment.tuning import FeatureTable, choose_weights
 
@@ -43,6 +43,26 @@ def test_a_pair_needs_enough_channels_and_no_channel_against_it() -> None:
                 "exact": {"c": "C", "d": "D"}}
     assert agreed_pairs(channels, 2) == {"a": "A", "c": "C"}  # b: a channel disagrees; d: one channel only
     assert agreed_pairs(channels, 3) == {"c": "C"}
+
+
+def _ranked(rows: dict[str, dict[str, float]]) -> Ranking:
+    """Fused scores as :func:`~kgagents.agent.alignment.fusion.rank` gives them: best first."""
+    return {s: sorted(ts.items(), key=lambda tv: -tv[1]) for s, ts in rows.items()}
+
+
+def test_the_fused_channel_wants_mutual_and_clear_pairs() -> None:
+    ranked = _ranked({"a": {"A": 0.9, "B": 0.5}, "b": {"A": 0.8, "B": 0.7}, "c": {"C": 0.6, "B": 0.55}})
+    assert fused_pairs(ranked, 0.0) == {"a": "A", "c": "C"}  # b's best, A, is a's
+    assert fused_pairs(ranked, 0.06) == {"a": "A"}  # c leads B by only 0.05
+    assert fused_pairs(_ranked({"a": {"A": 0.9}, "b": {"A": 0.85}}), 0.06) == {}  # A's column: a by only 0.05
+
+
+def test_the_residual_pairs_what_the_agreed_pairs_leave_until_nothing_is_left() -> None:
+    ranked = _ranked({"a": {"A": 0.9, "B": 0.5}, "b": {"A": 0.8, "B": 0.7, "C": 0.1},
+                      "c": {"B": 0.6, "C": 0.5}, "d": {"A": 0.3}})
+    assert fused_pairs(ranked, 0.0) == {"a": "A"}  # b and c both want B; d wants A
+    # b is paired once A is set aside, then c once B is; d's only target is taken: it stays unpaired
+    assert with_residual(ranked, {"a": "A"}, 0.0) == {"a": "A", "b": "B", "c": "C"}
 
 
 def _table(rows: dict[str, dict[str, tuple[float, float]]], gold: dict[str, str]) -> FeatureTable:

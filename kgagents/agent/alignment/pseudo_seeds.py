@@ -11,7 +11,9 @@ neighbour for either entity) is dropped.
 Anchors (:class:`OutsideAnchors`): the same rule among the entities a task does not rank — the source KG's entities
 outside its sources and seed links, against the target KG's entities outside its targets (a benchmark ranks its
 test links only; the rest of the two KGs is still there). They are never candidates and never validate; they only
-give the structure channel more aligned neighbours, as seed links would.
+give the structure channel more aligned neighbours, as seed links would. Once structure is known there, the fused
+score's mutual clear nearest neighbours are one more channel, and what the agreed anchors leave is paired greedily
+by the fused score (:func:`with_residual`).
 
 Channels: the English-name cosine, the multilingual name-variant cosine (when embedded), exact name keys (a
 key shared by exactly one source and one target) and, when seed links are given, structure (the source's best
@@ -26,12 +28,12 @@ from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
-from kgagents.agent.alignment.fusion import SIGNALS, Weights, rank
+from kgagents.agent.alignment.fusion import SIGNALS, Ranking, Weights, rank
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.alignment.signals import BLOCK, PairView, SignalCollector, Signals
+from kgagents.agent.alignment.signals import PairView, SignalCollector, Signals
 
 #: the channels a pseudo-seed can be found in
-CHANNELS = ("name", "multilingual", "exact", "structure")
+CHANNELS = ("name", "multilingual", "exact", "structure", "fused")
 
 
 class MutualScan:
@@ -182,7 +184,7 @@ class OutsideAnchors:
     round — more pairs aligned inside the task — can find more anchors outside. Empty when either side is: a task
     over every entity of both KGs has no outside."""
 
-    def __init__(self, view: PairView, collector: SignalCollector, *, sources: Collection[str],
+    def __init__(self, view: PairView, *, sources: Collection[str],
                  targets: Collection[str] | None, seeds: Mapping[str, str], settings: RetrievalSettings) -> None:
         self.view, self.settings, self.seeds = view, settings, dict(seeds)
         ranked = set(sources) | set(seeds)
@@ -216,37 +218,45 @@ class OutsideAnchors:
         channels = channel_pairs(self.view, self.scan, settings=self.settings, structure=self.signals)
         if not self.settings.outside_fused:
             return agreed_pairs(channels, self.settings.pseudo_seed_channels), {c: len(p) for c, p in channels.items()}
-        weights, margin = Weights.of(self.settings), self.settings.pseudo_seed_margin
-        channels["fused"] = fused_pairs(self.signals, weights, margin)
-        found = agreed_pairs(channels, self.settings.pseudo_seed_channels)
-        counts = {c: len(p) for c, p in channels.items()}
-        counts["residual"] = 0
-        while True:  # what the agreed pairs leave: entities whose nearest neighbour was taken by one of them
-            used = set(found.values())
-            rest = {s: {t: p for t, p in targets.items() if t not in used}
-                    for s, targets in self.signals.items() if s not in found}
-            more = fused_pairs(rest, weights, margin)
-            if not more:
-                return found, counts
-            found.update(more)
-            counts["residual"] += len(more)
+        weights = Weights.of(self.settings)
+        ranked = rank(self.signals, weights)
+        lead = self.settings.pseudo_seed_margin * sum(abs(getattr(weights, s)) for s in SIGNALS)
+        channels["fused"] = fused_pairs(ranked, lead)
+        agreed = agreed_pairs(channels, self.settings.pseudo_seed_channels)
+        found = with_residual(ranked, agreed, lead)
+        return found, {**{c: len(p) for c, p in channels.items()}, "residual": len(found) - len(agreed)}
 
 
-def fused_pairs(signals: Signals, weights: Weights, margin: float) -> dict[str, str]:
-    """Source → target of the fused score's mutual nearest neighbours that lead their row's and their column's
-    runner-up among the proposed pairs by ``margin`` per unit of weight (the fused score is a weighted sum, so a
-    cosine channel's margin scales with the weights)."""
-    lead = margin * sum(abs(getattr(weights, s)) for s in SIGNALS)
-    best: dict[str, tuple[str, float, float]] = {}
+def with_residual(ranked: Ranking, found: Mapping[str, str], lead: float) -> dict[str, str]:
+    """``found`` and, until none is left, the :func:`fused_pairs` among what it leaves: the sources it does not
+    pair, against the targets it does not take. Why: an entity whose nearest neighbour an agreed pair took is not
+    mutual anywhere, yet once that pair is set aside its own counterpart is often plainly its best (one-to-one,
+    found greedily by certainty rather than by a global assignment, which would pair every entity of a KG that has
+    no counterpart with something)."""
+    out = dict(found)
+    while True:
+        used = set(out.values())
+        rest = {s: [(t, v) for t, v in targets if t not in used] for s, targets in ranked.items() if s not in out}
+        more = fused_pairs(rest, lead)
+        if not more:
+            return out
+        out.update(more)
+
+
+def fused_pairs(ranked: Ranking, lead: float) -> dict[str, str]:
+    """Source → target of a ranking's mutual nearest neighbours that lead their row's and their column's runner-up
+    (among the ranked pairs) by at least ``lead``. On the fused score the lead is ``pseudo_seed_margin`` per unit
+    of weight: the fused score is a weighted sum, so a cosine channel's margin scales with the weights."""
     column: dict[str, tuple[float, str, float]] = {}  # target -> (best score, its source, second score)
-    for s, ranked in rank(signals, weights).items():
-        if ranked:
-            best[s] = (ranked[0][0], ranked[0][1], ranked[1][1] if len(ranked) > 1 else -math.inf)
-        for t, v in ranked:
+    for s, targets in ranked.items():
+        for t, v in targets:
             first, at, second = column.get(t, (-math.inf, "", -math.inf))
             column[t] = (v, s, first) if v > first else (first, at, max(second, v))
     out = {}
-    for s, (t, first, second) in best.items():
+    for s, targets in ranked.items():
+        if not targets:
+            continue
+        (t, first), second = targets[0], targets[1][1] if len(targets) > 1 else -math.inf
         col_first, at, col_second = column[t]
         if at == s and first - second >= lead and col_first - col_second >= lead:
             out[s] = t

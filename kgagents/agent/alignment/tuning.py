@@ -185,7 +185,7 @@ def tune(view: PairView, task: AlignTask, settings: RetrievalSettings, *, bootst
         structure = {}
         collector.structure(structure, task.sources, task.seeds)
     pseudo, channels = find_pseudo_seeds(view, scan, settings=settings, structure=structure)
-    outside = OutsideAnchors(view, collector, sources=task.sources, targets=task.targets, seeds=task.seeds,
+    outside = OutsideAnchors(view, sources=task.sources, targets=task.targets, seeds=task.seeds,
                              settings=settings) if settings.outside_anchors else None
     if outside:
         outside.anchors, outside.channels = outside.find(pseudo)
