@@ -190,7 +190,8 @@ class OutsideAnchors:
         ranked = set(sources) | set(seeds)
         self.sources = [e for e in view.ids1 if e not in ranked]
         # the task's targets are taken here: the outside block's open targets are the target KG's other entities
-        self.collector = SignalCollector(view, settings, taken={*seeds.values(), *(targets or ())})
+        self.collector = SignalCollector(view, settings.model_copy(update={"name_top_n": settings.outside_name_top_n}),
+                                         taken={*seeds.values(), *(targets or ())})
         self.signals: Signals = {}
         self.scan = MutualScan()
         self.anchors: dict[str, str] = {}
@@ -203,6 +204,11 @@ class OutsideAnchors:
 
     def __bool__(self) -> bool:
         return bool(self.sources)
+
+    def settle(self, inside: Mapping[str, str]) -> None:
+        """Replace :attr:`anchors` (and :attr:`channels`) by what :meth:`find` finds with ``inside`` — the anchors
+        a run starts from (the tuning's, from the task's pseudo-seeds)."""
+        self.anchors, self.channels = self.find(inside)
 
     def find(self, inside: Mapping[str, str], anchors: Mapping[str, str] | None = None
              ) -> tuple[dict[str, str], dict[str, int]]:

@@ -66,6 +66,10 @@ class RetrievalSettings(AgentSettings):
         True, description="with outside_anchors: once structure is known, the fused score's mutual, clear nearest "
         "neighbours count as one more channel of the pseudo-seed rule outside the task",
         json_schema_extra=_stage("structure"))
+    outside_name_top_n: int = Field(
+        10, ge=1, description="with outside_anchors: targets proposed per outside entity by the weighted name cosine "
+        "(anchors need only the nearest few: 10 and 100 find the same anchors on DBP15K ZH-EN, 10 in a third of the "
+        "time)", json_schema_extra=_stage("structure"))
     structure_max_degree: int = Field(
         1000, ge=1, description="seed counterparts with more neighbours than this are skipped (hubs say little)",
         json_schema_extra=_stage("structure"))

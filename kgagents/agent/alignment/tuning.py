@@ -188,7 +188,7 @@ def tune(view: PairView, task: AlignTask, settings: RetrievalSettings, *, bootst
     outside = OutsideAnchors(view, sources=task.sources, targets=task.targets, seeds=task.seeds,
                              settings=settings) if settings.outside_anchors else None
     if outside:
-        outside.anchors, outside.channels = outside.find(pseudo)
+        outside.settle(pseudo)
     anchors = outside.anchors if outside else {}
     if anchors:  # the structure channel now has aligned neighbours to go by: a second look inside the task
         structure = {}
