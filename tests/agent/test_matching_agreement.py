@@ -46,12 +46,18 @@ def test_the_background_vetoes_pairs_it_places_apart_and_judges_each_stage() -> 
     assert verdict(("s2", "t2"), related, ties) is False  # one vocabulary, no path
     assert verdict(("s3", "t3"), related, ties) is None  # two vocabularies: the background cannot tell
     assert verdict(("s9", "t9"), related, ties) is None  # t9 untied
-    matches = [_match("s1", "t1", "structural"), _match("s2", "t2", "structural"), _match("s3", "t3", "structural"),
-               _match("s2", "t2", "lexical:exact"), _match("s2", "t2", "background:shared")]
+    matches = [
+        _match("s1", "t1", "structural"),
+        _match("s2", "t2", "structural"),
+        _match("s3", "t3", "structural"),
+        _match("s2", "t2", "lexical:exact"),
+        _match("s2", "t2", "background:shared"),
+    ]
     kept, checks = judge_matches(matches, related, ties)
     assert kept == [matches[0], matches[2], matches[3], matches[4]]  # the pre-match and the background: not judged
     assert [(c.stage, c.agreed, c.disagreed, c.distrusted, c.dropped) for c in checks] == [
-        ("structural", 1, 1, False, 1)]
+        ("structural", 1, 1, False, 1)
+    ]
     assert judge_matches(matches, related, ties, veto=False)[0] == matches
     assert stage_of(_match("s", "t", "syntactic")) == "retrieval"
 
@@ -76,8 +82,13 @@ def instruments(graph: Graph, fixtures: Path) -> Path:
 
 
 def _pairs(graph: Graph, here: Path, background: bool = True, **settings: Any) -> tuple[set[tuple[str, str]], Any]:
-    run = match_pair(graph, "instruments_a", "instruments_b", MatchSettings(mode="no_llm", **settings),
-                     background=[here / "bridge.ttl"] if background else [])
+    run = match_pair(
+        graph,
+        "instruments_a",
+        "instruments_b",
+        MatchSettings(mode="no_llm", **settings),
+        background=[here / "bridge.ttl"] if background else [],
+    )
     return run.pairs, run.result
 
 

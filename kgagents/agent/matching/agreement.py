@@ -12,12 +12,13 @@ not one below the other where a file states the mediators' hierarchy), it places
 * the **veto** drops such a pair (:func:`judge_matches`);
 * the **stage check** counts, per stage, the pairs the background judges — related (agree) or placed apart
   (disagree) — and when a stage disagrees with the background significantly more often than not (a one-sided
-  binomial test of agreement against one half, :data:`ALPHA`), the stage is not trusted on this task: its pairs the
+  binomial test of agreement against one half at the gates' 5 % level,
+  :data:`~kgagents.agent.gating.SIGNIFICANCE`), the stage is not trusted on this task: its pairs the
   background does not relate are dropped too, not only those it contradicts.
 
 The lexical pre-match and the background's own pairs are not judged (they decide before the others; the repair
 trusts them too). Without background, or with a background that ties only one side, nothing is judged and nothing
-changes. No word, id prefix or threshold of any dataset is involved: :data:`ALPHA` is the conventional 5 % level.
+changes. No word, id prefix or threshold of any dataset is involved: the test's level is the conventional 5 %.
 """
 
 from __future__ import annotations
@@ -25,11 +26,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from math import comb
 from typing import Any
 
-#: the significance level of the stage check's one-sided binomial test
-ALPHA = 0.05
+from kgagents.agent.gating import SIGNIFICANCE, chance
+
 #: stages never judged: the lexical pre-match's keys (the repair trusts them too) and the background's own pairs
 UNJUDGED_PREFIXES = ("lexical:exact", "lexical:bag", "lexical:stem", "background:")
 #: a local name ``PREFIX_ACCESSION`` whose accession holds a digit (the background loader's identity rule)
@@ -40,7 +40,7 @@ def vocabulary(uri: str) -> str:
     """The vocabulary a mediator's identifier belongs to: an accession id's IRI up to its prefix
     (``…/obo/UBERON_0001062`` → ``…/obo/UBERON``), else the IRI's namespace (up to its last ``#`` or ``/``)."""
     cut = max(uri.rfind("#"), uri.rfind("/"))
-    namespace, local = uri[: cut + 1], uri[cut + 1:]
+    namespace, local = uri[: cut + 1], uri[cut + 1 :]
     found = _ACCESSION.match(local)
     return namespace + found.group(1) if found else namespace
 
@@ -62,12 +62,9 @@ def judged(match: Mapping[str, Any]) -> bool:
 
 
 def below_half(agreed: int, judged_pairs: int) -> bool:
-    """Whether ``agreed`` of ``judged_pairs`` is significantly below one half: P(X ≤ agreed) < ALPHA for X
-    binomial(judged_pairs, 1/2)."""
-    if judged_pairs == 0:
-        return False
-    tail = sum(comb(judged_pairs, i) for i in range(agreed + 1)) / 2 ** judged_pairs
-    return tail < ALPHA
+    """Whether ``agreed`` of ``judged_pairs`` is significantly below one half: chance alone, each pair placed apart
+    with probability 1/2, gives that many disagreements less often than the 5 % level."""
+    return chance(judged_pairs - agreed, agreed, 0.5) < SIGNIFICANCE
 
 
 @dataclass(frozen=True)
@@ -92,8 +89,14 @@ def verdict(pair: tuple[str, str], related: Mapping[str, str], ties: Mapping[str
     return None
 
 
-def judge_matches(matches: list[dict[str, Any]], related: Mapping[str, str], ties: Mapping[str, list[str]], *,
-                  veto: bool = True, stage_check: bool = True) -> tuple[list[dict[str, Any]], list[StageCheck]]:
+def judge_matches(
+    matches: list[dict[str, Any]],
+    related: Mapping[str, str],
+    ties: Mapping[str, list[str]],
+    *,
+    veto: bool = True,
+    stage_check: bool = True,
+) -> tuple[list[dict[str, Any]], list[StageCheck]]:
     """The matches less those the background vetoes (``veto``) and, for a stage it distrusts (``stage_check``),
     less that stage's pairs it does not relate; with one :class:`StageCheck` per judged stage."""
     verdicts = {i: verdict((m["source"], m["target"]), related, ties) for i, m in enumerate(matches) if judged(m)}
