@@ -11,10 +11,9 @@ import pytest
 
 from kgagents.agent.matching.agreement import below_half, judge_matches, stage_of, verdict, vocabulary
 from kgagents.agent.matching.settings import MatchSettings
-from kgagents.embeddings.index import drop_vector_index, vector_indexes
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import match_pair
-from kgagents.loaders.ontology import load_ontology
+from tests.agent.test_matching_background import fresh_pair
 
 A, B = "http://a.test#A_000000", "http://b.test#B_000000"
 CONTAINED = [(A + str(i), B + str(i)) for i in range(3, 9)]  # guitar neck / Neck … horn bell / Bell
@@ -73,12 +72,9 @@ def test_a_stage_the_background_contradicts_loses_its_unjudged_pairs_too() -> No
 
 @pytest.fixture
 def instruments(graph: Graph, fixtures: Path) -> Path:
-    for index in vector_indexes(graph):
-        drop_vector_index(graph, index.name)
-    here = fixtures / "matching" / "judged"
-    load_ontology(graph, here / "instruments_a.ttl", name="instruments_a")
-    load_ontology(graph, here / "instruments_b.ttl", name="instruments_b")
-    return here
+    return fresh_pair(
+        graph, fixtures / "matching" / "judged", instruments_a="instruments_a.ttl", instruments_b="instruments_b.ttl"
+    )
 
 
 def _pairs(graph: Graph, here: Path, background: bool = True, **settings: Any) -> tuple[set[tuple[str, str]], Any]:
