@@ -17,7 +17,7 @@ from tests.agent.test_matching_background import fresh_pair
 
 A, B = "http://a.test#A_000000", "http://b.test#B_000000"
 CONTAINED = [(A + str(i), B + str(i)) for i in range(3, 9)]  # guitar neck / Neck … horn bell / Bell
-UNTIED = (A + "8", B + "8")  # horn bell / Bell: the bridge ties neither
+UNTIED = (A + "8", B + "8")  # horn bell / Bell: the bridge only cross-references them, which assigns nothing
 
 
 def test_a_mediators_vocabulary_is_its_accession_prefix_else_its_namespace() -> None:

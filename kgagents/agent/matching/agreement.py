@@ -3,10 +3,11 @@ each stage against it on the run's own data.
 
 The pre-match and the background decide first; retrieval, structural propagation and the lexical rules then work
 on the entities left, where the easy pairs are gone and a stage can be much less precise than on a task without
-background. The background can judge many of their pairs, because it ties entities to *mediators* (a bridge's
-classes). Distinct identifiers of one vocabulary name distinct classes (the unique-name assumption a vocabulary
-of accession ids is built on), so when the background ties a source and a target entity to mediators of one
-vocabulary and no background path relates the two (:mod:`~kgagents.agent.matching.background`: not one mediator,
+background. The background can judge many of their pairs, because it assigns entities to *mediators* (a bridge's
+classes: an equivalence, or the entity stated below the mediator; a cross-reference assigns nothing). Distinct
+identifiers of one vocabulary name distinct classes (the unique-name assumption a vocabulary of accession ids is
+built on), so when the background assigns a source and a target entity to mediators of one vocabulary and no
+background path relates the two (:mod:`~kgagents.agent.matching.background`: not one mediator,
 not one below the other where a file states the mediators' hierarchy), it places them apart:
 
 * the **veto** drops such a pair (:func:`judge_matches`);
