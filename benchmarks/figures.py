@@ -1197,7 +1197,10 @@ def om_background(results: Path) -> str:
         f"| background alone: every pair the bridges relate | {_prf(b['background_alone_every_related_pair'])} |",
         f"| background alone, 1:1 | {_prf(b['background_alone_one_to_one'])} |",
         f"| channels alone (lexical, embeddings, structure; no background) | {_prf(b['channels_alone'])} |",
+        *([f"| fused, without the background's judgement of the later stages | "
+           f"{_prf(b['judged_by_background']['fused_without_judgement'])} |"] if "judged_by_background" in b else []),
         f"| fused (`--background`) | {_prf(r['scores'])} |", "",
+        *([_judgement(b["judged_by_background"]), ""] if "judged_by_background" in b else []),
         f"Background load: parse {load_s['parse']:.1f} s, write {load_s['write']:.1f} s ({files}). The fused run "
         f"end to end (ontologies already loaded; background load, matching, writing): {r['wall_seconds']:.0f} s at "
         f"load average {r['machine']['load_average'][0]:.1f} on {r['machine']['cores']} cores; peak RSS "
@@ -1205,6 +1208,13 @@ def om_background(results: Path) -> str:
         + (f", {r['peak_rss_mb_neo4j']:.0f} MB the Neo4j JVM" if r.get("peak_rss_mb_neo4j") else "")
         + f". Command: `{r['command']}` ({_source(OM_BACKGROUND)}).",
     ])
+
+
+def _judgement(j: dict[str, Any]) -> str:
+    """One sentence: how many pairs the background's judgement dropped, and which stages it distrusted."""
+    stages = ", ".join(f"`{s}`" for s in j["distrusted_stages"]) or "none"
+    return (f"The background's judgement dropped {j['dropped']} pairs of the later stages; stages it distrusted on "
+            f"this run: {stages}.")
 
 
 OM_RULES = "om/rules/rules_no_llm_seed39"

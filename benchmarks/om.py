@@ -19,6 +19,7 @@ from benchmarks.provenance import Neo4jMemory, file_slug, provenance, python_pea
 from kgagents.agent.gating import SIGNIFICANCE, PaidGate, f1_gain, paid_gate, trusted
 from kgagents.agent.matching.background import background_matches, background_pairs
 from kgagents.agent.matching.candidates import channel_property, vector_property
+from kgagents.agent.matching.graph import MatchingAgent
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment
 from kgagents.embeddings import get_embedder
@@ -30,7 +31,14 @@ from kgagents.llm.structured import LOG_ODDS_LIMIT
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
 from kgagents.loaders.prefixes import read_prefix_map
 from kgagents.loaders.reference import check_reference_in_graph
-from kgagents.metrics.oaei import equivalence_pairs, macro_average, micro_average, score_non_trivial, score_pairs
+from kgagents.metrics.oaei import (
+    Scores,
+    equivalence_pairs,
+    macro_average,
+    micro_average,
+    score_non_trivial,
+    score_pairs,
+)
 from kgagents.paths import data_dir
 from kgagents.progress import MATCHING_STAGES, SILENT, Stages, matching_updates
 
@@ -58,7 +66,13 @@ TUNING = (
     "from other domains (bench om-rules, results/om/rules/rules_no_llm_seed39.json); no default changed (containment "
     "loses a little there but wins on the reporting half and the full track; kept on). The background matching has "
     "no parameter; its trust in the repair (before the merged pairs) was compared on anatomy against checking it "
-    "(F1 0.9366 vs 0.9363), so anatomy is in-sample for that choice.")
+    "(F1 0.9366 vs 0.9363), so anatomy is in-sample for that choice. Issue 39 (helper h39): the background's "
+    "judgement of the later stages (background_veto, background_stage_check) comes from an error analysis of "
+    "anatomy's fused (--background) output, so anatomy is in-sample for it; its one parameter, the stage check's "
+    "5 % level, is the gates' conventional SIGNIFICANCE, not tuned. No other task here has background knowledge to "
+    "hold out; on a seeded split of anatomy's mouse classes (seed 39) it gains alike on both halves (F1 0.9427 -> "
+    "0.9491 and 0.9305 -> 0.9378). Without background it changes nothing (anatomy no-BK and conference re-run: "
+    "the same pairs).")
 
 
 def _cost(runs: list[PairRun], settings: MatchSettings) -> dict[str, Any]:
@@ -358,15 +372,22 @@ def anatomy(graph: Graph, settings: MatchSettings, *, chat: Any = None, model: s
 
 def _background_ablation(graph: Graph, run: PairRun, settings: MatchSettings, reference: Alignment, *, chat: Any,
                          reference_path: Path) -> dict[str, Any]:
-    """The fused run beside the background alone (its 1:1 pairs over all entities, and every pair it relates) and
-    the channels alone (the same settings, no background), with the load's time and what each file tied."""
+    """The fused run beside the background alone (its 1:1 pairs over all entities, and every pair it relates), the
+    channels alone (the same settings, no background) and the fused run without the background's judgement of the
+    later stages (veto and stage check off), with the load's time and what each file tied."""
     assert run.background is not None
     gold = equivalence_pairs(reference)
     related = background_pairs(graph, run.source, run.target, run.background.names,
                                hierarchy=settings.background_hierarchy)
     alone = {(m.source, m.target) for m in background_matches(related)}
     channels = match_pair(graph, run.source, run.target, settings, chat=chat, reference=reference_path)
-    assert channels.scores is not None and run.scores is not None
+    unjudged = MatchingAgent(  # the files are loaded already: the agent is given their names
+        graph, chat if settings.uses_llm else None,
+        settings.model_copy(update={"background_veto": False, "background_stage_check": False}),
+    ).run({"source": run.source, "target": run.target, "reference": reference_path,
+           "background": run.background.names})
+    assert channels.scores is not None and run.scores is not None and unjudged.scores
+    properties = run.result.properties if run.result else {}
     return {
         "ontologies": [run.source, run.target],
         "files": [{**f.model_dump(), "classes_tied": {o: n for o, n in f.classes_tied.items()
@@ -379,6 +400,9 @@ def _background_ablation(graph: Graph, run: PairRun, settings: MatchSettings, re
         "channels_alone": {"run_id": channels.run_id, "seconds": round(channels.seconds, 1),
                            **channels.scores.model_dump()},
         "first_channel_counts": _channel_counts(run, gold),
+        "judged_by_background": {"dropped": properties.get("background_judged_dropped", 0),
+                                 "distrusted_stages": properties.get("background_distrusted", []),
+                                 "fused_without_judgement": Scores.model_validate(unjudged.scores).model_dump()},
     }
 
 

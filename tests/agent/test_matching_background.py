@@ -62,14 +62,19 @@ def test_a_pairs_justification_names_its_evidence() -> None:
     assert justification(["structural"], True) == semapv + "MappingReview"
 
 
-@pytest.fixture
-def anatomy_like(graph: Graph, fixtures: Path) -> Path:
+def fresh_pair(graph: Graph, folder: Path, **files: str) -> Path:
+    """``folder`` after loading its ontology files as ``name=file`` on a graph without vector indexes (each test
+    embeds its own pair)."""
     for index in vector_indexes(graph):
         drop_vector_index(graph, index.name)
-    bg = fixtures / "matching" / "background"
-    load_ontology(graph, bg / "mouse.ttl", name="mouse")
-    load_ontology(graph, bg / "human.ttl", name="human")
-    return bg
+    for name, file in files.items():
+        load_ontology(graph, folder / file, name=name)
+    return folder
+
+
+@pytest.fixture
+def anatomy_like(graph: Graph, fixtures: Path) -> Path:
+    return fresh_pair(graph, fixtures / "matching" / "background", mouse="mouse.ttl", human="human.ttl")
 
 
 def _by_pair(run: object) -> dict[tuple[str, str], dict]:

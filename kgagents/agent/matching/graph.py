@@ -33,6 +33,7 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.base import Agent, RunResult
+from kgagents.agent.matching.agreement import judge_matches, vocabularies
 from kgagents.agent.matching.background import KINDS as BACKGROUND_KINDS
 from kgagents.agent.matching.background import background_matches, background_pairs
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
@@ -91,6 +92,8 @@ class MatchState(TypedDict, total=False):
     prematched_many: list[dict[str, Any]]  # one-to-many output only: the other pairs at a strictest lexical tier
     background_matched: list[dict[str, Any]]  # 1:1 background pairs among entities the lexical pre-match left
     background_pairs: dict[str, str]  # "source<TAB>target" → kind, every pair the background relates
+    background_ties: dict[str, list[str]]  # entity → the vocabularies of the mediators the background ties it to
+    background_checks: list[dict[str, Any]]  # per judged stage, how the background judged its pairs (agreement)
     shared: list[str]  # entities both ontologies declare (skip_shared): neither searched from nor matched
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
@@ -170,7 +173,10 @@ class MatchingAgent(Agent[MatchSettings]):
             pairs = {(m["source"], m["target"]) for m in matches}
             scored = score_pairs(pairs, equivalence_pairs(read_alignment_file(Path(state["reference"]))))
             scores = {k: float(v) for k, v in scored.model_dump().items()}
+        checks = state.get("background_checks", [])
         properties = {"matches": len(matches), "entities": state.get("entities", 0), "context": state.get("context"),
+                      "background_judged_dropped": sum(c["dropped"] for c in checks),
+                      "background_distrusted": [c["stage"] for c in checks if c["distrusted"]],
                       **seconds_properties(state.get("timings", {}))}
         return self.new_result(state, scores=scores, properties=properties, output=matches)
 
@@ -226,28 +232,31 @@ class MatchingAgent(Agent[MatchSettings]):
             if not self.settings.one_to_one:
                 kept = {(m["source"], m["target"]) for m in found}
                 many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
-        background, related = self._background(state, found, shared)
+        background, related, ties = self._background(state, found, shared)
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
         return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "shared": shared,
-                "background_matched": background, "background_pairs": related, "context": context,
+                "background_matched": background, "background_pairs": related, "background_ties": ties,
+                "context": context,
                 "entities": entities, "timings": self._timed(state, "prematch", started)}
 
     def _background(self, state: MatchState, prematched: list[dict[str, Any]], shared: list[str],
-                    ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+                    ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, list[str]]]:
         """The 1:1 pairs the background files relate among the entities the lexical pre-match left (see
-        :mod:`~kgagents.agent.matching.background`), and every related pair's kind (evidence for the other stages'
-        pairs)."""
+        :mod:`~kgagents.agent.matching.background`), every related pair's kind (evidence for the other stages'
+        pairs) and the mediator vocabularies each entity is tied to (to judge the other stages' pairs)."""
         files = state.get("background") or []
         if not files or not self.settings.background:
-            return [], {}
+            return [], {}, {}
         related = background_pairs(self.graph, state["source"], state["target"], files,
                                    hierarchy=self.settings.background_hierarchy)
         entities = {*self.entities(state, state["source"]), *self.entities(state, state["target"])}
         related = {k: m for k, m in related.items() if k[0] in entities and k[1] in entities}
         taken = {p["source"] for p in prematched} | {p["target"] for p in prematched} | set(shared)
         found = [m.as_dict() for m in background_matches(related, exclude=taken)]
-        return found, {f"{s}\t{t}": m.kind for (s, t), m in related.items()}
+        ties = vocabularies(self.graph.run("matching/background_ties", source=state["source"],
+                                           target=state["target"], files=files))
+        return found, {f"{s}\t{t}": m.kind for (s, t), m in related.items()}, ties
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
@@ -435,13 +444,16 @@ class MatchingAgent(Agent[MatchSettings]):
         if settings.containment:
             added += self._contained(state, matched, verdicts, hierarchies)
         matches = _with_background(state["matches"] + added, state.get("background_pairs", {}))
+        matches, checks = judge_matches(matches, state.get("background_pairs", {}), state.get("background_ties", {}),
+                                        veto=settings.background_veto, stage_check=settings.background_stage_check)
         if settings.repair and hierarchies is not None:
             matches = self._repaired(matches, hierarchies)
         if settings.property_ends and hierarchies is not None:
             unrelated = set(unrelated_ends([(m["source"], m["target"]) for m in matches], *hierarchies))
             matches = [m for m in matches if (m["source"], m["target"]) not in unrelated]
         matches = with_confidence(matches)
-        return {"matches": matches, "verdicts": verdicts, "timings": self._timed(state, "propagate", started)}
+        return {"matches": matches, "verdicts": verdicts, "background_checks": [asdict(c) for c in checks],
+                "timings": self._timed(state, "propagate", started)}
 
     def _structural(self, state: MatchState, matched: set[tuple[str, str]],
                     verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:

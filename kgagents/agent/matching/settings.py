@@ -87,6 +87,14 @@ class MatchSettings(AgentSettings):
     background_hierarchy: bool = Field(
         True, description="background paths may also go through two mediators one below the other (the weakest "
         "background evidence), where a background file states the mediators' hierarchy")
+    background_veto: bool = Field(
+        True, description="with background files: drop a pair of the later stages (retrieval, structural, lexical "
+        "rules) whose entities the background ties to mediators of one vocabulary but relates by no path — it "
+        "places them apart (see kgagents.agent.matching.agreement)")
+    background_stage_check: bool = Field(
+        True, description="with background files: a later stage whose pairs the background judges disagree with "
+        "it significantly more often than not (one-sided binomial test, 5 %) is not trusted on this run: its pairs "
+        "the background does not relate are dropped too")
     repair: bool = Field(
         True, description="last: drop pairs that, read as equivalences, make a class unsatisfiable (comparable "
         "classes mapped to disjoint ones) or collapse a hierarchy (crossing an already kept pair); pairs are "
@@ -142,7 +150,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "context", "batch_size"),
     "retrieval": ("threshold", "top_k", "channels", "lexical_prematch", "one_word_stems", "skip_shared",
                   "include_properties"),
-    "background_knowledge": ("background", "background_hierarchy"),
+    "background_knowledge": ("background", "background_hierarchy", "background_veto", "background_stage_check"),
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support"),

@@ -1,0 +1,7 @@
+// The mediators the background files $files assign each entity of the two ontologies to (one edge away): an
+// equivalence, or the entity stated below the mediator — not a cross-reference, and not a mediator below the entity.
+// For the background's judgement of the other stages' pairs (kgagents.agent.matching.agreement).
+MATCH (r:Resource)-[b:BACKGROUND]-(m:Mediator)
+WHERE b.file IN $files AND ($source IN r.ontologies OR $target IN r.ontologies)
+  AND (b.relation = 'exact' OR (b.relation = 'narrow' AND startNode(b) = r))
+RETURN r.uri AS uri, collect(DISTINCT m.uri) AS mediators
