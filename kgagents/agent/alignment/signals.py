@@ -27,6 +27,7 @@ target already aligned by a seed is no candidate for another source.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -198,10 +199,15 @@ class SignalCollector:
             score = s.w_name * english + w_multi * multi
             if n:
                 top = np.argpartition(-score, n - 1, axis=1)[:, :n]
-                for r, source in enumerate(block):
-                    for c in top[r]:
-                        p = _pair(signals, source, self.open_targets[c], "name")
-                        p.name, p.multilingual = float(english[r, c]), float(multi[r, c])
+                # as Python lists in three bulk conversions: a million pairs one numpy scalar at a time cost seconds
+                columns = top.tolist()
+                names = np.take_along_axis(english, top, axis=1).tolist()
+                multis = np.take_along_axis(multi, top, axis=1).tolist()
+                targets = self.open_targets
+                for source, cs, es, ms in zip(block, columns, names, multis, strict=True):
+                    for c, e, m in zip(cs, es, ms, strict=True):
+                        p = _pair(signals, source, targets[c], "name")
+                        p.name, p.multilingual = e, m
             if progress is not None:
                 progress(len(block))
         for source in sources:
@@ -234,7 +240,8 @@ class SignalCollector:
             if not scores:
                 continue
             known = signals.get(source, {})
-            best = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[: s.structure_top_n]
+            best = scores.items() if len(scores) <= s.structure_top_n else heapq.nsmallest(
+                s.structure_top_n, scores.items(), key=lambda x: (-x[1], x[0]))
             for t, w in best:
                 _pair(signals, source, t, "structure").structure = w
             for t, p in known.items():
