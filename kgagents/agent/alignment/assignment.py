@@ -40,8 +40,9 @@ def csls(ranked: Ranking, k: int) -> dict[str, list[tuple[str, float]]]:
 
 def stable_assignment(ranked: Ranking) -> dict[str, str]:
     """Source → target, one-to-one, by the greedy stable matching over every (source, target, score) in ``ranked``."""
-    pairs = sorted(((score, s, t) for s, ranking in ranked.items() for t, score in ranking),
-                   key=lambda x: (-x[0], x[1], x[2]))
+    # (−score, source, target) tuples sort in C in the order wanted; a key function per pair costs seconds
+    pairs = [(-score, s, t) for s, ranking in ranked.items() for t, score in ranking]
+    pairs.sort()
     assigned: dict[str, str] = {}
     used: set[str] = set()
     for _, s, t in pairs:

@@ -154,12 +154,33 @@ def _with(found: frozenset[str], by: str) -> frozenset[str]:
 
 
 def _pair(signals: Signals, s: str, t: str, by: str) -> PairSignals:
-    p = signals.setdefault(s, {}).get(t)
-    if p is None:
-        p = signals[s][t] = PairSignals()
-    if by not in p.found_by:
+    row = signals.get(s)
+    if row is None:
+        row = signals[s] = {}
+    p = row.get(t)
+    if p is None:  # most calls: a new pair, found by ``by`` alone
+        alone = _ALONE.get(by)
+        if alone is None:
+            alone = _ALONE[by] = _with(frozenset(), by)
+        p = row[t] = PairSignals(found_by=alone)
+    elif by not in p.found_by:
         p.found_by = _with(p.found_by, by)
     return p
+
+
+#: signal -> the shared frozenset of a pair found by it alone
+_ALONE: dict[str, frozenset[str]] = {}
+
+
+def _top(scores: dict[str, float], n: int) -> list[tuple[str, float]]:
+    """The ``n`` best (target, score) of ``scores``, ties by id: what sorting by (−score, id) and keeping ``n``
+    gives, found through the ``n``-th best score (a C-level selection over plain floats) instead of a key per
+    item."""
+    if len(scores) <= n:
+        return list(scores.items())
+    kth = heapq.nlargest(n, scores.values())[-1]
+    above = [(t, w) for t, w in scores.items() if w > kth]
+    return above + [(t, kth) for t in sorted(t for t, w in scores.items() if w == kth)[: n - len(above)]]
 
 
 class SignalCollector:
@@ -240,9 +261,7 @@ class SignalCollector:
             if not scores:
                 continue
             known = signals.get(source, {})
-            best = scores.items() if len(scores) <= s.structure_top_n else heapq.nsmallest(
-                s.structure_top_n, scores.items(), key=lambda x: (-x[1], x[0]))
-            for t, w in best:
+            for t, w in _top(scores, s.structure_top_n):
                 _pair(signals, source, t, "structure").structure = w
             for t, p in known.items():
                 if t in scores:
