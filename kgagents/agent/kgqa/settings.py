@@ -190,6 +190,7 @@ class BootstrapSettings(AgentSettings):
         "run": ("mode", "seed"),
         "sampling": ("topics", "depth", "branch", "max_frontier", "max_answers", "min_support", "max_paths"),
         "questions": ("paraphrase_paths", "paraphrases"),
+        "scorer_calibration": ("calibration_questions",),
         "memory_writes": ("batch",),
     }
 
@@ -209,6 +210,11 @@ class BootstrapSettings(AgentSettings):
     paraphrase_paths: int = Field(40, ge=0, description="with a chat model: path types (seeded sample, weighted by "
                                   "support) the model writes natural questions for; 0: templates only")
     paraphrases: int = Field(3, ge=1, le=8, description="questions the model writes per path type")
+    # -- the zero-shot scorer's length penalty, learned on held-out bootstrap questions
+    calibration_questions: int = Field(
+        300, ge=0, description="held-out template questions (one per sampled path type, about a topic the memory's "
+        "examples are not about) the scorer's length_penalty is chosen on (kgqa/scorer_calibration.py); runs that "
+        "use this memory take it unless length_penalty is given. 0: none learned (the default penalty)")
     # -- writing the memory
     batch: int = Field(500, ge=1, description="examples written per transaction (staged until the last one)")
     seed: int = Field(7, description="seed of every sample")
