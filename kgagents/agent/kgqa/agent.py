@@ -64,6 +64,7 @@ from kgagents.agent.kgqa.store import trace_row, write_traces
 from kgagents.agent.kgqa.wording import Wording
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
+from kgagents.errors import Neo4jUnavailableError
 from kgagents.graph.connection import GraphLike
 from kgagents.loaders.qa import Question
 from kgagents.settings import LEARNED
@@ -216,10 +217,14 @@ class ODAAgent(Agent[KGQASettings]):
         return (values, "; ".join(where)) if values else None
 
     def _stored_scorer(self, settings: KGQASettings) -> ScorerCalibration | None:
-        """The scorer calibration of the KG's bootstrap memory, when this run uses that memory."""
-        if not settings.memory or not PathMemory(self.graph, self.kg).counts()["bootstrap"]:
+        """The scorer calibration of the KG's bootstrap memory, when this run uses that memory. An agent can be
+        made before its server answers (the agent contract): then none is read, as for a KG without one."""
+        try:
+            if not settings.memory or not PathMemory(self.graph, self.kg).counts()["bootstrap"]:
+                return None
+            return stored_scorer(self.graph, self.kg, settings)
+        except Neo4jUnavailableError:
             return None
-        return stored_scorer(self.graph, self.kg, settings)
 
     # -- collaborators ------------------------------------------------------------------------------
     @property
