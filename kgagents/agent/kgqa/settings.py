@@ -14,7 +14,9 @@ splits), never on the reported questions, and the benchmark files record them. T
 (``e5_weight`` 0.6, ``length_penalty`` 0.02 at ``length_words`` 10, ``type_weight`` 0.1) were chosen together on
 train questions only — 200 seeded per MetaQA hop and 300 each of PQ-2H and PQ-3H, best mean of the three
 datasets' Hits@1 over a grid — and checked on another 200 per MetaQA hop (`kgagents bench kgqa-scorer`,
-results `kgqa/scorer/train.json`). The model's direct check (``direct_weight``, ``direct_center``) is off by default:
+results `kgqa/scorer/train.json`). On a user's KG, ``kgqa bootstrap`` may replace ``length_penalty`` by one learned
+on the KG's own held-out questions (:mod:`~kgagents.agent.kgqa.scorer_calibration`; runs with that memory use it
+unless it is given). The model's direct check (``direct_weight``, ``direct_center``) is off by default:
 a model's log-odds have their own scale, so its values are chosen per model on the same train questions
 (`kgagents bench kgqa-scorer --with-model`, results `kgqa/scorer/direct_train_<model>.json`) and passed with
 ``--set``; so is its relation check (``relation_weight``, ``relation_center``; `--check relations`, results
