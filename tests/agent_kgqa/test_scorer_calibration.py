@@ -71,17 +71,24 @@ def test_the_learned_penalty_is_stored_with_the_memory_and_changes_the_answers(g
     assert run.summary()["hits_at_1"] == 1.0
     recorded = run.summary()["scorer_calibration"]
     assert recorded["bootstrap_run"] == made.run_id and recorded["values"] == learned["values"]
+    assert f"length_penalty={learned['values']['length_penalty']}," in _memory_threshold_scorer(graph)
 
     # a penalty given explicitly wins; a zero-shot run ignores the memory and what was learned with it
     given = run_questions(graph, KG, questions, scorer_only.model_copy(update={"length_penalty": 0.02})).output
     assert given.settings["length_penalty"] == 0.02 and given.summary()["scorer_calibration"] is None
     assert given.summary()["hits_at_1"] == 0.0
+    assert "length_penalty=0.02," in _memory_threshold_scorer(graph)  # the vote threshold weighed against it
     again = run_questions(graph, KG, questions, KGQASettings(memory=False)).output
     assert again.settings["length_penalty"] == 0.02 and again.summary()["hits_at_1"] == 0.0
 
     # without the bootstrap examples (a labelled memory only) the calibration is not used
     PathMemory(graph, KG).forget_other_sources("labelled elsewhere")
     assert ODAAgent(graph, None, KGQASettings(mode="no_llm"), kg=KG).settings.length_penalty == 0.02
+
+
+def _memory_threshold_scorer(graph: Graph) -> str:
+    """The scorer values the memory's vote threshold was calibrated with (kgqa/calibration.py)."""
+    return str(graph.run_text("MATCH (c:PathMemoryCalibration {kg: $kg}) RETURN c.scorer AS s", kg=KG)[0]["s"])
 
 
 def test_a_bootstrap_without_calibration_removes_the_previous_one(graph: Graph, tmp_path: Path) -> None:

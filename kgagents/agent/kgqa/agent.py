@@ -56,7 +56,7 @@ from kgagents.agent.kgqa.pathtexts import PathTextStore
 from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
-from kgagents.agent.kgqa.scorer_calibration import ScorerCalibration
+from kgagents.agent.kgqa.scorer_calibration import LEARNED_WITH, ScorerCalibration
 from kgagents.agent.kgqa.scorer_calibration import stored as stored_scorer
 from kgagents.agent.kgqa.scoring import PathScorer, Query, words
 from kgagents.agent.kgqa.settings import KGQASettings
@@ -272,7 +272,8 @@ class ODAAgent(Agent[KGQASettings]):
             if self._calibration is None:
                 self._calibration = stored_or_calibrated(
                     self.graph, self.kg, self._zero_shot, k=s.memory_k, temperature=s.memory_temperature,
-                    sample=s.memory_calibration_sample, seed=s.seed)
+                    sample=s.memory_calibration_sample, seed=s.seed, scorer=",".join(
+                        f"{k}={getattr(s, k)}" for k in ("length_penalty", *LEARNED_WITH)))
             return self._calibration
 
     def _zero_shot(self, asked: Sequence[tuple[str, str]]) -> list[PathKey | None]:
