@@ -57,6 +57,23 @@ def _embedded(r: dict[str, Any]) -> str:
     return f", {texts['embedded']:,} / {texts['stored'] + texts['embedded']:,}" if texts else ""
 
 
+def _learned(r: dict[str, Any]) -> str:
+    """The scorer values a run took from its KG's bootstrap (kgqa/scorer_calibration.py; runs before it: '')."""
+    found = r.get("scorer_calibration")
+    return "".join(f", {k.replace('_', ' ')} {v} learned" for k, v in found["values"].items()) if found else ""
+
+
+def _calibration(b: dict[str, Any]) -> str:
+    """A bootstrap's scorer calibration: the penalty, on how many held-out questions, default → chosen objective."""
+    c = b.get("scorer_calibration")
+    if not c:
+        return "–"
+    chosen = next(r for r in c["grid"] if r["length_penalty"] == c["values"]["length_penalty"])
+    kept = " (default kept)" if chosen["length_penalty"] == c["default"]["length_penalty"] else ""
+    return (f"{chosen['length_penalty']}{kept}: {c['default']['objective']:.1f} → {chosen['objective']:.1f} "
+            f"(± {chosen['gain_standard_error']:.1f}) on {c['questions']}")
+
+
 @figure("kgqa-side-by-side")
 def side_by_side(results: Path) -> str:
     """Hits@1 (by hops) per dataset and memory, no LLM and with the local model on the same questions."""
@@ -85,7 +102,8 @@ def side_by_side(results: Path) -> str:
             by_source = plain.get("memory_examples_by_source") or {}
             examples = (f"{by_source.get('labelled', 0):,} / {by_source.get('bootstrap', 0):,}" if by_source
                         else f"{plain['memory_examples']:,}")
-            rows.append(f"| {title} | {label} | {plain['questions']:,} | **{_hits(plain)}** | {cell} | {examples} | "
+            rows.append(f"| {title} | {label}{_learned(plain)} | {plain['questions']:,} | **{_hits(plain)}** | "
+                        f"{cell} | {examples} | "
                         f"{plain['questions_per_second']:.1f}, {plain['load_average_before'][0]:.1f}"
                         f"{_embedded(plain)} |")
     note = ["", "Each row's file is `benchmarks/results/kgqa/<data>/<memory>[_sample<N>]_<no-llm | "
@@ -99,7 +117,9 @@ def side_by_side(results: Path) -> str:
 def bootstrap_cost(results: Path) -> str:
     """What each bootstrap took: path types, questions, model calls and seconds (from the rows' memory records)."""
     rows = ["| data | bootstrap | path types (found) | template questions | model paraphrases (path types) | "
-            "model calls, seconds | examples written | seconds in all |", "|---|---|---|---|---|---|---|---|"]
+            "model calls, seconds | examples written | length penalty learned: held-out Hits@1 averaged over hops, "
+            "default → chosen (± its gain's standard error) on N questions | seconds in all |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for name, title, sample, _ in DATASETS:
         for kind, label, _options in MEMORIES[1:3]:
             r = _found(results, _stem(name, kind, sample, False))
@@ -110,5 +130,6 @@ def bootstrap_cost(results: Path) -> str:
                 f" ({b['paraphrases_cached']} path types from the cache)" if b["paraphrases_cached"] else "")
             rows.append(f"| {title} | {label} | {b['path_types_used']} ({b['path_types_found']}) | "
                         f"{b['template_questions']:,} | {b['paraphrases']} ({b['paraphrased_path_types']}) | "
-                        f"{calls if b['model'] else '–'} | {b['examples']:,} | {b['seconds']:.0f} |")
+                        f"{calls if b['model'] else '–'} | {b['examples']:,} | {_calibration(b)} | "
+                        f"{b['seconds']:.0f} |")
     return "\n".join(rows)

@@ -281,7 +281,7 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
         "memory": memory_record, "link": link, "confident": settings.confident,
         "ranking": settings.ranking if settings.mode == "gated" else None,
         "split": {"ratios": ds.ratios, "seed": seed, "reported": part},
-        "sample_per_file": sample, "question_files": counts, "settings": settings.model_dump(mode="json"),
+        "sample_per_file": sample, "question_files": counts, "settings": run.output.settings,
         "model_defaults": model_defaults, "scores": run.scores, **summary, "llm": run.llm.model_dump(),
         "kg_load": kg, "kg_prepare": prepared,
         "wall_seconds": round(time.perf_counter() - started, 1),

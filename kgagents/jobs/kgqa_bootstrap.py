@@ -11,12 +11,15 @@ paraphrases); this job runs it as a ``(:Run {job: 'kgqa-bootstrap'})`` and write
   killed process) leaves the memory as it was: the run is marked failed and its staged examples removed (those of a
   killed process are removed by the next bootstrap);
 * the model's paraphrases are cached in the graph, ``(:BootstrapParaphrase {kg, key, model, path, questions})``
-  keyed by the model and the prompt, so a re-run asks the model nothing it asked before.
+  keyed by the model and the prompt, so a re-run asks the model nothing it asked before;
+* the zero-shot scorer's length penalty is chosen on held-out questions of the same kind
+  (:mod:`kgagents.agent.kgqa.scorer_calibration`) and stored with the memory, in the transaction that makes it live.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import random
 import re
@@ -25,6 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from kgagents.agent.kgqa import scorer_calibration
+from kgagents.agent.kgqa.agent import ODAAgent
 from kgagents.agent.kgqa.bootstrap import (
     PARAPHRASE_SYSTEM,
     Instance,
@@ -77,6 +82,8 @@ class BootstrapReport:
     model_calls: int = 0
     model_seconds: float = 0.0
     model_failures: int = 0
+    #: the scorer calibration learned on held-out bootstrap questions (None: calibration_questions 0)
+    scorer_calibration: dict[str, Any] | None = None
     examples: int = 0
     batches: int = 0
     stale_staged_removed: int = 0
@@ -134,18 +141,27 @@ def bootstrap(graph: GraphLike, kg: str, *, chat: Any = None, settings: Bootstra
                 say("paraphrasing with the model")
                 examples += _paraphrase_examples(graph, kg, chat, chosen, names, settings, report)
                 clock.lap("paraphrase")
+            calibration = None
+            if settings.calibration_questions:
+                say("learning the scorer's length penalty on held-out bootstrap questions")
+                calibration = _calibrate(graph, kg, chosen, names, settings, embedder, run_id)
+                report.scorer_calibration = calibration.as_dict()
+                clock.lap("calibrate")
             say("embedding and writing")
             _write(memory, examples, embedder or get_embedder(), settings.batch, run_id, report)
-            memory.commit_staged(run_id, SOURCE)
+            memory.commit_staged(run_id, SOURCE, scorer_calibration.stored_props(calibration) if calibration
+                                 else None)
             clock.lap("write")
         except BaseException:
             _drop_quietly(memory, run_id)
             raise
         report.seconds = round(time.perf_counter() - started, 2)
         report.memory = memory.counts()
-        store.finish(run_id, properties={"kg": kg, **{k: v for k, v in report.as_dict().items()
-                                                       if k not in ("kg", "run_id", "memory", "prepared")},
-                                         "memory_examples": report.memory["examples"]})
+        store.finish(run_id, properties={
+            "kg": kg, **{k: v for k, v in report.as_dict().items()
+                         if k not in ("kg", "run_id", "memory", "prepared", "scorer_calibration")},
+            "memory_examples": report.memory["examples"],
+            "scorer_calibration": json.dumps(report.scorer_calibration) if report.scorer_calibration else None})
     return report
 
 
@@ -180,6 +196,20 @@ def _store_path_texts(graph: Graph, kg: str, found: Sequence[PathKey], names: Ma
     if missing:
         scorer.path_vectors(missing)
         store.save(scorer.take_fresh())
+
+
+def _calibrate(graph: Graph, kg: str, chosen: Sequence[PathType], names: Mapping[str, str],
+               settings: BootstrapSettings, embedder: Embedder | None, run_id: str
+               ) -> scorer_calibration.ScorerCalibration:
+    """The scorer's length penalty chosen on held-out questions of the chosen path types, observed zero-shot (no
+    memory, no model) by an agent with the default scorer (:mod:`~kgagents.agent.kgqa.scorer_calibration`)."""
+    agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False), kg=kg, embedder=embedder)
+    asked = scorer_calibration.held_out(chosen, names, lambda p: _instance(p, settings.seed).topic,
+                                        count=settings.calibration_questions, seed=settings.seed)
+    observed = scorer_calibration.observe(asked, agent.scorer.queries,
+                                          lambda query, topic: agent.observer.observe(query, [topic]).paths)
+    agent.path_texts().save(agent.scorer.take_fresh())  # the longer paths' texts it met, for later runs
+    return scorer_calibration.choose(observed, agent.settings, run_id)
 
 
 def _drop_quietly(memory: PathMemory, run_id: str) -> None:

@@ -32,6 +32,7 @@ had not finished; ``finish`` records the run with ``hits_at_1`` as its headline 
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -55,12 +56,15 @@ from kgagents.agent.kgqa.pathtexts import PathTextStore
 from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
 from kgagents.agent.kgqa.results import KGQARun, QuestionResult
+from kgagents.agent.kgqa.scorer_calibration import LEARNED_WITH, ScorerCalibration
+from kgagents.agent.kgqa.scorer_calibration import stored as stored_scorer
 from kgagents.agent.kgqa.scoring import PathScorer, Query, words
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import trace_row, write_traces
 from kgagents.agent.kgqa.wording import Wording
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
+from kgagents.errors import Neo4jUnavailableError
 from kgagents.graph.connection import GraphLike
 from kgagents.loaders.qa import Question
 from kgagents.settings import LEARNED
@@ -172,6 +176,8 @@ class ODAAgent(Agent[KGQASettings]):
         :func:`~kgagents.embeddings.get_embedder`); ``on_question``: called with each answered question's result
         (progress display)."""
         self.kg = kg  # before the settings are resolved: the learned gate is this KG's
+        #: the scorer calibration this run uses (learned by the KG's bootstrap), None: the settings' own values
+        self.scorer_calibration: ScorerCalibration | None = None
         super().__init__(graph, chat, settings)
         self.llm = LLMSteps(self.chat, self.settings.max_tokens) if self.chat is not None else None
         gate = self.settings_sources.get("confident", "")
@@ -196,14 +202,29 @@ class ODAAgent(Agent[KGQASettings]):
         self.on_question = on_question
 
     def learned_settings(self, settings: KGQASettings, model: str | None) -> tuple[dict[str, Any], str] | None:
-        """The LLM gate of a run with a model: the one ``kgqa learn-gate`` stored for this model on this KG (gated
-        mode: where the model paid on the KG's training questions), else :data:`DEFAULT_GATE` (closed)."""
-        if model is None or settings.mode == "no_llm":
+        """What was learned on this KG: the scorer's length penalty its bootstrap chose, when the run uses the
+        bootstrap memory it was learned with (:mod:`~kgagents.agent.kgqa.scorer_calibration`); and the LLM gate
+        of a run with a model — the one ``kgqa learn-gate`` stored for this model on this KG (gated mode: where
+        the model paid on the KG's training questions), else :data:`DEFAULT_GATE` (closed)."""
+        self.scorer_calibration = self._stored_scorer(settings)
+        values = dict(self.scorer_calibration.values) if self.scorer_calibration is not None else {}
+        where = [self.scorer_calibration.describe()] if self.scorer_calibration is not None else []
+        if model is not None and settings.mode != "no_llm":
+            learned = stored_gate(self.graph, self.kg, model, settings) if settings.mode == "gated" else None
+            values["confident"] = DEFAULT_GATE if learned is None else learned
+            where.append(f"no gate learned for KG {self.kg}: closed" if learned is None else
+                         f"{LEARN_GATE}, {self.kg}")
+        return (values, "; ".join(where)) if values else None
+
+    def _stored_scorer(self, settings: KGQASettings) -> ScorerCalibration | None:
+        """The scorer calibration of the KG's bootstrap memory, when this run uses that memory. An agent can be
+        made before its server answers (the agent contract): then none is read, as for a KG without one."""
+        try:
+            if not settings.memory or not PathMemory(self.graph, self.kg).counts()["bootstrap"]:
+                return None
+            return stored_scorer(self.graph, self.kg, settings)
+        except Neo4jUnavailableError:
             return None
-        learned = stored_gate(self.graph, self.kg, model, settings) if settings.mode == "gated" else None
-        if learned is not None:
-            return {"confident": learned}, f"{LEARN_GATE}, {self.kg}"
-        return {"confident": DEFAULT_GATE}, f"no gate learned for KG {self.kg}: closed"
 
     # -- collaborators ------------------------------------------------------------------------------
     @property
@@ -251,7 +272,8 @@ class ODAAgent(Agent[KGQASettings]):
             if self._calibration is None:
                 self._calibration = stored_or_calibrated(
                     self.graph, self.kg, self._zero_shot, k=s.memory_k, temperature=s.memory_temperature,
-                    sample=s.memory_calibration_sample, seed=s.seed)
+                    sample=s.memory_calibration_sample, seed=s.seed, scorer=",".join(
+                        f"{k}={getattr(s, k)}" for k in ("length_penalty", *LEARNED_WITH)))
             return self._calibration
 
     def _zero_shot(self, asked: Sequence[tuple[str, str]]) -> list[PathKey | None]:
@@ -593,9 +615,22 @@ class ODAAgent(Agent[KGQASettings]):
                 "questions": len(inputs.get("questions") or []), "memory_examples": self.memory_examples(),
                 "memory_labelled": counts["labelled"], "memory_bootstrap": counts["bootstrap"],
                 "memory_threshold": calibrated.threshold if calibrated is not None else None,
+                "scorer_calibration": self._scorer_record(),
                 "leave_one_out": bool(inputs.get("leave_one_out", False)), "llm_gate": self.gate_source,
                 "model_defaults": [f"{k}={v}" for k, v in sorted(self.model_defaults.items())],
                 "ranking": self.settings.ranking if self.llm is not None and self.settings.mode == "gated" else None}
+
+    def _scorer_record(self) -> str | None:
+        """What the run records of a learned scorer calibration: the values it used, from which bootstrap run, on
+        how many questions, the grid (None: none used — not learned, or given explicitly)."""
+        found = self.scorer_calibration
+        used = {k: v for k, v in (found.values if found else {}).items()
+                if self.settings_sources.get(k, "").startswith(LEARNED)}
+        if found is None or not used:
+            return None
+        return json.dumps({"values": used, "bootstrap_run": found.run_id, "questions": found.questions,
+                           "questions_by_hops": found.questions_by_hops, "grid": [r["length_penalty"] for r in
+                                                                                  found.grid], "rule": found.rule})
 
     def prepare(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The run's input state: the questions as JSON (validated as :class:`~kgagents.loaders.qa.Question`)."""
@@ -677,7 +712,8 @@ class ODAAgent(Agent[KGQASettings]):
                       embed_seconds=state.get("embed_seconds", 0.0), loop_seconds=state.get("loop_seconds", 0.0),
                       workers=state.get("workers", 1) if self.llm is None else 1,
                       memory_examples=self.memory_examples(), memory_counts=self.memory_counts(),
-                      memory_calibration=self.calibration(), path_texts=dict(state.get("path_texts") or {}))
+                      memory_calibration=self.calibration(), path_texts=dict(state.get("path_texts") or {}),
+                      scorer_calibration=self._scorer_record())
         summary = run.summary()
         scores = {k: v for k, v in summary.items() if k in run.SCORES and v is not None}
         properties = {k: v for k, v in summary.items() if k not in scores}

@@ -132,14 +132,17 @@ def _grouped(row: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def stored_or_calibrated(graph: Graph, kg: str, zero_shot: ZeroShot, *, k: int, temperature: float, sample: int,
-                         seed: int) -> Calibration:
-    """The memory's stored calibration when it was made with these settings, else a new one (stored)."""
+                         seed: int, scorer: str = "") -> Calibration:
+    """The memory's stored calibration when it was made with these settings, else a new one (stored); ``scorer``:
+    the zero-shot scorer's values as text — its answers are what the vote is weighed against, so a run with
+    another length penalty (e.g. one its KG's bootstrap learned) calibrates again."""
     rows = graph.run("kgqa/memory_calibration_read", kg=kg)
     fields = Calibration.__dataclass_fields__
     if rows and rows[0]["k"] == k and rows[0]["temperature"] == temperature and rows[0]["requested"] == sample \
-            and rows[0]["zero_shot_right"] is not None:
+            and rows[0]["zero_shot_right"] is not None and (rows[0]["scorer"] or "") == scorer:
         return Calibration(**{f: rows[0][f] for f in fields})
     found = calibrate(graph.run("kgqa/memory_phrasings", kg=kg), zero_shot, k=k, temperature=temperature,
                       sample=sample, seed=seed)
-    graph.run("kgqa/memory_calibration_write", kg=kg, props={**found.as_dict(), "requested": sample})
+    graph.run("kgqa/memory_calibration_write", kg=kg, props={**found.as_dict(), "requested": sample,
+                                                             "scorer": scorer})
     return found

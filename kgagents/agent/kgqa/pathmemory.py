@@ -190,12 +190,15 @@ class PathMemory:
                                   kg=self.kg)
         return len(examples)
 
-    def commit_staged(self, run_id: str, source: str) -> None:
+    def commit_staged(self, run_id: str, source: str, scorer: Mapping[str, Any] | None = None) -> None:
         """In one transaction: the examples of ``source`` learned before are removed, ``run_id``'s staged examples
-        become the memory's, and the calibrated vote threshold is dropped (the memory changed)."""
+        become the memory's, the calibrated vote threshold is dropped (the memory changed), and the scorer
+        calibration the bootstrap learned (``scorer``: its node's properties, None: none) replaces the previous
+        one (:mod:`~kgagents.agent.kgqa.scorer_calibration`), so memory and calibration change together."""
         with self.graph.transaction() as tx:
             tx.run(cypher("kgqa/memory_replace_source"), kg=self.kg, source=source, run_id=run_id).consume()
             tx.run(cypher("kgqa/memory_calibration_clear"), kg=self.kg).consume()
+            tx.run(cypher("kgqa/scorer_calibration_write"), kg=self.kg, props=scorer).consume()
 
     def drop_staged(self, run_id: str | None = None) -> int:
         """Remove staged examples (of ``run_id``; None: of every run — leftovers of a killed bootstrap) and the

@@ -10,6 +10,7 @@ per question, observation time p50 / p95, throughput, and how many path examples
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import asdict, dataclass, field
@@ -116,6 +117,9 @@ class KGQARun:
     memory_examples: int = 0
     memory_counts: dict[str, int] = field(default_factory=dict)
     memory_calibration: Any = None  # the memory's Calibration (kgqa/calibration.py), None without one
+    #: the scorer values learned by the KG's bootstrap that the run used, with where they came from (JSON text,
+    #: as on the run node; kgqa/scorer_calibration.py), None: the settings' own values
+    scorer_calibration: str | None = None
     #: path-text vectors found stored when the run began, and embedded by it (new texts: the encoders' time is
     #: in the run's seconds, so its throughput depends on how much of the KG's paths earlier runs met)
     path_texts: dict[str, int] = field(default_factory=dict)
@@ -161,6 +165,7 @@ class KGQARun:
             "questions_per_second_with_embedding": round(n / (self.loop_seconds + self.embed_seconds), 2)
             if n and self.loop_seconds else None,
             "workers": self.workers, "path_texts": self.path_texts or None,
+            "scorer_calibration": json.loads(self.scorer_calibration) if self.scorer_calibration else None,
         }
 
 
