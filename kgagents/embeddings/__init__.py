@@ -20,7 +20,7 @@ EmbedderFactory = Callable[[EmbeddingSettings], Embedder]
 _registry: dict[str, EmbedderFactory | str] = {
     "local": "kgagents.embeddings.local_minilm:LocalMiniLM.from_settings",
     "openai": "kgagents.embeddings.openai_compat:OpenAICompatEmbedder.from_settings",
-    "e5": "kgagents.embeddings.multilingual_e5:MultilingualE5.from_settings",
+    "e5": "kgagents.embeddings.e5_multilingual:MultilingualE5.from_settings",
 }
 
 

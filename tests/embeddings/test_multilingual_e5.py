@@ -24,3 +24,14 @@ def test_names_match_their_translations_across_languages() -> None:
 def test_other_models_are_refused() -> None:
     with pytest.raises(EmbeddingError, match="only ships multilingual-e5-small"):
         get_embedder(EmbeddingSettings(provider="e5", model="bge-m3"))
+
+
+def test_loading_the_provider_module_leaves_the_package_function_callable() -> None:
+    """The provider module once had the package function's name: importing it (as the provider registry does on
+    first use) replaced ``kgagents.embeddings.multilingual_e5`` with the module for every later importer."""
+    import importlib
+
+    importlib.import_module("kgagents.embeddings.e5_multilingual")
+    from kgagents.embeddings import multilingual_e5
+
+    assert callable(multilingual_e5)
