@@ -32,9 +32,6 @@ from kgagents.agent.alignment.fusion import SIGNALS, Ranking, Weights, rank
 from kgagents.agent.alignment.settings import RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, SignalCollector, Signals
 
-#: the channels a pseudo-seed can be found in
-CHANNELS = ("name", "multilingual", "exact", "structure", "fused")
-
 
 class MutualScan:
     """The mutual, clear nearest neighbours of the cosine channels, accumulated block by block while the names
