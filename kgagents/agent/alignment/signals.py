@@ -159,17 +159,13 @@ def _pair(signals: Signals, s: str, t: str, by: str) -> PairSignals:
         row = signals[s] = {}
     p = row.get(t)
     if p is None:  # most calls: a new pair, found by ``by`` alone
-        alone = _ALONE.get(by)
-        if alone is None:
-            alone = _ALONE[by] = _with(frozenset(), by)
-        p = row[t] = PairSignals(found_by=alone)
+        p = row[t] = PairSignals(found_by=_with(_NONE, by))
     elif by not in p.found_by:
         p.found_by = _with(p.found_by, by)
     return p
 
 
-#: signal -> the shared frozenset of a pair found by it alone
-_ALONE: dict[str, frozenset[str]] = {}
+_NONE: frozenset[str] = frozenset()
 
 
 def _top(scores: dict[str, float], n: int) -> list[tuple[str, float]]:
