@@ -33,7 +33,7 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.base import Agent, RunResult
-from kgagents.agent.matching.agreement import judge_matches, vocabularies
+from kgagents.agent.matching.agreement import blind_duplicates, judge_matches, vocabularies
 from kgagents.agent.matching.background import KINDS as BACKGROUND_KINDS
 from kgagents.agent.matching.background import background_matches, background_pairs
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
@@ -94,6 +94,7 @@ class MatchState(TypedDict, total=False):
     background_pairs: dict[str, str]  # "source<TAB>target" → kind, every pair the background relates
     background_ties: dict[str, list[str]]  # entity → the vocabularies of the mediators the background ties it to
     background_checks: list[dict[str, Any]]  # per judged stage, how the background judged its pairs (agreement)
+    duplicate_candidates: list[dict[str, Any]]  # background_duplicates: pairs at a strictest pre-match tier, any arity
     shared: list[str]  # entities both ontologies declare (skip_shared): neither searched from nor matched
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
@@ -223,6 +224,7 @@ class MatchingAgent(Agent[MatchSettings]):
         state = {**state, "shared": shared}
         found: list[dict[str, Any]] = []
         many: list[dict[str, Any]] = []
+        duplicates: list[dict[str, Any]] = []
         if self.settings.lexical_prematch:
             src = [e.lexical() for e in self.entities(state, state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state, state["target"]).values()]
@@ -232,12 +234,14 @@ class MatchingAgent(Agent[MatchSettings]):
             if not self.settings.one_to_one:
                 kept = {(m["source"], m["target"]) for m in found}
                 many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
+            if state.get("background") and self.settings.background and self.settings.background_duplicates:
+                duplicates = [asdict(m) for m in every_best(tiers)]
         background, related, ties = self._background(state, found, shared)
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
         return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "shared": shared,
                 "background_matched": background, "background_pairs": related, "background_ties": ties,
-                "context": context,
+                "duplicate_candidates": duplicates, "context": context,
                 "entities": entities, "timings": self._timed(state, "prematch", started)}
 
     def _background(self, state: MatchState, prematched: list[dict[str, Any]], shared: list[str],
@@ -446,6 +450,8 @@ class MatchingAgent(Agent[MatchSettings]):
         matches = _with_background(state["matches"] + added, state.get("background_pairs", {}))
         matches, checks = judge_matches(matches, state.get("background_pairs", {}), state.get("background_ties", {}),
                                         veto=settings.background_veto, stage_check=settings.background_stage_check)
+        if settings.background_duplicates:
+            matches += self._duplicates(state, matches, verdicts)
         if settings.repair and hierarchies is not None:
             matches = self._repaired(matches, hierarchies)
         if settings.property_ends and hierarchies is not None:
@@ -529,6 +535,23 @@ class MatchingAgent(Agent[MatchSettings]):
         found = substitution_matches(sources, targets, rules)
         return self._lexical_rule(state, found, matched, verdicts, "lexical:substituted",
                                   "label/synonym words equal after one learned word substitution")
+
+    def _duplicates(self, state: MatchState, matches: list[dict[str, Any]],
+                    verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
+        """One-to-many pairs the background is blind to (:func:`~kgagents.agent.matching.agreement.blind_duplicates`):
+        an unmatched entity the background ties to nothing that shares a strictest pre-match key with a matched,
+        tied one. Added after the background judged the other stages (it cannot judge an untied entity), before
+        the repair, which checks them last."""
+        ties = state.get("background_ties", {})
+        keys = {(c["source"], c["target"]): c for c in state.get("duplicate_candidates", [])}
+        if not keys or not ties:
+            return []
+        covered = ({v for uri in self.entities(state, state["source"]) for v in ties.get(uri, ())},
+                   {v for uri in self.entities(state, state["target"]) for v in ties.get(uri, ())})
+        found = blind_duplicates(keys, [(m["source"], m["target"]) for m in matches], ties, covered)
+        return self._lexical_rule(state, [LexicalMatch(**keys[p]) for p in found], set(), verdicts,
+                                  "lexical:duplicate", "label/synonym match with an entity already matched and "
+                                  "tied by the background, this one untied (one-to-many)")
 
     def _contained(self, state: MatchState, matched: set[tuple[str, str]], verdicts: dict[str, list[Any]],
                    hierarchies: tuple[Hierarchy, Hierarchy] | None) -> list[dict[str, Any]]:
@@ -616,7 +639,7 @@ class MatchingAgent(Agent[MatchSettings]):
 #: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
 _TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", *(f"background:{k}" for k in BACKGROUND_KINDS),
           "merged", "structural", "lexical:variant",
-          "lexical:typo", "lexical:acronym", "lexical:substituted", "lexical:contained")
+          "lexical:typo", "lexical:acronym", "lexical:substituted", "lexical:contained", "lexical:duplicate")
 
 
 def _with_background(matches: list[dict[str, Any]], related: Mapping[str, str]) -> list[dict[str, Any]]:
