@@ -94,7 +94,7 @@ class MatchState(TypedDict, total=False):
     background_pairs: dict[str, str]  # "source<TAB>target" → kind, every pair the background relates
     background_ties: dict[str, list[str]]  # entity → the vocabularies of the mediators the background ties it to
     background_checks: list[dict[str, Any]]  # per judged stage, how the background judged its pairs (agreement)
-    duplicate_candidates: list[dict[str, Any]]  # background_duplicates: pairs at a strictest pre-match tier, any arity
+    background_duplicates: list[dict[str, Any]]  # near-duplicates the background leaves untied, with their namesake
     shared: list[str]  # entities both ontologies declare (skip_shared): neither searched from nor matched
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
@@ -205,7 +205,8 @@ class MatchingAgent(Agent[MatchSettings]):
 
     def _matched_uris(self, state: MatchState) -> set[str]:
         """Entities retrieval leaves out: the pre-matched ones and those both ontologies declare."""
-        prematched = [*state.get("prematched", []), *state.get("background_matched", [])]
+        prematched = [*state.get("prematched", []), *state.get("background_matched", []),
+                      *state.get("background_duplicates", [])]
         return {p["source"] for p in prematched} | {p["target"] for p in prematched} | set(state.get("shared", ()))
 
     @property
@@ -224,7 +225,7 @@ class MatchingAgent(Agent[MatchSettings]):
         state = {**state, "shared": shared}
         found: list[dict[str, Any]] = []
         many: list[dict[str, Any]] = []
-        duplicates: list[dict[str, Any]] = []
+        tiers: dict[str, dict[str, int]] = {}
         if self.settings.lexical_prematch:
             src = [e.lexical() for e in self.entities(state, state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state, state["target"]).values()]
@@ -234,14 +235,14 @@ class MatchingAgent(Agent[MatchSettings]):
             if not self.settings.one_to_one:
                 kept = {(m["source"], m["target"]) for m in found}
                 many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
-            if state.get("background") and self.settings.background and self.settings.background_duplicates:
-                duplicates = [asdict(m) for m in every_best(tiers)]
         background, related, ties = self._background(state, found, shared)
+        duplicates = (self._duplicates(state, every_best(tiers), [*found, *background], ties)
+                      if self.settings.background_duplicates else [])
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
         return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "shared": shared,
                 "background_matched": background, "background_pairs": related, "background_ties": ties,
-                "duplicate_candidates": duplicates, "context": context,
+                "background_duplicates": duplicates, "context": context,
                 "entities": entities, "timings": self._timed(state, "prematch", started)}
 
     def _background(self, state: MatchState, prematched: list[dict[str, Any]], shared: list[str],
@@ -261,6 +262,20 @@ class MatchingAgent(Agent[MatchSettings]):
         ties = vocabularies(self.graph.run("matching/background_ties", source=state["source"],
                                            target=state["target"], files=files))
         return found, {f"{s}\t{t}": m.kind for (s, t), m in related.items()}, ties
+
+    def _duplicates(self, state: MatchState, candidates: list[LexicalMatch], matched: list[dict[str, Any]],
+                    ties: dict[str, list[str]]) -> list[dict[str, Any]]:
+        """The near-duplicates the background is blind to (:func:`~kgagents.agent.matching.agreement.blind_duplicates`)
+        among the pre-match's pairs at a strictest tier (``candidates``, any arity): an entity the pre-match and the
+        background left unmatched and the background ties to nothing, sharing a strictest key with a matched, tied
+        one. Decided here, beside the pre-match whose evidence they share, so the later stages do not take them."""
+        if not ties:
+            return []
+        covered = ({v for uri in self.entities(state, state["source"]) for v in ties.get(uri, ())},
+                   {v for uri in self.entities(state, state["target"]) for v in ties.get(uri, ())})
+        keys = {(m.source, m.target): m for m in candidates}
+        found = blind_duplicates(keys, [(m["source"], m["target"]) for m in matched], ties, covered)
+        return [asdict(keys[p]) for p in found]
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
@@ -376,6 +391,11 @@ class MatchingAgent(Agent[MatchSettings]):
                      "channels": [f"background:{b['kind']}"], "validated": False,
                      "reason": f"background: {b['kind']}" + (f" via {b['via']}" if b.get("via") else "")}
                     for b in state.get("background_matched", [])]
+        matches += [{"source": d["source"], "target": d["target"], "score": 1.0, "similarity": 1.0,
+                     "channels": ["lexical:duplicate"], "validated": False,
+                     "reason": f"{d['key']} label/synonym match with an entity already matched and tied by the "
+                               "background, this one untied (one-to-many)"}
+                    for d in state.get("background_duplicates", [])]
         for s, pick in sorted(forward.items()):
             t = pick["candidate"]
             back = backward.get(t)
@@ -450,8 +470,6 @@ class MatchingAgent(Agent[MatchSettings]):
         matches = _with_background(state["matches"] + added, state.get("background_pairs", {}))
         matches, checks = judge_matches(matches, state.get("background_pairs", {}), state.get("background_ties", {}),
                                         veto=settings.background_veto, stage_check=settings.background_stage_check)
-        if settings.background_duplicates:
-            matches += self._duplicates(state, matches, verdicts)
         if settings.repair and hierarchies is not None:
             matches = self._repaired(matches, hierarchies)
         if settings.property_ends and hierarchies is not None:
@@ -535,23 +553,6 @@ class MatchingAgent(Agent[MatchSettings]):
         found = substitution_matches(sources, targets, rules)
         return self._lexical_rule(state, found, matched, verdicts, "lexical:substituted",
                                   "label/synonym words equal after one learned word substitution")
-
-    def _duplicates(self, state: MatchState, matches: list[dict[str, Any]],
-                    verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
-        """One-to-many pairs the background is blind to (:func:`~kgagents.agent.matching.agreement.blind_duplicates`):
-        an unmatched entity the background ties to nothing that shares a strictest pre-match key with a matched,
-        tied one. Added after the background judged the other stages (it cannot judge an untied entity), before
-        the repair, which checks them last."""
-        ties = state.get("background_ties", {})
-        keys = {(c["source"], c["target"]): c for c in state.get("duplicate_candidates", [])}
-        if not keys or not ties:
-            return []
-        covered = ({v for uri in self.entities(state, state["source"]) for v in ties.get(uri, ())},
-                   {v for uri in self.entities(state, state["target"]) for v in ties.get(uri, ())})
-        found = blind_duplicates(keys, [(m["source"], m["target"]) for m in matches], ties, covered)
-        return self._lexical_rule(state, [LexicalMatch(**keys[p]) for p in found], set(), verdicts,
-                                  "lexical:duplicate", "label/synonym match with an entity already matched and "
-                                  "tied by the background, this one untied (one-to-many)")
 
     def _contained(self, state: MatchState, matched: set[tuple[str, str]], verdicts: dict[str, list[Any]],
                    hierarchies: tuple[Hierarchy, Hierarchy] | None) -> list[dict[str, Any]]:

@@ -97,9 +97,9 @@ class MatchSettings(AgentSettings):
         "the background does not relate are dropped too")
     background_duplicates: bool = Field(
         True, description="with background files: also keep a pair sharing the pre-match's strictest label/synonym "
-        "key with an entity already matched, where the other entity is unmatched and tied by the background to "
-        "nothing although the background ties its ontology (a near-duplicate the background maps only once: "
-        "'talus {astragalus}' = 'Talus' and 'Astragalus'); the output is then one-to-many there")
+        "key with an entity the pre-match or the background matched and the background ties, where the other entity "
+        "is left unmatched and tied to nothing although the background ties its ontology (a near-duplicate the "
+        "background maps only once: 'talus {astragalus}' = 'Talus' and 'Astragalus'); one-to-many there")
     repair: bool = Field(
         True, description="last: drop pairs that, read as equivalences, make a class unsatisfiable (comparable "
         "classes mapped to disjoint ones) or collapse a hierarchy (crossing an already kept pair); pairs are "
