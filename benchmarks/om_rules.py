@@ -29,7 +29,8 @@ from kgagents.paths import data_dir
 #: the boolean rules switched one at a time (from their default to the other value)
 RULES = ("lexical_prematch", "structural", "contrasts", "domain_range", "structural_rounds_until_stable",
          "containment", "variants", "typos", "acronyms", "substitution", "repair", "property_ends", "skip_shared",
-         "one_word_stems", "containment_no_subclasses", "background_veto", "background_stage_check")
+         "one_word_stems", "containment_no_subclasses", "background_veto", "background_stage_check",
+         "background_duplicates")
 #: our own pairs (source file, target file, reference), relative to the repository
 OWN_PAIRS = {
     "vehicles": ("vehicles/vehicles_a.ttl", "vehicles/vehicles_b.ttl", "vehicles/reference.rdf"),

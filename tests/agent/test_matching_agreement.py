@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from kgagents.agent.matching.agreement import below_half, judge_matches, stage_of, verdict, vocabulary
+from kgagents.agent.matching.agreement import (
+    below_half,
+    blind_duplicates,
+    judge_matches,
+    stage_of,
+    verdict,
+    vocabulary,
+)
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import match_pair
@@ -32,6 +39,24 @@ def test_agreement_is_distrusted_only_when_significantly_below_half() -> None:
     assert not below_half(1, 6)  # 7/64
     assert below_half(2, 20)
     assert not below_half(0, 0)
+
+
+def test_a_near_duplicate_the_background_leaves_untied_joins_its_matched_namesake() -> None:
+    matched = [("s1", "t1"), ("s2", "t2")]
+    ties = {"s1": ["H"], "t1": ["H"], "s2": ["H"], "t2": ["H"], "t4": ["H"]}
+    covered = ({"H"}, {"H"})
+    candidates = [
+        ("s1", "t1"),  # already matched
+        ("s1", "t3"),  # t3 untied and unmatched, s1 tied and matched: kept
+        ("s2", "t4"),  # t4 is tied: the background judges it, so no duplicate
+        ("s9", "t2"),  # the source side's duplicate (s9 untied): kept
+        ("s1", "t5"), ("s2", "t5"),  # t5 would join two matched entities: ambiguous, neither
+        ("s8", "t8"),  # neither matched: not a duplicate of anything
+    ]
+    assert blind_duplicates(candidates, matched, ties, covered) == [("s1", "t3"), ("s9", "t2")]
+    # a background that ties only one ontology says nothing about the other's untied entities
+    assert blind_duplicates(candidates, matched, ties, ({"H"}, set())) == [("s9", "t2")]
+    assert blind_duplicates(candidates, matched, {}, (set(), set())) == []  # no background: nothing
 
 
 def _match(source: str, target: str, channel: str) -> dict[str, Any]:

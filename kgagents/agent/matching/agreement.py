@@ -25,6 +25,7 @@ changes. No word, id prefix or threshold of any dataset is involved: the test's 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -114,3 +115,23 @@ def judge_matches(
         drop |= dropped
         checks.append(StageCheck(stage, len(members), agreed, disagreed, distrusted, len(dropped)))
     return [m for i, m in enumerate(matches) if i not in drop], checks
+
+
+def blind_duplicates(candidates: Iterable[tuple[str, str]], matched: Iterable[tuple[str, str]],
+                     ties: Mapping[str, list[str]], covered: tuple[set[str], set[str]]) -> list[tuple[str, str]]:
+    """The one-to-many pairs the background is blind to, among ``candidates`` (source, target pairs sharing the
+    pre-match's strictest label/synonym key): one entity already in ``matched`` and tied to a mediator vocabulary
+    that also ties entities of the other ontology (``covered``: the vocabularies tying the source side, the target
+    side), the other entity unmatched and tied to nothing. A bridge maps each of its classes to one class of an
+    ontology, so an ontology's near-duplicate of a class ("Talus" / "Astragalus") is the one left untied while the
+    background covers the rest of its ontology; the name it shares with the matched entity is then the evidence. An
+    unmatched entity with two such candidates gets neither. Without background nothing is tied and nothing found."""
+    pairs = set(matched)
+    taken = {s for s, _ in pairs} | {t for _, t in pairs}
+    found: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for s, t in candidates:
+        for new, old, side in ((t, s, 1), (s, t, 0)):
+            if (s, t) not in pairs and new not in taken and old in taken and not ties.get(new) \
+                    and set(ties.get(old, ())) & covered[side]:
+                found[new].add((s, t))
+    return sorted(next(iter(p)) for p in found.values() if len(p) == 1)

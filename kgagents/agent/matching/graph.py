@@ -33,7 +33,7 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.base import Agent, RunResult
-from kgagents.agent.matching.agreement import judge_matches, vocabularies
+from kgagents.agent.matching.agreement import blind_duplicates, judge_matches, vocabularies
 from kgagents.agent.matching.background import KINDS as BACKGROUND_KINDS
 from kgagents.agent.matching.background import background_matches, background_pairs
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
@@ -94,6 +94,7 @@ class MatchState(TypedDict, total=False):
     background_pairs: dict[str, str]  # "source<TAB>target" → kind, every pair the background relates
     background_ties: dict[str, list[str]]  # entity → the vocabularies of the mediators the background ties it to
     background_checks: list[dict[str, Any]]  # per judged stage, how the background judged its pairs (agreement)
+    background_duplicates: list[dict[str, Any]]  # near-duplicates the background leaves untied, with their namesake
     shared: list[str]  # entities both ontologies declare (skip_shared): neither searched from nor matched
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
     queue: list[list[str]]  # [direction, entity uri] still to validate
@@ -204,7 +205,8 @@ class MatchingAgent(Agent[MatchSettings]):
 
     def _matched_uris(self, state: MatchState) -> set[str]:
         """Entities retrieval leaves out: the pre-matched ones and those both ontologies declare."""
-        prematched = [*state.get("prematched", []), *state.get("background_matched", [])]
+        prematched = [*state.get("prematched", []), *state.get("background_matched", []),
+                      *state.get("background_duplicates", [])]
         return {p["source"] for p in prematched} | {p["target"] for p in prematched} | set(state.get("shared", ()))
 
     @property
@@ -223,6 +225,7 @@ class MatchingAgent(Agent[MatchSettings]):
         state = {**state, "shared": shared}
         found: list[dict[str, Any]] = []
         many: list[dict[str, Any]] = []
+        tiers: dict[str, dict[str, int]] = {}
         if self.settings.lexical_prematch:
             src = [e.lexical() for e in self.entities(state, state["source"]).values()]
             tgt = [e.lexical() for e in self.entities(state, state["target"]).values()]
@@ -233,11 +236,13 @@ class MatchingAgent(Agent[MatchSettings]):
                 kept = {(m["source"], m["target"]) for m in found}
                 many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
         background, related, ties = self._background(state, found, shared)
+        duplicates = (self._duplicates(state, every_best(tiers), [*found, *background], ties)
+                      if self.settings.background_duplicates else [])
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
         return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "shared": shared,
                 "background_matched": background, "background_pairs": related, "background_ties": ties,
-                "context": context,
+                "background_duplicates": duplicates, "context": context,
                 "entities": entities, "timings": self._timed(state, "prematch", started)}
 
     def _background(self, state: MatchState, prematched: list[dict[str, Any]], shared: list[str],
@@ -257,6 +262,20 @@ class MatchingAgent(Agent[MatchSettings]):
         ties = vocabularies(self.graph.run("matching/background_ties", source=state["source"],
                                            target=state["target"], files=files))
         return found, {f"{s}\t{t}": m.kind for (s, t), m in related.items()}, ties
+
+    def _duplicates(self, state: MatchState, candidates: list[LexicalMatch], matched: list[dict[str, Any]],
+                    ties: dict[str, list[str]]) -> list[dict[str, Any]]:
+        """The near-duplicates the background is blind to (:func:`~kgagents.agent.matching.agreement.blind_duplicates`)
+        among the pre-match's pairs at a strictest tier (``candidates``, any arity): an entity the pre-match and the
+        background left unmatched and the background ties to nothing, sharing a strictest key with a matched, tied
+        one. Decided here, beside the pre-match whose evidence they share, so the later stages do not take them."""
+        if not ties:
+            return []
+        covered = ({v for uri in self.entities(state, state["source"]) for v in ties.get(uri, ())},
+                   {v for uri in self.entities(state, state["target"]) for v in ties.get(uri, ())})
+        keys = {(m.source, m.target): m for m in candidates}
+        found = blind_duplicates(keys, [(m["source"], m["target"]) for m in matched], ties, covered)
+        return [asdict(keys[p]) for p in found]
 
     def texts(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
@@ -372,6 +391,11 @@ class MatchingAgent(Agent[MatchSettings]):
                      "channels": [f"background:{b['kind']}"], "validated": False,
                      "reason": f"background: {b['kind']}" + (f" via {b['via']}" if b.get("via") else "")}
                     for b in state.get("background_matched", [])]
+        matches += [{"source": d["source"], "target": d["target"], "score": 1.0, "similarity": 1.0,
+                     "channels": ["lexical:duplicate"], "validated": False,
+                     "reason": f"{d['key']} label/synonym match with an entity already matched and tied by the "
+                               "background, this one untied (one-to-many)"}
+                    for d in state.get("background_duplicates", [])]
         for s, pick in sorted(forward.items()):
             t = pick["candidate"]
             back = backward.get(t)
@@ -616,7 +640,7 @@ class MatchingAgent(Agent[MatchSettings]):
 #: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
 _TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", *(f"background:{k}" for k in BACKGROUND_KINDS),
           "merged", "structural", "lexical:variant",
-          "lexical:typo", "lexical:acronym", "lexical:substituted", "lexical:contained")
+          "lexical:typo", "lexical:acronym", "lexical:substituted", "lexical:contained", "lexical:duplicate")
 
 
 def _with_background(matches: list[dict[str, Any]], related: Mapping[str, str]) -> list[dict[str, Any]]:

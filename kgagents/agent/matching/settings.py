@@ -95,6 +95,11 @@ class MatchSettings(AgentSettings):
         True, description="with background files: a later stage whose pairs the background judges disagree with "
         "it significantly more often than not (one-sided binomial test, 5 %) is not trusted on this run: its pairs "
         "the background does not relate are dropped too")
+    background_duplicates: bool = Field(
+        True, description="with background files: also keep a pair sharing the pre-match's strictest label/synonym "
+        "key with an entity the pre-match or the background matched and the background ties, where the other entity "
+        "is left unmatched and tied to nothing although the background ties its ontology (a near-duplicate the "
+        "background maps only once: 'talus {astragalus}' = 'Talus' and 'Astragalus'); one-to-many there")
     repair: bool = Field(
         True, description="last: drop pairs that, read as equivalences, make a class unsatisfiable (comparable "
         "classes mapped to disjoint ones) or collapse a hierarchy (crossing an already kept pair); pairs are "
@@ -150,7 +155,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "context", "batch_size"),
     "retrieval": ("threshold", "top_k", "channels", "lexical_prematch", "one_word_stems", "skip_shared",
                   "include_properties"),
-    "background_knowledge": ("background", "background_hierarchy", "background_veto", "background_stage_check"),
+    "background_knowledge": ("background", "background_hierarchy", "background_veto", "background_stage_check",
+                             "background_duplicates"),
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support"),
