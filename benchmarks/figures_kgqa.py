@@ -112,7 +112,8 @@ def side_by_side(results: Path) -> str:
                         f"{_embedded(plain)} |")
     note = ["", "Each row's file is `benchmarks/results/kgqa/<data>/<memory>[_sample<N>]_<no-llm | "
             f"{MODEL_MODE}_{MODEL}>.json` (the model in its default mode, `--mode {MODEL_MODE}`: the "
-            "relation check with the LLM gate closed) and records the command that wrote it, the split, the memory and the load average."]
+            "relation check with the LLM gate closed) and records the command that wrote it, the split, the memory "
+            "and the load average."]
     if missing:
         note.append("Not run yet: " + "; ".join(missing) + ".")
     return "\n".join(rows + note)
