@@ -6,14 +6,15 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from kgagents.agent.alignment.settings import RetrievalSettings
-from kgagents.agent.alignment.signals import PairSignals, Signals
+from kgagents.agent.alignment.signals import Signals
 
 Ranking = dict[str, list[tuple[str, float]]]  # source -> [(target, fused score)], best first
 
 
 @dataclass(frozen=True)
 class Weights:
-    """Weight of each signal in the fused score; structure enters saturated, w / (1 + w)."""
+    """Weight of each signal in the fused score (computed by :func:`rank`); structure enters saturated,
+    w / (1 + w)."""
 
     name: float
     multilingual: float
@@ -25,10 +26,6 @@ class Weights:
     def of(cls, settings: RetrievalSettings) -> Weights:
         return cls(settings.w_name, settings.w_multilingual, settings.w_exact, settings.w_structure,
                    settings.w_attributes)
-
-    def score(self, p: PairSignals) -> float:
-        return (self.name * p.name + self.multilingual * p.multilingual + self.exact * p.exact
-                + self.structure * p.structure / (1.0 + p.structure) + self.attributes * p.attributes)
 
     def without(self, signal: str) -> Weights:
         """These weights with one signal's set to 0 (an ablation)."""
@@ -46,7 +43,7 @@ SIGNALS = ("name", "multilingual", "exact", "structure", "attributes")
 def rank(signals: Signals, weights: Weights, allowed: Collection[str] | None = None) -> Ranking:
     """Every source's candidates (only ``allowed`` targets when given) by fused score, best first (ties by id)."""
     out: Ranking = {}
-    # Weights.score inlined (the same expression, so the same floats): millions of pairs per bootstrap round
+    # the fused score, written out here (no call per pair): millions of pairs per bootstrap round
     wn, wm, we, ws, wa = weights.name, weights.multilingual, weights.exact, weights.structure, weights.attributes
     for s, targets in signals.items():
         scored = [(t, wn * p.name + wm * p.multilingual + we * p.exact + ws * p.structure / (1.0 + p.structure)
