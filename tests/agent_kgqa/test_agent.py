@@ -464,6 +464,34 @@ def test_the_models_relation_check_re_ranks_the_best_paths(movies: Graph) -> Non
     assert off.output.results[0].path == "has genre" and off.output.results[0].llm_calls == 0  # weight 0: no call
 
 
+def test_where_the_memory_votes_the_relation_check_can_leave_its_ranking_alone(movies: Graph) -> None:
+    # the model favours "directed by"; the memory voted for "has genre" (a state as start() leaves it)
+    def lean(messages: list[dict[str, str]]) -> dict[str, float]:
+        asked = '"directed by"' in messages[-1]["content"]
+        return {"Yes": math.log(0.99 if asked else 0.01), "No": math.log(0.01 if asked else 0.99)}
+
+    settings = KGQASettings(mode="gated", confident=0.0, relation_weight=1.0, relation_center=0.0)
+    embedder = get_embedder()
+    text = "what genre is X"
+    vector = embedder.embed([text])[0]
+
+    def observed(relation_with_memory: bool, prior: list[dict[str, object]]) -> tuple[str, int]:
+        chat = ScriptedChatModel(["yes"] * 50, logprobs=lean)
+        agent = ODAAgent(movies, chat, settings.model_copy(update={"relation_with_memory": relation_with_memory}),
+                         kg=KG)
+        query = agent.scorer.query(text, vector)
+        out = agent.observe({"iteration": 0, "topics": ["Kismet"], "masked": text, "prior": prior,  # type: ignore[typeddict-item]
+                             "question_vector": query.vector.tolist(), "path_vector": query.path_vector.tolist()})
+        return out["observation"][0]["display"], len(chat.calls)
+
+    voted = [{"path": ["has_genre"], "share": 0.4, "reentry": False}]  # below memory_focus: every path observed
+    assert observed(False, voted) == ("has genre", 0)  # the memory's ranking stands: no call
+    best, calls = observed(True, voted)
+    assert calls > 0 and best.startswith("directed by")  # the check re-ranks the memory's paths too
+    best, calls = observed(False, [])  # no vote: the check runs as before
+    assert calls > 0 and best.startswith("directed by")
+
+
 def test_a_model_with_its_own_check_values_uses_them_unless_the_settings_give_them(movies: Graph) -> None:
     q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
     model = next(m for m, jobs in MODEL_SETTINGS.items() if "relation_weight" in jobs.get("kgqa", {}))

@@ -465,7 +465,8 @@ class ODAAgent(Agent[KGQASettings]):
             prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
             reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
             obs: Observation = self.observer.observe(self._query(state), state["topics"], prior, reentry=reentry)
-            observed, odds = self._relations(state["masked"], obs.paths)
+            observed, odds = (self._relations(state["masked"], obs.paths)
+                              if not prior or self.settings.relation_with_memory else (obs.paths, {}))
             best = observed[0] if observed and observed[0].ends else None
             return {"observation": [p.as_dict() for p in observed], "confidence": confidence(observed),
                     "observed_best": [best.ends[0], best.end_names[0]] if best else [], "relation_odds": odds,

@@ -119,6 +119,10 @@ class KGQASettings(AgentSettings):
                                    "path (see relation_weight): above it, each more relation must be asked about")
     relation_paths: int = Field(15, ge=1, description="the best observed paths whose relations the model is asked "
                                 "about and which it re-ranks (see relation_weight)")
+    relation_with_memory: bool = Field(
+        True, description="the relation check also re-ranks the paths of questions the path memory voted on; "
+        "False: where the memory votes, its ranking stands and the model is not asked (the memory has seen such "
+        "questions answered, the model has not)")
     prepared_path_length: int = Field(
         2, ge=0, le=2, description="`kgqa prepare` embeds the path texts of every relation path type of up to this "
         "many relations in the KG (stored in the graph), so a run does not embed them question by question; 0: "
@@ -166,7 +170,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight"),
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
                     "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
-    "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths"),
+    "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths",
+                     "relation_with_memory"),
     "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
     "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),
     "answer": ("answer_cap",),
