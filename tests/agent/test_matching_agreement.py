@@ -95,6 +95,24 @@ def test_a_stage_the_background_contradicts_loses_its_unjudged_pairs_too() -> No
     assert kept == [matches[5]]
 
 
+def test_a_pair_two_matched_neighbour_pairs_corroborate_survives_the_judgement() -> None:
+    ties = {e: ["H"] for e in ("s2", "t2", "s3", "t3", "s4", "t4")}
+    matches = [
+        _match("p1", "q1", "lexical:exact"),
+        _match("p2", "q2", "lexical:exact"),
+        _match("s2", "t2", "structural"),  # placed apart, but its parents p1, p2 match q1, q2: kept
+        _match("s3", "t3", "structural"),  # placed apart, one matched neighbour pair only: dropped
+        _match("s4", "t4", "structural"),  # its second neighbour pair is s3 / t3, itself dropped: dropped
+    ]
+    neighbours = {"s2": {"p1", "p2"}, "t2": {"q1", "q2"}, "s3": {"p1"}, "t3": {"q1"},
+                  "s4": {"p1", "s3"}, "t4": {"q1", "t3"}}
+    kept, checks = judge_matches(matches, {}, ties, neighbours=neighbours)
+    assert kept == matches[:3]
+    assert [(c.stage, c.disagreed, c.dropped, c.corroborated) for c in checks] == [("structural", 3, 2, 1)]
+    assert judge_matches(matches, {}, ties)[0] == matches[:2]  # without neighbours: the judgement alone
+    assert judge_matches(matches, {}, ties, neighbours={})[0] == matches[:2]
+
+
 @pytest.fixture
 def instruments(graph: Graph, fixtures: Path) -> Path:
     return fresh_pair(

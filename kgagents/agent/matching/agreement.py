@@ -17,6 +17,15 @@ not one below the other where a file states the mediators' hierarchy), it places
   :data:`~kgagents.agent.gating.SIGNIFICANCE`), the stage is not trusted on this task: its pairs the
   background does not relate are dropped too, not only those it contradicts.
 
+A pair the veto or the stage check would drop is kept where the alignment corroborates it structurally
+(:func:`corroborated`, setting ``background_corroboration``): at least :data:`CORROBORATION` pairs of its structural
+neighbours (super/sub classes, part-of fillers) are matched among the pairs the judgement keeps. The background's
+verdict is one piece of evidence against the pair; matched neighbour pairs are evidence for it that the background
+did not object to. One matched neighbour pair is what the structural propagation already needs to accept a pair at
+all, so only evidence beyond that overrides the background: two pairs. The bridges the veto relies on map
+species-specific classes to their own choice among near-identical mediators ('brain meninx' / 'cerebral meninges'),
+where the neighbourhood still lines up.
+
 The lexical pre-match and the background's own pairs are not judged (they decide before the others; the repair
 trusts them too). Without background, or with a background that ties only one side, nothing is judged and nothing
 changes. No word, id prefix or threshold of any dataset is involved: the test's level is the conventional 5 %.
@@ -26,12 +35,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from kgagents.agent.gating import SIGNIFICANCE, chance
 
+#: matched structural neighbour pairs that keep a pair the background's judgement would drop (module docstring)
+CORROBORATION = 2
 #: stages never judged: the lexical pre-match's keys (the repair trusts them too) and the background's own pairs
 UNJUDGED_PREFIXES = ("lexical:exact", "lexical:bag", "lexical:stem", "background:")
 #: a local name ``PREFIX_ACCESSION`` whose accession holds a digit (the background loader's identity rule)
@@ -79,6 +90,7 @@ class StageCheck:
     disagreed: int  # placed apart by the background: vetoed
     distrusted: bool  # significantly more disagreed than agreed: its unrelated pairs dropped too
     dropped: int
+    corroborated: int = 0  # pairs the judgement would drop, kept for matched neighbour pairs (:func:`corroborated`)
 
 
 def verdict(pair: tuple[str, str], related: Mapping[str, str], ties: Mapping[str, list[str]]) -> bool | None:
@@ -91,6 +103,13 @@ def verdict(pair: tuple[str, str], related: Mapping[str, str], ties: Mapping[str
     return None
 
 
+def corroborated(pair: tuple[str, str], anchors: Collection[tuple[str, str]],
+                 neighbours: Mapping[str, Collection[str]], needed: int = CORROBORATION) -> bool:
+    """Whether at least ``needed`` pairs of the two entities' structural neighbours are among ``anchors``."""
+    s_near, t_near = neighbours.get(pair[0], ()), neighbours.get(pair[1], ())
+    return sum((x, y) in anchors for x in s_near for y in t_near) >= needed
+
+
 def judge_matches(
     matches: list[dict[str, Any]],
     related: Mapping[str, str],
@@ -98,23 +117,32 @@ def judge_matches(
     *,
     veto: bool = True,
     stage_check: bool = True,
+    neighbours: Mapping[str, Collection[str]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[StageCheck]]:
     """The matches less those the background vetoes (``veto``) and, for a stage it distrusts (``stage_check``),
-    less that stage's pairs it does not relate; with one :class:`StageCheck` per judged stage."""
+    less that stage's pairs it does not relate; with one :class:`StageCheck` per judged stage. With ``neighbours``
+    (entity → its structural neighbours), a pair to drop is kept where it is :func:`corroborated` by the pairs
+    kept otherwise."""
     verdicts = {i: verdict((m["source"], m["target"]), related, ties) for i, m in enumerate(matches) if judged(m)}
     stages: dict[str, list[int]] = {}
     for i in verdicts:
         stages.setdefault(stage_of(matches[i]), []).append(i)
-    drop: set[int] = set()
-    checks = []
+    judgement: dict[str, tuple[int, int, bool, set[int]]] = {}
     for stage, members in sorted(stages.items()):
         agreed = sum(verdicts[i] is True for i in members)
         disagreed = sum(verdicts[i] is False for i in members)
         distrusted = stage_check and below_half(agreed, agreed + disagreed)
         dropped = {i for i in members if (veto and verdicts[i] is False) or (distrusted and verdicts[i] is not True)}
-        drop |= dropped
-        checks.append(StageCheck(stage, len(members), agreed, disagreed, distrusted, len(dropped)))
-    return [m for i, m in enumerate(matches) if i not in drop], checks
+        judgement[stage] = (agreed, disagreed, distrusted, dropped)
+    drop = {i for *_, dropped in judgement.values() for i in dropped}
+    kept: set[int] = set()
+    if neighbours is not None:
+        anchors = {(m["source"], m["target"]) for i, m in enumerate(matches) if i not in drop}
+        kept = {i for i in drop if corroborated((matches[i]["source"], matches[i]["target"]), anchors, neighbours)}
+    checks = [StageCheck(stage, len(stages[stage]), agreed, disagreed, distrusted, len(dropped - kept),
+                         len(dropped & kept))
+              for stage, (agreed, disagreed, distrusted, dropped) in judgement.items()]
+    return [m for i, m in enumerate(matches) if i not in drop - kept], checks
 
 
 def blind_duplicates(candidates: Iterable[tuple[str, str]], matched: Iterable[tuple[str, str]],

@@ -33,7 +33,7 @@ from typing import Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.base import Agent, RunResult
-from kgagents.agent.matching.agreement import blind_duplicates, judge_matches, vocabularies
+from kgagents.agent.matching.agreement import blind_duplicates, judge_matches, judged, vocabularies
 from kgagents.agent.matching.background import KINDS as BACKGROUND_KINDS
 from kgagents.agent.matching.background import background_matches, background_pairs
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
@@ -469,7 +469,8 @@ class MatchingAgent(Agent[MatchSettings]):
             added += self._contained(state, matched, verdicts, hierarchies)
         matches = _with_background(state["matches"] + added, state.get("background_pairs", {}))
         matches, checks = judge_matches(matches, state.get("background_pairs", {}), state.get("background_ties", {}),
-                                        veto=settings.background_veto, stage_check=settings.background_stage_check)
+                                        veto=settings.background_veto, stage_check=settings.background_stage_check,
+                                        neighbours=self._judged_neighbours(state, matches))
         if settings.repair and hierarchies is not None:
             matches = self._repaired(matches, hierarchies)
         if settings.property_ends and hierarchies is not None:
@@ -585,6 +586,16 @@ class MatchingAgent(Agent[MatchSettings]):
             added.append({"source": m.source, "target": m.target, "score": 0.0, "similarity": 1.0,
                           "channels": [channel], "validated": validated, "reason": reason, "log_odds": odds})
         return added
+
+    def _judged_neighbours(self, state: MatchState, matches: list[dict[str, Any]]) -> dict[str, set[str]] | None:
+        """With ``background_corroboration`` and a background that ties entities: the structural neighbours of the
+        entities of every pair the background judges (the corroboration of
+        :func:`~kgagents.agent.matching.agreement.judge_matches`); None otherwise."""
+        if not self.settings.background_corroboration or not state.get("background_ties"):
+            return None
+        uris = sorted({m[side] for m in matches if judged(m) for side in ("source", "target")})
+        rows = self.graph.run("matching/structural_neighbours", uris=uris, domain_range=self.settings.domain_range)
+        return {r["uri"]: set(r["neighbours"]) for r in rows}
 
     def _hierarchies(self, state: MatchState) -> tuple[Hierarchy, Hierarchy]:
         """Both ontologies' hierarchy, disjointness and property domains / ranges."""

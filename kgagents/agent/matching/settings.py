@@ -100,6 +100,10 @@ class MatchSettings(AgentSettings):
         "key with an entity the pre-match or the background matched and the background ties, where the other entity "
         "is left unmatched and tied to nothing although the background ties its ontology (a near-duplicate the "
         "background maps only once: 'talus {astragalus}' = 'Talus' and 'Astragalus'); one-to-many there")
+    background_corroboration: bool = Field(
+        True, description="with background files: keep a pair the background's veto or stage check would drop "
+        "where at least two pairs of its structural neighbours are matched among the pairs kept (evidence beyond "
+        "the one neighbour pair the structural propagation needs; see kgagents.agent.matching.agreement)")
     repair: bool = Field(
         True, description="last: drop pairs that, read as equivalences, make a class unsatisfiable (comparable "
         "classes mapped to disjoint ones) or collapse a hierarchy (crossing an already kept pair); pairs are "
@@ -156,7 +160,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "retrieval": ("threshold", "top_k", "channels", "lexical_prematch", "one_word_stems", "skip_shared",
                   "include_properties"),
     "background_knowledge": ("background", "background_hierarchy", "background_veto", "background_stage_check",
-                             "background_duplicates"),
+                             "background_duplicates", "background_corroboration"),
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support"),
