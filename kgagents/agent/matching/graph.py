@@ -497,9 +497,7 @@ class MatchingAgent(Agent[MatchSettings]):
                         if f.candidate in backward and backward[f.candidate].candidate == s)
         if settings.contrasts:
             mutual = self._without_contrasts(state, mutual)
-        uris = sorted({u for pair in mutual for u in pair})
-        rows = self.graph.run("matching/structural_neighbours", uris=uris, domain_range=settings.domain_range)
-        neighbours = {r["uri"]: set(r["neighbours"]) for r in rows}
+        neighbours = self._neighbours({u for pair in mutual for u in pair})
         added: list[dict[str, Any]] = []
         rejected: set[tuple[str, str]] = set()
         while True:  # a pair accepted in one round can support another in the next, until nothing changes
@@ -593,8 +591,12 @@ class MatchingAgent(Agent[MatchSettings]):
         :func:`~kgagents.agent.matching.agreement.judge_matches`); None otherwise."""
         if not self.settings.background_corroboration or not state.get("background_ties"):
             return None
-        uris = sorted({m[side] for m in matches if judged(m) for side in ("source", "target")})
-        rows = self.graph.run("matching/structural_neighbours", uris=uris, domain_range=self.settings.domain_range)
+        return self._neighbours({m[side] for m in matches if judged(m) for side in ("source", "target")})
+
+    def _neighbours(self, uris: set[str]) -> dict[str, set[str]]:
+        """Each entity's direct structural neighbours (``matching/structural_neighbours``)."""
+        rows = self.graph.run("matching/structural_neighbours", uris=sorted(uris),
+                              domain_range=self.settings.domain_range)
         return {r["uri"]: set(r["neighbours"]) for r in rows}
 
     def _hierarchies(self, state: MatchState) -> tuple[Hierarchy, Hierarchy]:
