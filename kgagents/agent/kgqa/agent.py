@@ -465,8 +465,7 @@ class ODAAgent(Agent[KGQASettings]):
             prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
             reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
             obs: Observation = self.observer.observe(self._query(state), state["topics"], prior, reentry=reentry)
-            observed, odds = (self._relations(state["masked"], obs.paths)
-                              if not prior or self.settings.relation_with_memory else (obs.paths, {}))
+            observed, odds = self._relations(state["masked"], obs.paths, voted=bool(prior))
             best = observed[0] if observed and observed[0].ends else None
             return {"observation": [p.as_dict() for p in observed], "confidence": confidence(observed),
                     "observed_best": [best.ends[0], best.end_names[0]] if best else [], "relation_odds": odds,
@@ -474,13 +473,14 @@ class ODAAgent(Agent[KGQASettings]):
         merged = _merge(paths(state.get("observation", [])), paths(state.get("memory", [])))
         return {"observation": [p.as_dict() for p in merged]}
 
-    def _relations(self, masked_question: str, observed: list[ObservedPath]
+    def _relations(self, masked_question: str, observed: list[ObservedPath], *, voted: bool = False
                    ) -> tuple[list[ObservedPath], dict[str, float]]:
         """The relation check (settings ``relation_weight``): the best ``relation_paths`` paths re-scored with the
         model's log-odds that the question asks about each of their relations, ranked again ahead of the rest; the
-        log-odds by relation name. Unchanged without a model or with the weight 0."""
+        log-odds by relation name. Unchanged without a model, with the weight 0, or where the memory ``voted`` and
+        ``relation_with_memory`` is off."""
         s = self.settings
-        if self.llm is None or s.relation_weight <= 0 or not observed:
+        if self.llm is None or s.relation_weight <= 0 or not observed or (voted and not s.relation_with_memory):
             return observed, {}
         names = self.observer.names.get()
         head = observed[: s.relation_paths]
