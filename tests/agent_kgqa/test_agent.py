@@ -464,6 +464,37 @@ def test_the_models_relation_check_re_ranks_the_best_paths(movies: Graph) -> Non
     assert off.output.results[0].path == "has genre" and off.output.results[0].llm_calls == 0  # weight 0: no call
 
 
+def test_the_models_chain_check_lifts_the_chain_it_writes(movies: Graph, fixtures: Path) -> None:
+    kb = _kb(fixtures)
+    q = _question("who starred together with Marlene Dietrich", "Marlene Dietrich")
+    settings = KGQASettings(mode="gated", memory=False, confident=0.0, chain_weight=1.0)
+    costars = ["starred actors (inverse)", "starred actors"]
+    chat = ScriptedChatModel([json.dumps({"chain": costars})])
+    run = run_questions(movies, KG, [q], settings, chat)
+    r = run.output.results[0]
+    assert [c["purpose"] for c in chat.calls] == ["kgqa:chain"] and r.llm_calls == 1
+    call = chat.calls[0]["messages"]
+    # the model sees the topic in brackets, the KG's relations with a stored fact each, and examples the KG wrote
+    assert call[-1]["content"] == "who starred together with [Marlene Dietrich]"
+    assert "(Kismet, starred actors, Marlene Dietrich)" in call[0]["content"] or "starred actors: (" in call[0][
+        "content"]
+    assert any(m["role"] == "assistant" and '"chain"' in m["content"] for m in call[1:-1])
+    assert r.path == "starred actors (inverse) → starred actors"
+    assert set(r.answer.splitlines()) == _follow(kb, "Marlene Dietrich", ["starred_actors^-1", "starred_actors"])
+    trace = stored_trace(movies, run.run_id, "q")
+    assert trace is not None and trace["trace"]["chain"] == ["starred_actors^-1", "starred_actors"]
+    # a chain the observation did not reach (one path kept per level) is walked on its own
+    narrow = settings.model_copy(update={"top_n": 1, "min_expand": 1})
+    assert run_questions(movies, KG, [q], narrow.model_copy(update={"chain_weight": 0.0}),
+                         ScriptedChatModel([])).output.results[0].path != r.path
+    walked = run_questions(movies, KG, [q], narrow, ScriptedChatModel([json.dumps({"chain": costars})]))
+    assert walked.output.results[0].path == r.path
+    # an unusable reply (a step the KG lacks) leaves the observation's ranking; weight 0 asks nothing
+    odd = run_questions(movies, KG, [q], settings, ScriptedChatModel([json.dumps({"chain": ["acted with"]})]))
+    off = run_questions(movies, KG, [q], settings.model_copy(update={"chain_weight": 0.0}), ScriptedChatModel([]))
+    assert odd.output.results[0].path == off.output.results[0].path != r.path
+
+
 def test_where_the_memory_votes_the_relation_check_can_leave_its_ranking_alone(movies: Graph) -> None:
     # the model favours "directed by"; the memory voted for "has genre" (a state as start() leaves it)
     def lean(messages: list[dict[str, str]]) -> dict[str, float]:

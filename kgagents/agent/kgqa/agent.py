@@ -46,6 +46,7 @@ from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.base import Agent, RunResult
 from kgagents.agent.kgqa.calibration import Calibration, stored_or_calibrated
+from kgagents.agent.kgqa.chains import ChainPrompt, chain_prompt, topics_bracketed
 from kgagents.agent.kgqa.gate import stored_gate
 from kgagents.agent.kgqa.linking import EntityLinker
 from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
@@ -114,6 +115,7 @@ class QAState(TypedDict, total=False):
     path_vector: list[float]  # the question in path space (scoring.Query)
     direct: float  # what one-relation paths gain from the model's direct check (scoring.Query)
     relation_odds: dict[str, float]  # the relation check: the model's log-odds per relation name asked about
+    chain: list[str] | None  # the chain check: the relation chain the model wrote (None: not asked or unusable)
     prior: list[dict[str, Any]]
     memory_verdict: str  # what the memory did: whose examples voted, 'abstained' (none close enough), '' (none)
     neighbours: list[dict[str, Any]]
@@ -198,6 +200,8 @@ class ODAAgent(Agent[KGQASettings]):
         self._calibrating = threading.Lock()
         self._wording: Wording | None = None
         self._priors: dict[str, Prior] = {}
+        self._chains: ChainPrompt | None = None
+        self._chains_lock = threading.Lock()
         self._lock = threading.Lock()
         self.on_question = on_question
 
@@ -465,13 +469,53 @@ class ODAAgent(Agent[KGQASettings]):
             prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
             reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
             obs: Observation = self.observer.observe(self._query(state), state["topics"], prior, reentry=reentry)
-            observed, odds = self._relations(state["masked"], obs.paths, voted=bool(prior))
+            observed, chain = self._chain(state, obs.paths, voted=bool(prior))
+            observed, odds = self._relations(state["masked"], observed, voted=bool(prior))
             best = observed[0] if observed and observed[0].ends else None
             return {"observation": [p.as_dict() for p in observed], "confidence": confidence(observed),
                     "observed_best": [best.ends[0], best.end_names[0]] if best else [], "relation_odds": odds,
+                    "chain": list(chain) if chain else None,
                     "observe_seconds": [*state.get("observe_seconds", []), round(obs.seconds, 4)]}
         merged = _merge(paths(state.get("observation", [])), paths(state.get("memory", [])))
         return {"observation": [p.as_dict() for p in merged]}
+
+    def _chain(self, state: QAState, observed: list[ObservedPath], *, voted: bool = False
+               ) -> tuple[list[ObservedPath], PathKey | None]:
+        """The chain check (settings ``chain_weight``): the model writes the question's relation chain
+        (:mod:`~kgagents.agent.kgqa.chains`); the observed path from a topic equal to it gains ``chain_weight``
+        — walked on its own first when the observation did not reach it — and the paths are ranked again. The
+        written chain, or None. Unchanged without a model, with the weight 0, or where the memory ``voted`` and
+        ``relation_with_memory`` is off."""
+        s = self.settings
+        if self.llm is None or s.chain_weight <= 0 or not observed or (voted and not s.relation_with_memory):
+            return observed, None
+        labels = state.get("labels", {})
+        question = topics_bracketed(state["question"], [labels.get(t, t) for t in state["topics"]])
+        written = self.llm.chain(self._chain_prompt(), question)
+        if written is None:
+            return observed, None
+        hit = [p for p in observed if p.key == written and p.size > 0]
+        if not hit:
+            query = self._query(state)
+            walked = self.observer.observe(query, state["topics"], {written: 1.0}, depth=len(written))
+            hit = [p for p in walked.paths if p.key == written and p.size > 0]
+            for p in hit:  # scored as the observation scores a path the memory did not vote for
+                p.prior = 0.0
+                p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, 0.0, query.words,
+                                                  query.direct), 4)
+            observed = [*observed, *hit]
+        for p in hit:
+            p.score = round(p.score + s.chain_weight, 6)
+        return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written
+
+    def _chain_prompt(self) -> ChainPrompt:
+        """The KG's chain prompt, made once per agent (it samples the KG's path types: seconds)."""
+        with self._chains_lock:
+            if self._chains is None:
+                s = self.settings
+                self._chains = chain_prompt(self.graph, self.kg, self.observer.names.get(), depth=s.depth,
+                                            one_hop=s.chain_shots, longer=s.chain_longer, seed=s.seed)
+            return self._chains
 
     def _relations(self, masked_question: str, observed: list[ObservedPath], *, voted: bool = False
                    ) -> tuple[list[ObservedPath], dict[str, float]]:

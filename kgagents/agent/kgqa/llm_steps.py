@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kgagents.agent.kgqa.paths import ObservedPath
+from kgagents.agent.kgqa.chains import ChainPrompt
+from kgagents.agent.kgqa.paths import ObservedPath, PathKey
 from kgagents.agent.kgqa.prompts import (
     ACTION_SCHEMA,
     ACTION_SYSTEM,
@@ -161,6 +162,15 @@ class LLMSteps:
             return yes_log_odds(self.chat, messages, purpose="kgqa:relations")
         unique = list(dict.fromkeys(relations))
         return dict(zip(unique, map_on_slots(self.chat, odds, unique), strict=True))
+
+    def chain(self, prompt: ChainPrompt, question: str) -> PathKey | None:
+        """The relation chain the model writes for ``question`` (its topic in brackets), taught by ``prompt``'s
+        examples from the KG itself (:mod:`~kgagents.agent.kgqa.chains`); None when the reply is unusable (no
+        repair turn: the check then simply does not vote). One call; the prompt's fixed part comes first, so a
+        server's prompt cache reuses it across questions."""
+        reply = self.chat.complete(prompt.messages(question), purpose="kgqa:chain", json_schema=prompt.schema(),
+                                   max_tokens=16 * prompt.depth).text
+        return prompt.parse(reply)
 
     def verify(self, question: str, topic: str, candidates: Sequence[ObservedPath], *, ends: int) -> list[float]:
         """Mode gated, ranking ``yes_no``: for each candidate path, the model's log-odds that it answers the question

@@ -119,10 +119,19 @@ class KGQASettings(AgentSettings):
                                    "path (see relation_weight): above it, each more relation must be asked about")
     relation_paths: int = Field(15, ge=1, description="the best observed paths whose relations the model is asked "
                                 "about and which it re-ranks (see relation_weight)")
+    chain_weight: float = Field(
+        0.0, ge=0.0, description="with a model (every mode that observes): one call per question asks the model to "
+        "write the question's relation chain, shown how questions map to chains by examples the KG's own path types "
+        "are written into (kgqa/chains.py; no labelled question); the observed path equal to it gains chain_weight "
+        "(walked on its own when the observation did not reach it). 0: no call")
+    chain_shots: int = Field(24, ge=0, description="one-relation path types (most frequent first) the chain "
+                             "prompt shows an example question for (see chain_weight)")
+    chain_longer: int = Field(8, ge=0, description="longer path types the chain prompt shows an example question "
+                              "for, shared evenly among the lengths 2 to depth (see chain_weight)")
     relation_with_memory: bool = Field(
-        True, description="the relation check also re-ranks the paths of questions the path memory voted on; "
-        "False: where the memory votes, its ranking stands and the model is not asked (the memory has seen such "
-        "questions answered, the model has not)")
+        True, description="the model's checks (relation, chain) also re-rank the paths of questions the path "
+        "memory voted on; False: where the memory votes, its ranking stands and the model is not asked (the memory "
+        "has seen such questions answered, the model has not)")
     prepared_path_length: int = Field(
         2, ge=0, le=2, description="`kgqa prepare` embeds the path texts of every relation path type of up to this "
         "many relations in the KG (stored in the graph), so a run does not embed them question by question; 0: "
@@ -151,7 +160,11 @@ class KGQASettings(AgentSettings):
         been learned with to apply (the checks move the paths the gate's confidence is read from)."""
         on = [("direct", self.direct_weight, self.direct_center), ("relation", self.relation_weight,
                                                                      self.relation_center)]
-        return ",".join(f"{name}_weight={w},{name}_center={c}" for name, w, c in on if w > 0)
+        checks = [f"{name}_weight={w},{name}_center={c}" for name, w, c in on if w > 0]
+        if self.chain_weight > 0:
+            checks.append(f"chain_weight={self.chain_weight},chain_shots={self.chain_shots},"
+                          f"chain_longer={self.chain_longer}")
+        return ",".join(checks)
 
 
 def with_model_defaults(settings: KGQASettings, model: str | None) -> tuple[KGQASettings, dict[str, Any]]:
@@ -171,7 +184,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
                     "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths",
-                     "relation_with_memory"),
+                     "chain_weight", "chain_shots", "chain_longer", "relation_with_memory"),
     "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
     "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),
     "answer": ("answer_cap",),

@@ -2,11 +2,12 @@
 
     (:QATrace {run_id, question_id, question, masked, answer, answer_path, path_steps, decided_by, confidence,
                gold, correct, precision, recall, f1, iterations, cap_hit, llm_calls, …, observation, prior,
-               neighbours, mentions, linked, observe_ms, direct, relation_odds, seconds})-[:IN_RUN]->(:Run)
+               neighbours, mentions, linked, observe_ms, direct, relation_odds, chain, seconds})-[:IN_RUN]->(:Run)
 
 ``direct`` (only with the model's direct check): what one-relation paths gained from it (see the settings'
 ``direct_weight``); ``relation_odds`` (only with the relation check, JSON text): the model's log-odds per relation
-name (see ``relation_weight``).
+name (see ``relation_weight``); ``chain`` (only with the chain check): the relation chain the model wrote, as
+path steps (see ``chain_weight``).
     (:QATrace)-[:TOUCHED {role: 'topic' | 'explored' | 'memory' | 'answer'}]->(:Entity)
     (:QAStep {run_id, question_id, iteration, action, call, fallback, note, output, kept,
               reflect_fallback})-[:STEP_OF]->(:QATrace)
@@ -60,6 +61,7 @@ def trace_row(state: Mapping[str, Any], *, extra: Mapping[str, Any]) -> dict[str
         "history": [h["call"] for h in state.get("history", [])], "gate": state.get("gate_note"),
         "direct": state.get("direct") or None,
         "relation_odds": _json(state["relation_odds"]) if state.get("relation_odds") else None,
+        "chain": state.get("chain") or None,
         "observe_ms": [round(s * 1000, 2) for s in state.get("observe_seconds", [])],
         **extra,
     }
