@@ -46,7 +46,16 @@ from langgraph.graph import END, START, StateGraph
 
 from kgagents.agent.base import Agent, RunResult
 from kgagents.agent.kgqa.calibration import Calibration, stored_or_calibrated
-from kgagents.agent.kgqa.chains import ChainPrompt, chain_prompt, topics_bracketed
+from kgagents.agent.kgqa.chains import (
+    Chain,
+    ChainPrompt,
+    chain_prompt,
+    collapsed,
+    directions,
+    expansions,
+    topics_bracketed,
+    undirected,
+)
 from kgagents.agent.kgqa.gate import stored_gate
 from kgagents.agent.kgqa.linking import EntityLinker
 from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
@@ -480,12 +489,14 @@ class ODAAgent(Agent[KGQASettings]):
         return {"observation": [p.as_dict() for p in merged]}
 
     def _chain(self, state: QAState, observed: list[ObservedPath], *, voted: bool = False
-               ) -> tuple[list[ObservedPath], PathKey | None]:
-        """The chain check (settings ``chain_weight``): the model writes the question's relation chain
-        (:mod:`~kgagents.agent.kgqa.chains`); the observed path from a topic equal to it gains ``chain_weight``
-        — walked on its own first when the observation did not reach it — and the paths are ranked again. The
-        written chain, or None. Unchanged without a model, with the weight 0, or where the memory ``voted`` and
-        ``relation_with_memory`` is off."""
+               ) -> tuple[list[ObservedPath], Chain | None]:
+        """The chain check (settings ``chain_weight``, ``chain_collapsed``): the model writes the question's
+        relations in order (:mod:`~kgagents.agent.kgqa.chains`); an observed path that takes exactly them, in
+        either direction, gains ``chain_weight``, and one that takes them with a relation repeated (there and
+        back: "shares a director with X") ``chain_collapsed`` × that; where the observation reached none, the
+        chain's paths are walked on their own first. The paths are ranked again; returns them and the written
+        chain (None: not asked, or an unusable reply). Unchanged without a model, with the weight 0, or where the
+        memory ``voted`` and ``relation_with_memory`` is off."""
         s = self.settings
         if self.llm is None or s.chain_weight <= 0 or not observed or (voted and not s.relation_with_memory):
             return observed, None
@@ -494,18 +505,25 @@ class ODAAgent(Agent[KGQASettings]):
         written = self.llm.chain(self._chain_prompt(), question)
         if written is None:
             return observed, None
-        hit = [p for p in observed if p.key == written and p.size > 0]
-        if not hit:
+
+        def gain(p: ObservedPath) -> float:
+            taken = undirected(p.key)
+            return (s.chain_weight if taken == written else
+                    s.chain_weight * s.chain_collapsed if collapsed(taken) == collapsed(written) else 0.0)
+
+        if not any(gain(p) > 0 and p.size > 0 for p in observed):
             query = self._query(state)
-            walked = self.observer.observe(query, state["topics"], {written: 1.0}, depth=len(written))
-            hit = [p for p in walked.paths if p.key == written and p.size > 0]
-            for p in hit:  # scored as the observation scores a path the memory did not vote for
+            ways = [way for chain in expansions(written, s.depth) for way in directions(chain)]
+            walked = self.observer.observe(query, state["topics"], dict.fromkeys(ways, 1.0 / len(ways)))
+            found = [p for p in walked.paths if gain(p) > 0 and p.size > 0]
+            for p in found:  # scored as the observation scores a path the memory did not vote for
                 p.prior = 0.0
                 p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, 0.0, query.words,
                                                   query.direct), 4)
-            observed = [*observed, *hit]
-        for p in hit:
-            p.score = round(p.score + s.chain_weight, 6)
+            observed = [*observed, *found]
+        for p in observed:
+            if p.size > 0 and gain(p) > 0:
+                p.score = round(p.score + gain(p), 6)
         return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written
 
     def _chain_prompt(self) -> ChainPrompt:

@@ -9,13 +9,17 @@ frequent path types, found by :func:`~kgagents.agent.kgqa.bootstrap.sample_paths
 few longer ones, each about one of its sampled topics by name — and every relation with one stored fact, so the
 model sees which side is its subject. No labelled question is used and nothing names a dataset's relations.
 
-The chain comes back as JSON constrained to the KG's steps (:meth:`ChainPrompt.schema`); the agent adds
-``chain_weight`` to the observed path equal to it (the settings' ``chain_weight``), and walks it on its own when
-the observation did not reach it.
+The chain comes back as JSON constrained to the KG's relation names (:meth:`ChainPrompt.schema`), without
+directions: the 1.5B model names a question's relations in order well but almost never writes a step as inverse
+("the movies directed by [X]" is ``directed by`` to it, read from the question's side), while the KG knows which
+way each relation goes from the topic. The agent adds ``chain_weight`` to every observed path whose relations, in
+order, are the chain (the scorer ranks the directions among themselves), and walks the chain's paths on their own
+when the observation reached none of them.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -23,85 +27,116 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kgagents.agent.kgqa.bootstrap import choose_paths, sample_paths, template_questions
-from kgagents.agent.kgqa.paths import PathKey, Step, readable, split_step, step
+from kgagents.agent.kgqa.bootstrap import sample_paths, template_questions
+from kgagents.agent.kgqa.paths import PathKey, readable, split_step, step
 from kgagents.agent.kgqa.questions import PLACEHOLDER
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import Message
 from kgagents.llm.structured import extract_json
 
-INVERSE_WORDS = " (inverse)"
-
 CHAIN_SYSTEM = (
     "You translate a question about a knowledge graph into the chain of relations that leads from the entity in "
     "brackets to the answer. The relations, each with one stored fact (subject, relation, object):\n{facts}\n"
-    "A step follows a relation from its subject to its object (written as the relation), or back from its object "
-    "to its subject (written as the relation followed by ' (inverse)'). Reply with one JSON object "
-    '{{"chain": [the steps in order, starting from the entity in brackets]}}.')
+    "Write the relations in the order the chain takes them, starting from the entity in brackets; a relation the "
+    "chain takes twice (to things that share something with the entity) is written twice. Reply with one JSON "
+    'object {{"chain": [relations]}}.')
+
+
+#: a chain as the model writes it: relationship types in order, without directions (the KG says which way each
+#: step goes from the topic: a person is the object of "directed by", a film its subject)
+Chain = tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class ChainPrompt:
-    """What the model is shown for one KG: the system text (relations and facts), the few-shot turns, and the steps
-    it may write (their text → the step)."""
+    """What the model is shown for one KG: the system text (relations and facts), the few-shot turns, and the
+    relations it may write (their words → the relationship type)."""
 
     system: str
     shots: tuple[Message, ...]
-    steps: Mapping[str, Step]
+    relations: Mapping[str, str]
     depth: int
 
     def messages(self, question: str) -> list[Message]:
         return [{"role": "system", "content": self.system}, *self.shots, {"role": "user", "content": question}]
 
     def schema(self) -> dict[str, Any]:
-        """One JSON object whose ``chain`` lists 1 to ``depth`` of the KG's steps."""
+        """One JSON object whose ``chain`` lists 1 to ``depth`` of the KG's relations."""
         return {"type": "object", "required": ["chain"], "properties": {"chain": {
             "type": "array", "minItems": 1, "maxItems": self.depth,
-            "items": {"type": "string", "enum": sorted(self.steps)}}}}
+            "items": {"type": "string", "enum": sorted(self.relations)}}}}
 
-    def parse(self, reply: str) -> PathKey | None:
-        """The chain a reply writes, as a path (None: not a JSON object, or a step the KG does not have)."""
+    def parse(self, reply: str) -> Chain | None:
+        """The relations a reply writes, as relationship types (None: not a JSON object, or a relation the KG does
+        not have)."""
         try:
             chain = extract_json(reply).get("chain")
         except ValueError:
             return None
-        if not isinstance(chain, list) or not chain or not all(str(s) in self.steps for s in chain):
+        if not isinstance(chain, list) or not chain or not all(str(s) in self.relations for s in chain):
             return None
-        return tuple(self.steps[str(s)] for s in chain)
+        return tuple(self.relations[str(s)] for s in chain)
 
 
-def step_text(value: Step, names: Mapping[str, str]) -> str:
-    """A step as the model reads and writes it: ``directed by`` or ``directed by (inverse)``."""
-    relation, forward = split_step(value)
-    words = readable(names.get(relation, relation))
-    return words if forward else words + INVERSE_WORDS
+def undirected(path: PathKey) -> Chain:
+    """A path's relationship types in order, without their directions (what a written chain is compared with)."""
+    return tuple(split_step(s)[0] for s in path)
+
+
+def collapsed(chain: Chain) -> Chain:
+    """A chain with each run of one relation written once: what a question often names — "the films that share
+    directors with X" takes "directed by" there and back, and names it once."""
+    return tuple(r for i, r in enumerate(chain) if i == 0 or chain[i - 1] != r)
+
+
+def expansions(chain: Chain, depth: int) -> list[Chain]:
+    """The chains of at most ``depth`` relations that collapse to the same as ``chain`` (each relation of the
+    collapsed chain taken once or more), shortest first."""
+    base = collapsed(chain)
+    out: list[Chain] = []
+    for extra in range(depth - len(base) + 1):
+        for counts in itertools.product(range(extra + 1), repeat=len(base)):
+            if sum(counts) == extra:
+                out.append(tuple(r for r, c in zip(base, counts, strict=True) for _ in range(c + 1)))
+    return out
+
+
+def directions(chain: Chain) -> list[PathKey]:
+    """Every path a chain can stand for: each of its relations in either direction."""
+    return [tuple(step(r, f) for r, f in zip(chain, forwards, strict=True))
+            for forwards in itertools.product((True, False), repeat=len(chain))]
 
 
 def chain_prompt(graph: Graph, kg: str, names: Mapping[str, str], *, depth: int, one_hop: int, longer: int,
                  seed: int) -> ChainPrompt:
     """The prompt for ``kg``: its relations with one fact each, and examples for its most supported path types
-    (at most ``one_hop`` one-relation ones and ``longer`` longer ones, up to ``depth`` relations), sampled as the
-    bootstrap samples them (seeded)."""
+    (at most ``one_hop`` one-relation ones and ``longer`` longer ones, up to ``depth`` relations, a new relation
+    sequence each), sampled as the bootstrap samples them (seeded). Unlike the bootstrap's questions, the longer
+    ones include chains that go back along the relation they came by (what "shares a director with X" asks)."""
     found, _ = sample_paths(graph, kg, topics=300, depth=depth, branch=3, max_frontier=50, max_answers=50,
                             seed=seed)
-    types = choose_paths(found, max_paths=400, min_support=2)
-    chosen = [t for t in types if len(t.path) == 1][:one_hop]
-    multi = [t for t in types if len(t.path) > 1]
+    ranked = sorted((t for t in found.values() if t.support >= 2), key=lambda t: (-t.support, len(t.path), t.path))
+    chosen = [t for t in ranked if len(t.path) == 1][:one_hop]
     per_length = max(1, longer // max(1, depth - 1))
     for length in range(2, depth + 1):
-        chosen += [t for t in multi if len(t.path) == length][:per_length]
+        seen: set[Chain] = set()
+        for t in ranked:
+            if len(t.path) == length and undirected(t.path) not in seen and len(seen) < per_length:
+                seen.add(undirected(t.path))
+                chosen.append(t)
     rng = random.Random(seed)
     shots: list[Message] = []
     for t in chosen:
         topic = t.instances[0].topic_name
         question = rng.choice(template_questions(t.path, names)).replace(PLACEHOLDER, f"[{topic}]", 1)
+        written = [readable(names.get(r, r)) for r in undirected(t.path)]
         shots += [{"role": "user", "content": question},
-                  {"role": "assistant", "content": json.dumps({"chain": [step_text(s, names) for s in t.path]})}]
+                  {"role": "assistant", "content": json.dumps({"chain": written})}]
     facts = [f"- {readable(names.get(r['type'], r['type']))}: ({r['subject']}, "
              f"{readable(names.get(r['type'], r['type']))}, {r['object']})"
              for r in graph.run("kgqa/relation_facts", kg=kg, types=sorted(names))]
-    steps = {step_text(step(r, f), names): step(r, f) for r in sorted(names) for f in (True, False)}
-    return ChainPrompt(CHAIN_SYSTEM.format(facts="\n".join(facts)), tuple(shots), steps, depth)
+    relations = {readable(names.get(r, r)): r for r in sorted(names)}
+    return ChainPrompt(CHAIN_SYSTEM.format(facts="\n".join(facts)), tuple(shots), relations, depth)
 
 
 def topics_bracketed(question: str, names: Sequence[str]) -> str:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kgagents.agent.kgqa.chains import ChainPrompt
-from kgagents.agent.kgqa.paths import ObservedPath, PathKey
+from kgagents.agent.kgqa.chains import Chain, ChainPrompt
+from kgagents.agent.kgqa.paths import ObservedPath
 from kgagents.agent.kgqa.prompts import (
     ACTION_SCHEMA,
     ACTION_SYSTEM,
@@ -163,8 +163,8 @@ class LLMSteps:
         unique = list(dict.fromkeys(relations))
         return dict(zip(unique, map_on_slots(self.chat, odds, unique), strict=True))
 
-    def chain(self, prompt: ChainPrompt, question: str) -> PathKey | None:
-        """The relation chain the model writes for ``question`` (its topic in brackets), taught by ``prompt``'s
+    def chain(self, prompt: ChainPrompt, question: str) -> Chain | None:
+        """The relations, in order, the model writes for ``question`` (its topic in brackets), taught by ``prompt``'s
         examples from the KG itself (:mod:`~kgagents.agent.kgqa.chains`); None when the reply is unusable (no
         repair turn: the check then simply does not vote). One call; the prompt's fixed part comes first, so a
         server's prompt cache reuses it across questions."""

@@ -121,12 +121,17 @@ class KGQASettings(AgentSettings):
                                 "about and which it re-ranks (see relation_weight)")
     chain_weight: float = Field(
         0.0, ge=0.0, description="with a model (every mode that observes): one call per question asks the model to "
-        "write the question's relation chain, shown how questions map to chains by examples the KG's own path types "
-        "are written into (kgqa/chains.py; no labelled question); the observed path equal to it gains chain_weight "
-        "(walked on its own when the observation did not reach it). 0: no call")
+        "write the question's relations in order, shown how questions map to chains by examples written for the "
+        "KG's own path types (kgqa/chains.py; no labelled question); an observed path that takes exactly those "
+        "relations, in either direction, gains chain_weight (the chain is walked on its own when the observation "
+        "did not reach it). 0: no call")
+    chain_collapsed: float = Field(
+        0.5, ge=0.0, le=1.0, description="share of chain_weight a path gains when it takes the written relations "
+        "with one of them repeated — there and back, to things that share a value with the topic (\"the films that "
+        "share directors with X\" names the relation once) — rather than exactly as written")
     chain_shots: int = Field(24, ge=0, description="one-relation path types (most frequent first) the chain "
                              "prompt shows an example question for (see chain_weight)")
-    chain_longer: int = Field(8, ge=0, description="longer path types the chain prompt shows an example question "
+    chain_longer: int = Field(12, ge=0, description="longer path types the chain prompt shows an example question "
                               "for, shared evenly among the lengths 2 to depth (see chain_weight)")
     relation_with_memory: bool = Field(
         True, description="the model's checks (relation, chain) also re-rank the paths of questions the path "
@@ -162,8 +167,8 @@ class KGQASettings(AgentSettings):
                                                                      self.relation_center)]
         checks = [f"{name}_weight={w},{name}_center={c}" for name, w, c in on if w > 0]
         if self.chain_weight > 0:
-            checks.append(f"chain_weight={self.chain_weight},chain_shots={self.chain_shots},"
-                          f"chain_longer={self.chain_longer}")
+            checks.append(f"chain_weight={self.chain_weight},chain_collapsed={self.chain_collapsed},"
+                          f"chain_shots={self.chain_shots},chain_longer={self.chain_longer}")
         return ",".join(checks)
 
 
@@ -184,7 +189,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
                     "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths",
-                     "chain_weight", "chain_shots", "chain_longer", "relation_with_memory"),
+                     "chain_weight", "chain_collapsed", "chain_shots", "chain_longer", "relation_with_memory"),
     "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
     "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),
     "answer": ("answer_cap",),
