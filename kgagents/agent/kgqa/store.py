@@ -6,8 +6,8 @@
 
 ``direct`` (only with the model's direct check): what one-relation paths gained from it (see the settings'
 ``direct_weight``); ``relation_odds`` (only with the relation check, JSON text): the model's log-odds per relation
-name (see ``relation_weight``); ``chain`` (only with the chain check): the relation chain the model wrote, as
-path steps (see ``chain_weight``).
+name (see ``relation_weight``); ``chain`` (only with the chain check): the relations the model wrote, in order,
+as relationship types without directions (see ``chain_weight``).
     (:QATrace)-[:TOUCHED {role: 'topic' | 'explored' | 'memory' | 'answer'}]->(:Entity)
     (:QAStep {run_id, question_id, iteration, action, call, fallback, note, output, kept,
               reflect_fallback})-[:STEP_OF]->(:QATrace)
