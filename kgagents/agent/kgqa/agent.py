@@ -522,8 +522,9 @@ class ODAAgent(Agent[KGQASettings]):
                                                   query.direct), 4)
             observed = [*observed, *found]
         for p in observed:
-            if p.size > 0 and gain(p) > 0:
-                p.score = round(p.score + gain(p), 6)
+            bonus = gain(p) if p.size > 0 else 0.0
+            if bonus > 0:
+                p.score = round(p.score + bonus, 6)
         return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written
 
     def _chain_prompt(self) -> ChainPrompt:

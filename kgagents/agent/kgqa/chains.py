@@ -30,6 +30,7 @@ from typing import Any
 from kgagents.agent.kgqa.bootstrap import sample_paths, template_questions
 from kgagents.agent.kgqa.paths import PathKey, readable, split_step, step
 from kgagents.agent.kgqa.questions import PLACEHOLDER
+from kgagents.agent.kgqa.settings import BootstrapSettings
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import Message
 from kgagents.llm.structured import extract_json
@@ -113,9 +114,11 @@ def chain_prompt(graph: Graph, kg: str, names: Mapping[str, str], *, depth: int,
     (at most ``one_hop`` one-relation ones and ``longer`` longer ones, up to ``depth`` relations, a new relation
     sequence each), sampled as the bootstrap samples them (seeded). Unlike the bootstrap's questions, the longer
     ones include chains that go back along the relation they came by (what "shares a director with X" asks)."""
-    found, _ = sample_paths(graph, kg, topics=300, depth=depth, branch=3, max_frontier=50, max_answers=50,
-                            seed=seed)
-    ranked = sorted((t for t in found.values() if t.support >= 2), key=lambda t: (-t.support, len(t.path), t.path))
+    sampling = BootstrapSettings()  # the bootstrap's own sampling defaults
+    found, _ = sample_paths(graph, kg, topics=sampling.topics, depth=depth, branch=sampling.branch,
+                            max_frontier=sampling.max_frontier, max_answers=sampling.max_answers, seed=seed)
+    ranked = sorted((t for t in found.values() if t.support >= sampling.min_support),
+                    key=lambda t: (-t.support, len(t.path), t.path))
     chosen = [t for t in ranked if len(t.path) == 1][:one_hop]
     per_length = max(1, longer // max(1, depth - 1))
     for length in range(2, depth + 1):
@@ -124,18 +127,18 @@ def chain_prompt(graph: Graph, kg: str, names: Mapping[str, str], *, depth: int,
             if len(t.path) == length and undirected(t.path) not in seen and len(seen) < per_length:
                 seen.add(undirected(t.path))
                 chosen.append(t)
+    words = {r: readable(names.get(r, r)) for r in names}
     rng = random.Random(seed)
     shots: list[Message] = []
     for t in chosen:
         topic = t.instances[0].topic_name
         question = rng.choice(template_questions(t.path, names)).replace(PLACEHOLDER, f"[{topic}]", 1)
-        written = [readable(names.get(r, r)) for r in undirected(t.path)]
+        written = [words.get(r, readable(r)) for r in undirected(t.path)]
         shots += [{"role": "user", "content": question},
                   {"role": "assistant", "content": json.dumps({"chain": written})}]
-    facts = [f"- {readable(names.get(r['type'], r['type']))}: ({r['subject']}, "
-             f"{readable(names.get(r['type'], r['type']))}, {r['object']})"
+    facts = [f"- {words[r['type']]}: ({r['subject']}, {words[r['type']]}, {r['object']})"
              for r in graph.run("kgqa/relation_facts", kg=kg, types=sorted(names))]
-    relations = {readable(names.get(r, r)): r for r in sorted(names)}
+    relations = {words[r]: r for r in sorted(names)}
     return ChainPrompt(CHAIN_SYSTEM.format(facts="\n".join(facts)), tuple(shots), relations, depth)
 
 
