@@ -88,6 +88,7 @@ class ModelCheck(str, Enum):
 
     direct = "direct"
     relations = "relations"
+    chain = "chain"
 
 
 def _results_option() -> Any:
@@ -611,7 +612,7 @@ def bench_kgqa_scorer(
 ) -> None:
     """The zero-shot KGQA scorer's weights (e5_weight, length_penalty, length_words, type_weight), chosen on train
     questions of MetaQA, PQ-2H and PQ-3H and checked on other train questions; no model is called. With
-    --with-model: the weights of the model's direct or relation check, on the same questions."""
+    --with-model: the weights of the model's direct, relation or chain check, on the same questions."""
     from benchmarks import kgqa_scorer
     from kgagents.agent.kgqa.settings import KGQASettings
 

@@ -17,7 +17,10 @@ With a model (:func:`search_model`, ``--with-model``): the same samples observed
 and one of the model's checks chosen by the same rule (weight 0: the call is off): ``--check direct``, each question
 asked once whether its answer is stored directly about its topic (the model's log-odds), ``direct_weight`` ×
 ``direct_center`` over :data:`DIRECT_GRID`; ``--check relations``, each question asked about every relation name
-among its best observed paths, ``relation_weight`` × ``relation_center`` over :data:`RELATION_GRID`.
+among its best observed paths, ``relation_weight`` × ``relation_center`` over :data:`RELATION_GRID`; ``--check
+chain``, the model writes each question's relation chain once (:mod:`kgagents.agent.kgqa.chains`), and where the
+observation reached none of its paths they are walked as the agent walks them, ``chain_weight`` × ``chain_collapsed``
+× ``chain_partial`` over :data:`CHAIN_GRID`.
 """
 
 from __future__ import annotations
@@ -35,12 +38,23 @@ import numpy as np
 from benchmarks.kgqa import dataset, ensure_kg, splits
 from benchmarks.provenance import file_slug, write_results
 from kgagents.agent.kgqa.agent import ODAAgent
+from kgagents.agent.kgqa.chains import (
+    Chain,
+    chain_prompt,
+    collapsed,
+    common,
+    directions,
+    expansions,
+    topics_bracketed,
+    undirected,
+)
 from kgagents.agent.kgqa.llm_steps import LLMSteps
-from kgagents.agent.kgqa.paths import relation_names
+from kgagents.agent.kgqa.paths import ObservedPath, relation_names
 from kgagents.agent.kgqa.questions import given_topics, masked, presence
-from kgagents.agent.kgqa.scoring import relation_shift, second_encoder
+from kgagents.agent.kgqa.scoring import Query, relation_shift, second_encoder
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.embeddings import get_embedder
+from kgagents.embeddings.base import Embedder
 from kgagents.graph.connection import Graph
 from kgagents.jobs.kgqa import prepare_kg, seeded_sample
 from kgagents.llm.client import ChatModel
@@ -70,11 +84,19 @@ RELATION_GRID: dict[str, tuple[Any, ...]] = {
     "relation_weight": (0.0, 0.005, 0.01, 0.02, 0.03, 0.05),
     "relation_center": (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0),
 }
+#: the model's chain check, searched likewise (weight 0: off)
+CHAIN_GRID: dict[str, tuple[Any, ...]] = {
+    "chain_weight": (0.0, 0.05, 0.1, 0.2, 0.3),
+    "chain_collapsed": (0.25, 0.5, 1.0),
+    "chain_partial": (0.0, 0.25, 0.5, 0.75),
+}
 #: per model check: its grid, the benchmark's title, the results file's stem
 CHECKS: dict[str, tuple[dict[str, tuple[Any, ...]], str, str]] = {
     "direct": (DIRECT_GRID, "KGQA direct check (the model's answer-distance prior)", "kgqa/scorer/direct_train"),
     "relations": (RELATION_GRID, "KGQA relation check (the model's view of each relation a path takes)",
                   "kgqa/scorer/relations_train"),
+    "chain": (CHAIN_GRID, "KGQA chain check (the model writes the question's relation chain)",
+              "kgqa/scorer/chain_train"),
 }
 
 
@@ -88,6 +110,26 @@ class _Scored:
     direct: float = 0.0  # the model's log-odds that the answer is stored directly about the topic
     relations: list[list[float]] = field(default_factory=list)  # relation check: per head path, its relations' odds
     asked: int = 0  # relation check: the relation names the model was asked about
+    #: chain check, per path row: equal to the written chain, equal once collapsed, the share in common in order
+    #: (chains.chain_gain's three cases), it has answers, it was walked because the observation missed the chain
+    chain: np.ndarray | None = None
+    written: bool = False  # chain check: the model's reply was a usable chain
+
+
+def _path_rows(agent: ODAAgent, e5: Embedder, e5_vectors: dict[str, np.ndarray], question: Any, text: str,
+               query: Query, observed: Sequence[ObservedPath]) -> np.ndarray:
+    """The rows of :attr:`_Scored.paths` for ``observed``: MiniLM's cosine (the KG embedder alone), e5's (its path
+    text vectors kept in ``e5_vectors``: path texts repeat across questions), length, end-name fit, right."""
+    gold = {a.id for a in question.answers if a.id} | {a.name.lower() for a in question.answers if a.name}
+    texts = [p.text for p in observed]
+    minilm = agent.scorer.vectors(texts) @ query.vector if texts else np.zeros(0)
+    missing = [t for t in dict.fromkeys(texts) if t not in e5_vectors]
+    if missing:
+        e5_vectors.update(zip(missing, e5.embed(missing), strict=True))
+    second = np.array([e5_vectors[t] for t in texts]) @ e5.embed([text])[0] if texts else np.zeros(0)
+    right = [bool(p.ends) and (p.ends[0] in gold or (p.end_names[0] or "").lower() in gold) for p in observed]
+    return np.array([minilm, second, [p.length for p in observed], [p.type_score for p in observed], right],
+                    dtype=np.float64).reshape(5, len(observed)).T
 
 
 def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: dict[str, Any] | None = None,
@@ -104,6 +146,8 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
     for q in usable:
         by_hops.setdefault(q.hops or 0, []).append(q)
     questions = [q for hops in sorted(by_hops) for q in seeded_sample(by_hops[hops], per_hop, seed)]
+    if chat is not None and check == "chain":
+        return _observe_chains(graph, ds.kg, questions, observed_with or {}, chat)
     weights = OBSERVED_WITH if observed_with is None else observed_with
     agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **weights), kg=ds.kg)
     names, _, _ = presence(graph, ds.kg, questions)
@@ -115,16 +159,7 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
     for q, text in zip(questions, texts_asked, strict=True):
         query = agent.scorer.query(text)
         observed = agent.observer.observe(query, given_topics(q)).paths
-        gold = {a.id for a in q.answers if a.id} | {a.name.lower() for a in q.answers if a.name}
-        texts = [p.text for p in observed]
-        minilm = agent.scorer.vectors(texts) @ query.vector if texts else np.zeros(0)  # the KG embedder alone
-        missing = [t for t in dict.fromkeys(texts) if t not in e5_vectors]
-        if missing:
-            e5_vectors.update(zip(missing, e5.embed(missing), strict=True))
-        second = np.array([e5_vectors[t] for t in texts]) @ e5.embed([text])[0] if texts else np.zeros(0)
-        right = [bool(p.ends) and (p.ends[0] in gold or (p.end_names[0] or "").lower() in gold) for p in observed]
-        rows = np.array([minilm, second, [p.length for p in observed], [p.type_score for p in observed], right],
-                        dtype=np.float64).reshape(5, len(observed)).T
+        rows = _path_rows(agent, e5, e5_vectors, q, text, query, observed)
         out.append(_Scored(q.hops or 0, len(text.split()), rows))
         if relation_labels is not None:
             heads.append([relation_names(p.key, relation_labels) for p in observed[: agent.settings.relation_paths]])
@@ -142,7 +177,8 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
 
 def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, type_weight: float,
          length_words: int | None, direct_weight: float = 0.0, direct_center: float = 0.0,
-         relation_weight: float = 0.0, relation_center: float = 0.0) -> dict[int, float]:
+         relation_weight: float = 0.0, relation_center: float = 0.0, chain_weight: float = 0.0,
+         chain_collapsed: float = 0.0, chain_partial: float = 0.0) -> dict[int, float]:
     """Hits@1 by hop count when each question answers with its best path under these weights (with the relation
     check: its best among the paths the check re-ranked, as the agent answers)."""
     right: dict[int, list[bool]] = {}
@@ -156,6 +192,12 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
         if relation_weight and s.relations:
             score = score[: len(s.relations)] + np.array(
                 [relation_shift(odds, relation_weight, relation_center) for odds in s.relations])
+        if s.chain is not None:  # the chain check: chains.chain_gain per path; walked paths only when it is asked
+            exact, same, shared, answers, walked = s.chain.T
+            gain = chain_weight * np.where(exact > 0, 1.0, np.where(same > 0, chain_collapsed, chain_partial * shared))
+            score = score + gain * answers
+            if not (chain_weight and s.written):
+                score = np.where(walked > 0, -np.inf, score)
         right.setdefault(s.hops, []).append(bool(s.paths[int(np.argmax(score)), 4]))
     return {h: round(100 * float(np.mean(v)), 1) for h, v in sorted(right.items())}
 
@@ -211,6 +253,49 @@ def search(graph: Graph, out: Path | None = None) -> dict[str, Any]:
     return result
 
 
+def _chain_rows(keys: Sequence[Chain], sizes: Sequence[int], written: Chain | None, walked: bool) -> np.ndarray:
+    """Per path: [equal to ``written``, equal once collapsed, share in common in order, has answers, walked]."""
+    rows = [[float(k == written), float(collapsed(k) == collapsed(written)),
+             common(k, written) / max(len(k), len(written)), float(n > 0), float(walked)] if written else
+            [0.0, 0.0, 0.0, float(n > 0), float(walked)] for k, n in zip(keys, sizes, strict=True)]
+    return np.array(rows, dtype=np.float64).reshape(len(rows), 5)
+
+
+def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: dict[str, Any], chat: ChatModel
+                    ) -> list[_Scored]:
+    """The chain check's observation (:func:`_observe` with ``check='chain'``): each question observed with
+    ``weights``, its chain written by the model (on the server's slots), and the chain's paths walked on their own
+    where the observation reached none of them, as :meth:`~kgagents.agent.kgqa.agent.ODAAgent._chain` does."""
+    defaults = KGQASettings()
+    agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **weights), kg=kg)
+    names, _, _ = presence(graph, kg, questions)
+    prompt = chain_prompt(graph, kg, agent.observer.names.get(), depth=defaults.depth,
+                          one_hop=defaults.chain_shots, longer=defaults.chain_longer, seed=defaults.seed)
+    steps = LLMSteps(chat, max_tokens=1)
+    asked = [topics_bracketed(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
+    chains = map_on_slots(chat, lambda text: steps.chain(prompt, text), asked)
+    e5 = second_encoder()
+    e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
+    out = []
+    for q, written in zip(questions, chains, strict=True):
+        text = masked(q.question, [names.get(t, t) for t in given_topics(q)])
+        query = agent.scorer.query(text)
+        observed = agent.observer.observe(query, given_topics(q)).paths
+        walked = []
+        if written and not any(p.size > 0 and collapsed(undirected(p.key)) == collapsed(written) for p in observed):
+            ways = [way for c in expansions(written, defaults.depth) for way in directions(c)]
+            walked = [p for p in agent.observer.observe(query, given_topics(q), dict.fromkeys(ways, 1 / len(ways))
+                                                        ).paths
+                      if p.size > 0 and collapsed(undirected(p.key)) == collapsed(written)]
+        every = [*observed, *walked]
+        rows = _path_rows(agent, e5, e5_vectors, q, text, query, every)
+        keys = [undirected(p.key) for p in every]
+        chain = np.vstack([_chain_rows(keys[: len(observed)], [p.size for p in observed], written, False),
+                           _chain_rows(keys[len(observed):], [p.size for p in walked], written, True)])
+        out.append(_Scored(q.hops or 0, len(text.split()), rows, chain=chain, written=written is not None))
+    return out
+
+
 def search_model(graph: Graph, chat: ChatModel, check: str, out: Path | None = None) -> dict[str, Any]:
     """Observe the tuning and check samples with the current defaults, ask ``chat`` each question's ``check``
     (:data:`CHECKS`: ``direct`` or ``relations``), search its grid, write ``<stem>_<model>`` with the chosen values
@@ -228,7 +313,10 @@ def search_model(graph: Graph, chat: ChatModel, check: str, out: Path | None = N
                                         for h in sorted({s.hops for s in scored})}
                                  for name, scored in samples.items()}} if check == "direct" else
              {"relations_asked": {name: round(float(np.mean([s.asked for s in scored])), 2)
-                                  for name, scored in samples.items()}})
+                                  for name, scored in samples.items()}} if check == "relations" else
+             {"chains_written": {name: sum(s.written for s in scored) for name, scored in samples.items()},
+              "chains_walked": {name: sum(bool(s.chain is not None and s.chain[:, 4].any()) for s in scored)
+                                for name, scored in samples.items()}})
     result: dict[str, Any] = {
         "benchmark": f"{title}, chosen on train questions only",
         "rule": "best mean over the tuning samples of Hits@1 averaged over hop counts (ties: the smaller weight); "

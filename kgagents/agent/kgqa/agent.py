@@ -49,6 +49,7 @@ from kgagents.agent.kgqa.calibration import Calibration, stored_or_calibrated
 from kgagents.agent.kgqa.chains import (
     Chain,
     ChainPrompt,
+    chain_gain,
     chain_prompt,
     collapsed,
     directions,
@@ -490,10 +491,11 @@ class ODAAgent(Agent[KGQASettings]):
 
     def _chain(self, state: QAState, observed: list[ObservedPath], *, voted: bool = False
                ) -> tuple[list[ObservedPath], Chain | None]:
-        """The chain check (settings ``chain_weight``, ``chain_collapsed``): the model writes the question's
-        relations in order (:mod:`~kgagents.agent.kgqa.chains`); an observed path that takes exactly them, in
-        either direction, gains ``chain_weight``, and one that takes them with a relation repeated (there and
-        back: "shares a director with X") ``chain_collapsed`` × that; where the observation reached none, the
+        """The chain check (settings ``chain_weight``, ``chain_collapsed``, ``chain_partial``): the model writes the
+        question's relations in order (:mod:`~kgagents.agent.kgqa.chains`); an observed path that takes exactly
+        them, in either direction, gains ``chain_weight``, one that takes them with a relation repeated (there and
+        back: "shares a director with X") ``chain_collapsed`` × that, and one keeping part of them in order a share
+        (:func:`~kgagents.agent.kgqa.chains.chain_gain`); where the observation reached none of the first two, the
         chain's paths are walked on their own first. The paths are ranked again; returns them and the written
         chain (None: not asked, or an unusable reply). Unchanged without a model, with the weight 0, or where the
         memory ``voted`` and ``relation_with_memory`` is off."""
@@ -507,15 +509,17 @@ class ODAAgent(Agent[KGQASettings]):
             return observed, None
 
         def gain(p: ObservedPath) -> float:
-            taken = undirected(p.key)
-            return (s.chain_weight if taken == written else
-                    s.chain_weight * s.chain_collapsed if collapsed(taken) == collapsed(written) else 0.0)
+            return chain_gain(undirected(p.key), written, weight=s.chain_weight, collapsed_share=s.chain_collapsed,
+                              partial_share=s.chain_partial)
 
-        if not any(gain(p) > 0 and p.size > 0 for p in observed):
+        def taken(p: ObservedPath) -> bool:  # the written relations, or them with one taken there and back
+            return p.size > 0 and collapsed(undirected(p.key)) == collapsed(written)
+
+        if not any(taken(p) for p in observed):
             query = self._query(state)
             ways = [way for chain in expansions(written, s.depth) for way in directions(chain)]
             walked = self.observer.observe(query, state["topics"], dict.fromkeys(ways, 1.0 / len(ways)))
-            found = [p for p in walked.paths if gain(p) > 0 and p.size > 0]
+            found = [p for p in walked.paths if taken(p)]
             for p in found:  # scored as the observation scores a path the memory did not vote for
                 p.prior = 0.0
                 p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, 0.0, query.words,

@@ -13,8 +13,9 @@ The chain comes back as JSON constrained to the KG's relation names (:meth:`Chai
 directions: the 1.5B model names a question's relations in order well but almost never writes a step as inverse
 ("the movies directed by [X]" is ``directed by`` to it, read from the question's side), while the KG knows which
 way each relation goes from the topic. The agent adds ``chain_weight`` to every observed path whose relations, in
-order, are the chain (the scorer ranks the directions among themselves), and walks the chain's paths on their own
-when the observation reached none of them.
+order, are the chain (the scorer ranks the directions among themselves), a share of it to paths that keep part of
+the chain in order (:func:`chain_gain`), and walks the chain's paths on their own when the observation reached none
+of them.
 """
 
 from __future__ import annotations
@@ -88,6 +89,30 @@ def collapsed(chain: Chain) -> Chain:
     """A chain with each run of one relation written once: what a question often names — "the films that share
     directors with X" takes "directed by" there and back, and names it once."""
     return tuple(r for i, r in enumerate(chain) if i == 0 or chain[i - 1] != r)
+
+
+def common(a: Chain, b: Chain) -> int:
+    """The length of the longest common subsequence of two chains (relations in the same order, gaps allowed)."""
+    row = [0] * (len(b) + 1)
+    for x in a:
+        diagonal = 0
+        for j, y in enumerate(b):
+            diagonal, row[j + 1] = row[j + 1], diagonal + 1 if x == y else max(row[j + 1], row[j])
+    return row[-1]
+
+
+def chain_gain(taken: Chain, written: Chain, *, weight: float, collapsed_share: float, partial_share: float
+               ) -> float:
+    """What a path taking the relations ``taken`` gains from the ``written`` chain: ``weight`` when they are the
+    written ones; ``collapsed_share`` of it when they collapse to the same (a relation taken there and back);
+    otherwise ``partial_share`` of it times the share of the longer chain the two have in common, in order (the
+    longest common subsequence): the model often drops one relation of a three-relation chain or writes one wrong,
+    and the path keeping the rest of its order is still the likelier."""
+    if taken == written:
+        return weight
+    if collapsed(taken) == collapsed(written):
+        return weight * collapsed_share
+    return weight * partial_share * common(taken, written) / max(len(taken), len(written))
 
 
 def expansions(chain: Chain, depth: int) -> list[Chain]:

@@ -129,6 +129,10 @@ class KGQASettings(AgentSettings):
         0.5, ge=0.0, le=1.0, description="share of chain_weight a path gains when it takes the written relations "
         "with one of them repeated — there and back, to things that share a value with the topic (\"the films that "
         "share directors with X\" names the relation once) — rather than exactly as written")
+    chain_partial: float = Field(
+        0.5, ge=0.0, le=1.0, description="share of chain_weight a path gains, times the share of its relations it "
+        "has in common with the written chain in the same order, when it takes neither the written relations nor "
+        "them collapsed (the model drops or misnames one relation of a longer chain)")
     chain_shots: int = Field(24, ge=0, description="one-relation path types (most frequent first) the chain "
                              "prompt shows an example question for (see chain_weight)")
     chain_longer: int = Field(12, ge=0, description="longer path types the chain prompt shows an example question "
@@ -168,6 +172,7 @@ class KGQASettings(AgentSettings):
         checks = [f"{name}_weight={w},{name}_center={c}" for name, w, c in on if w > 0]
         if self.chain_weight > 0:
             checks.append(f"chain_weight={self.chain_weight},chain_collapsed={self.chain_collapsed},"
+                          f"chain_partial={self.chain_partial},"
                           f"chain_shots={self.chain_shots},chain_longer={self.chain_longer}")
         return ",".join(checks)
 
@@ -189,7 +194,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
                     "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths",
-                     "chain_weight", "chain_collapsed", "chain_shots", "chain_longer", "relation_with_memory"),
+                     "chain_weight", "chain_collapsed", "chain_partial", "chain_shots", "chain_longer",
+                     "relation_with_memory"),
     "gate": ("confident", "choice_paths", "ranking", "verify_weight"),
     "reflection": ("reflect_k", "max_iterations", "paths_shown", "ends_shown"),
     "answer": ("answer_cap",),
