@@ -14,8 +14,8 @@ from typing import Any
 from benchmarks.figures import figure, load
 
 MODEL = "qwen2.5-coder-1.5b"
-#: the mode a run with the model takes by default (kgagents.llm.models.MODEL_SETTINGS: the relation check with the
-#: LLM gate closed, what paid on held-out questions), so the model rows are what a user with the model gets
+#: the mode a run with the model takes by default (kgagents.llm.models.MODEL_SETTINGS: a model check with the LLM
+#: gate closed, what paid on held-out questions), so the model rows are what a user with the model gets
 MODEL_MODE = "gated"
 #: (dataset, title, the no-LLM rows' sample suffix, the model rows' sample suffix: smaller, since the model costs
 #: about 1.5 s a question on 2 cores)
@@ -52,6 +52,15 @@ def _command(name: str, options: str, sample: str, model: bool) -> str:
     size = f" --sample {sample.removeprefix('_sample')}" if sample else ""
     return (f"`kgagents bench kgqa {name} {options}{size}" + (f" --mode {MODEL_MODE}" if model else " --workers 2")
             + " --record`")
+
+
+def _checks(r: dict[str, Any]) -> str:
+    """The model checks a run made (its settings): the default changed from the relation check to the chain check,
+    so a row recorded before the change says so rather than pass for today's default."""
+    settings = r.get("settings", {})
+    made = [name for name, key in (("chain", "chain_weight"), ("relation", "relation_weight"),
+                                   ("direct", "direct_weight")) if settings.get(key, 0) > 0]
+    return f"{' + '.join(made)} check" if made else "no check"
 
 
 def _embedded(r: dict[str, Any]) -> str:
@@ -98,7 +107,7 @@ def side_by_side(results: Path) -> str:
             if with_model is not None:
                 same = f"; no LLM {_hits(twin)}" if twin is not None else "; no LLM on these: not run"
                 cell = (f"{_hits(with_model)} on {with_model['questions']}{same} "
-                        f"({with_model['llm_calls_per_question']:.1f} calls, "
+                        f"({_checks(with_model)}, {with_model['llm_calls_per_question']:.1f} calls, "
                         f"{with_model['seconds_per_question']:.1f} s / question)")
             if plain is None:
                 rows.append(f"| {title} | {label} | – | not run | {cell} | – | – |")
@@ -111,9 +120,9 @@ def side_by_side(results: Path) -> str:
                         f"{plain['questions_per_second']:.1f}, {plain['load_average_before'][0]:.1f}"
                         f"{_embedded(plain)} |")
     note = ["", "Each row's file is `benchmarks/results/kgqa/<data>/<memory>[_sample<N>]_<no-llm | "
-            f"{MODEL_MODE}_{MODEL}>.json` (the model in its default mode, `--mode {MODEL_MODE}`: the "
-            "relation check with the LLM gate closed) and records the command that wrote it, the split, the memory "
-            "and the load average."]
+            f"{MODEL_MODE}_{MODEL}>.json` (the model in its default mode, `--mode {MODEL_MODE}`, with the LLM "
+            "gate closed; each cell names the model check its run made) and records the command that wrote it, "
+            "the split, the memory and the load average."]
     if missing:
         note.append("Not run yet: " + "; ".join(missing) + ".")
     return "\n".join(rows + note)

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kgagents.cypher import cypher
 from kgagents.errors import KgAgentsError, ParseError
 from kgagents.graph.connection import Graph, Tx, batched
+from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 from kgagents.loaders.xml_guard import check_xml
 
@@ -289,6 +290,7 @@ def load_alignment(graph: Graph, path: str | Path, *, name: str | None = None,
     name = name or Path(path).stem
     cells = alignment.cells
     uris = sorted({c.entity1 for c in cells} | {c.entity2 for c in cells})
+    ensure_schema(graph)
     with graph.transaction() as tx:
         present = _existing_uris(tx, uris, graph.settings.batch_size)
         linked = [c for c in cells if c.entity1 in present and c.entity2 in present]

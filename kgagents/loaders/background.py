@@ -38,6 +38,7 @@ from pydantic import BaseModel
 
 from kgagents.errors import InputFileError, ParseError
 from kgagents.graph.connection import Graph
+from kgagents.graph.schema import ensure_schema
 from kgagents.loaders import rdf_terms as v
 from kgagents.loaders.alignment import ALIGN_NS, read_alignment
 from kgagents.loaders.prefixes import converter, expand, local_key
@@ -359,6 +360,7 @@ def load_background(graph: Graph, paths: Sequence[str | Path], prefixes: Iterabl
     index = ClassIndex.of(graph.run("background/entities"), conv)
     resolved = [resolve_file(f, index, conv) for f in parsed]
     started = time.perf_counter()
+    ensure_schema(graph)
     with graph.transaction() as tx:
         for f, (edges, mediators, ties) in zip(parsed, resolved, strict=True):
             graph.write_rows(tx, "background/unlink", [{"file": ties.file}])

@@ -50,6 +50,7 @@ from pydantic import BaseModel, Field
 from kgagents.cypher import cypher
 from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph, Tx
+from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, local_name, readable_name, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 
@@ -83,6 +84,7 @@ def load_jape_pair(graph: Graph, directory: Path | str, *, name: str | None = No
     parsed = parse_jape_pair(directory, name=name, langs=langs, train_ratio=train_ratio, split_seed=split_seed)
     pair, sides, gold = parsed.pair, parsed.sides, parsed.gold
     parse_seconds = time.perf_counter() - start
+    ensure_schema(graph)
     with graph.transaction() as tx:
         _replace_previous_load(tx, pair.name, sides)
         results = [write_kg(graph, tx, side, progress) for side in sides]

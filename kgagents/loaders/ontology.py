@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from kgagents.cypher import cypher
 from kgagents.errors import OntologyNameClashError, ParseError, ValueTooLargeError
 from kgagents.graph.connection import Graph, Tx
+from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.ontology_model import (
     EdgeType,
     OntologyEdge,
@@ -106,6 +107,7 @@ def write_ontology(
     """Write an already parsed ontology in one transaction (replacing an earlier load under its name)
     and record the load. Without ``replace``, a name taken by an ontology from another file is refused."""
     start = time.perf_counter()
+    ensure_schema(graph)
     try:
         with graph.transaction() as tx:
             if not replace:

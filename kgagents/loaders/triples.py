@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph
+from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 from kgagents.paths import require_file
@@ -90,6 +91,7 @@ def load_triples(graph: Graph, path: Path | str, *, kg: str, sep: str | None = N
     start = time.perf_counter()
     path = Path(path)
     data = parse_triples(path, kg=kg, sep=sep)
+    ensure_schema(graph)
     with graph.transaction() as tx:
         result = write_kg(graph, tx, data, progress)
         record_load(tx, LoadRecord(kind="kg_triples", target=kg, path=str(path), sha256=file_sha256(path),

@@ -39,6 +39,7 @@ from typing import BinaryIO
 
 from kgagents.errors import InputFileError, ParseError
 from kgagents.graph.connection import Graph
+from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 from kgagents.paths import require_file
@@ -382,6 +383,7 @@ def load_wikidata_nt(graph: Graph, path: Path | str, *, kg: str = "wikidata", pr
             data.props["source"], data.props["format"] = str(path), "wikidata-turtle"
     else:
         data = parse_wikidata_nt(path, kg=kg, property_labels=property_labels)
+    ensure_schema(graph)
     try:
         with graph.transaction() as tx:
             result = write_kg(graph, tx, data, progress)

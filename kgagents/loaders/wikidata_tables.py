@@ -27,6 +27,7 @@ from typing import Any
 
 from kgagents.errors import InputFileError, ParseError
 from kgagents.graph.connection import Graph
+from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.kg_common import KGData, KGLoadResult, Progress, write_kg
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 from kgagents.loaders.triples import iter_triples
@@ -132,6 +133,7 @@ def load_tables(graph: Graph, paths: Sequence[Path | str], *, kg: str, relation_
                         entity_types=read_types(entity_types) if entity_types else None,
                         type_labels=read_labels(type_labels) if type_labels else None)
     extra = [p for p in (relation_labels, entity_labels, entity_types, type_labels) if p is not None]
+    ensure_schema(graph)
     with graph.transaction() as tx:
         written = write_kg(graph, tx, data, progress)
         record_load(tx, LoadRecord(kind="kg_wikidata_tables", target=kg, path=str(files[0]),

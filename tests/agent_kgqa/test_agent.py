@@ -13,7 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kgagents.agent.kgqa import chains
 from kgagents.agent.kgqa.agent import ODAAgent
+from kgagents.agent.kgqa.chains import stored_chain_prompt
 from kgagents.agent.kgqa.observation import PathObserver, follow
 from kgagents.agent.kgqa.paths import ObservedPath
 from kgagents.agent.kgqa.scoring import PathScorer
@@ -492,6 +494,24 @@ def test_the_models_chain_check_lifts_the_chain_it_writes(movies: Graph, fixture
     odd = run_questions(movies, KG, [q], settings, ScriptedChatModel([json.dumps({"chain": ["acted with"]})]))
     off = run_questions(movies, KG, [q], settings.model_copy(update={"chain_weight": 0.0}), ScriptedChatModel([]))
     assert odd.output.results[0].path == off.output.results[0].path != r.path
+
+
+def test_the_chain_prompt_is_made_once_per_kg_and_kept_in_the_graph(movies: Graph,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    names = ODAAgent(movies, None, KGQASettings(mode="no_llm"), kg=KG).observer.names.get()
+    first = stored_chain_prompt(movies, KG, names, depth=3, one_hop=24, longer=12, seed=7)
+    stored = movies.run_text("MATCH (c:ChainPrompt {kg: $kg}) RETURN c.key AS key", kg=KG)
+    assert len(stored) == 1
+
+    def resample(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the stored prompt should be read, not made again")
+
+    monkeypatch.setattr(chains, "chain_prompt", resample)
+    assert stored_chain_prompt(movies, KG, names, depth=3, one_hop=24, longer=12, seed=7) == first
+    monkeypatch.undo()  # other settings: another prompt, kept beside the first
+    other = stored_chain_prompt(movies, KG, names, depth=3, one_hop=2, longer=0, seed=7)
+    assert len(other.shots) < len(first.shots)
+    assert len(movies.run_text("MATCH (c:ChainPrompt {kg: $kg}) RETURN c.key AS key", kg=KG)) == 2
 
 
 def test_where_the_memory_votes_the_relation_check_can_leave_its_ranking_alone(movies: Graph) -> None:

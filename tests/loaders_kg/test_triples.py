@@ -107,3 +107,14 @@ def test_a_relation_that_can_be_no_type_loads_under_the_same_derived_type_as_in_
         assert relations[rel]["type"] == safe_type(rel, rel)[0] != rel and relations[rel]["derived_type"] is True
         assert triples_between(graph, "odd", *(("a", "b") if rel == odd else ("b", "c"))) == [
             {"type": safe_type(rel, rel)[0], "rel": rel, "name": rel}]
+
+
+def test_a_loader_called_directly_creates_the_schema_it_relies_on(graph: Graph, tmp_path: Path) -> None:
+    """A library user calling the loader (not the load job or the CLI) on a fresh database gets the (kg, id)
+    constraint too: without it every observation of the KG scans all entities."""
+    graph.run_text("DROP CONSTRAINT entity_kg_id IF EXISTS")
+    path = tmp_path / "tiny.txt"
+    path.write_text("Alice|knows|Bob\nBob|knows|Carol\n", encoding="utf-8")
+    load_triples(graph, path, kg="tiny")
+    names = {r["name"] for r in graph.run_text("SHOW CONSTRAINTS YIELD name RETURN name")}
+    assert "entity_kg_id" in names

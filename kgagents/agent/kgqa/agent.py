@@ -50,10 +50,10 @@ from kgagents.agent.kgqa.chains import (
     Chain,
     ChainPrompt,
     chain_gain,
-    chain_prompt,
     collapsed,
     directions,
     expansions,
+    stored_chain_prompt,
     topics_bracketed,
     undirected,
 )
@@ -532,12 +532,13 @@ class ODAAgent(Agent[KGQASettings]):
         return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written
 
     def _chain_prompt(self) -> ChainPrompt:
-        """The KG's chain prompt, made once per agent (it samples the KG's path types: seconds)."""
+        """The KG's chain prompt, made once per KG and settings and stored in the graph (it samples the KG's path
+        types: seconds to minutes)."""
         with self._chains_lock:
             if self._chains is None:
                 s = self.settings
-                self._chains = chain_prompt(self.graph, self.kg, self.observer.names.get(), depth=s.depth,
-                                            one_hop=s.chain_shots, longer=s.chain_longer, seed=s.seed)
+                self._chains = stored_chain_prompt(self.graph, self.kg, self.observer.names.get(), depth=s.depth,
+                                                   one_hop=s.chain_shots, longer=s.chain_longer, seed=s.seed)
             return self._chains
 
     def _relations(self, masked_question: str, observed: list[ObservedPath], *, voted: bool = False

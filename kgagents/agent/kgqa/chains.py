@@ -20,6 +20,7 @@ of them.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import random
@@ -67,6 +68,15 @@ class ChainPrompt:
         return {"type": "object", "required": ["chain"], "properties": {"chain": {
             "type": "array", "minItems": 1, "maxItems": self.depth,
             "items": {"type": "string", "enum": sorted(self.relations)}}}}
+
+    def to_json(self) -> str:
+        return json.dumps({"system": self.system, "shots": list(self.shots), "relations": dict(self.relations),
+                           "depth": self.depth}, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> ChainPrompt:
+        data = json.loads(text)
+        return cls(data["system"], tuple(data["shots"]), data["relations"], int(data["depth"]))
 
     def parse(self, reply: str) -> Chain | None:
         """The relations a reply writes, as relationship types (None: not a JSON object, or a relation the KG does
@@ -165,6 +175,24 @@ def chain_prompt(graph: Graph, kg: str, names: Mapping[str, str], *, depth: int,
              for r in graph.run("kgqa/relation_facts", kg=kg, types=sorted(names))]
     relations = {words[r]: r for r in sorted(names)}
     return ChainPrompt(CHAIN_SYSTEM.format(facts="\n".join(facts)), tuple(shots), relations, depth)
+
+
+def stored_chain_prompt(graph: Graph, kg: str, names: Mapping[str, str], *, depth: int, one_hop: int, longer: int,
+                        seed: int) -> ChainPrompt:
+    """:func:`chain_prompt` made once per KG and settings and kept in the graph as ``(:ChainPrompt {kg, key})``:
+    sampling a KG's paths takes ~10 s on MetaQA and minutes on a Wikidata subgraph, which every new agent (every
+    `kgagents ask`) would otherwise pay before its first question. The key holds the settings, the bootstrap's
+    sampling defaults and the KG's latest load, so a reloaded KG gets a new prompt."""
+    loaded_at = graph.run("kgqa/kg_loaded_at", kg=kg)[0]["loaded_at"]
+    made_with = {"depth": depth, "one_hop": one_hop, "longer": longer, "seed": seed, "loaded_at": loaded_at,
+                 "relations": sorted(names.items()), "sampling": BootstrapSettings().model_dump(mode="json")}
+    key = hashlib.sha256(json.dumps(made_with, sort_keys=True).encode()).hexdigest()[:24]
+    found = graph.run("kgqa/chain_prompt_read", kg=kg, key=key)
+    if found:
+        return ChainPrompt.from_json(found[0]["prompt"])
+    prompt = chain_prompt(graph, kg, names, depth=depth, one_hop=one_hop, longer=longer, seed=seed)
+    graph.run("kgqa/chain_prompt_write", kg=kg, key=key, prompt=prompt.to_json(), loaded_at=loaded_at)
+    return prompt
 
 
 def topics_bracketed(question: str, names: Sequence[str]) -> str:
