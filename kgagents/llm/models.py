@@ -98,12 +98,13 @@ MODEL_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
         # the aligner asked only below the retrieval gate learned on train links changed 1 answer, right
         # (ea/dbp15k_zh_en/agent_gated_qwen2.5-coder-1.5b.json)
         "align": {"mode": "gated"},
-        # the relation check with the gate closed paid on held-out MetaQA questions and cost about one in a hundred
-        # on PQ-2H; the full loop lost (kgqa/metaqa/relations_train_qwen2.5-coder-1.5b.json). Where a labelled
-        # memory votes, the check changed no answer on PQ-2H / PQ-3H dev at 6–50× the calls, so it is not asked
-        # there (kgqa/pq-*/memory_dev_sample100_gated_qwen2.5-coder-1.5b_relation-with-memory-*.json)
-        "kgqa": {"mode": "gated", "confident": 0.0, "relation_weight": 0.03, "relation_center": 0.0,
-                 "relation_with_memory": False},
+        # the chain check with the gate closed (kgqa/scorer/chain_train_qwen2.5-coder-1.5b.json: chosen on train
+        # questions, gains on every sample); it replaced the relation check, which paid less on held-out questions
+        # (kgqa/scorer/relations_train_qwen2.5-coder-1.5b.json); the full loop lost. Where a labelled memory votes,
+        # the model's checks changed no answer on PQ-2H / PQ-3H dev at 6–50× the calls, so they are not asked there
+        # (kgqa/pq-*/memory_dev_sample100_gated_qwen2.5-coder-1.5b_relation-with-memory-*.json)
+        "kgqa": {"mode": "gated", "confident": 0.0, "chain_weight": 0.1, "chain_collapsed": 0.5,
+                 "chain_partial": 0.75, "relation_with_memory": False},
         # best train F1 of the on/off choices (extraction/text2kgbench/llm_qwen2.5-coder-1.5b_*_train.json)
         "extract": {"relation_repair": False},
     },

@@ -83,11 +83,11 @@ from kgagents.settings import LEARNED
 #: traces written per transaction
 TRACE_BATCH = 500
 #: the LLM gate (``confident``) of a run with a model, no gate learned for its KG and none given: closed — every
-#: question is answered by its best path after the observation, the model's only use its checks (the relation
-#: check, :data:`kgagents.llm.models.MODEL_SETTINGS`). Measured on held-out questions, that paid (MetaQA
-#: 300 per hop: 76.1 against 68.6 without the model) where the full loop at the old default gate 0.5 lost (0.65
-#: against 0.90 without the model on 20 one-hop questions, at 11.5 s a question); `kgqa learn-gate` opens the
-#: gate where the model pays on the KG's own training questions.
+#: question is answered by its best path after the observation, the model's only use its checks (the chain
+#: check for the local model, :data:`kgagents.llm.models.MODEL_SETTINGS`). Measured on held-out questions, that
+#: paid (MetaQA 300 per hop, relation check: 76.1 against 68.6 without the model) where the full loop at the old
+#: default gate 0.5 lost (0.65 against 0.90 without the model on 20 one-hop questions, at 11.5 s a question);
+#: `kgqa learn-gate` opens the gate where the model pays on the KG's own training questions.
 DEFAULT_GATE = 0.0
 #: the learned-gate source of a run whose gate ``kgqa learn-gate`` stored
 LEARN_GATE = "kgqa learn-gate"

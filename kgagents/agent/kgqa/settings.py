@@ -19,9 +19,10 @@ on the KG's own held-out questions (:mod:`~kgagents.agent.kgqa.scorer_calibratio
 unless it is given). The model's direct check (``direct_weight``, ``direct_center``) is off by default:
 a model's log-odds have their own scale, so its values are chosen per model on the same train questions
 (`kgagents bench kgqa-scorer --with-model`, results `kgqa/scorer/direct_train_<model>.json`) and passed with
-``--set``; so is its relation check (``relation_weight``, ``relation_center``; `--check relations`, results
-`kgqa/scorer/relations_train_<model>.json`), whose chosen values a run with that model uses unless given
-(:data:`kgagents.llm.models.MODEL_SETTINGS`).
+``--set``; so are its relation check (``relation_weight``, ``relation_center``; `--check relations`, results
+`kgqa/scorer/relations_train_<model>.json`) and its chain check (``chain_weight``, ``chain_collapsed``,
+``chain_partial``; `--check chain`, results `kgqa/scorer/chain_train_<model>.json`); a model's chosen values
+(:data:`kgagents.llm.models.MODEL_SETTINGS`: the chain check for the local model) apply unless given.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class KGQASettings(AgentSettings):
         "with one of them repeated — there and back, to things that share a value with the topic (\"the films that "
         "share directors with X\" names the relation once) — rather than exactly as written")
     chain_partial: float = Field(
-        0.5, ge=0.0, le=1.0, description="share of chain_weight a path gains, times the share of its relations it "
+        0.75, ge=0.0, le=1.0, description="share of chain_weight a path gains, times the share of its relations it "
         "has in common with the written chain in the same order, when it takes neither the written relations nor "
         "them collapsed (the model drops or misnames one relation of a longer chain)")
     chain_shots: int = Field(24, ge=0, description="one-relation path types (most frequent first) the chain "
