@@ -68,6 +68,6 @@ def test_the_chain_check_lifts_the_written_chain_and_counts_walked_paths_only_wh
     assert hits([turned], 0.0, 0.0, 0.0, None, chain_weight=0.1, chain_collapsed=0.0, chain_partial=1.0) == {1: 0.0}
     # a path walked because the observation missed the chain counts only when the check is on
     walked = np.array([[0, 0, 0.0, 1, 0], [1, 1, 1.0, 1, 1]], dtype=np.float64)
-    found = _Scored(LONG.hops, LONG.words, LONG.paths[::-1], chain=walked, written=True)
+    found = _Scored(LONG.hops, LONG.words, LONG.paths, chain=walked, written=True)
     assert hits([found], 0.0, 0.0, 0.0, None) == {2: 0.0}
     assert hits([found], 0.0, 0.0, 0.0, None, chain_weight=0.1) == {2: 100.0}
