@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchmarks.figures import figure, load
+from benchmarks.figures import figure, load, model_checks
 
 MODEL = "qwen2.5-coder-1.5b"
 #: the mode a run with the model takes by default (kgagents.llm.models.MODEL_SETTINGS: a model check with the LLM
@@ -52,15 +52,6 @@ def _command(name: str, options: str, sample: str, model: bool) -> str:
     size = f" --sample {sample.removeprefix('_sample')}" if sample else ""
     return (f"`kgagents bench kgqa {name} {options}{size}" + (f" --mode {MODEL_MODE}" if model else " --workers 2")
             + " --record`")
-
-
-def _checks(r: dict[str, Any]) -> str:
-    """The model checks a run made (its settings): the default changed from the relation check to the chain check,
-    so a row recorded before the change says so rather than pass for today's default."""
-    settings = r.get("settings", {})
-    made = [name for name, key in (("chain", "chain_weight"), ("relation", "relation_weight"),
-                                   ("direct", "direct_weight")) if settings.get(key, 0) > 0]
-    return f"{' + '.join(made)} check" if made else "no check"
 
 
 def _embedded(r: dict[str, Any]) -> str:
@@ -107,7 +98,7 @@ def side_by_side(results: Path) -> str:
             if with_model is not None:
                 same = f"; no LLM {_hits(twin)}" if twin is not None else "; no LLM on these: not run"
                 cell = (f"{_hits(with_model)} on {with_model['questions']}{same} "
-                        f"({_checks(with_model)}, {with_model['llm_calls_per_question']:.1f} calls, "
+                        f"({model_checks(with_model)}, {with_model['llm_calls_per_question']:.1f} calls, "
                         f"{with_model['seconds_per_question']:.1f} s / question)")
             if plain is None:
                 rows.append(f"| {title} | {label} | – | not run | {cell} | – | – |")

@@ -544,23 +544,23 @@ def test_where_the_memory_votes_the_relation_check_can_leave_its_ranking_alone(m
 
 def test_a_model_with_its_own_check_values_uses_them_unless_the_settings_give_them(movies: Graph) -> None:
     q = _question("what genre is [Kismet]", "Kismet", ("Drama",))
-    model = next(m for m, jobs in MODEL_SETTINGS.items() if "relation_weight" in jobs.get("kgqa", {}))
-    settings = KGQASettings(mode="gated", memory=False, confident=0.0)  # relation check not set: the model's own
+    model = next(m for m, jobs in MODEL_SETTINGS.items() if "chain_weight" in jobs.get("kgqa", {}))
+    settings = KGQASettings(mode="gated", memory=False, confident=0.0)  # chain check not set: the model's own
     own = {k: v for k, v in MODEL_SETTINGS[model]["kgqa"].items() if k not in settings.model_fields_set}
 
-    def recorded(run_id: str) -> tuple[list[str], float]:  # in Cypher: r.model_defaults, r.relation_weight
-        row = movies.run_text("MATCH (r:Run {id: $id}) RETURN r.model_defaults AS d, r.relation_weight AS w",
+    def recorded(run_id: str) -> tuple[list[str], float]:  # in Cypher: r.model_defaults, r.chain_weight
+        row = movies.run_text("MATCH (r:Run {id: $id}) RETURN r.model_defaults AS d, r.chain_weight AS w",
                               id=run_id)[0]
         return row["d"], row["w"]
 
-    chat = ScriptedChatModel(["yes"] * 50, model=model, logprobs=lambda m: {"Yes": -0.1, "No": -2.4})
+    chat = ScriptedChatModel([json.dumps({"chain": ["has genre"]})], model=model)
     run = run_questions(movies, KG, [q], settings, chat)
-    assert chat.calls and {c["purpose"] for c in chat.calls} == {"kgqa:relations"}
-    assert recorded(run.run_id) == ([f"{k}={v}" for k, v in sorted(own.items())], own["relation_weight"])
+    assert [c["purpose"] for c in chat.calls] == ["kgqa:chain"]
+    assert recorded(run.run_id) == ([f"{k}={v}" for k, v in sorted(own.items())], own["chain_weight"])
     off = ScriptedChatModel([], model=model)
-    run = run_questions(movies, KG, [q], settings.model_copy(update={"relation_weight": 0.0}), off)
+    run = run_questions(movies, KG, [q], settings.model_copy(update={"chain_weight": 0.0}), off)
     applied, weight = recorded(run.run_id)
-    assert not off.calls and weight == 0.0 and not any(a.startswith("relation_weight=") for a in applied)  # given
+    assert not off.calls and weight == 0.0 and not any(a.startswith("chain_weight=") for a in applied)  # given
     other = ScriptedChatModel([], model="another-model")
     run = run_questions(movies, KG, [q], settings, other)
     assert not other.calls and recorded(run.run_id) == ([], 0.0)

@@ -52,3 +52,22 @@ def test_the_relation_check_re_ranks_only_the_paths_it_asked_about() -> None:
     head_only = _Scored(LONG.hops, LONG.words, LONG.paths, relations=[[0.0]])
     assert hits([head_only], 0.0, 0.0, 0.0, None) == {2: 100.0}
     assert hits([head_only], 0.0, 0.0, 0.0, None, relation_weight=0.05) == {2: 0.0}
+
+
+def test_the_chain_check_lifts_the_written_chain_and_counts_walked_paths_only_when_asked() -> None:
+    # MiniLM alone answers SHORT with its 2-relation path (wrong); chain columns: equal to the written chain, equal
+    # once collapsed, share in common in order, has answers, walked
+    chain = np.array([[1, 1, 1.0, 1, 0], [0, 0, 0.5, 1, 0]], dtype=np.float64)
+    written = _Scored(SHORT.hops, SHORT.words, SHORT.paths, chain=chain, written=True)
+    assert hits([written], 0.0, 0.0, 0.0, None) == {1: 0.0}
+    assert hits([written], 0.0, 0.0, 0.0, None, chain_weight=0.1, chain_partial=0.5) == {1: 100.0}
+    # a path equal to the chain once collapsed gains chain_collapsed's share, never the partial one
+    other = np.array([[0, 0, 0.0, 1, 0], [0, 1, 0.5, 1, 0]], dtype=np.float64)
+    turned = _Scored(SHORT.hops, SHORT.words, SHORT.paths[::-1], chain=other, written=True)
+    assert hits([turned], 0.0, 0.0, 0.0, None, chain_weight=0.1, chain_collapsed=1.0) == {1: 100.0}
+    assert hits([turned], 0.0, 0.0, 0.0, None, chain_weight=0.1, chain_collapsed=0.0, chain_partial=1.0) == {1: 0.0}
+    # a path walked because the observation missed the chain counts only when the check is on
+    walked = np.array([[0, 0, 0.0, 1, 0], [1, 1, 1.0, 1, 1]], dtype=np.float64)
+    found = _Scored(LONG.hops, LONG.words, LONG.paths, chain=walked, written=True)
+    assert hits([found], 0.0, 0.0, 0.0, None) == {2: 0.0}
+    assert hits([found], 0.0, 0.0, 0.0, None, chain_weight=0.1) == {2: 100.0}
