@@ -1,6 +1,7 @@
 """Does each matching rule earn its place on tasks it was not designed on? Every rule switched one at a time, on
 the conference pairs split into a tuning and a reporting half (seeded) and on small ontology pairs of our own making
-from other domains (``tests/fixtures/matching/{vehicles,cooking}``: general vocabulary, written for this, with
+from other domains (``tests/fixtures/matching/{vehicles,cooking,materials,commonkg}``: general vocabulary, a
+materials-science pair and a common-knowledge class pair, written for this before any matcher ran on them, with
 hand-made references). ``kgagents bench om-rules`` writes ``om/rules/<run>.json``.
 
 What a results file records: for each rule, the mean F1 over the **decision groups** (the conference tuning half's
@@ -35,6 +36,8 @@ RULES = ("lexical_prematch", "structural", "contrasts", "domain_range", "structu
 OWN_PAIRS = {
     "vehicles": ("vehicles/vehicles_a.ttl", "vehicles/vehicles_b.ttl", "vehicles/reference.rdf"),
     "cooking": ("cooking/cooking_a.ttl", "cooking/cooking_b.ttl", "cooking/reference.rdf"),
+    "materials": ("materials/materials_a.ttl", "materials/materials_b.ttl", "materials/reference.rdf"),
+    "commonkg": ("commonkg/commonkg_a.ttl", "commonkg/commonkg_b.ttl", "commonkg/reference.rdf"),
 }
 OWN_DIR = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "matching"
 DECISION_GROUPS = ("conference_tuning", *OWN_PAIRS)
