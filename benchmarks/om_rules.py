@@ -29,8 +29,8 @@ from kgagents.paths import data_dir
 
 #: the boolean rules switched one at a time (from their default to the other value)
 RULES = ("lexical_prematch", "structural", "contrasts", "domain_range", "structural_rounds_until_stable",
-         "containment", "variants", "typos", "acronyms", "substitution", "repair", "property_ends", "skip_shared",
-         "one_word_stems", "containment_no_subclasses", "background_veto", "background_stage_check",
+         "containment", "variants", "typos", "acronyms", "synonyms", "substitution", "repair", "property_ends",
+         "skip_shared", "one_word_stems", "containment_no_subclasses", "background_veto", "background_stage_check",
          "background_duplicates", "background_corroboration")
 #: our own pairs (source file, target file, reference), relative to the repository
 OWN_PAIRS = {

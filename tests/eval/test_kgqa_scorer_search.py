@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+import itertools
 
-from benchmarks.kgqa_scorer import _Scored, hits
+import numpy as np
+import pytest
+
+from benchmarks.kgqa_scorer import _chain_rows, _Scored, chain_gains, hits
+from kgagents.agent.kgqa.chains import chain_gain
 
 
 def _question(hops: int, words: int, rows: list[tuple[float, float, int, float, bool]]) -> _Scored:
@@ -71,3 +75,17 @@ def test_the_chain_check_lifts_the_written_chain_and_counts_walked_paths_only_wh
     found = _Scored(LONG.hops, LONG.words, LONG.paths, chain=walked, written=True)
     assert hits([found], 0.0, 0.0, 0.0, None) == {2: 0.0}
     assert hits([found], 0.0, 0.0, 0.0, None, chain_weight=0.1) == {2: 100.0}
+
+
+@pytest.mark.parametrize("written", [("directed_by",), ("starred_actors", "starred_actors"),
+                                     ("directed_by", "starred_actors", "release_year")])
+def test_the_grid_search_gains_are_the_agents_chain_gains(written: tuple[str, ...]) -> None:
+    # every chain of up to three of these relations, against each written chain, at several grid points: the
+    # vectorised gains the search ranks by are exactly what the agent adds (chains.chain_gain)
+    relations = ("directed_by", "starred_actors", "release_year")
+    taken = [c for n in (1, 2, 3) for c in itertools.product(relations, repeat=n)]
+    rows = _chain_rows(taken, [1] * len(taken), written, walked=False)
+    for weight, collapsed_share, partial_share in ((0.1, 0.5, 0.75), (0.3, 1.0, 0.0), (0.05, 0.25, 0.5)):
+        want = [chain_gain(c, written, weight=weight, collapsed_share=collapsed_share, partial_share=partial_share)
+                for c in taken]
+        assert chain_gains(rows, weight, collapsed_share, partial_share) == pytest.approx(want)

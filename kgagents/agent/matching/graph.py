@@ -61,6 +61,7 @@ from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.repair import Hierarchy, repair, unrelated_ends
 from kgagents.agent.matching.settings import GATED, MatchSettings
 from kgagents.agent.matching.store import write_matches
+from kgagents.agent.matching.synonyms import synonym_matches
 from kgagents.embeddings import get_embedder
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.index import Scope, embed_nodes
@@ -440,8 +441,8 @@ class MatchingAgent(Agent[MatchSettings]):
         return added
 
     def propagate(self, state: MatchState) -> MatchState:
-        """Structural propagation, then spelling variants, typos, acronyms, lexical propagation (learned word
-        substitutions) and containment, each among the entities still unmatched; then the repair against both
+        """Structural propagation, then spelling variants, typos, acronyms, synonyms, lexical propagation (learned
+        word substitutions) and containment, each among the entities still unmatched; then the repair against both
         ontologies' hierarchy and disjointness; last, property pairs whose ends the class pairs map apart."""
         started = time.perf_counter()
         settings = self.settings
@@ -461,6 +462,10 @@ class MatchingAgent(Agent[MatchSettings]):
             sources, targets = self._unmatched(state, matched)
             added += self._lexical_rule(state, acronym_matches(sources, targets), matched, verdicts,
                                         "lexical:acronym", "an acronym on one side spelled out on the other")
+        if settings.synonyms:
+            sources, targets = self._unmatched(state, matched)
+            added += self._lexical_rule(state, synonym_matches(sources, targets), matched, verdicts,
+                                        "lexical:synonym", "general-English synonyms (WordNet first senses)")
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
         hierarchies = (self._hierarchies(state)
@@ -652,8 +657,8 @@ class MatchingAgent(Agent[MatchSettings]):
 
 #: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
 _TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", *(f"background:{k}" for k in BACKGROUND_KINDS),
-          "merged", "structural", "lexical:variant",
-          "lexical:typo", "lexical:acronym", "lexical:substituted", "lexical:contained", "lexical:duplicate")
+          "merged", "structural", "lexical:variant", "lexical:typo", "lexical:acronym", "lexical:synonym",
+          "lexical:substituted", "lexical:contained", "lexical:duplicate")
 
 
 def _with_background(matches: list[dict[str, Any]], related: Mapping[str, str]) -> list[dict[str, Any]]:

@@ -74,6 +74,11 @@ class MatchSettings(AgentSettings):
         True, description="after the typos, among entities still unmatched: 1:1 pairs where one name holds an "
         "acronym in capitals that the other spells out, their other words equal ('Chair_PC' / "
         "'ProgramCommitteeChair'); validated when there is an LLM")
+    synonyms: bool = Field(
+        True, description="after the acronyms, among entities still unmatched: 1:1 pairs whose names are "
+        "general-English synonyms — WordNet 3.0 nouns whose first (most frequent) senses are one synset, as a whole "
+        "name or one word of it ('Windshield' / 'Windscreen', 'automobile maker' / 'automobile manufacturer'); "
+        "validated when there is an LLM (see kgagents.agent.matching.synonyms)")
     substitution: bool = Field(
         True, description="lexical propagation, after the structural one: word substitutions the input teaches "
         "(seen at least substitution_min_support times between matched pairs' names or between two names of one "
@@ -164,7 +169,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support"),
-    "lexical_rules": ("containment", "containment_no_subclasses", "variants", "typos", "acronyms"),
+    "lexical_rules": ("containment", "containment_no_subclasses", "variants", "typos", "acronyms", "synonyms"),
     "output": ("repair", "property_ends", "one_to_one", "many_min_similarity"),
 }
 
