@@ -23,7 +23,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from kgagents.agent.matching.lexical import STOP_WORDS, LexicalEntity, LexicalMatch, _singular, _unique_both_ways, words
+from kgagents.agent.matching.lexical import (
+    STOP_WORDS,
+    LexicalEntity,
+    LexicalMatch,
+    _singular,
+    _unique_both_ways,
+    key_of,
+    words,
+)
 from kgagents.errors import InputFileError, ParseError
 
 LEXICON_FILE = Path(__file__).with_name("wordnet_first_senses.tsv.gz")
@@ -119,6 +127,6 @@ def synonym_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalE
     return _unique_both_ways({s: ts for s, ts in found.items() if ts}, "synonym")
 
 
-def _bags(entity: LexicalEntity) -> set[frozenset[str]]:
-    return {frozenset(_singular(t) for t in words(text) if t not in STOP_WORDS)
-            for text in (*entity.labels, *entity.synonyms)}
+def _bags(entity: LexicalEntity) -> set[str]:
+    """The pre-match's word-bag keys of every name of the entity."""
+    return {key_of(text, "bag") for text in (*entity.labels, *entity.synonyms)}
