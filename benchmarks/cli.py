@@ -89,6 +89,7 @@ class ModelCheck(str, Enum):
     direct = "direct"
     relations = "relations"
     chain = "chain"
+    parse = "parse"
 
 
 def _results_option() -> Any:
@@ -607,7 +608,9 @@ def bench_kgqa_scorer(
     with_model: bool = typer.Option(False, "--with-model", help="instead: the weights of one of the model's checks "
                                     "(--check), chosen on the same train questions"),
     check: ModelCheck = typer.Option(ModelCheck.direct, "--check", help="with --with-model: 'direct' (direct_weight, "
-                                     "direct_center) or 'relations' (relation_weight, relation_center)"),
+                                     "direct_center), 'relations' (relation_weight, relation_center) or 'chain' "
+                                     "(chain_weight, chain_collapsed, chain_partial); 'parse' (parse_weight) needs "
+                                     "no model"),
     out: Path = _results_option(),
 ) -> None:
     """The zero-shot KGQA scorer's weights (e5_weight, length_penalty, length_words, type_weight), chosen on train
@@ -616,10 +619,10 @@ def bench_kgqa_scorer(
     from benchmarks import kgqa_scorer
     from kgagents.agent.kgqa.settings import KGQASettings
 
-    chat = _model_if(with_model, KGQASettings().temperature)
+    chat = _model_if(with_model and check is not ModelCheck.parse, KGQASettings().temperature)
     with connected() as graph:
-        result = (kgqa_scorer.search_model(graph, chat, check.value, out=out) if chat is not None
-                  else kgqa_scorer.search(graph, out=out))
+        result = (kgqa_scorer.search_model(graph, chat, check.value, out=out)
+                  if chat is not None or check is ModelCheck.parse else kgqa_scorer.search(graph, out=out))
     chosen = result["chosen"]
     summary = (f"pass {result['settings']} with this model" if "settings" in result else
                f"the settings' defaults {'are' if result['default_is_chosen'] else 'are NOT'} these")

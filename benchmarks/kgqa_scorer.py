@@ -43,11 +43,10 @@ from kgagents.agent.kgqa.chains import (
     chain_prompt,
     collapsed,
     common,
-    directions,
-    expansions,
     topics_bracketed,
     undirected,
 )
+from kgagents.agent.kgqa.composition import parsed_chain
 from kgagents.agent.kgqa.llm_steps import LLMSteps
 from kgagents.agent.kgqa.paths import ObservedPath, relation_names
 from kgagents.agent.kgqa.questions import given_topics, masked, presence
@@ -90,13 +89,17 @@ CHAIN_GRID: dict[str, tuple[Any, ...]] = {
     "chain_collapsed": (0.25, 0.5, 1.0),
     "chain_partial": (0.0, 0.25, 0.5, 0.75),
 }
-#: per model check: its grid, the benchmark's title, the results file's stem
+#: the parsed chain (no model), searched likewise with the chain shares at their defaults (weight 0: off)
+PARSE_GRID: dict[str, tuple[Any, ...]] = {"parse_weight": (0.0, 0.02, 0.05, 0.1, 0.2, 0.3)}
+#: per check: its grid, the benchmark's title, the results file's stem
 CHECKS: dict[str, tuple[dict[str, tuple[Any, ...]], str, str]] = {
     "direct": (DIRECT_GRID, "KGQA direct check (the model's answer-distance prior)", "kgqa/scorer/direct_train"),
     "relations": (RELATION_GRID, "KGQA relation check (the model's view of each relation a path takes)",
                   "kgqa/scorer/relations_train"),
     "chain": (CHAIN_GRID, "KGQA chain check (the model writes the question's relation chain)",
               "kgqa/scorer/chain_train"),
+    "parse": (PARSE_GRID, "KGQA parsed chain (a question worded as nested noun phrases read as its relation chain, "
+              "no model)", "kgqa/scorer/parse_train"),
 }
 
 
@@ -114,6 +117,8 @@ class _Scored:
     #: (chains.chain_gain's three cases), it has answers, it was walked because the observation missed the chain
     chain: np.ndarray | None = None
     written: bool = False  # chain check: the model's reply was a usable chain
+    parse: np.ndarray | None = None  # the same per path row for the parsed chain (composition.parsed_chain)
+    parsed: bool = False  # the question was read as a chain
 
 
 def _path_rows(agent: ODAAgent, e5: Embedder, e5_vectors: dict[str, np.ndarray], question: Any, text: str,
@@ -146,8 +151,8 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
     for q in usable:
         by_hops.setdefault(q.hops or 0, []).append(q)
     questions = [q for hops in sorted(by_hops) for q in seeded_sample(by_hops[hops], per_hop, seed)]
-    if chat is not None and check == "chain":
-        return _observe_chains(graph, ds.kg, questions, observed_with or {}, chat)
+    if check in ("chain", "parse"):
+        return _observe_chains(graph, ds.kg, questions, observed_with or {}, chat if check == "chain" else None)
     weights = OBSERVED_WITH if observed_with is None else observed_with
     agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **weights), kg=ds.kg)
     names, _, _ = presence(graph, ds.kg, questions)
@@ -178,7 +183,7 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
 def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, type_weight: float,
          length_words: int | None, direct_weight: float = 0.0, direct_center: float = 0.0,
          relation_weight: float = 0.0, relation_center: float = 0.0, chain_weight: float = 0.0,
-         chain_collapsed: float = 0.0, chain_partial: float = 0.0) -> dict[int, float]:
+         chain_collapsed: float = 0.0, chain_partial: float = 0.0, parse_weight: float = 0.0) -> dict[int, float]:
     """Hits@1 by hop count when each question answers with its best path under these weights (with the relation
     check: its best among the paths the check re-ranked, as the agent answers)."""
     right: dict[int, list[bool]] = {}
@@ -192,10 +197,11 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
         if relation_weight and s.relations:
             score = score[: len(s.relations)] + np.array(
                 [relation_shift(odds, relation_weight, relation_center) for odds in s.relations])
-        if s.chain is not None:  # the chain check: chains.chain_gain per path; walked paths only when it is asked
-            score = score + chain_gains(s.chain, chain_weight, chain_collapsed, chain_partial) * s.chain[:, 3]
-            if not (chain_weight and s.written):
-                score = np.where(s.chain[:, 4] > 0, -np.inf, score)
+        for rows, weight, made in ((s.chain, chain_weight, s.written), (s.parse, parse_weight, s.parsed)):
+            if rows is not None:  # a chain: chains.chain_gain per path; its walked paths only when it is made
+                score = score + chain_gains(rows, weight, chain_collapsed, chain_partial) * rows[:, 3]
+                if not (weight and made):
+                    score = np.where(rows[:, 4] > 0, -np.inf, score)
         right.setdefault(s.hops, []).append(bool(s.paths[int(np.argmax(score)), 4]))
     return {h: round(100 * float(np.mean(v)), 1) for h, v in sorted(right.items())}
 
@@ -251,11 +257,13 @@ def search(graph: Graph, out: Path | None = None) -> dict[str, Any]:
     return result
 
 
-def _chain_rows(keys: Sequence[Chain], sizes: Sequence[int], written: Chain | None, walked: bool) -> np.ndarray:
-    """Per path: [equal to ``written``, equal once collapsed, share in common in order, has answers, walked]."""
+def _chain_rows(keys: Sequence[Chain], sizes: Sequence[int], written: Chain | None, walked: Sequence[bool]
+                ) -> np.ndarray:
+    """Per path: [equal to ``written``, equal once collapsed, share in common in order, has answers, walked for
+    this chain]."""
     rows = [[float(k == written), float(collapsed(k) == collapsed(written)),
-             common(k, written) / max(len(k), len(written)), float(n > 0), float(walked)] if written else
-            [0.0, 0.0, 0.0, float(n > 0), float(walked)] for k, n in zip(keys, sizes, strict=True)]
+             common(k, written) / max(len(k), len(written)), float(n > 0), float(w)] if written else
+            [0.0, 0.0, 0.0, float(n > 0), float(w)] for k, n, w in zip(keys, sizes, walked, strict=True)]
     return np.array(rows, dtype=np.float64).reshape(len(rows), 5)
 
 
@@ -266,52 +274,63 @@ def chain_gains(rows: np.ndarray, weight: float, collapsed_share: float, partial
     return weight * np.where(exact > 0, 1.0, np.where(same > 0, collapsed_share, partial_share * shared))
 
 
-def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: dict[str, Any], chat: ChatModel
-                    ) -> list[_Scored]:
-    """The chain check's observation (:func:`_observe` with ``check='chain'``): each question observed with
-    ``weights``, its chain written by the model (on the server's slots), and the chain's paths walked on their own
-    where the observation reached none of them, as :meth:`~kgagents.agent.kgqa.agent.ODAAgent._chain` does."""
+def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: dict[str, Any],
+                    chat: ChatModel | None) -> list[_Scored]:
+    """The chain checks' observation (:func:`_observe` with ``check='chain'`` or ``'parse'``), as
+    :meth:`~kgagents.agent.kgqa.agent.ODAAgent._chain` makes it: each question observed with ``weights``; with
+    ``chat`` its chain written by the model (on the server's slots) and, where the settings' ``parse_weight`` is on,
+    its words parsed (:func:`~kgagents.agent.kgqa.composition.parsed_chain`); without, the parse alone; each chain's
+    paths walked on their own where the observation (and the model's walk) reached none of them."""
     defaults = KGQASettings()
     agent = ODAAgent(graph, None, KGQASettings(mode="no_llm", memory=False, **weights), kg=kg)
     names, _, _ = presence(graph, kg, questions)
-    prompt = chain_prompt(graph, kg, agent.observer.names.get(), depth=defaults.depth,
-                          one_hop=defaults.chain_shots, longer=defaults.chain_longer, seed=defaults.seed)
-    steps = LLMSteps(chat, max_tokens=1)
-    asked = [topics_bracketed(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
-    chains = map_on_slots(chat, lambda text: steps.chain(prompt, text), asked)
+    texts = [masked(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
+    written: list[Chain | None] = [None] * len(questions)
+    if chat is not None:
+        prompt = chain_prompt(graph, kg, agent.observer.names.get(), depth=defaults.depth,
+                              one_hop=defaults.chain_shots, longer=defaults.chain_longer, seed=defaults.seed)
+        steps = LLMSteps(chat, max_tokens=1)
+        asked = [topics_bracketed(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
+        written = map_on_slots(chat, lambda text: steps.chain(prompt, text), asked)
+    parse = chat is None or defaults.parse_weight > 0
+    parsed = [parsed_chain(t, agent.observer.names.get(), agent.scorer.path_vectors, depth=defaults.depth)
+              if parse else None for t in texts]
     e5 = second_encoder()
     e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
     out = []
-    for q, written in zip(questions, chains, strict=True):
-        text = masked(q.question, [names.get(t, t) for t in given_topics(q)])
+    for q, text, by, read in zip(questions, texts, written, parsed, strict=True):
         query = agent.scorer.query(text)
-        observed = agent.observer.observe(query, given_topics(q)).paths
-        walked = []
-        if written and not any(p.size > 0 and collapsed(undirected(p.key)) == collapsed(written) for p in observed):
-            ways = [way for c in expansions(written, defaults.depth) for way in directions(c)]
-            walked = [p for p in agent.observer.observe(query, given_topics(q), dict.fromkeys(ways, 1 / len(ways))
-                                                        ).paths
-                      if p.size > 0 and collapsed(undirected(p.key)) == collapsed(written)]
-        every = [*observed, *walked]
-        rows = _path_rows(agent, e5, e5_vectors, q, text, query, every)
-        keys = [undirected(p.key) for p in every]
-        chain = np.vstack([_chain_rows(keys[: len(observed)], [p.size for p in observed], written, False),
-                           _chain_rows(keys[len(observed):], [p.size for p in walked], written, True)])
-        out.append(_Scored(q.hops or 0, len(text.split()), rows, chain=chain, written=written is not None))
+        topics = given_topics(q)
+        observed = agent.observer.observe(query, topics).paths
+        by_model = agent.walk_chain(by, topics, query, observed) if by else []
+        by_parse = agent.walk_chain(read.chain, topics, query, [*observed, *by_model]) if read else []
+        every = [*observed, *by_model, *by_parse]
+        keys, sizes = [undirected(p.key) for p in every], [p.size for p in every]
+        before = len(observed) + len(by_model)
+        out.append(_Scored(
+            q.hops or 0, len(text.split()), _path_rows(agent, e5, e5_vectors, q, text, query, every),
+            chain=_chain_rows(keys, sizes, by, [len(observed) <= i < before for i in range(len(every))])
+            if chat is not None else None, written=by is not None,
+            parse=_chain_rows(keys, sizes, read.chain if read else None, [i >= before for i in range(len(every))])
+            if parse else None, parsed=read is not None))
     return out
 
 
-def search_model(graph: Graph, chat: ChatModel, check: str, out: Path | None = None) -> dict[str, Any]:
+def search_model(graph: Graph, chat: ChatModel | None, check: str, out: Path | None = None) -> dict[str, Any]:
     """Observe the tuning and check samples with the current defaults, ask ``chat`` each question's ``check``
-    (:data:`CHECKS`: ``direct`` or ``relations``), search its grid, write ``<stem>_<model>`` with the chosen values
-    as ``--set`` options (``settings``: a model's log-odds have their own scale, so the settings' default is off)."""
+    (:data:`CHECKS`), search its grid, write ``<stem>_<model>`` with the chosen values as ``--set`` options
+    (``settings``: a model's log-odds have their own scale, so the settings' default is off); ``check='parse'``
+    needs no model (``chat`` None) and is weighed against the settings' default, as :func:`search` is."""
     grid, title, stem = CHECKS[check]
     weight = next(iter(grid))
     started, load_before = time.perf_counter(), [round(x, 2) for x in os.getloadavg()]
     defaults = KGQASettings()
     scorer = {k: getattr(defaults, k) for k in GRID}
     samples = {_sample_name(n, k, s): _observe(graph, n, k, s, scorer, chat, check) for n, k, s in (*TUNE, *CHECK)}
-    rows = _grid_rows(samples, grid, scorer)
+    fixed = ({**scorer, "chain_collapsed": defaults.chain_collapsed, "chain_partial": defaults.chain_partial}
+             if check == "parse" else {**scorer, "parse_weight": defaults.parse_weight} if check == "chain"
+             else scorer)
+    rows = _grid_rows(samples, grid, fixed)
     rows.sort(key=lambda r: (-float(r["objective"]), r["weights"][weight]))  # ties: the smaller weight
     chosen = rows[0]
     asked = ({"direct_by_hops": {name: {h: round(float(np.mean([s.direct for s in scored if s.hops == h])), 3)
@@ -319,21 +338,27 @@ def search_model(graph: Graph, chat: ChatModel, check: str, out: Path | None = N
                                  for name, scored in samples.items()}} if check == "direct" else
              {"relations_asked": {name: round(float(np.mean([s.asked for s in scored])), 2)
                                   for name, scored in samples.items()}} if check == "relations" else
-             {"chains_written": {name: sum(s.written for s in scored) for name, scored in samples.items()},
-              "chains_walked": {name: sum(bool(s.chain is not None and s.chain[:, 4].any()) for s in scored)
-                                for name, scored in samples.items()}})
+             {"chains_written" if check == "chain" else "chains_parsed":
+                  {name: sum(s.written if check == "chain" else s.parsed for s in scored)
+                   for name, scored in samples.items()},
+              "chains_walked": {name: sum(bool(rows is not None and rows[:, 4].any())
+                                          for s in scored for rows in [s.chain if check == "chain" else s.parse])
+                                for name, scored in samples.items()},
+              **({"parse_weight": defaults.parse_weight} if check == "chain" else {})})
     result: dict[str, Any] = {
         "benchmark": f"{title}, chosen on train questions only",
         "rule": "best mean over the tuning samples of Hits@1 averaged over hop counts (ties: the smaller weight); "
                 "grid: every combination; the scorer's weights at their defaults",
-        "model": chat.model_name, "check": check, "grid": {k: list(v) for k, v in grid.items()},
-        **_samples_record(samples), "observed_with": scorer, **asked,
+        "model": chat.model_name if chat is not None else None, "check": check,
+        "grid": {k: list(v) for k, v in grid.items()}, **_samples_record(samples), "observed_with": scorer, **asked,
         "chosen": chosen, "before": next(r for r in rows if r["weights"][weight] == 0),
-        "settings": " ".join(f"--set {k}={v}" for k, v in chosen["weights"].items()),
+        **({"settings": " ".join(f"--set {k}={v}" for k, v in chosen["weights"].items())} if chat is not None else
+           {"settings_default": {k: getattr(defaults, k) for k in grid},
+            "default_is_chosen": all(getattr(defaults, k) == v for k, v in chosen["weights"].items())}),
         "top": rows[:15], "wall_seconds": round(time.perf_counter() - started, 1), "load_average_before": load_before,
     }
     if out is not None:
-        write_results(out, f"{stem}_{file_slug(chat.model_name)}", result, markdown)
+        write_results(out, stem if chat is None else f"{stem}_{file_slug(chat.model_name)}", result, markdown)
     return result
 
 

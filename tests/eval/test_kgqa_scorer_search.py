@@ -77,6 +77,18 @@ def test_the_chain_check_lifts_the_written_chain_and_counts_walked_paths_only_wh
     assert hits([found], 0.0, 0.0, 0.0, None, chain_weight=0.1) == {2: 100.0}
 
 
+def test_the_parsed_chain_is_weighed_apart_from_the_models() -> None:
+    # the same rows as the parse's: parse_weight moves them, chain_weight does not (and the other way round)
+    parse = np.array([[0, 0, 0.0, 1, 0], [1, 1, 1.0, 1, 1]], dtype=np.float64)
+    read = _Scored(LONG.hops, LONG.words, LONG.paths, parse=parse, parsed=True)
+    assert hits([read], 0.0, 0.0, 0.0, None, chain_weight=0.1) == {2: 0.0}  # walked for the parse: hidden
+    assert hits([read], 0.0, 0.0, 0.0, None, parse_weight=0.1) == {2: 100.0}
+    both = _Scored(LONG.hops, LONG.words, LONG.paths, chain=np.zeros((2, 5)), written=True, parse=parse, parsed=True)
+    assert hits([both], 0.0, 0.0, 0.0, None, chain_weight=0.1, parse_weight=0.1) == {2: 100.0}
+    unread = _Scored(LONG.hops, LONG.words, LONG.paths, parse=parse, parsed=False)
+    assert hits([unread], 0.0, 0.0, 0.0, None, parse_weight=0.1) == {2: 0.0}
+
+
 @pytest.mark.parametrize("written", [("directed_by",), ("starred_actors", "starred_actors"),
                                      ("directed_by", "starred_actors", "release_year")])
 def test_the_grid_search_gains_are_the_agents_chain_gains(written: tuple[str, ...]) -> None:
@@ -84,7 +96,7 @@ def test_the_grid_search_gains_are_the_agents_chain_gains(written: tuple[str, ..
     # vectorised gains the search ranks by are exactly what the agent adds (chains.chain_gain)
     relations = ("directed_by", "starred_actors", "release_year")
     taken = [c for n in (1, 2, 3) for c in itertools.product(relations, repeat=n)]
-    rows = _chain_rows(taken, [1] * len(taken), written, walked=False)
+    rows = _chain_rows(taken, [1] * len(taken), written, walked=[False] * len(taken))
     for weight, collapsed_share, partial_share in ((0.1, 0.5, 0.75), (0.3, 1.0, 0.0), (0.05, 0.25, 0.5)):
         want = [chain_gain(c, written, weight=weight, collapsed_share=collapsed_share, partial_share=partial_share)
                 for c in taken]

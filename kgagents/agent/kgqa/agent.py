@@ -57,6 +57,7 @@ from kgagents.agent.kgqa.chains import (
     topics_bracketed,
     undirected,
 )
+from kgagents.agent.kgqa.composition import ParsedChain, parsed_chain
 from kgagents.agent.kgqa.gate import stored_gate
 from kgagents.agent.kgqa.linking import EntityLinker
 from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
@@ -126,6 +127,7 @@ class QAState(TypedDict, total=False):
     direct: float  # what one-relation paths gain from the model's direct check (scoring.Query)
     relation_odds: dict[str, float]  # the relation check: the model's log-odds per relation name asked about
     chain: list[str] | None  # the chain check: the relation chain the model wrote (None: not asked or unusable)
+    parsed_chain: dict[str, list[str]] | None  # the question read as nested noun phrases: mentions, relations
     prior: list[dict[str, Any]]
     memory_verdict: str  # what the memory did: whose examples voted, 'abstained' (none close enough), '' (none)
     neighbours: list[dict[str, Any]]
@@ -479,57 +481,73 @@ class ODAAgent(Agent[KGQASettings]):
             prior = {tuple(x["path"]): x["share"] for x in state.get("prior", [])}
             reentry = {tuple(x["path"]) for x in state.get("prior", []) if x.get("reentry")}
             obs: Observation = self.observer.observe(self._query(state), state["topics"], prior, reentry=reentry)
-            observed, chain = self._chain(state, obs.paths, voted=bool(prior))
+            observed, chain, parsed = self._chain(state, obs.paths, voted=bool(prior))
             observed, odds = self._relations(state["masked"], observed, voted=bool(prior))
             best = observed[0] if observed and observed[0].ends else None
             return {"observation": [p.as_dict() for p in observed], "confidence": confidence(observed),
                     "observed_best": [best.ends[0], best.end_names[0]] if best else [], "relation_odds": odds,
                     "chain": list(chain) if chain else None,
+                    "parsed_chain": ({"mentions": list(parsed.mentions), "chain": list(parsed.chain)} if parsed
+                                     else None),
                     "observe_seconds": [*state.get("observe_seconds", []), round(obs.seconds, 4)]}
         merged = _merge(paths(state.get("observation", [])), paths(state.get("memory", [])))
         return {"observation": [p.as_dict() for p in merged]}
 
     def _chain(self, state: QAState, observed: list[ObservedPath], *, voted: bool = False
-               ) -> tuple[list[ObservedPath], Chain | None]:
-        """The chain check (settings ``chain_weight``, ``chain_collapsed``, ``chain_partial``): the model writes the
-        question's relations in order (:mod:`~kgagents.agent.kgqa.chains`); an observed path that takes exactly
-        them, in either direction, gains ``chain_weight``, one that takes them with a relation repeated (there and
-        back: "shares a director with X") ``chain_collapsed`` × that, and one keeping part of them in order a share
-        (:func:`~kgagents.agent.kgqa.chains.chain_gain`); where the observation reached none of the first two, the
-        chain's paths are walked on their own first. The paths are ranked again; returns them and the written
-        chain (None: not asked, or an unusable reply). Unchanged without a model, with the weight 0, or where the
-        memory ``voted`` and ``relation_with_memory`` is off."""
+               ) -> tuple[list[ObservedPath], Chain | None, ParsedChain | None]:
+        """The chain checks: the model's (settings ``chain_weight``, ``chain_collapsed``, ``chain_partial``) writes
+        the question's relations in order (:mod:`~kgagents.agent.kgqa.chains`), and without a model a question
+        worded as nested noun phrases is read as its chain (``parse_weight``, :mod:`~kgagents.agent.kgqa.composition`).
+        An observed path that takes exactly a chain's relations, in either direction, gains the chain's weight, one
+        that takes them with a relation repeated (there and back: "shares a director with X") ``chain_collapsed`` ×
+        that, and one keeping part of them in order a share (:func:`~kgagents.agent.kgqa.chains.chain_gain`); where
+        the observation reached none of the first two, the chain's paths are walked on their own first. The paths
+        are ranked again; returns them, the written chain and the parsed one (None: not made, or unusable). The
+        model is not asked without a model, with its weight 0, or where the memory ``voted`` and
+        ``relation_with_memory`` is off; the parse is not made where the memory voted."""
         s = self.settings
-        if self.llm is None or s.chain_weight <= 0 or not observed or (voted and not s.relation_with_memory):
-            return observed, None
-        labels = state.get("labels", {})
-        question = topics_bracketed(state["question"], [labels.get(t, t) for t in state["topics"]])
-        written = self.llm.chain(self._chain_prompt(), question)
-        if written is None:
-            return observed, None
-
-        def gain(p: ObservedPath) -> float:
-            return chain_gain(undirected(p.key), written, weight=s.chain_weight, collapsed_share=s.chain_collapsed,
-                              partial_share=s.chain_partial)
-
-        def taken(p: ObservedPath) -> bool:  # the written relations, or them with one taken there and back
-            return p.size > 0 and collapsed(undirected(p.key)) == collapsed(written)
-
-        if not any(taken(p) for p in observed):
-            query = self._query(state)
-            ways = [way for chain in expansions(written, s.depth) for way in directions(chain)]
-            walked = self.observer.observe(query, state["topics"], dict.fromkeys(ways, 1.0 / len(ways)))
-            found = [p for p in walked.paths if taken(p)]
-            for p in found:  # scored as the observation scores a path the memory did not vote for
-                p.prior = 0.0
-                p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, 0.0, query.words,
-                                                  query.direct), 4)
-            observed = [*observed, *found]
+        if not observed:
+            return observed, None, None
+        written = parsed = None
+        if self.llm is not None and s.chain_weight > 0 and not (voted and not s.relation_with_memory):
+            labels = state.get("labels", {})
+            question = topics_bracketed(state["question"], [labels.get(t, t) for t in state["topics"]])
+            written = self.llm.chain(self._chain_prompt(), question)
+        if s.parse_weight > 0 and not voted:
+            parsed = parsed_chain(state["masked"], self.observer.names.get(), self.scorer.path_vectors,
+                                  depth=s.depth)
+        chains = [(c, w) for c, w in ((written, s.chain_weight), (parsed.chain if parsed else None, s.parse_weight))
+                  if c]
+        if not chains:
+            return observed, written, parsed
+        query = self._query(state)
+        for chain, _ in chains:
+            observed = [*observed, *self.walk_chain(chain, state["topics"], query, observed)]
         for p in observed:
-            bonus = gain(p) if p.size > 0 else 0.0
+            bonus = sum(chain_gain(undirected(p.key), c, weight=w, collapsed_share=s.chain_collapsed,
+                                   partial_share=s.chain_partial) for c, w in chains) if p.size > 0 else 0.0
             if bonus > 0:
                 p.score = round(p.score + bonus, 6)
-        return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written
+        return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written, parsed
+
+    def walk_chain(self, chain: Chain, topics: Sequence[str], query: Query, observed: Sequence[ObservedPath]
+                   ) -> list[ObservedPath]:
+        """The paths ``chain`` stands for (its relations, or them with one taken there and back), walked on their
+        own from ``topics`` when ``observed`` holds none of them; scored as the observation scores a path the memory
+        did not vote for."""
+        def taken(p: ObservedPath) -> bool:
+            return p.size > 0 and collapsed(undirected(p.key)) == collapsed(chain)
+
+        if any(taken(p) for p in observed):
+            return []
+        ways = [way for c in expansions(chain, self.settings.depth) for way in directions(c)]
+        found = [p for p in self.observer.observe(query, topics, dict.fromkeys(ways, 1.0 / len(ways))).paths
+                 if taken(p)]
+        for p in found:
+            p.prior = 0.0
+            p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, 0.0, query.words, query.direct),
+                            4)
+        return found
 
     def _chain_prompt(self) -> ChainPrompt:
         """The KG's chain prompt, made once per KG and settings and stored in the graph (it samples the KG's path

@@ -134,6 +134,12 @@ class KGQASettings(AgentSettings):
         0.75, ge=0.0, le=1.0, description="share of chain_weight a path gains, times the share of its relations it "
         "has in common with the written chain in the same order, when it takes neither the written relations nor "
         "them collapsed (the model drops or misnames one relation of a longer chain)")
+    parse_weight: float = Field(
+        0.2, ge=0.0, description="no model needed: a question worded as nested noun phrases (\"the place of birth of "
+        "X's father\") is read as its relation chain (kgqa/composition.py: split at 'of' and 's, each mention named "
+        "by the closest relation label); observed paths gain parse_weight as they gain chain_weight from the "
+        "model's chain (the same shares, chain_collapsed and chain_partial), and the chain is walked where the "
+        "observation missed it. Not where the path memory voted. 0: off")
     chain_shots: int = Field(24, ge=0, description="one-relation path types (most frequent first) the chain "
                              "prompt shows an example question for (see chain_weight)")
     chain_longer: int = Field(12, ge=0, description="longer path types the chain prompt shows an example question "
@@ -191,7 +197,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "seed", "temperature", "max_tokens"),
     "observation": ("depth", "top_n", "top_percent", "min_expand", "max_frontier", "expand_budget", "ends_kept",
                     "type_sample"),
-    "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight"),
+    "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight", "parse_weight"),
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
                     "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths",
@@ -210,6 +216,7 @@ CHOSEN_BY: dict[str, str] = {
     "length_penalty": "kgqa/scorer/train.json",
     "length_words": "kgqa/scorer/train.json",
     "type_weight": "kgqa/scorer/train.json",
+    "parse_weight": "kgqa/scorer/parse_train.json",
 }
 
 

@@ -62,6 +62,8 @@ def trace_row(state: Mapping[str, Any], *, extra: Mapping[str, Any]) -> dict[str
         "direct": state.get("direct") or None,
         "relation_odds": _json(state["relation_odds"]) if state.get("relation_odds") else None,
         "chain": state.get("chain") or None,
+        "parsed_chain": (state.get("parsed_chain") or {}).get("chain"),
+        "parsed_mentions": (state.get("parsed_chain") or {}).get("mentions"),
         "observe_ms": [round(s * 1000, 2) for s in state.get("observe_seconds", [])],
         **extra,
     }

@@ -1,0 +1,141 @@
+"""A question worded as nested noun phrases, read as its relation chain without a model.
+
+Why: English composes a relation chain in two ways, "the place of birth of the father of X" (``of`` nests outwards:
+the last relation is named first) and "X's father's place of birth" (possessives run forwards from X), and mixes
+them: "the place of birth of X's other half's father" is ``spouse → parents → place of birth``. The path scorer
+compares a question with each path's text as one sentence vector, which keeps little of this order, and on a
+family KG, where every path takes the same few relations, order is what tells the paths apart (the local 1.5B
+model writes such a chain in the right order for about one question in five).
+
+:func:`pieces` splits a question (its topic masked) at ``of`` and ``'s`` into the relation mentions in the order
+the chain takes them, or returns None when the question is not such a noun phrase (a mention holding a verb's
+function word — "the films directed by the director of X" — or a topic not at the end of an ``of`` nest or the
+start of a possessive run). :func:`parsed_chain` names each mention's relation: the KG relation whose label is
+closest to it (cosine in the path scorer's space). A mention with a "co-" word ("co-stars", "film co-writers")
+takes its relation there and back: the people who share it with X. Where ``of`` may sit inside a label ("place of
+birth"), the split whose mentions come closest to labels on average is taken. Only English's question frames,
+determiners and closed-class words are known here; nothing names a dataset's relations.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kgagents.agent.kgqa.paths import readable
+from kgagents.agent.kgqa.questions import PLACEHOLDER
+
+#: a question's frame before the noun phrase it asks about ("what is the", "who was", "what is the name of")
+_FRAME = re.compile(r"^(?:(?:what|who|whom|which)\s+(?:is|are|was|were)\s+)?(?:(?:the|a|an)\s+)?"
+                    r"(?:names?\s+of\s+)?")
+#: "which nationality is X's spouse": the frame names the last relation
+_WHICH = re.compile(r"^(?:what|which)\s+(?!is\b|are\b|was\b|were\b)(.+?)\s+(?:is|are|was|were)\s+(.+)$")
+_DETERMINER = re.compile(r"^(?:the|a|an)\s+")
+#: "co-stars of X": the people who share the relation with X (the relation there and back)
+_CO = re.compile(r"\bco-")
+#: English closed-class words no relation mention holds: a question with one in a mention is not a noun phrase
+#: chain ("the films directed by", "who acted in")
+FUNCTION_WORDS = frozenset(
+    "a an and are as at be been by can could did do does for from had has have how in into is on or that to was "
+    "were what when where which who whom whose why will with would".split())
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """A question split at ``'s`` and ``of`` around its topic, in chain order: ``possessive``, the pieces after the
+    topic ("X's father's place of birth": father, place of birth); ``nested``, the ``of`` pieces before it,
+    innermost first ("the place of birth of the father of X": father, birth, place — where ``of`` may sit inside a
+    label, :func:`segmentations` joins them)."""
+
+    possessive: tuple[str, ...]
+    nested: tuple[str, ...]
+
+
+def pieces(masked_question: str, placeholder: str = PLACEHOLDER) -> Pieces | None:
+    """The question's pieces (see :class:`Pieces`); None when it is not a nested noun phrase around its topic."""
+    text = " ".join(masked_question.replace("?", " ").replace("\u2019", "'").lower().split())
+    text = re.sub(r"\s*'s\b", " 's", text)
+    topic = placeholder.lower()
+    which = _WHICH.match(text)
+    if which and topic not in which.group(1).split() and " of " not in f" {which.group(1)} ":
+        text = f"{which.group(1)} of {which.group(2)}"
+    elif which:
+        return None  # "what sort of film is X": the frame's noun is a kind, not a relation
+    else:
+        text = _FRAME.sub("", text, count=1)
+    words = text.split()
+    if words.count(topic) != 1:
+        return None
+    at = words.index(topic)
+    left = re.sub(r"\s+(?:the|a|an)$", "", " ".join(words[:at]))  # "the X's father"
+    right = " ".join(words[at + 1:])
+    if (left and not re.search(r"(?:^|\s)of$", left)) or (right and not right.startswith("'s")):
+        return None
+    nested = [_DETERMINER.sub("", p.strip()) for p in re.split(r"\bof\b", left)][:-1] if left else []
+    possessive = [p.strip() for p in right.split("'s")][1:] if right else []
+    found = Pieces(tuple(possessive), tuple(reversed(nested)))
+    every = [*found.possessive, *found.nested]
+    if not every or any(not p or FUNCTION_WORDS & set(p.split()) for p in every):
+        return None
+    return found
+
+
+def segmentations(found: Pieces) -> list[list[str]]:
+    """Every way of reading ``found`` as mentions in chain order: the possessive pieces each one mention, and
+    adjacent ``of`` pieces either apart or one mention ("birth", "place" → "place of birth")."""
+    nested = list(found.nested)
+    if not nested:
+        return [list(found.possessive)]
+    out = []
+    for joins in itertools.product((False, True), repeat=len(nested) - 1):
+        groups, current = [], [nested[0]]
+        for join, piece in zip(joins, nested[1:], strict=True):
+            if join:
+                current.insert(0, piece)  # chain order is inner first; the words read outer first
+            else:
+                groups.append(" of ".join(current))
+                current = [piece]
+        groups.append(" of ".join(current))
+        out.append([*found.possessive, *groups])
+    return out
+
+
+@dataclass(frozen=True)
+class ParsedChain:
+    """A question read as a relation chain: its mentions in chain order, each mention's relation (a relationship
+    type of the KG) and cosine with that relation's label."""
+
+    mentions: tuple[str, ...]
+    chain: tuple[str, ...]
+    similarities: tuple[float, ...]
+
+
+def parsed_chain(masked_question: str, relations: Mapping[str, str], vectors: Callable[[Sequence[str]], np.ndarray],
+                 *, depth: int, placeholder: str = PLACEHOLDER) -> ParsedChain | None:
+    """The question's chain (see the module), at most ``depth`` relations; ``relations`` maps each relationship type
+    to its label, ``vectors`` gives unit vectors of texts (the path scorer's). None: not a nested noun phrase, or
+    more mentions than ``depth``."""
+    found = pieces(masked_question, placeholder)
+    if found is None or not relations:
+        return None
+    types = sorted(relations)
+    labels = vectors([readable(relations[t]) for t in types])
+    best: ParsedChain | None = None
+    best_mean = -np.inf
+    for said in segmentations(found):
+        shared = [any(w.startswith("co-") for w in m.split()) for m in said]
+        if len(said) + sum(shared) > depth:
+            continue
+        similarity = vectors([_CO.sub("", m) for m in said]) @ labels.T
+        chosen = similarity.argmax(axis=1)
+        mean = float(similarity.max(axis=1).mean())
+        if mean > best_mean:
+            best_mean = mean
+            twice = [n for n, j in enumerate(chosen) for _ in range(1 + shared[n])]
+            best = ParsedChain(tuple(said[n] for n in twice), tuple(types[chosen[n]] for n in twice),
+                               tuple(round(float(similarity[n, chosen[n]]), 4) for n in twice))
+    return best

@@ -1,0 +1,56 @@
+"""A question worded as nested noun phrases, read as its relation chain: the split at "of" and "'s", the frames
+and the refusals, and how each mention is named by the closest relation label."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kgagents.agent.kgqa.composition import Pieces, parsed_chain, pieces, segmentations
+
+
+def test_possessives_run_forwards_and_of_nests_outwards() -> None:
+    assert pieces("X 's mother 's place of birth ?") == Pieces(("mother", "place of birth"), ())
+    assert pieces("what is the place of birth of the mother of X") == Pieces((), ("mother", "birth", "place"))
+    # mixed: the possessives first (they bind to the topic), then the "of" nest from the inside out
+    assert pieces("who is the spouse of the heir of X's father?") == Pieces(("father",), ("heir", "spouse"))
+    assert pieces("what is the X 's spouse 's son ?") == Pieces(("spouse", "son"), ())  # "the X's"
+    assert pieces("the name of the mother of X") == Pieces((), ("mother",))  # "the name of" is a frame
+    assert pieces("which nationality is X's wife") == Pieces(("wife",), ("nationality",))  # the frame names one
+    assert pieces("X’s mother") == Pieces(("mother",), ())  # a typographic apostrophe
+
+
+def test_a_question_that_is_not_a_noun_phrase_chain_is_not_read() -> None:
+    assert pieces("who directed the movies written by the writer of X") is None  # a verb's words in a mention
+    assert pieces("what films did X act in") is None
+    assert pieces("where was X born") is None
+    assert pieces("where was X's husband's mother born") is None  # "where": not a frame around a noun phrase
+    assert pieces("the mother of the mother") is None  # no topic
+    assert pieces("X and the mother of X") is None  # the topic twice
+
+
+def test_of_pieces_may_be_one_mention() -> None:
+    found = Pieces(("father",), ("birth", "place"))
+    assert segmentations(found) == [["father", "birth", "place"], ["father", "place of birth"]]
+    assert segmentations(Pieces(("a", "b"), ())) == [["a", "b"]]
+
+
+def _bag_of_words(vocabulary: Sequence[str]):  # type: ignore[no-untyped-def]
+    def vectors(texts: Sequence[str]) -> np.ndarray:
+        rows = np.array([[float(w in t.split()) for w in vocabulary] for t in texts]) + 1e-3
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return vectors
+
+
+def test_each_mention_is_named_by_the_closest_label_and_the_best_split_wins() -> None:
+    relations = {"born_in": "place of birth", "parent": "mother father parent", "spouse": "spouse wife husband"}
+    vectors = _bag_of_words(["place", "birth", "mother", "father", "parent", "spouse", "wife", "husband"])
+    found = parsed_chain("what is the place of birth of X's wife's mother", relations, vectors, depth=3)
+    assert found is not None
+    assert found.chain == ("spouse", "parent", "born_in")  # "place of birth" as one mention, not "birth", "place"
+    assert found.mentions == ("wife", "mother", "place of birth")
+    assert parsed_chain("who directed X", relations, vectors, depth=3) is None
+    # more mentions than the depth observed: not read
+    assert parsed_chain("X's wife's mother's mother's husband", relations, vectors, depth=3) is None
+    assert parsed_chain("X's wife", {}, vectors, depth=3) is None
