@@ -46,7 +46,7 @@ from kgagents.agent.kgqa.chains import (
     topics_bracketed,
     undirected,
 )
-from kgagents.agent.kgqa.composition import parsed_chain
+from kgagents.agent.kgqa.composition import parsed_chain, shares_a_value, there_and_back
 from kgagents.agent.kgqa.llm_steps import LLMSteps
 from kgagents.agent.kgqa.paths import ObservedPath, relation_names
 from kgagents.agent.kgqa.questions import given_topics, masked, presence
@@ -90,7 +90,8 @@ CHAIN_GRID: dict[str, tuple[Any, ...]] = {
     "chain_partial": (0.0, 0.25, 0.5, 0.75),
 }
 #: the parsed chain (no model), searched likewise with the chain shares at their defaults (weight 0: off)
-PARSE_GRID: dict[str, tuple[Any, ...]] = {"parse_weight": (0.0, 0.02, 0.05, 0.1, 0.2, 0.3)}
+PARSE_GRID: dict[str, tuple[Any, ...]] = {"parse_weight": (0.0, 0.02, 0.05, 0.1, 0.2, 0.3),
+                                          "share_weight": (0.0, 0.02, 0.05, 0.1, 0.2)}
 #: per check: its grid, the benchmark's title, the results file's stem
 CHECKS: dict[str, tuple[dict[str, tuple[Any, ...]], str, str]] = {
     "direct": (DIRECT_GRID, "KGQA direct check (the model's answer-distance prior)", "kgqa/scorer/direct_train"),
@@ -98,8 +99,8 @@ CHECKS: dict[str, tuple[dict[str, tuple[Any, ...]], str, str]] = {
                   "kgqa/scorer/relations_train"),
     "chain": (CHAIN_GRID, "KGQA chain check (the model writes the question's relation chain)",
               "kgqa/scorer/chain_train"),
-    "parse": (PARSE_GRID, "KGQA parsed chain (a question worded as nested noun phrases read as its relation chain, "
-              "no model)", "kgqa/scorer/parse_train"),
+    "parse": (PARSE_GRID, "KGQA question wording read without a model (nested noun phrases as a relation chain; "
+              "a shared value as a relation there and back)", "kgqa/scorer/parse_train"),
 }
 
 
@@ -119,6 +120,8 @@ class _Scored:
     written: bool = False  # chain check: the model's reply was a usable chain
     parse: np.ndarray | None = None  # the same per path row for the parsed chain (composition.parsed_chain)
     parsed: bool = False  # the question was read as a chain
+    shared: np.ndarray | None = None  # per path row: the question asks for a shared value and the path goes there
+    # and back (composition.shares_a_value, there_and_back)
 
 
 def _path_rows(agent: ODAAgent, e5: Embedder, e5_vectors: dict[str, np.ndarray], question: Any, text: str,
@@ -183,7 +186,8 @@ def _observe(graph: Graph, name: str, per_hop: int, seed: int, observed_with: di
 def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, type_weight: float,
          length_words: int | None, direct_weight: float = 0.0, direct_center: float = 0.0,
          relation_weight: float = 0.0, relation_center: float = 0.0, chain_weight: float = 0.0,
-         chain_collapsed: float = 0.0, chain_partial: float = 0.0, parse_weight: float = 0.0) -> dict[int, float]:
+         chain_collapsed: float = 0.0, chain_partial: float = 0.0, parse_weight: float = 0.0,
+         share_weight: float = 0.0) -> dict[int, float]:
     """Hits@1 by hop count when each question answers with its best path under these weights (with the relation
     check: its best among the paths the check re-ranked, as the agent answers)."""
     right: dict[int, list[bool]] = {}
@@ -197,6 +201,8 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
         if relation_weight and s.relations:
             score = score[: len(s.relations)] + np.array(
                 [relation_shift(odds, relation_weight, relation_center) for odds in s.relations])
+        if s.shared is not None:
+            score = score + share_weight * s.shared
         for rows, weight, made in ((s.chain, chain_weight, s.written), (s.parse, parse_weight, s.parsed)):
             if rows is not None:  # a chain: chains.chain_gain per path; its walked paths only when it is made
                 score = score + chain_gains(rows, weight, chain_collapsed, chain_partial) * rows[:, 3]
@@ -299,6 +305,7 @@ def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: di
     e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
     out = []
     for q, text, by, read in zip(questions, texts, written, parsed, strict=True):
+        cue = shares_a_value(text)
         query = agent.scorer.query(text)
         topics = given_topics(q)
         observed = agent.observer.observe(query, topics).paths
@@ -312,7 +319,8 @@ def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: di
             chain=_chain_rows(keys, sizes, by, [len(observed) <= i < before for i in range(len(every))])
             if chat is not None else None, written=by is not None,
             parse=_chain_rows(keys, sizes, read.chain if read else None, [i >= before for i in range(len(every))])
-            if parse else None, parsed=read is not None))
+            if parse else None, parsed=read is not None,
+            shared=np.array([float(cue and p.size > 0 and there_and_back(p.key)) for p in every]) if parse else None))
     return out
 
 
@@ -328,8 +336,8 @@ def search_model(graph: Graph, chat: ChatModel | None, check: str, out: Path | N
     scorer = {k: getattr(defaults, k) for k in GRID}
     samples = {_sample_name(n, k, s): _observe(graph, n, k, s, scorer, chat, check) for n, k, s in (*TUNE, *CHECK)}
     fixed = ({**scorer, "chain_collapsed": defaults.chain_collapsed, "chain_partial": defaults.chain_partial}
-             if check == "parse" else {**scorer, "parse_weight": defaults.parse_weight} if check == "chain"
-             else scorer)
+             if check == "parse" else {**scorer, "parse_weight": defaults.parse_weight,
+                                       "share_weight": defaults.share_weight} if check == "chain" else scorer)
     rows = _grid_rows(samples, grid, fixed)
     rows.sort(key=lambda r: (-float(r["objective"]), r["weights"][weight]))  # ties: the smaller weight
     chosen = rows[0]
@@ -351,7 +359,8 @@ def search_model(graph: Graph, chat: ChatModel | None, check: str, out: Path | N
                 "grid: every combination; the scorer's weights at their defaults",
         "model": chat.model_name if chat is not None else None, "check": check,
         "grid": {k: list(v) for k, v in grid.items()}, **_samples_record(samples), "observed_with": scorer, **asked,
-        "chosen": chosen, "before": next(r for r in rows if r["weights"][weight] == 0),
+        "chosen": chosen, "before": next(r for r in rows if all(v == 0 for k, v in r["weights"].items()
+                                                                 if k.endswith("_weight"))),
         **({"settings": " ".join(f"--set {k}={v}" for k, v in chosen["weights"].items())} if chat is not None else
            {"settings_default": {k: getattr(defaults, k) for k in grid},
             "default_is_chosen": all(getattr(defaults, k) == v for k, v in chosen["weights"].items())}),

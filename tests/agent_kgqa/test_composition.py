@@ -7,7 +7,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgagents.agent.kgqa.composition import Pieces, parsed_chain, pieces, segmentations
+from kgagents.agent.kgqa.composition import (
+    Pieces,
+    parsed_chain,
+    pieces,
+    segmentations,
+    shares_a_value,
+    there_and_back,
+)
 
 
 def test_possessives_run_forwards_and_of_nests_outwards() -> None:
@@ -54,3 +61,12 @@ def test_each_mention_is_named_by_the_closest_label_and_the_best_split_wins() ->
     # more mentions than the depth observed: not read
     assert parsed_chain("X's wife's mother's mother's husband", relations, vectors, depth=3) is None
     assert parsed_chain("X's wife", {}, vectors, depth=3) is None
+
+
+def test_a_question_about_a_shared_value_asks_for_a_relation_there_and_back() -> None:
+    assert shares_a_value("which films have the same director as X")
+    assert shares_a_value("who co-starred with X") and shares_a_value("which films share actors with X")
+    assert not shares_a_value("who directed X") and not shares_a_value("what is the place of birth of X")
+    assert there_and_back(("directed_by", "directed_by^-1")) and there_and_back(("a^-1", "b", "b^-1"))
+    assert not there_and_back(("directed_by", "directed_by")) and not there_and_back(("a^-1", "b"))
+    assert not there_and_back(("a",))

@@ -1,6 +1,7 @@
 """A question worded as nested noun phrases walks the chain it names (a family KG made for this test, real Neo4j,
 real encoders, no LLM): with the observation cut to one path per level, the zero-shot answer misses the chain and
-the parsed chain finds it; a question that is not such a phrase is not parsed; the trace says what was read."""
+the parsed chain finds it; a question that is not such a phrase is not parsed; the trace says what was read. A
+question about a shared value ("the same mother as X") is answered by a relation there and back."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ Evan Vane|place_of_birth|Derby
 Fred Quill|place_of_birth|Wells
 Ada Quill|occupation|engineer
 Bram Quill|occupation|teacher
+Gail Vane|mother|Cora Vane
+Gail Vane|place_of_birth|Bath
 """
 
 
@@ -72,3 +75,12 @@ def test_a_question_that_is_not_a_noun_phrase_is_not_parsed(family: Graph) -> No
     run = run_questions(family, KG, [q], KGQASettings(mode="no_llm", memory=False), None)
     trace = stored_trace(family, run.run_id, "q")
     assert trace is not None and "parsed_chain" not in trace["trace"]
+
+
+def test_a_shared_value_is_a_relation_there_and_back(family: Graph) -> None:
+    q = _question("who has the same mother as Ada Quill", "Gail Vane")
+    plain = KGQASettings(mode="no_llm", memory=False)
+    off = run_questions(family, KG, [q], plain.model_copy(update={"share_weight": 0.0}), None).output.results[0]
+    on = run_questions(family, KG, [q], plain, None).output.results[0]
+    assert off.answer != "Gail Vane"
+    assert on.answer == "Gail Vane" and on.path == "mother → mother (inverse)"

@@ -57,7 +57,7 @@ from kgagents.agent.kgqa.chains import (
     topics_bracketed,
     undirected,
 )
-from kgagents.agent.kgqa.composition import ParsedChain, parsed_chain
+from kgagents.agent.kgqa.composition import ParsedChain, parsed_chain, shares_a_value, there_and_back
 from kgagents.agent.kgqa.gate import stored_gate
 from kgagents.agent.kgqa.linking import EntityLinker
 from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
@@ -501,10 +501,12 @@ class ODAAgent(Agent[KGQASettings]):
         An observed path that takes exactly a chain's relations, in either direction, gains the chain's weight, one
         that takes them with a relation repeated (there and back: "shares a director with X") ``chain_collapsed`` ×
         that, and one keeping part of them in order a share (:func:`~kgagents.agent.kgqa.chains.chain_gain`); where
-        the observation reached none of the first two, the chain's paths are walked on their own first. The paths
-        are ranked again; returns them, the written chain and the parsed one (None: not made, or unusable). The
-        model is not asked without a model, with its weight 0, or where the memory ``voted`` and
-        ``relation_with_memory`` is off; the parse is not made where the memory voted."""
+        the observation reached none of the first two, the chain's paths are walked on their own first. Where the
+        question asks for things sharing a value with its topic, a path taking a relation there and back gains
+        ``share_weight``. The paths are ranked again; returns them, the written chain and the parsed one (None: not
+        made, or unusable). The model is not asked without a model, with its weight 0, or where the memory ``voted``
+        and ``relation_with_memory`` is off; the parse and the shared-value cue are not used where the memory
+        voted."""
         s = self.settings
         if not observed:
             return observed, None, None
@@ -518,7 +520,8 @@ class ODAAgent(Agent[KGQASettings]):
                                   depth=s.depth)
         chains = [(c, w) for c, w in ((written, s.chain_weight), (parsed.chain if parsed else None, s.parse_weight))
                   if c]
-        if not chains:
+        shared = s.share_weight > 0 and not voted and shares_a_value(state["masked"])
+        if not chains and not shared:
             return observed, written, parsed
         query = self._query(state)
         for chain, _ in chains:
@@ -526,6 +529,7 @@ class ODAAgent(Agent[KGQASettings]):
         for p in observed:
             bonus = sum(chain_gain(undirected(p.key), c, weight=w, collapsed_share=s.chain_collapsed,
                                    partial_share=s.chain_partial) for c, w in chains) if p.size > 0 else 0.0
+            bonus += s.share_weight if shared and p.size > 0 and there_and_back(p.key) else 0.0
             if bonus > 0:
                 p.score = round(p.score + bonus, 6)
         return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written, parsed

@@ -15,6 +15,10 @@ closest to it (cosine in the path scorer's space). A mention with a "co-" word (
 takes its relation there and back: the people who share it with X. Where ``of`` may sit inside a label ("place of
 birth"), the split whose mentions come closest to labels on average is taken. Only English's question frames,
 determiners and closed-class words are known here; nothing names a dataset's relations.
+
+:func:`shares_a_value` reads the other English cue the sentence vector misses: "the same director as X", "films
+that share actors with X", "co-starred with X" ask for the things that share a value with X, a relation taken there
+and back (:func:`there_and_back`), which the one-relation path to the value itself outscores.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kgagents.agent.kgqa.paths import readable
+from kgagents.agent.kgqa.paths import PathKey, readable, split_step
 from kgagents.agent.kgqa.questions import PLACEHOLDER
 
 #: a question's frame before the noun phrase it asks about ("what is the", "who was", "what is the name of")
@@ -139,3 +143,21 @@ def parsed_chain(masked_question: str, relations: Mapping[str, str], vectors: Ca
             best = ParsedChain(tuple(said[n] for n in twice), tuple(types[chosen[n]] for n in twice),
                                tuple(round(float(similarity[n, chosen[n]]), 4) for n in twice))
     return best
+
+
+#: English words that ask for the things sharing a value with the topic: "the same director as X", "films that
+#: share actors with X", "who starred together with X", "the director of X also directed", and any "co-" word
+SHARING = frozenset("same share shares shared sharing together also fellow".split())
+
+
+def shares_a_value(masked_question: str) -> bool:
+    """Whether the question asks for things that share a value with its topic (:data:`SHARING`)."""
+    words = re.findall(r"[a-z][a-z-]*", masked_question.lower())
+    return any(w in SHARING or w.startswith("co-") for w in words)
+
+
+def there_and_back(path: PathKey) -> bool:
+    """Whether the path takes a relation and at once comes back along it (to the other things with that value:
+    ``directed_by → directed_by^-1`` from a film reaches the films with its director)."""
+    steps = [split_step(s) for s in path]
+    return any(a[0] == b[0] and a[1] != b[1] for a, b in zip(steps, steps[1:], strict=False))

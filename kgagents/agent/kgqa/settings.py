@@ -140,6 +140,10 @@ class KGQASettings(AgentSettings):
         "by the closest relation label); observed paths gain parse_weight as they gain chain_weight from the "
         "model's chain (the same shares, chain_collapsed and chain_partial), and the chain is walked where the "
         "observation missed it. Not where the path memory voted. 0: off")
+    share_weight: float = Field(
+        0.05, ge=0.0, description="no model needed: where a question asks for things that share a value with its "
+        "topic (\"the same director as X\", \"co-starred with X\"; kgqa/composition.py), observed paths that take a "
+        "relation there and back gain share_weight. Not where the path memory voted. 0: off")
     chain_shots: int = Field(24, ge=0, description="one-relation path types (most frequent first) the chain "
                              "prompt shows an example question for (see chain_weight)")
     chain_longer: int = Field(12, ge=0, description="longer path types the chain prompt shows an example question "
@@ -197,7 +201,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "seed", "temperature", "max_tokens"),
     "observation": ("depth", "top_n", "top_percent", "min_expand", "max_frontier", "expand_budget", "ends_kept",
                     "type_sample"),
-    "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight", "parse_weight"),
+    "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight", "parse_weight",
+                "share_weight"),
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
                     "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths",
@@ -217,6 +222,7 @@ CHOSEN_BY: dict[str, str] = {
     "length_words": "kgqa/scorer/train.json",
     "type_weight": "kgqa/scorer/train.json",
     "parse_weight": "kgqa/scorer/parse_train.json",
+    "share_weight": "kgqa/scorer/parse_train.json",
 }
 
 
