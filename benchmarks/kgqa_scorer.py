@@ -201,11 +201,13 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
         if relation_weight and s.relations:
             score = score[: len(s.relations)] + np.array(
                 [relation_shift(odds, relation_weight, relation_center) for odds in s.relations])
-        if s.shared is not None:
-            score = score + share_weight * s.shared
+        back = s.shared if s.shared is not None and share_weight else np.zeros(len(s.paths))
+        score = score + share_weight * back
         for rows, weight, made in ((s.chain, chain_weight, s.written), (s.parse, parse_weight, s.parsed)):
-            if rows is not None:  # a chain: chains.chain_gain per path; its walked paths only when it is made
-                score = score + chain_gains(rows, weight, chain_collapsed, chain_partial) * rows[:, 3]
+            if rows is not None:  # a chain: chains.chain_gain per path (all of it for a shared value taken there
+                # and back, as the agent adds); its walked paths only when it is made
+                shares = np.where(back > 0, 1.0, chain_collapsed)
+                score = score + chain_gains(rows, weight, shares, chain_partial) * rows[:, 3]
                 if not (weight and made):
                     score = np.where(rows[:, 4] > 0, -np.inf, score)
         right.setdefault(s.hops, []).append(bool(s.paths[int(np.argmax(score)), 4]))
@@ -273,7 +275,8 @@ def _chain_rows(keys: Sequence[Chain], sizes: Sequence[int], written: Chain | No
     return np.array(rows, dtype=np.float64).reshape(len(rows), 5)
 
 
-def chain_gains(rows: np.ndarray, weight: float, collapsed_share: float, partial_share: float) -> np.ndarray:
+def chain_gains(rows: np.ndarray, weight: float, collapsed_share: float | np.ndarray, partial_share: float
+                ) -> np.ndarray:
     """:func:`~kgagents.agent.kgqa.chains.chain_gain` for every row of :func:`_chain_rows` at once (the grid search
     scores each sample hundreds of times; a test checks the two agree)."""
     exact, same, shared = rows[:, 0], rows[:, 1], rows[:, 2]

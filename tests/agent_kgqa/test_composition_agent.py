@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import json
+
 import pytest
 
 from kgagents.agent.kgqa.settings import KGQASettings
@@ -15,9 +17,10 @@ from kgagents.agent.kgqa.store import stored_trace
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
-from kgagents.jobs.kgqa import prepare_kg, run_questions
+from kgagents.jobs.kgqa import ask, prepare_kg, run_questions
 from kgagents.loaders.qa import EntityRef, Question
 from kgagents.loaders.triples import load_triples
+from tests.scripted_chat import ScriptedChatModel
 
 KG = "family"
 TRIPLES = """Ada Quill|spouse|Bram Quill
@@ -84,3 +87,20 @@ def test_a_shared_value_is_a_relation_there_and_back(family: Graph) -> None:
     on = run_questions(family, KG, [q], plain, None).output.results[0]
     assert off.answer != "Gail Vane"
     assert on.answer == "Gail Vane" and on.path == "mother → mother (inverse)"
+
+
+def test_a_possessive_topic_is_linked_from_plain_words(family: Graph) -> None:
+    asked = ask(family, KG, "what is the place of birth of Ada Quill's husband's mother",
+                settings=KGQASettings(mode="no_llm", memory=False))
+    assert asked.linked and asked.linked[0]["name"] == "Ada Quill"  # "Quill's" names "Quill"
+    assert asked.result.answer == "Hull"
+
+
+def test_a_models_chain_naming_a_shared_relation_once_counts_there_and_back(family: Graph) -> None:
+    # SCRIPTED chat model: it writes "mother" once, as the local model does; the question asks for a shared value
+    q = _question("who has the same mother as Ada Quill", "Gail Vane")
+    checked = KGQASettings(mode="gated", memory=False, confident=0.0, chain_weight=1.0)
+    chat = ScriptedChatModel([json.dumps({"chain": ["mother"]})])
+    result = run_questions(family, KG, [q], checked, chat).output.results[0]
+    assert [c["purpose"] for c in chat.calls] == ["kgqa:chain"]
+    assert result.answer == "Gail Vane" and result.path == "mother → mother (inverse)"

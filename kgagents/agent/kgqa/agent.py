@@ -503,10 +503,10 @@ class ODAAgent(Agent[KGQASettings]):
         that, and one keeping part of them in order a share (:func:`~kgagents.agent.kgqa.chains.chain_gain`); where
         the observation reached none of the first two, the chain's paths are walked on their own first. Where the
         question asks for things sharing a value with its topic, a path taking a relation there and back gains
-        ``share_weight``. The paths are ranked again; returns them, the written chain and the parsed one (None: not
-        made, or unusable). The model is not asked without a model, with its weight 0, or where the memory ``voted``
-        and ``relation_with_memory`` is off; the parse and the shared-value cue are not used where the memory
-        voted."""
+        ``share_weight``, and all of a chain that collapses to it (a chain names a shared relation once). The paths
+        are ranked again; returns them, the written chain and the parsed one (None: not made, or unusable). The
+        model is not asked without a model, with its weight 0, or where the memory ``voted`` and
+        ``relation_with_memory`` is off; the parse and the shared-value cue are not used where the memory voted."""
         s = self.settings
         if not observed:
             return observed, None, None
@@ -527,9 +527,10 @@ class ODAAgent(Agent[KGQASettings]):
         for chain, _ in chains:
             observed = [*observed, *self.walk_chain(chain, state["topics"], query, observed)]
         for p in observed:
-            bonus = sum(chain_gain(undirected(p.key), c, weight=w, collapsed_share=s.chain_collapsed,
+            back = shared and there_and_back(p.key)  # a chain written once, taken there and back: what was asked
+            bonus = sum(chain_gain(undirected(p.key), c, weight=w, collapsed_share=1.0 if back else s.chain_collapsed,
                                    partial_share=s.chain_partial) for c, w in chains) if p.size > 0 else 0.0
-            bonus += s.share_weight if shared and p.size > 0 and there_and_back(p.key) else 0.0
+            bonus += s.share_weight if back and p.size > 0 else 0.0
             if bonus > 0:
                 p.score = round(p.score + bonus, 6)
         return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written, parsed

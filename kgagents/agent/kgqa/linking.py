@@ -25,7 +25,9 @@ from typing import Any
 
 from kgagents.graph.connection import Graph
 
-_WORD = re.compile(r"\w+(?:['’]\w+)*", re.UNICODE)
+#: a word, apostrophes inside kept ("O'Brien", "don't"); a possessive "'s" is not part of it, so "Ada Quill's
+#: husband" names "Ada Quill" (the "s" is a word of its own, in a question and in a name alike)
+_WORD = re.compile(r"\w+(?:['’](?!s\b)\w+)*", re.UNICODE)
 #: longest question span (words) looked up as a name
 MAX_SPAN = 10
 #: full-text hits asked for (over every KG), and candidates kept for this KG
