@@ -485,14 +485,16 @@ def test_the_models_chain_check_lifts_the_chain_it_writes(movies: Graph, fixture
     trace = stored_trace(movies, run.run_id, "q")
     assert trace is not None and trace["trace"]["chain"] == ["starred_actors", "starred_actors"]  # as written
     # a chain the observation did not reach (one path kept per level) is walked on its own
-    narrow = settings.model_copy(update={"top_n": 1, "min_expand": 1})
+    # ("together" asks for a shared value: that cue alone lifts the path there and back, so it is off here)
+    narrow = settings.model_copy(update={"top_n": 1, "min_expand": 1, "share_weight": 0.0})
     assert run_questions(movies, KG, [q], narrow.model_copy(update={"chain_weight": 0.0}),
                          ScriptedChatModel([])).output.results[0].path != r.path
     walked = run_questions(movies, KG, [q], narrow, ScriptedChatModel([json.dumps({"chain": costars})]))
     assert walked.output.results[0].path == r.path
     # an unusable reply (a step the KG lacks) leaves the observation's ranking; weight 0 asks nothing
-    odd = run_questions(movies, KG, [q], settings, ScriptedChatModel([json.dumps({"chain": ["acted with"]})]))
-    off = run_questions(movies, KG, [q], settings.model_copy(update={"chain_weight": 0.0}), ScriptedChatModel([]))
+    unshared = settings.model_copy(update={"share_weight": 0.0})
+    odd = run_questions(movies, KG, [q], unshared, ScriptedChatModel([json.dumps({"chain": ["acted with"]})]))
+    off = run_questions(movies, KG, [q], unshared.model_copy(update={"chain_weight": 0.0}), ScriptedChatModel([]))
     assert odd.output.results[0].path == off.output.results[0].path != r.path
 
 
