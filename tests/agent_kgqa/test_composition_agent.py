@@ -5,10 +5,9 @@ question about a shared value ("the same mother as X") is answered by a relation
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
-
-import json
 
 import pytest
 
