@@ -1125,16 +1125,19 @@ KGQA_PARSE_TRAIN = "kgqa/scorer/parse_train"
 
 @figure("kgqa-parse-train")
 def kgqa_parse_train(results: Path) -> str:
-    """The parsed chain (a question worded as nested noun phrases, no model): its weight as chosen on train
-    questions, and how many questions of each sample were read as a chain."""
+    """The question's wording read without a model (the parsed chain and its direction, the shared-value cue, the
+    naming check): the weights as chosen on train questions, each reading switched off in turn, and how many
+    questions of each sample were read as a chain."""
     r = load(results, KGQA_PARSE_TRAIN)
     read = "; ".join(f"{name} {n} / {r['chains_walked'][name]}" for name, n in r["chains_parsed"].items())
     return "\n".join([
         f"Chosen by `{r['command']}` ({_source(KGQA_PARSE_TRAIN)}; no model; rule: {r['rule']}; the settings' "
         f"default {'is' if r['default_is_chosen'] else 'is NOT'} the chosen weight). Per sample, questions read as "
         f"a chain / questions whose chain was walked because the observation missed it: {read}.", "",
-        *_train_table(r, "parsed chain", [(f"chosen: {r['chosen']['weights']}", r["chosen"]),
-                                          ("off: weight 0", r["before"])])])
+        *_train_table(r, "question wording", [
+            (f"chosen: {r['chosen']['weights']}", r["chosen"]),
+            *[(f"chosen, but {key} = {row['weights'][key]}", row) for key, row in r.get("ablation", {}).items()],
+            ("all off: weights and penalty 0", r["before"])])])
 
 
 @figure("kgqa-direct")

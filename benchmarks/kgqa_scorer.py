@@ -46,7 +46,14 @@ from kgagents.agent.kgqa.chains import (
     topics_bracketed,
     undirected,
 )
-from kgagents.agent.kgqa.composition import parsed_chain, shares_a_value, there_and_back
+from kgagents.agent.kgqa.composition import (
+    forwards,
+    named_relations,
+    parsed_chain,
+    shares_a_value,
+    there_and_back,
+    unnamed,
+)
 from kgagents.agent.kgqa.llm_steps import LLMSteps
 from kgagents.agent.kgqa.paths import ObservedPath, relation_names
 from kgagents.agent.kgqa.questions import given_topics, masked, presence
@@ -89,9 +96,16 @@ CHAIN_GRID: dict[str, tuple[Any, ...]] = {
     "chain_collapsed": (0.25, 0.5, 1.0),
     "chain_partial": (0.0, 0.25, 0.5, 0.75),
 }
-#: the parsed chain (no model), searched likewise with the chain shares at their defaults (weight 0: off)
+#: the question's wording read without a model, searched likewise with the chain shares at their defaults (weights
+#: and penalty 0: off): the parsed chain and its steps' direction, the shared-value cue, the naming check
 PARSE_GRID: dict[str, tuple[Any, ...]] = {"parse_weight": (0.0, 0.02, 0.05, 0.1, 0.2, 0.3),
-                                          "share_weight": (0.0, 0.02, 0.05, 0.1, 0.2)}
+                                          "parse_backward_share": (1.0, 0.5, 0.25),
+                                          "share_weight": (0.0, 0.02, 0.05, 0.1, 0.2),
+                                          "unnamed_penalty": (0.0, 0.02, 0.05, 0.1),
+                                          "unnamed_margin": (0.0, 0.03, 0.06)}
+#: each parse-check setting's value that switches its reading off (the margin only tunes the naming check)
+PARSE_OFF: dict[str, float] = {"parse_weight": 0.0, "parse_backward_share": 1.0, "share_weight": 0.0,
+                               "unnamed_penalty": 0.0}
 #: per check: its grid, the benchmark's title, the results file's stem
 CHECKS: dict[str, tuple[dict[str, tuple[Any, ...]], str, str]] = {
     "direct": (DIRECT_GRID, "KGQA direct check (the model's answer-distance prior)", "kgqa/scorer/direct_train"),
@@ -122,6 +136,9 @@ class _Scored:
     parsed: bool = False  # the question was read as a chain
     shared: np.ndarray | None = None  # per path row: the question asks for a shared value and the path goes there
     # and back (composition.shares_a_value, there_and_back)
+    forward: np.ndarray | None = None  # per path row: it takes every step forwards (composition.forwards)
+    #: per naming margin, per path row: its relations no word of the question names (composition.unnamed)
+    unnamed: dict[float, np.ndarray] = field(default_factory=dict)
 
 
 def _path_rows(agent: ODAAgent, e5: Embedder, e5_vectors: dict[str, np.ndarray], question: Any, text: str,
@@ -187,7 +204,8 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
          length_words: int | None, direct_weight: float = 0.0, direct_center: float = 0.0,
          relation_weight: float = 0.0, relation_center: float = 0.0, chain_weight: float = 0.0,
          chain_collapsed: float = 0.0, chain_partial: float = 0.0, parse_weight: float = 0.0,
-         share_weight: float = 0.0) -> dict[int, float]:
+         share_weight: float = 0.0, parse_backward_share: float = 1.0, unnamed_penalty: float = 0.0,
+         unnamed_margin: float = 0.0) -> dict[int, float]:
     """Hits@1 by hop count when each question answers with its best path under these weights (with the relation
     check: its best among the paths the check re-ranked, as the agent answers)."""
     right: dict[int, list[bool]] = {}
@@ -203,11 +221,16 @@ def hits(scored: Sequence[_Scored], e5_weight: float, length_penalty: float, typ
                 [relation_shift(odds, relation_weight, relation_center) for odds in s.relations])
         back = s.shared if s.shared is not None and share_weight else np.zeros(len(s.paths))
         score = score + share_weight * back
-        for rows, weight, made in ((s.chain, chain_weight, s.written), (s.parse, parse_weight, s.parsed)):
+        if unnamed_penalty and unnamed_margin in s.unnamed:
+            score = score - unnamed_penalty * s.unnamed[unnamed_margin]
+        backward = (np.where(s.forward > 0, 1.0, parse_backward_share) if s.forward is not None
+                    else np.ones(len(s.paths)))
+        for rows, weight, made, ways in ((s.chain, chain_weight, s.written, 1.0),
+                                         (s.parse, parse_weight, s.parsed, backward)):
             if rows is not None:  # a chain: chains.chain_gain per path (all of it for a shared value taken there
-                # and back, as the agent adds); its walked paths only when it is made
+                # and back, as the agent adds; the parse's backwards steps a share); its walked paths only when made
                 shares = np.where(back > 0, 1.0, chain_collapsed)
-                score = score + chain_gains(rows, weight, shares, chain_partial) * rows[:, 3]
+                score = score + chain_gains(rows, weight, shares, chain_partial) * rows[:, 3] * ways
                 if not (weight and made):
                     score = np.where(rows[:, 4] > 0, -np.inf, score)
         right.setdefault(s.hops, []).append(bool(s.paths[int(np.argmax(score)), 4]))
@@ -302,8 +325,10 @@ def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: di
         asked = [topics_bracketed(q.question, [names.get(t, t) for t in given_topics(q)]) for q in questions]
         written = map_on_slots(chat, lambda text: steps.chain(prompt, text), asked)
     parse = chat is None or defaults.parse_weight > 0
-    parsed = [parsed_chain(t, agent.observer.names.get(), agent.scorer.path_vectors, depth=defaults.depth)
+    relations = agent.observer.names.get()
+    parsed = [parsed_chain(t, relations, agent.scorer.word_vectors, depth=defaults.depth)
               if parse else None for t in texts]
+    margins = sorted({*PARSE_GRID["unnamed_margin"], defaults.unnamed_margin})
     e5 = second_encoder()
     e5_vectors: dict[str, np.ndarray] = {}  # path texts repeat across questions
     out = []
@@ -313,17 +338,22 @@ def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: di
         topics = given_topics(q)
         observed = agent.observer.observe(query, topics).paths
         by_model = agent.walk_chain(by, topics, query, observed) if by else []
-        by_parse = agent.walk_chain(read.chain, topics, query, [*observed, *by_model]) if read else []
+        by_parse = agent.walk_chain(read.chain, topics, query, [*observed, *by_model],
+                                    forward=defaults.parse_backward_share < 1) if read else []
         every = [*observed, *by_model, *by_parse]
         keys, sizes = [undirected(p.key) for p in every], [p.size for p in every]
         before = len(observed) + len(by_model)
+        named = {m: named_relations(text, relations, agent.scorer.word_vectors, margin=m) for m in margins}
         out.append(_Scored(
             q.hops or 0, len(text.split()), _path_rows(agent, e5, e5_vectors, q, text, query, every),
             chain=_chain_rows(keys, sizes, by, [len(observed) <= i < before for i in range(len(every))])
             if chat is not None else None, written=by is not None,
             parse=_chain_rows(keys, sizes, read.chain if read else None, [i >= before for i in range(len(every))])
             if parse else None, parsed=read is not None,
-            shared=np.array([float(cue and p.size > 0 and there_and_back(p.key)) for p in every]) if parse else None))
+            shared=np.array([float(cue and p.size > 0 and there_and_back(p.key)) for p in every]) if parse else None,
+            forward=np.array([float(forwards(p.key)) for p in every]),
+            unnamed={m: np.array([float(unnamed(p.key, n)) for p in every]) for m, n in named.items()
+                     if n is not None}))
     return out
 
 
@@ -339,8 +369,8 @@ def search_model(graph: Graph, chat: ChatModel | None, check: str, out: Path | N
     scorer = {k: getattr(defaults, k) for k in GRID}
     samples = {_sample_name(n, k, s): _observe(graph, n, k, s, scorer, chat, check) for n, k, s in (*TUNE, *CHECK)}
     fixed = ({**scorer, "chain_collapsed": defaults.chain_collapsed, "chain_partial": defaults.chain_partial}
-             if check == "parse" else {**scorer, "parse_weight": defaults.parse_weight,
-                                       "share_weight": defaults.share_weight} if check == "chain" else scorer)
+             if check == "parse" else {**scorer, **{k: getattr(defaults, k) for k in PARSE_GRID}}
+             if check == "chain" else scorer)
     rows = _grid_rows(samples, grid, fixed)
     rows.sort(key=lambda r: (-float(r["objective"]), r["weights"][weight]))  # ties: the smaller weight
     chosen = rows[0]
@@ -355,7 +385,10 @@ def search_model(graph: Graph, chat: ChatModel | None, check: str, out: Path | N
               "chains_walked": {name: sum(bool(rows is not None and rows[:, 4].any())
                                           for s in scored for rows in [s.chain if check == "chain" else s.parse])
                                 for name, scored in samples.items()},
-              **({"parse_weight": defaults.parse_weight} if check == "chain" else {})})
+              **({k: getattr(defaults, k) for k in PARSE_GRID} if check == "chain" else {})})
+    # each reading switched off in turn, the others as chosen (the parse check: what each earns)
+    ablation = {key: next(r for r in rows if r["weights"] == {**chosen["weights"], key: off})
+                for key, off in PARSE_OFF.items() if check == "parse" and chosen["weights"][key] != off}
     result: dict[str, Any] = {
         "benchmark": f"{title}, chosen on train questions only",
         "rule": "best mean over the tuning samples of Hits@1 averaged over hop counts (ties: the smaller weight); "
@@ -363,10 +396,11 @@ def search_model(graph: Graph, chat: ChatModel | None, check: str, out: Path | N
         "model": chat.model_name if chat is not None else None, "check": check,
         "grid": {k: list(v) for k, v in grid.items()}, **_samples_record(samples), "observed_with": scorer, **asked,
         "chosen": chosen, "before": next(r for r in rows if all(v == 0 for k, v in r["weights"].items()
-                                                                 if k.endswith("_weight"))),
+                                                                 if k.endswith(("_weight", "_penalty")))),
         **({"settings": " ".join(f"--set {k}={v}" for k, v in chosen["weights"].items())} if chat is not None else
            {"settings_default": {k: getattr(defaults, k) for k in grid},
             "default_is_chosen": all(getattr(defaults, k) == v for k, v in chosen["weights"].items())}),
+        **({"ablation": ablation} if ablation else {}),
         "top": rows[:15], "wall_seconds": round(time.perf_counter() - started, 1), "load_average_before": load_before,
     }
     if out is not None:

@@ -9,11 +9,14 @@ import numpy as np
 
 from kgagents.agent.kgqa.composition import (
     Pieces,
+    forwards,
+    named_relations,
     parsed_chain,
     pieces,
     segmentations,
     shares_a_value,
     there_and_back,
+    unnamed,
 )
 
 
@@ -70,3 +73,34 @@ def test_a_question_about_a_shared_value_asks_for_a_relation_there_and_back() ->
     assert there_and_back(("directed_by", "directed_by^-1")) and there_and_back(("a^-1", "b", "b^-1"))
     assert not there_and_back(("directed_by", "directed_by")) and not there_and_back(("a^-1", "b"))
     assert not there_and_back(("a",))
+
+
+def test_the_question_names_the_relations_its_words_come_closest_to() -> None:
+    relations = {"written_by": "wrote written", "starred_actors": "starred actors", "directed_by": "directed"}
+    vectors = _bag_of_words(["written", "wrote", "starred", "actors", "directed"])
+    named = named_relations("who wrote X?", relations, vectors, margin=0.0)
+    assert named == {"written_by"}
+    # a path whose extra relation no word names is the one that loses
+    assert unnamed(("written_by",), named) == 0
+    assert unnamed(("written_by", "starred_actors^-1"), named) == 1
+    assert unnamed(("written_by", "written_by^-1"), named) == 0  # one relation, there and back
+    # the topic is not a word of the question, nor its possessive; a question of function words only names nothing
+    assert named_relations("X's", relations, vectors, margin=0.0) is None
+    assert named_relations("who is X", relations, vectors, margin=0.0) is None
+    assert named_relations("who wrote X", {}, vectors, margin=0.0) is None
+
+
+def test_a_wide_margin_names_more_relations() -> None:
+    relations = {"a": "alpha", "b": "beta"}
+
+    def vectors(texts: Sequence[str]) -> np.ndarray:  # "word" is 0.8 from alpha and 0.6 from beta
+        table = {"alpha": [1.0, 0.0], "beta": [0.0, 1.0], "word": [0.8, 0.6]}
+        return np.array([table.get(t, [0.0, 0.0]) for t in texts])
+
+    assert named_relations("word", relations, vectors, margin=0.0) == {"a"}
+    assert named_relations("word", relations, vectors, margin=0.25) == {"a", "b"}
+
+
+def test_a_path_goes_forwards_when_every_step_does() -> None:
+    assert forwards(("spouse", "parents"))
+    assert not forwards(("spouse", "parents^-1"))

@@ -89,6 +89,24 @@ def test_the_parsed_chain_is_weighed_apart_from_the_models() -> None:
     assert hits([unread], 0.0, 0.0, 0.0, None, parse_weight=0.1) == {2: 0.0}
 
 
+def test_a_parsed_step_taken_backwards_gains_its_share_and_an_unnamed_relation_costs() -> None:
+    # LONG's right path (the second) is walked for the parse but takes a step backwards: at a quarter share its gain
+    # no longer beats the first path's lead
+    parse = np.array([[0, 0, 0.0, 1, 0], [1, 1, 1.0, 1, 0]], dtype=np.float64)
+    read = _Scored(LONG.hops, LONG.words, LONG.paths[:, :], parse=parse, parsed=True,
+                   forward=np.array([1.0, 0.0]))
+    lead = _Scored(LONG.hops, LONG.words, LONG.paths[:, :] + np.array([[0.15, 0, 0, 0, 0], [0, 0, 0, 0, 0]]),
+                   parse=parse, parsed=True, forward=np.array([1.0, 0.0]))
+    assert hits([read, lead], 0.0, 0.0, 0.0, None, parse_weight=0.2) == {2: 100.0}
+    assert hits([read, lead], 0.0, 0.0, 0.0, None, parse_weight=0.2, parse_backward_share=0.25) == {2: 50.0}
+    # SHORT answers with its longer path on MiniLM alone; that path's extra relation is unnamed at margin 0 only
+    named = _Scored(SHORT.hops, SHORT.words, SHORT.paths, unnamed={0.0: np.array([0.0, 1.0]),
+                                                                   0.03: np.array([0.0, 0.0])})
+    assert hits([named], 0.0, 0.0, 0.0, None) == {1: 0.0}
+    assert hits([named], 0.0, 0.0, 0.0, None, unnamed_penalty=0.1) == {1: 100.0}
+    assert hits([named], 0.0, 0.0, 0.0, None, unnamed_penalty=0.1, unnamed_margin=0.03) == {1: 0.0}
+
+
 @pytest.mark.parametrize("written", [("directed_by",), ("starred_actors", "starred_actors"),
                                      ("directed_by", "starred_actors", "release_year")])
 def test_the_grid_search_gains_are_the_agents_chain_gains(written: tuple[str, ...]) -> None:

@@ -57,13 +57,21 @@ from kgagents.agent.kgqa.chains import (
     topics_bracketed,
     undirected,
 )
-from kgagents.agent.kgqa.composition import ParsedChain, parsed_chain, shares_a_value, there_and_back
+from kgagents.agent.kgqa.composition import (
+    ParsedChain,
+    forwards,
+    named_relations,
+    parsed_chain,
+    shares_a_value,
+    there_and_back,
+    unnamed,
+)
 from kgagents.agent.kgqa.gate import stored_gate
 from kgagents.agent.kgqa.linking import EntityLinker
 from kgagents.agent.kgqa.llm_steps import Action, LLMSteps
 from kgagents.agent.kgqa.observation import Observation, PathObserver, follow
 from kgagents.agent.kgqa.pathmemory import PathMemory, Prior
-from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths, relation_names
+from kgagents.agent.kgqa.paths import ObservedPath, PathKey, paths, relation_names, step
 from kgagents.agent.kgqa.pathtexts import PathTextStore
 from kgagents.agent.kgqa.prompts import ANSWER, GET_NEIGHBOR, GET_PATH
 from kgagents.agent.kgqa.questions import bracketed, given_topics, masked, plain, presence
@@ -503,10 +511,13 @@ class ODAAgent(Agent[KGQASettings]):
         that, and one keeping part of them in order a share (:func:`~kgagents.agent.kgqa.chains.chain_gain`); where
         the observation reached none of the first two, the chain's paths are walked on their own first. Where the
         question asks for things sharing a value with its topic, a path taking a relation there and back gains
-        ``share_weight``, and all of a chain that collapses to it (a chain names a shared relation once). The paths
-        are ranked again; returns them, the written chain and the parsed one (None: not made, or unusable). The
-        model is not asked without a model, with its weight 0, or where the memory ``voted`` and
-        ``relation_with_memory`` is off; the parse and the shared-value cue are not used where the memory voted."""
+        ``share_weight``, and all of a chain that collapses to it (a chain names a shared relation once). A path
+        taking a parsed step backwards gains ``parse_backward_share`` of the parse's weight, and a path loses
+        ``unnamed_penalty`` per relation no word of the question names (:func:`~kgagents.agent.kgqa.composition.
+        named_relations`). The paths are ranked again; returns them, the written chain and the parsed one (None:
+        not made, or unusable). The model is not asked without a model, with its weight 0, or where the memory
+        ``voted`` and ``relation_with_memory`` is off; the parse, the shared-value cue and the naming check are not
+        used where the memory voted."""
         s = self.settings
         if not observed:
             return observed, None, None
@@ -516,38 +527,50 @@ class ODAAgent(Agent[KGQASettings]):
             question = topics_bracketed(state["question"], [labels.get(t, t) for t in state["topics"]])
             written = self.llm.chain(self._chain_prompt(), question)
         if s.parse_weight > 0 and not voted:
-            parsed = parsed_chain(state["masked"], self.observer.names.get(), self.scorer.path_vectors,
+            parsed = parsed_chain(state["masked"], self.observer.names.get(), self.scorer.word_vectors,
                                   depth=s.depth)
-        chains = [(c, w) for c, w in ((written, s.chain_weight), (parsed.chain if parsed else None, s.parse_weight))
-                  if c]
+        chains = [(c, w, read) for c, w, read in ((written, s.chain_weight, False),
+                                                   (parsed.chain if parsed else None, s.parse_weight, True)) if c]
         shared = s.share_weight > 0 and not voted and shares_a_value(state["masked"])
-        if not chains and not shared:
+        named = named_relations(state["masked"], self.observer.names.get(), self.scorer.word_vectors,
+                                margin=s.unnamed_margin) if s.unnamed_penalty > 0 and not voted else None
+        if not chains and not shared and named is None:
             return observed, written, parsed
         query = self._query(state)
-        for chain, _ in chains:
-            observed = [*observed, *self.walk_chain(chain, state["topics"], query, observed)]
+        for chain, _, read in chains:
+            observed = [*observed, *self.walk_chain(chain, state["topics"], query, observed,
+                                                    forward=read and s.parse_backward_share < 1)]
         for p in observed:
             back = shared and there_and_back(p.key)  # a chain written once, taken there and back: what was asked
+            weights = [(c, w * (s.parse_backward_share if read and not forwards(p.key) else 1.0))
+                       for c, w, read in chains]
             bonus = sum(chain_gain(undirected(p.key), c, weight=w, collapsed_share=1.0 if back else s.chain_collapsed,
-                                   partial_share=s.chain_partial) for c, w in chains) if p.size > 0 else 0.0
+                                   partial_share=s.chain_partial) for c, w in weights) if p.size > 0 else 0.0
             bonus += s.share_weight if back and p.size > 0 else 0.0
-            if bonus > 0:
+            bonus -= s.unnamed_penalty * unnamed(p.key, named) if named is not None else 0.0
+            if bonus:
                 p.score = round(p.score + bonus, 6)
         return sorted(observed, key=lambda p: (-p.score, p.length, p.path)), written, parsed
 
-    def walk_chain(self, chain: Chain, topics: Sequence[str], query: Query, observed: Sequence[ObservedPath]
-                   ) -> list[ObservedPath]:
+    def walk_chain(self, chain: Chain, topics: Sequence[str], query: Query, observed: Sequence[ObservedPath],
+                   *, forward: bool = False) -> list[ObservedPath]:
         """The paths ``chain`` stands for (its relations, or them with one taken there and back), walked on their
-        own from ``topics`` when ``observed`` holds none of them; scored as the observation scores a path the memory
-        did not vote for."""
+        own from ``topics`` when ``observed`` holds none of them; ``forward``: the chain taken forwards too, when
+        ``observed`` holds it only with a step backwards (a symmetric relation reaches the same things both ways;
+        the parse prefers the forward path). Scored as the observation scores a path the memory did not vote
+        for."""
         def taken(p: ObservedPath) -> bool:
             return p.size > 0 and collapsed(undirected(p.key)) == collapsed(chain)
 
-        if any(taken(p) for p in observed):
-            return []
-        ways = [way for c in expansions(chain, self.settings.depth) for way in directions(c)]
-        found = [p for p in self.observer.observe(query, topics, dict.fromkeys(ways, 1.0 / len(ways))).paths
-                 if taken(p)]
+        found: list[ObservedPath] = []
+        if not any(taken(p) for p in observed):
+            ways = [way for c in expansions(chain, self.settings.depth) for way in directions(c)]
+            found = [p for p in self.observer.observe(query, topics, dict.fromkeys(ways, 1.0 / len(ways))).paths
+                     if taken(p)]
+        ahead = tuple(step(r, True) for r in chain)
+        if forward and not any(p.key == ahead and p.size > 0 for p in [*observed, *found]):
+            found += [p for p in self.observer.observe(query, topics, {ahead: 1.0}).paths
+                      if p.key == ahead and p.size > 0]
         for p in found:
             p.prior = 0.0
             p.score = round(self.scorer.score(p.similarity, p.length, p.type_score, 0.0, query.words, query.direct),

@@ -89,6 +89,7 @@ class PathScorer:
         self._second = second
         self._vectors: dict[str, np.ndarray] = {}
         self._paths: dict[str, np.ndarray] = {}
+        self._words: dict[str, np.ndarray] = {}  # question words and phrases (word_vectors)
         self._fresh: dict[str, np.ndarray] = {}  # path vectors computed since the last take_fresh()
         self._lock = threading.Lock()
         self._second_lock = threading.Lock()  # one engine call at a time
@@ -100,22 +101,30 @@ class PathScorer:
     def path_vectors(self, texts: Sequence[str]) -> np.ndarray:
         """``texts`` in path space: the KG embedder's vector scaled by √(1 − e5_weight) next to e5's scaled by
         √e5_weight, so that a dot product of two of them is the weighted average of the two cosines (the KG
-        embedder's vector alone when e5_weight is 0)."""
-        weight = self.settings.e5_weight
-
+        embedder's vector alone when e5_weight is 0). Computed ones are kept to be stored (:meth:`take_fresh`)."""
         def embed(missing: Sequence[str]) -> np.ndarray:
-            if weight <= 0:
-                found = self.vectors(missing)
-            else:
-                with self._second_lock:
-                    second = self._encoder().embed(missing)
-                found = np.hstack([math.sqrt(1.0 - weight) * self.vectors(missing), math.sqrt(weight) * second])
+            found = self._in_path_space(missing)
             with self._lock:
                 self._fresh.update(zip(missing, found, strict=True))
             return found
 
-        dims = self.embedder.dimensions + (self._encoder().dimensions if weight > 0 else 0)
-        return self._cached(self._paths, texts, embed, dims)
+        return self._cached(self._paths, texts, embed, self._path_dims())
+
+    def word_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """A question's words and phrases in path space (as :meth:`path_vectors`), cached apart and never stored
+        with the KG's path texts."""
+        return self._cached(self._words, texts, self._in_path_space, self._path_dims())
+
+    def _in_path_space(self, texts: Sequence[str]) -> np.ndarray:
+        weight = self.settings.e5_weight
+        if weight <= 0:
+            return self.vectors(texts)
+        with self._second_lock:
+            second = self._encoder().embed(texts)
+        return np.hstack([math.sqrt(1.0 - weight) * self.vectors(texts), math.sqrt(weight) * second])
+
+    def _path_dims(self) -> int:
+        return self.embedder.dimensions + (self._encoder().dimensions if self.settings.e5_weight > 0 else 0)
 
     @property
     def space(self) -> str:

@@ -144,6 +144,16 @@ class KGQASettings(AgentSettings):
         0.05, ge=0.0, description="no model needed: where a question asks for things that share a value with its "
         "topic (\"the same director as X\", \"co-starred with X\"; kgqa/composition.py), observed paths that take a "
         "relation there and back gain share_weight. Not where the path memory voted. 0: off")
+    parse_backward_share: float = Field(
+        0.25, ge=0.0, le=1.0, description="share of parse_weight a path gains when it takes a step of the parsed chain "
+        "backwards: \"the R of Y\" reads as R from Y (1: direction not read)")
+    unnamed_penalty: float = Field(
+        0.05, ge=0.0, description="no model needed: score a path loses per relation it takes that no word of the "
+        "question names (kgqa/composition.py: each word and word pair names the relation whose label is closest, "
+        "and any within unnamed_margin); a longer path otherwise wins by the words its extra relation adds. Not "
+        "where the path memory voted. 0: off")
+    unnamed_margin: float = Field(0.03, ge=0.0, description="a word names every relation whose label is within "
+                                  "this cosine of the closest one (see unnamed_penalty)")
     chain_shots: int = Field(24, ge=0, description="one-relation path types (most frequent first) the chain "
                              "prompt shows an example question for (see chain_weight)")
     chain_longer: int = Field(12, ge=0, description="longer path types the chain prompt shows an example question "
@@ -202,7 +212,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "observation": ("depth", "top_n", "top_percent", "min_expand", "max_frontier", "expand_budget", "ends_kept",
                     "type_sample"),
     "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight", "parse_weight",
-                "share_weight"),
+                "parse_backward_share", "share_weight", "unnamed_penalty", "unnamed_margin"),
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
                     "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
     "model_checks": ("direct_weight", "direct_center", "relation_weight", "relation_center", "relation_paths",
@@ -223,6 +233,9 @@ CHOSEN_BY: dict[str, str] = {
     "type_weight": "kgqa/scorer/train.json",
     "parse_weight": "kgqa/scorer/parse_train.json",
     "share_weight": "kgqa/scorer/parse_train.json",
+    "parse_backward_share": "kgqa/scorer/parse_train.json",
+    "unnamed_penalty": "kgqa/scorer/parse_train.json",
+    "unnamed_margin": "kgqa/scorer/parse_train.json",
 }
 
 
