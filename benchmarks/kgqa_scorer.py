@@ -343,7 +343,7 @@ def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: di
         every = [*observed, *by_model, *by_parse]
         keys, sizes = [undirected(p.key) for p in every], [p.size for p in every]
         before = len(observed) + len(by_model)
-        named = {m: named_relations(text, relations, agent.scorer.word_vectors, margin=m) for m in margins}
+        named = {m: named_relations(text, relations, agent.scorer.vectors, margin=m) for m in margins}
         out.append(_Scored(
             q.hops or 0, len(text.split()), _path_rows(agent, e5, e5_vectors, q, text, query, every),
             chain=_chain_rows(keys, sizes, by, [len(observed) <= i < before for i in range(len(every))])

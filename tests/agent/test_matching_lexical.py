@@ -19,6 +19,7 @@ from kgagents.agent.matching.lexical import (
     learn_substitutions,
     lexical_keys,
     lexical_matches,
+    narrowed,
     one_to_one,
     one_typo,
     shorter_name,
@@ -108,6 +109,20 @@ def test_containment_pairs_differ_by_at_most_one_word_and_are_unique_on_both_sid
     found = {(m.source, m.target) for m in containment_matches(sources, targets)}
     # chair has two candidates (ambiguous), email's only candidate is another kind, "applicant" lacks two words
     assert found == {("s:author", "t:author"), ("s:vomer", "t:vomer")}
+
+
+def test_the_structural_tie_break_keeps_the_supported_candidate_and_only_where_one_is() -> None:
+    lip = [LexicalEntity("m:lip", "Class", ["upper lip"])]
+    targets = [LexicalEntity("h:ext", "Class", ["External Upper Lip"]),
+               LexicalEntity("h:muc", "Class", ["Mucosa of the Upper Lip"])]
+    assert containment_matches(lip, targets) == []  # two candidates: refused
+    one = containment_matches(lip, targets, lambda found: narrowed(found, lambda s, t: t == "h:ext"))
+    assert [(m.source, m.target) for m in one] == [("m:lip", "h:ext")]
+    # both supported, or neither: still refused
+    assert containment_matches(lip, targets, lambda found: narrowed(found, lambda s, t: True)) == []
+    assert containment_matches(lip, targets, lambda found: narrowed(found, lambda s, t: False)) == []
+    # the target side: two sources claim one target, the supported one keeps it
+    assert narrowed({"a": {"t"}, "b": {"t"}}, lambda s, t: s == "b") == {"a": set(), "b": {"t"}}
 
 
 def test_substitutions_are_learned_from_matched_pairs_and_from_an_entitys_own_names() -> None:

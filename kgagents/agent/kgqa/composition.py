@@ -156,28 +156,33 @@ def shares_a_value(masked_question: str) -> bool:
     return any(w in SHARING or w.startswith("co-") for w in words)
 
 
-def named_relations(masked_question: str, relations: Mapping[str, str],
-                    vectors: Callable[[Sequence[str]], np.ndarray], *, margin: float,
-                    placeholder: str = PLACEHOLDER) -> frozenset[str] | None:
-    """The relations the question's words name (None: no word to read, or no relation label): for each word that
-    is not a closed-class word and each pair of adjacent words (not both closed-class), the relation whose label is
-    closest, and any within ``margin`` of it.
-
-    Why: the path scorer compares the question with a path's text as one sentence vector, and a longer path wins by
-    the words its extra relation adds ("who wrote the film X" meets "written by → starred actors (inverse)" better
-    than "written by"); a relation no word of the question comes closest to is rarely asked about."""
-    if not relations:
-        return None
+def question_windows(masked_question: str, placeholder: str = PLACEHOLDER) -> list[str]:
+    """The words and adjacent word pairs the naming check reads (:func:`named_relations`): each word that is not a
+    closed-class word, each pair not of two closed-class words; the topic and its possessive are not words."""
     topic = placeholder.lower()
     tokens = [topic if w.split("'")[0] == topic else w  # "X's": the topic
               for w in re.findall(r"[a-z][a-z'-]*", masked_question.lower().replace("\u2019", "'"))]
     windows = [w for w in tokens if w not in FUNCTION_WORDS and w != topic]
     windows += [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)
                 if topic not in (a, b) and not (a in FUNCTION_WORDS and b in FUNCTION_WORDS)]
-    if not windows:
+    return list(dict.fromkeys(windows))
+
+
+def named_relations(masked_question: str, relations: Mapping[str, str],
+                    vectors: Callable[[Sequence[str]], np.ndarray], *, margin: float,
+                    placeholder: str = PLACEHOLDER) -> frozenset[str] | None:
+    """The relations the question's words name (None: no word to read, or no relation label): for each of its
+    :func:`question_windows`, the relation whose label is closest (cosine by ``vectors``), and any within ``margin``
+    of it.
+
+    Why: the path scorer compares the question with a path's text as one sentence vector, and a longer path wins by
+    the words its extra relation adds ("who wrote the film X" meets "written by → starred actors (inverse)" better
+    than "written by"); a relation no word of the question comes closest to is rarely asked about."""
+    windows = question_windows(masked_question, placeholder)
+    if not relations or not windows:
         return None
     types = sorted(relations)
-    similarity = vectors(list(dict.fromkeys(windows))) @ vectors([readable(relations[t]) for t in types]).T
+    similarity = vectors(windows) @ vectors([readable(relations[t]) for t in types]).T
     close = similarity >= similarity.max(axis=1, keepdims=True) - margin
     return frozenset(types[j] for j in np.flatnonzero(close.any(axis=0)))
 

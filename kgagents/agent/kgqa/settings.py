@@ -152,7 +152,7 @@ class KGQASettings(AgentSettings):
         "question names (kgqa/composition.py: each word and word pair names the relation whose label is closest, "
         "and any within unnamed_margin); a longer path otherwise wins by the words its extra relation adds. Not "
         "where the path memory voted. 0: off")
-    unnamed_margin: float = Field(0.03, ge=0.0, description="a word names every relation whose label is within "
+    unnamed_margin: float = Field(0.0, ge=0.0, description="a word names every relation whose label is within "
                                   "this cosine of the closest one (see unnamed_penalty)")
     chain_shots: int = Field(24, ge=0, description="one-relation path types (most frequent first) the chain "
                              "prompt shows an example question for (see chain_weight)")

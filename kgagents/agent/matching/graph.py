@@ -25,6 +25,7 @@ one is given. :meth:`MatchingAgent.build` gives the uncompiled graph to embed in
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -45,12 +46,14 @@ from kgagents.agent.matching.lexical import (
     Contrasts,
     LexicalEntity,
     LexicalMatch,
+    Narrow,
     acronym_matches,
     containment_matches,
     contrast_conflict,
     every_best,
     learn_substitutions,
     lexical_tiers,
+    narrowed,
     one_to_one,
     shorter_name,
     substitution_matches,
@@ -452,19 +455,23 @@ class MatchingAgent(Agent[MatchSettings]):
         added = self._structural(state, matched, verdicts) if settings.structural else []
         if settings.variants:
             sources, targets = self._unmatched(state, matched)
-            added += self._lexical_rule(state, variant_matches(sources, targets), matched, verdicts,
+            added += self._lexical_rule(state, variant_matches(sources, targets, self._narrow(matched)), matched,
+                                        verdicts,
                                         "lexical:variant", "label/synonym words equal up to spelling variants")
         if settings.typos:
             sources, targets = self._unmatched(state, matched)
-            added += self._lexical_rule(state, typo_matches(sources, targets), matched, verdicts,
+            added += self._lexical_rule(state, typo_matches(sources, targets, self._narrow(matched)), matched,
+                                        verdicts,
                                         "lexical:typo", "label/synonym words equal but for one typo")
         if settings.acronyms:
             sources, targets = self._unmatched(state, matched)
-            added += self._lexical_rule(state, acronym_matches(sources, targets), matched, verdicts,
+            added += self._lexical_rule(state, acronym_matches(sources, targets, self._narrow(matched)), matched,
+                                        verdicts,
                                         "lexical:acronym", "an acronym on one side spelled out on the other")
         if settings.synonyms:
             sources, targets = self._unmatched(state, matched)
-            added += self._lexical_rule(state, synonym_matches(sources, targets), matched, verdicts,
+            added += self._lexical_rule(state, synonym_matches(sources, targets, narrow=self._narrow(matched)),
+                                        matched, verdicts,
                                         "lexical:synonym", "general-English synonyms (WordNet first senses)")
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
@@ -554,7 +561,7 @@ class MatchingAgent(Agent[MatchSettings]):
         names = [e.lexical() for side in (source, target) for e in side.values()]
         rules = learn_substitutions(anchors, names, self.settings.substitution_min_support)
         sources, targets = self._unmatched(state, matched)
-        found = substitution_matches(sources, targets, rules)
+        found = substitution_matches(sources, targets, rules, self._narrow(matched))
         return self._lexical_rule(state, found, matched, verdicts, "lexical:substituted",
                                   "label/synonym words equal after one learned word substitution")
 
@@ -565,13 +572,36 @@ class MatchingAgent(Agent[MatchSettings]):
         the entity with fewer words has subclasses (a general concept: the other is likely one of its kinds). The
         validator decides when there is one."""
         sources, targets = self._unmatched(state, matched)
-        found = containment_matches(sources, targets)
+        found = containment_matches(sources, targets, self._narrow(matched))
         if self.settings.containment_no_subclasses and hierarchies is not None:
             lexical = {e.uri: e for e in (*sources, *targets)}
             found = [m for m in found
                      if not _general_with_subclasses(lexical[m.source], lexical[m.target], *hierarchies)]
         return self._lexical_rule(state, found, matched, verdicts, "lexical:contained",
                                   "label/synonym words equal but for one")
+
+    def _narrow(self, matched: set[tuple[str, str]]) -> Narrow | None:
+        """The lexical rules' structural tie-break (``lexical_tiebreak``): of an entity's several candidates, the
+        ones with a matched neighbour pair (:func:`~kgagents.agent.matching.lexical.narrowed`); ``matched`` as it
+        stands when the rule runs."""
+        if not self.settings.lexical_tiebreak:
+            return None
+
+        def narrow(found: dict[str, set[str]]) -> dict[str, set[str]]:
+            claims: dict[str, int] = defaultdict(int)
+            for targets in found.values():
+                for t in targets:
+                    claims[t] += 1
+            tied = {s for s, ts in found.items() if len(ts) > 1 or any(claims[t] > 1 for t in ts)}
+            uris = tied | {t for s in tied for t in found[s]}
+            if not uris:
+                return found
+            neighbours = self._neighbours(uris)
+
+            def supported(s: str, t: str) -> bool:
+                return any((x, y) in matched for x in neighbours.get(s, ()) for y in neighbours.get(t, ()))
+            return narrowed(found, supported)
+        return narrow
 
     def _lexical_rule(self, state: MatchState, found: list[LexicalMatch], matched: set[tuple[str, str]],
                       verdicts: dict[str, list[Any]], channel: str, why_matched: str) -> list[dict[str, Any]]:

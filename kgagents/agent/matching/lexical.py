@@ -140,7 +140,8 @@ def _bags(entity: LexicalEntity) -> set[frozenset[str]]:
     return {frozenset(key.split()) for text in (*entity.labels, *entity.synonyms) if (key := key_of(text, "bag"))}
 
 
-def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
+                        narrow: Narrow | None = None) -> list[LexicalMatch]:
     """Pairs whose label/synonym word bags are equal or differ by one extra word on one side ("Regular author" /
     "Author", "vomer bone" / "Vomer"), kept only where the pair is the only such pair of both entities (1:1).
     Meant for entities nothing else matched: a modifier often names the same concept in one ontology's usage."""
@@ -157,7 +158,7 @@ def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lexi
             found[e.uri] |= whole.get((e.kind, bag), set()) | less_one.get((e.kind, bag), set())
             for word in bag if len(bag) > 1 else ():
                 found[e.uri] |= whole.get((e.kind, bag - {word}), set())
-    return _unique_both_ways(found, "contained")
+    return _unique_both_ways(found, "contained", narrow)
 
 
 def shorter_name(a: LexicalEntity, b: LexicalEntity) -> str | None:
@@ -244,7 +245,7 @@ def learn_substitutions(matched: Iterable[tuple[LexicalEntity, LexicalEntity]],
 
 
 def substitution_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
-                         rules: dict[str, set[str]]) -> list[LexicalMatch]:
+                         rules: dict[str, set[str]], narrow: Narrow | None = None) -> list[LexicalMatch]:
     """Pairs whose word bags become equal when one source word is replaced by a learned substitute (see
     :func:`learn_substitutions`: lexical propagation from the matches to the words), 1:1 as in
     :func:`containment_matches`. Meant for entities nothing else matched."""
@@ -255,7 +256,7 @@ def substitution_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lex
             for word in bag:
                 for substitute in rules.get(word, ()):
                     found[e.uri] |= index.get((e.kind, (bag - {word}) | {substitute}), set())
-    return _unique_both_ways(found, "substituted")
+    return _unique_both_ways(found, "substituted", narrow)
 
 
 def _bag_index(entities: Iterable[LexicalEntity], bags: Callable[[LexicalEntity], set[frozenset[str]]]) -> dict[
@@ -268,8 +269,33 @@ def _bag_index(entities: Iterable[LexicalEntity], bags: Callable[[LexicalEntity]
     return index
 
 
-def _unique_both_ways(found: dict[str, set[str]], key: str) -> list[LexicalMatch]:
-    """The (source, target) pairs where each is the other's only candidate."""
+def narrowed(found: dict[str, set[str]], supported: Callable[[str, str], bool]) -> dict[str, set[str]]:
+    """``found`` (source → its candidate targets) where an entity with several candidates keeps only those
+    ``supported`` accepts — all of them when it accepts none —, on the source side and then on the target side.
+
+    Why: a lexical rule refuses a name that fits two entities ("upper lip": "External upper lip" and "Mucosa of the
+    upper lip"); the structure often tells which one is meant (the candidate whose neighbour is matched to the
+    source's neighbour), and a rule that stays 1:1 after the narrowing stays as precise."""
+    out = {s: ({t for t in ts if supported(s, t)} or set(ts)) if len(ts) > 1 else set(ts) for s, ts in found.items()}
+    claims: dict[str, set[str]] = defaultdict(set)
+    for source, targets in out.items():
+        for target in targets:
+            claims[target].add(source)
+    for target, sources in claims.items():
+        keep = {s for s in sources if supported(s, target)} if len(sources) > 1 else sources
+        for source in sources - keep if keep else ():
+            out[source].discard(target)
+    return out
+
+
+#: a lexical rule's tie-break: its candidates (source → targets) narrowed (see :func:`narrowed`)
+Narrow = Callable[[dict[str, set[str]]], dict[str, set[str]]]
+
+
+def _unique_both_ways(found: dict[str, set[str]], key: str, narrow: Narrow | None = None) -> list[LexicalMatch]:
+    """The (source, target) pairs where each is the other's only candidate (after ``narrow``, when given)."""
+    if narrow is not None:
+        found = narrow(found)
     claims: dict[str, int] = defaultdict(int)
     for uris in found.values():
         for uri in uris:
@@ -296,7 +322,8 @@ def _variant_bags(entity: LexicalEntity) -> set[frozenset[str]]:
     return bags
 
 
-def variant_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+def variant_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
+                    narrow: Narrow | None = None) -> list[LexicalMatch]:
     """1:1 pairs that share a word bag once spelling variants are added on both sides (see :func:`_variant_bags`).
     Meant for entities nothing else matched."""
     index = _bag_index(targets, _variant_bags)
@@ -304,7 +331,7 @@ def variant_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalE
     for e in sources:
         for bag in _variant_bags(e):
             found[e.uri] |= index.get((e.kind, bag), set())
-    return _unique_both_ways(found, "variant")
+    return _unique_both_ways(found, "variant", narrow)
 
 
 _ACRONYM = re.compile(r"^[A-Z]{2,}$")
@@ -330,7 +357,8 @@ def _collapsed_bags(entity: LexicalEntity) -> Iterable[tuple[frozenset[str], str
                 yield frozenset(content[:i] + content[j:]) | {initials}, initials
 
 
-def acronym_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+def acronym_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
+                    narrow: Narrow | None = None) -> list[LexicalMatch]:
     """1:1 pairs where one entity's name holds an acronym that the other's name spells out, their words otherwise
     equal ("Chair_PC" / "ProgramCommitteeChair", "OC_Member" / "Organizing_Committee_member"). The acronym must be
     written in capitals on one side, so two spelled-out names never match by their initials alone. Meant for
@@ -348,7 +376,7 @@ def acronym_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalE
                     if initials in acronyms:
                         source, target = (e.uri, uri) if forward else (uri, e.uri)
                         found[source].add(target)
-    return _unique_both_ways(found, "acronym")
+    return _unique_both_ways(found, "acronym", narrow)
 
 
 #: the shortest word a typo is looked for in: shorter words one letter apart are often other words ("lip" / "lid")
@@ -378,7 +406,8 @@ def _deletion_keys(entity: LexicalEntity) -> Iterable[tuple[tuple[str, frozenset
                     yield (entity.kind, bag - {word}, variant), word
 
 
-def typo_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity]) -> list[LexicalMatch]:
+def typo_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
+                 narrow: Narrow | None = None) -> list[LexicalMatch]:
     """1:1 pairs whose label/synonym word bags are equal but for one word of at least :data:`TYPO_MIN_LETTERS`
     letters that is one typo apart ("mammillary body" / "mamillary body", "tibilais cranialis" / "tibialis
     cranialis"). Candidates come from a deletion index (:func:`_deletion_keys`), so names that share no key are
@@ -391,7 +420,7 @@ def typo_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEnti
     for e in sources:
         for key, word in _deletion_keys(e):
             found[e.uri] |= {uri for uri, other in index.get(key, ()) if one_typo(word, other)}
-    return _unique_both_ways(found, "typo")
+    return _unique_both_ways(found, "typo", narrow)
 
 
 class Contrasts:

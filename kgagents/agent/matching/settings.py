@@ -125,6 +125,11 @@ class MatchSettings(AgentSettings):
         "concept with kinds of its own, of which the other is likely one ('Squamous epithelium' / 'stomach squamous "
         "epithelium'). Off by default: it helped anatomy, where it was designed (+0.003 F1), but cost held-out "
         "conference 0.025 macro F1 ('Author', which has subclasses, is the reference's match for 'Regular author')")
+    lexical_tiebreak: bool = Field(
+        False, description="a lexical rule (variants, typos, acronyms, synonyms, substitution, containment) that finds "
+        "several candidates for an entity keeps the ones with a matched structural neighbour pair, and matches "
+        "where that leaves one ('upper lip': 'External upper lip', not 'Mucosa of the upper lip', when 'lip' is "
+        "matched to the first one's parent); off: such an entity stays unmatched")
     context: str | None = Field(
         None, description="domain context given to the LLM steps; None: derived from the two ontologies' own "
         "metadata (title, description, main concepts; see kgagents.agent.matching.context)")
@@ -169,7 +174,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support"),
-    "lexical_rules": ("containment", "containment_no_subclasses", "variants", "typos", "acronyms", "synonyms"),
+    "lexical_rules": ("containment", "containment_no_subclasses", "variants", "typos", "acronyms", "synonyms",
+                      "lexical_tiebreak"),
     "output": ("repair", "property_ends", "one_to_one", "many_min_similarity"),
 }
 

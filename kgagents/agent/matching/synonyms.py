@@ -27,6 +27,7 @@ from kgagents.agent.matching.lexical import (
     STOP_WORDS,
     LexicalEntity,
     LexicalMatch,
+    Narrow,
     _singular,
     _unique_both_ways,
     key_of,
@@ -108,7 +109,7 @@ def _synonym_keys(entity: LexicalEntity, senses: Mapping[str, str]) -> Iterator[
 
 
 def synonym_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
-                    senses: Mapping[str, str] | None = None) -> list[LexicalMatch]:
+                    senses: Mapping[str, str] | None = None, narrow: Narrow | None = None) -> list[LexicalMatch]:
     """1:1 pairs whose names are first-sense synonyms, as a whole or in one word (module docstring). Meant for
     entities nothing else matched."""
     senses = lexicon() if senses is None else senses
@@ -124,7 +125,7 @@ def synonym_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalE
         for key in _synonym_keys(s, senses):
             # a pair with one name in common is the pre-match's to decide (it declined it as ambiguous), not a synonym
             found[s.uri] |= {t for t in index.get(key, ()) if not own & bags[t]}
-    return _unique_both_ways({s: ts for s, ts in found.items() if ts}, "synonym")
+    return _unique_both_ways({s: ts for s, ts in found.items() if ts}, "synonym", narrow)
 
 
 def _bags(entity: LexicalEntity) -> set[str]:
