@@ -168,8 +168,10 @@ def bench_om_rules(
         raise KgAgentsError(f"unknown rule(s) {', '.join(unknown)}; choose among {', '.join(om_rules.RULES)}")
     todo = len(om_rules.tasks(seed)) * (1 + len(rule or om_rules.RULES) + len(threshold))
     with connected() as graph, progress_bar(escape("OM rules [no_llm]"), todo) as advance:
+        only = [f"only {' '.join(rule)}"] if rule else []  # a subset's file does not replace the full run's
+        variant = " ".join(filter(None, [variant_name(set_), *only])) or None
         result = om_rules.rules(graph, settings, out=out, seed=seed, rules_=rule or om_rules.RULES,
-                                thresholds=threshold, variant=variant_name(set_), on_pair=lambda run: advance(1))
+                                thresholds=threshold, variant=variant, on_pair=lambda run: advance(1))
     console.print(f"default: mean decision F1 {result['default']['decision_mean_f1']}")
     for row in result["rules"]:
         console.print(f"{row['rule']}={row['default']}: gain {row['gain_of_default']:+.4f} "

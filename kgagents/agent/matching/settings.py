@@ -126,10 +126,11 @@ class MatchSettings(AgentSettings):
         "epithelium'). Off by default: it helped anatomy, where it was designed (+0.003 F1), but cost held-out "
         "conference 0.025 macro F1 ('Author', which has subclasses, is the reference's match for 'Regular author')")
     lexical_tiebreak: bool = Field(
-        False, description="a lexical rule (variants, typos, acronyms, synonyms, substitution, containment) that finds "
+        True, description="a lexical rule (variants, typos, acronyms, synonyms, substitution, containment) that finds "
         "several candidates for an entity keeps the ones with a matched structural neighbour pair, and matches "
         "where that leaves one ('upper lip': 'External upper lip', not 'Mucosa of the upper lip', when 'lip' is "
-        "matched to the first one's parent); off: such an entity stays unmatched")
+        "matched to the first one's parent); off: such an entity stays unmatched. On: it paid on the tasks it was "
+        "not designed on (bench om-rules: conference halves, materials)")
     context: str | None = Field(
         None, description="domain context given to the LLM steps; None: derived from the two ontologies' own "
         "metadata (title, description, main concepts; see kgagents.agent.matching.context)")
@@ -186,4 +187,5 @@ CHOSEN_BY: dict[str, str] = {
     "containment_no_subclasses": "om/conference/no_llm.json",
     "one_word_stems": "om/anatomy/no_llm.json",
     "property_ends": "om/conference/no_llm.json",
+    "lexical_tiebreak": "om/rules/rules_no_llm_seed39_only-lexical-tiebreak.json",
 }
