@@ -25,7 +25,6 @@ one is given. :meth:`MatchingAgent.build` gives the uncompiled graph to embed in
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -48,6 +47,7 @@ from kgagents.agent.matching.lexical import (
     LexicalMatch,
     Narrow,
     acronym_matches,
+    claimants,
     containment_matches,
     contrast_conflict,
     every_best,
@@ -57,6 +57,7 @@ from kgagents.agent.matching.lexical import (
     one_to_one,
     shorter_name,
     substitution_matches,
+    tied,
     typo_matches,
     variant_matches,
 )
@@ -588,12 +589,9 @@ class MatchingAgent(Agent[MatchSettings]):
             return None
 
         def narrow(found: dict[str, set[str]]) -> dict[str, set[str]]:
-            claims: dict[str, int] = defaultdict(int)
-            for targets in found.values():
-                for t in targets:
-                    claims[t] += 1
-            tied = {s for s, ts in found.items() if len(ts) > 1 or any(claims[t] > 1 for t in ts)}
-            uris = tied | {t for s in tied for t in found[s]}
+            ties = tied(found)  # and the candidates on their other side, which narrowed() asks about with them
+            uris = ties | {t for s in ties & found.keys() for t in found[s]} | {
+                s for t, ss in claimants(found).items() if t in ties for s in ss}
             if not uris:
                 return found
             neighbours = self._neighbours(uris)

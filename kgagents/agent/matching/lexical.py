@@ -269,6 +269,22 @@ def _bag_index(entities: Iterable[LexicalEntity], bags: Callable[[LexicalEntity]
     return index
 
 
+def claimants(found: dict[str, set[str]]) -> dict[str, set[str]]:
+    """target → the sources whose candidates (``found``: source → targets) hold it."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for source, targets in found.items():
+        for target in targets:
+            out[target].add(source)
+    return out
+
+
+def tied(found: dict[str, set[str]]) -> set[str]:
+    """The entities of ``found`` with more than one candidate: sources with several targets, targets several sources
+    claim (the ones :func:`narrowed` asks about)."""
+    return ({s for s, ts in found.items() if len(ts) > 1}
+            | {t for t, ss in claimants(found).items() if len(ss) > 1})
+
+
 def narrowed(found: dict[str, set[str]], supported: Callable[[str, str], bool]) -> dict[str, set[str]]:
     """``found`` (source → its candidate targets) where an entity with several candidates keeps only those
     ``supported`` accepts — all of them when it accepts none —, on the source side and then on the target side.
@@ -277,11 +293,7 @@ def narrowed(found: dict[str, set[str]], supported: Callable[[str, str], bool]) 
     upper lip"); the structure often tells which one is meant (the candidate whose neighbour is matched to the
     source's neighbour), and a rule that stays 1:1 after the narrowing stays as precise."""
     out = {s: ({t for t in ts if supported(s, t)} or set(ts)) if len(ts) > 1 else set(ts) for s, ts in found.items()}
-    claims: dict[str, set[str]] = defaultdict(set)
-    for source, targets in out.items():
-        for target in targets:
-            claims[target].add(source)
-    for target, sources in claims.items():
+    for target, sources in claimants(out).items():
         keep = {s for s in sources if supported(s, target)} if len(sources) > 1 else sources
         for source in sources - keep if keep else ():
             out[source].discard(target)
@@ -296,12 +308,9 @@ def _unique_both_ways(found: dict[str, set[str]], key: str, narrow: Narrow | Non
     """The (source, target) pairs where each is the other's only candidate (after ``narrow``, when given)."""
     if narrow is not None:
         found = narrow(found)
-    claims: dict[str, int] = defaultdict(int)
-    for uris in found.values():
-        for uri in uris:
-            claims[uri] += 1
+    claims = claimants(found)
     return sorted((LexicalMatch(source, next(iter(ts)), key, len(KEYS) * 3) for source, ts in found.items()
-                   if len(ts) == 1 and claims[next(iter(ts))] == 1), key=lambda m: (m.source, m.target))
+                   if len(ts) == 1 and len(claims[next(iter(ts))]) == 1), key=lambda m: (m.source, m.target))
 
 
 _NUMBER = re.compile(r"^\d+$")
