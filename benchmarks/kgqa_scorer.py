@@ -326,7 +326,8 @@ def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: di
         written = map_on_slots(chat, lambda text: steps.chain(prompt, text), asked)
     parse = chat is None or defaults.parse_weight > 0
     relations = agent.observer.names.get()
-    parsed = [parsed_chain(t, relations, agent.scorer.word_vectors, depth=defaults.depth)
+    parsed = [parsed_chain(t, relations, agent.scorer.word_vectors, depth=defaults.depth,
+                           clauses=defaults.parse_clauses)
               if parse else None for t in texts]
     margins = sorted({*PARSE_GRID["unnamed_margin"], defaults.unnamed_margin})
     e5 = second_encoder()

@@ -9,6 +9,7 @@ import numpy as np
 
 from kgagents.agent.kgqa.composition import (
     Pieces,
+    clause_pieces,
     forwards,
     named_relations,
     parsed_chain,
@@ -38,6 +39,35 @@ def test_a_question_that_is_not_a_noun_phrase_chain_is_not_read() -> None:
     assert pieces("where was X's husband's mother born") is None  # "where": not a frame around a noun phrase
     assert pieces("the mother of the mother") is None  # no topic
     assert pieces("X and the mother of X") is None  # the topic twice
+
+
+def test_clauses_around_the_topic_are_read_from_the_topic_outwards() -> None:
+    assert clause_pieces("who acted in the films directed by the director of X") == \
+        Pieces(("director", "films directed", "acted"), ())
+    # the words after the topic name the last relations, in order
+    assert clause_pieces("the movies written by the writer of X starred who") == \
+        Pieces(("writer", "movies written", "starred"), ())
+    assert clause_pieces("what genres are the films written by X") == Pieces(("films written", "genres"), ())
+    # one run before the topic names one relation, and its noun is the answer's type: not read
+    assert clause_pieces("what films did X direct") is None
+    assert clause_pieces("X was directed by who") is None
+    # "the film X": the noun naming the topic's type is no relation
+    assert clause_pieces("who starred in films that share a writer with the film X") == \
+        Pieces(("writer", "share", "films", "starred"), ())
+    assert clause_pieces("who directed X and X") is None  # the topic twice
+
+
+def test_the_clause_reading_is_used_only_where_asked_and_the_noun_phrase_reading_fails() -> None:
+    relations = {"directed_by": "directed by director", "starred": "starred actors acted", "genre": "has genre"}
+    vectors = _bag_of_words(["directed", "director", "starred", "actors", "acted", "genre", "genres"])
+    question = "who acted in the films directed by the director of X"
+    assert parsed_chain(question, relations, vectors, depth=3) is None
+    found = parsed_chain(question, relations, vectors, depth=3, clauses=True)
+    assert found is not None and found.mentions == ("director", "films directed", "acted")
+    assert found.chain == ("directed_by", "directed_by", "starred")
+    # a noun phrase chain keeps its reading with clauses on
+    assert parsed_chain("the genre of X's director", relations, vectors, depth=3, clauses=True) == \
+        parsed_chain("the genre of X's director", relations, vectors, depth=3)
 
 
 def test_of_pieces_may_be_one_mention() -> None:

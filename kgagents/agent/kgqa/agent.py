@@ -529,7 +529,7 @@ class ODAAgent(Agent[KGQASettings]):
             written = self.llm.chain(self._chain_prompt(), question)
         if s.parse_weight > 0 and not voted:
             parsed = parsed_chain(state["masked"], self.observer.names.get(), self.scorer.word_vectors,
-                                  depth=s.depth)
+                                  depth=s.depth, clauses=s.parse_clauses)
         chains = [(c, w, read) for c, w, read in ((written, s.chain_weight, False),
                                                    (parsed.chain if parsed else None, s.parse_weight, True)) if c]
         shared = s.share_weight > 0 and not voted and shares_a_value(state["masked"])

@@ -88,6 +88,40 @@ def pieces(masked_question: str, placeholder: str = PLACEHOLDER) -> Pieces | Non
     return found
 
 
+#: what separates a clause reading's mentions besides :data:`FUNCTION_WORDS`: determiners, "of", possessives
+_SEPARATORS = FUNCTION_WORDS | {"the", "of", "'s", "their", "its"}
+
+
+def clause_pieces(masked_question: str, placeholder: str = PLACEHOLDER) -> Pieces | None:
+    """A question whose relations are named by clauses around its topic, read as mentions in chain order: the runs
+    of words between closed-class words, those before the topic from the topic outwards, then those after it
+    ("who acted in the films directed by the director of X": director, films directed, acted; "the films directed
+    by the director of X starred who": director, films directed, starred). None unless at least two runs precede
+    the topic (a nesting): "what films did X direct" names one relation, and its noun is the answer's type."""
+    text = " ".join(masked_question.replace("?", " ").replace("\u2019", "'").lower().split())
+    tokens = re.findall(r"[a-z][a-z-]*|'s", re.sub(r"\s*'s\b", " 's", text))
+    topic = placeholder.lower()
+    if tokens.count(topic) != 1:
+        return None
+    at = tokens.index(topic)
+
+    def runs(words: list[str]) -> list[str]:
+        out: list[list[str]] = [[]]
+        for w in words:
+            if w in _SEPARATORS:
+                out.append([])
+            else:
+                out[-1].append(w)
+        return [" ".join(r) for r in out if r]
+
+    # "the film X": the noun naming the topic's type is no relation
+    before = runs(tokens[:at] if at == 0 or tokens[at - 1] in _SEPARATORS else tokens[:at - 1])
+    after = runs(tokens[at + 1:])
+    if len(before) < 2:
+        return None
+    return Pieces(tuple([*reversed(before), *after]), ())
+
+
 def segmentations(found: Pieces) -> list[list[str]]:
     """Every way of reading ``found`` as mentions in chain order: the possessive pieces each one mention, and
     adjacent ``of`` pieces either apart or one mention ("birth", "place" → "place of birth")."""
@@ -119,11 +153,14 @@ class ParsedChain:
 
 
 def parsed_chain(masked_question: str, relations: Mapping[str, str], vectors: Callable[[Sequence[str]], np.ndarray],
-                 *, depth: int, placeholder: str = PLACEHOLDER) -> ParsedChain | None:
+                 *, depth: int, clauses: bool = False, placeholder: str = PLACEHOLDER) -> ParsedChain | None:
     """The question's chain (see the module), at most ``depth`` relations; ``relations`` maps each relationship type
-    to its label, ``vectors`` gives unit vectors of texts (the path scorer's). None: not a nested noun phrase, or
-    more mentions than ``depth``."""
+    to its label, ``vectors`` gives unit vectors of texts (the path scorer's). ``clauses``: a question that is not
+    a nested noun phrase is read by :func:`clause_pieces`. None: neither reading, or more mentions than
+    ``depth``."""
     found = pieces(masked_question, placeholder)
+    if found is None and clauses:
+        found = clause_pieces(masked_question, placeholder)
     if found is None or not relations:
         return None
     types = sorted(relations)

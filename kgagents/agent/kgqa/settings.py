@@ -140,6 +140,10 @@ class KGQASettings(AgentSettings):
         "by the closest relation label); observed paths gain parse_weight as they gain chain_weight from the "
         "model's chain (the same shares, chain_collapsed and chain_partial), and the chain is walked where the "
         "observation missed it. Not where the path memory voted. 0: off")
+    parse_clauses: bool = Field(
+        True, description="the parse also reads a question whose relations are named by clauses around its topic "
+        "(\"who acted in the films directed by the director of X\": from the topic outwards, then the words after "
+        "it; kgqa/composition.py clause_pieces), where it is not a nested noun phrase")
     share_weight: float = Field(
         0.05, ge=0.0, description="no model needed: where a question asks for things that share a value with its "
         "topic (\"the same director as X\", \"co-starred with X\"; kgqa/composition.py), observed paths that take a "
@@ -211,7 +215,7 @@ STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "seed", "temperature", "max_tokens"),
     "observation": ("depth", "top_n", "top_percent", "min_expand", "max_frontier", "expand_budget", "ends_kept",
                     "type_sample"),
-    "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight", "parse_weight",
+    "scoring": ("length_penalty", "length_words", "type_weight", "e5_weight", "prior_weight", "parse_weight", "parse_clauses",
                 "parse_backward_share", "share_weight", "unnamed_penalty", "unnamed_margin"),
     "path_memory": ("memory", "memory_k", "memory_pool", "memory_min_similarity", "memory_temperature",
                     "memory_calibration", "memory_calibration_sample", "memory_order_temperature", "memory_focus"),
