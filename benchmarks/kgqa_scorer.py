@@ -340,7 +340,7 @@ def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: di
         observed = agent.observer.observe(query, topics).paths
         by_model = agent.walk_chain(by, topics, query, observed) if by else []
         by_parse = agent.walk_chain(read.chain, topics, query, [*observed, *by_model],
-                                    forward=defaults.parse_backward_share < 1) if read else []
+                                    forward=read.directed and defaults.parse_backward_share < 1) if read else []
         every = [*observed, *by_model, *by_parse]
         keys, sizes = [undirected(p.key) for p in every], [p.size for p in every]
         before = len(observed) + len(by_model)
@@ -352,7 +352,8 @@ def _observe_chains(graph: Graph, kg: str, questions: Sequence[Any], weights: di
             parse=_chain_rows(keys, sizes, read.chain if read else None, [i >= before for i in range(len(every))])
             if parse else None, parsed=read is not None,
             shared=np.array([float(cue and p.size > 0 and there_and_back(p.key)) for p in every]) if parse else None,
-            forward=np.array([float(forwards(p.key)) for p in every]),
+            # a reading that does not say the steps' direction (a clause's) reduces no path's gain
+            forward=np.array([float(forwards(p.key) or (read is not None and not read.directed)) for p in every]),
             unnamed={m: np.array([float(unnamed(p.key, n)) for p in every]) for m, n in named.items()
                      if n is not None}))
     return out

@@ -530,8 +530,10 @@ class ODAAgent(Agent[KGQASettings]):
         if s.parse_weight > 0 and not voted:
             parsed = parsed_chain(state["masked"], self.observer.names.get(), self.scorer.word_vectors,
                                   depth=s.depth, clauses=s.parse_clauses)
+        # read: a chain whose steps' direction the parse read (a clause reading's is not read)
         chains = [(c, w, read) for c, w, read in ((written, s.chain_weight, False),
-                                                   (parsed.chain if parsed else None, s.parse_weight, True)) if c]
+                                                   (parsed.chain if parsed else None, s.parse_weight,
+                                                    parsed is not None and parsed.directed)) if c]
         shared = s.share_weight > 0 and not voted and shares_a_value(state["masked"])
         named = named_relations(state["masked"], self.observer.names.get(), self.scorer.vectors,
                                 margin=s.unnamed_margin) if s.unnamed_penalty > 0 and not voted else None

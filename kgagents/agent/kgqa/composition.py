@@ -150,6 +150,7 @@ class ParsedChain:
     mentions: tuple[str, ...]
     chain: tuple[str, ...]
     similarities: tuple[float, ...]
+    directed: bool = True  # the reading says each step's direction ("the R of Y": R from Y); a clause's does not
 
 
 def parsed_chain(masked_question: str, relations: Mapping[str, str], vectors: Callable[[Sequence[str]], np.ndarray],
@@ -159,6 +160,7 @@ def parsed_chain(masked_question: str, relations: Mapping[str, str], vectors: Ca
     a nested noun phrase is read by :func:`clause_pieces`. None: neither reading, or more mentions than
     ``depth``."""
     found = pieces(masked_question, placeholder)
+    directed = found is not None
     if found is None and clauses:
         found = clause_pieces(masked_question, placeholder)
     if found is None or not relations:
@@ -178,7 +180,7 @@ def parsed_chain(masked_question: str, relations: Mapping[str, str], vectors: Ca
             best_mean = mean
             twice = [n for n, j in enumerate(chosen) for _ in range(1 + shared[n])]
             best = ParsedChain(tuple(said[n] for n in twice), tuple(types[chosen[n]] for n in twice),
-                               tuple(round(float(similarity[n, chosen[n]]), 4) for n in twice))
+                               tuple(round(float(similarity[n, chosen[n]]), 4) for n in twice), directed)
     return best
 
 
