@@ -47,13 +47,16 @@ def test_clauses_around_the_topic_are_read_from_the_topic_outwards() -> None:
     # the words after the topic name the last relations, in order
     assert clause_pieces("the movies written by the writer of X starred who") == \
         Pieces(("writer", "movies written", "starred"), ())
-    assert clause_pieces("what genres are the films written by X") == Pieces(("films written", "genres"), ())
-    # one run before the topic names one relation, and its noun is the answer's type: not read
+    # a clause on the topic itself, or no clause, names one relation: not read (its noun is the answer's type)
+    assert clause_pieces("what genres are the films written by X") is None
     assert clause_pieces("what films did X direct") is None
     assert clause_pieces("X was directed by who") is None
-    # "the film X": the noun naming the topic's type is no relation
+    assert clause_pieces("who is the director of the film X") is None
+    # "the film X": the noun naming the topic's type is no relation; "films that": the things asked for
     assert clause_pieces("who starred in films that share a writer with the film X") == \
-        Pieces(("writer", "share", "films", "starred"), ())
+        Pieces(("writer", "share", "starred"), ())
+    assert clause_pieces("what are the genres of the films whose directors also directed X") == \
+        Pieces(("directors also directed", "genres"), ())
     assert clause_pieces("who directed X and X") is None  # the topic twice
 
 

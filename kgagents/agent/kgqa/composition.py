@@ -90,6 +90,9 @@ def pieces(masked_question: str, placeholder: str = PLACEHOLDER) -> Pieces | Non
 
 #: what separates a clause reading's mentions besides :data:`FUNCTION_WORDS`: determiners, "of", possessives
 _SEPARATORS = FUNCTION_WORDS | {"the", "of", "'s", "their", "its"}
+#: words that open a relative clause ("the films that", "films whose directors") or follow a participle ("directed by")
+_RELATIVE = frozenset({"that", "whose", "which", "who", "whom"})
+_CLAUSE = _RELATIVE | {"by", "for"}
 
 
 def clause_pieces(masked_question: str, placeholder: str = PLACEHOLDER) -> Pieces | None:
@@ -104,18 +107,27 @@ def clause_pieces(masked_question: str, placeholder: str = PLACEHOLDER) -> Piece
     if tokens.count(topic) != 1:
         return None
     at = tokens.index(topic)
+    # nested: a clause opens before the topic with a relation's words between it and the topic ("the films
+    # directed by | the director of X"); a clause on the topic itself ("films directed by X") names one relation
+    opens = [i for i in range(1, at) if tokens[i] in _CLAUSE]
+    if not any(w not in _SEPARATORS for i in opens for w in tokens[i + 1:at]):
+        return None
 
-    def runs(words: list[str]) -> list[str]:
+    def runs(words: list[str], heads: bool = False) -> list[str]:
         out: list[list[str]] = [[]]
         for w in words:
             if w in _SEPARATORS:
+                # "the films that ...": one noun a relative clause describes is the things asked for, no relation
+                if heads and w in _RELATIVE and len(out[-1]) == 1:
+                    out[-1] = []
                 out.append([])
             else:
                 out[-1].append(w)
         return [" ".join(r) for r in out if r]
 
-    # "the film X": the noun naming the topic's type is no relation
-    before = runs(tokens[:at] if at == 0 or tokens[at - 1] in _SEPARATORS else tokens[:at - 1])
+    # "the film X": the noun naming the topic's type is no relation ("also directed X" keeps its verb)
+    typed = at >= 2 and tokens[at - 1] not in _SEPARATORS and tokens[at - 2] in {"the", "a", "an"}
+    before = runs(tokens[:at - 1] if typed else tokens[:at], heads=True)
     after = runs(tokens[at + 1:])
     if len(before) < 2:
         return None
