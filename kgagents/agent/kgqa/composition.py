@@ -59,10 +59,15 @@ class Pieces:
     nested: tuple[str, ...]
 
 
+def _normalised(masked_question: str) -> str:
+    """Lowercase, one space between words, no "?", a typographic apostrophe plain and "'s" its own word."""
+    text = " ".join(masked_question.replace("?", " ").replace("\u2019", "'").lower().split())
+    return re.sub(r"\s*'s\b", " 's", text)
+
+
 def pieces(masked_question: str, placeholder: str = PLACEHOLDER) -> Pieces | None:
     """The question's pieces (see :class:`Pieces`); None when it is not a nested noun phrase around its topic."""
-    text = " ".join(masked_question.replace("?", " ").replace("\u2019", "'").lower().split())
-    text = re.sub(r"\s*'s\b", " 's", text)
+    text = _normalised(masked_question)
     topic = placeholder.lower()
     which = _WHICH.match(text)
     if which and topic not in which.group(1).split() and " of " not in f" {which.group(1)} ":
@@ -99,10 +104,10 @@ def clause_pieces(masked_question: str, placeholder: str = PLACEHOLDER) -> Piece
     """A question whose relations are named by clauses around its topic, read as mentions in chain order: the runs
     of words between closed-class words, those before the topic from the topic outwards, then those after it
     ("who acted in the films directed by the director of X": director, films directed, acted; "the films directed
-    by the director of X starred who": director, films directed, starred). None unless at least two runs precede
-    the topic (a nesting): "what films did X direct" names one relation, and its noun is the answer's type."""
-    text = " ".join(masked_question.replace("?", " ").replace("\u2019", "'").lower().split())
-    tokens = re.findall(r"[a-z][a-z-]*|'s", re.sub(r"\s*'s\b", " 's", text))
+    by the director of X starred who": director, films directed, starred). None unless a clause opens before
+    the topic with a relation's words between them, and at least two runs precede the topic: "films directed by X"
+    and "what films did X direct" name one relation, and their noun is the answer's type."""
+    tokens = re.findall(r"[a-z][a-z-]*|'s", _normalised(masked_question))
     topic = placeholder.lower()
     if tokens.count(topic) != 1:
         return None
