@@ -164,12 +164,10 @@ class PathObserver:
             sims = self.scorer.similarities(question, texts)
             level_paths = []
             full_ends: dict[PathKey, list[str]] = {}
-            walks: dict[PathKey, int] = {}
             for row, key, text, sim in zip(rows, keys, texts, sims, strict=True):
                 level_paths.append(self._path(question, topic, key, text, row, float(sim), prior.get(key, 0.0),
                                               names))
                 full_ends[key] = row["ends"]
-                walks[key] = row["walks"]
             level_paths.sort(key=lambda p: (-p.score, p.path))
             by_level = {p.key: p for p in level_paths}
             # the best N, and every path the memory votes for even when it scored below them
@@ -180,9 +178,8 @@ class PathObserver:
             wanted = 0 if focused else max(s.min_expand, math.ceil(s.top_percent * len(level_paths)))
             chosen: dict[PathKey, list[str] | None] = {p.key: None for p in expandable[:wanted]}
             chosen.update({p.key: sorted(forced[p.key]) for p in expandable if p.key in forced and p.key not in chosen})
-            # only the ends the next level's budget walks are sent (the rest would be looked up and not walked)
-            frontiers = [{"key": json.dumps(list(k)), "ids": full_ends[k][:walks[k]], "relations": types,
-                          "part": by_level[k].sampled or min(walks[k], len(full_ends[k])) < by_level[k].size}
+            frontiers = [{"key": json.dumps(list(k)), "ids": full_ends[k], "relations": types,
+                          "part": by_level[k].sampled or len(full_ends[k]) < by_level[k].size}
                          for k, types in chosen.items()]
             result.expanded += len(frontiers)
             if not frontiers:

@@ -42,17 +42,16 @@ WITH key, sampled, relation, forward, nodes, supports, fits,
           THEN $cap ELSE $named END AS kept
 // No more ends are sent back than the next level's budget walks (never fewer than $named, never more than `kept`):
 // their degrees added up by the rule the next level walks them by (above), so it walks the entities it walked
-// before. `complete`: the whole end set was within `kept` (the ends sent back may be fewer). `walks`: how many of
-// the ends sent back the next level walks (the first; the others need not be looked up there).
+// before. `complete`: the whole end set was within `kept` (the ends sent back may be fewer).
 WITH key, sampled, relation, forward, nodes, supports, fits, kept,
      CASE WHEN $budget IS NULL OR kept <= $named THEN kept
           ELSE reduce(acc = [0, 0], d IN [n IN nodes[..kept] | coalesce(n.kgqa_degree, COUNT { (n)--() })] |
                  CASE WHEN acc[0] > 0 AND acc[1] + d > $budget THEN acc ELSE [acc[0] + 1, acc[1] + d] END)[0]
      END AS walkable
-WITH key, sampled, relation, forward, nodes, supports, fits, kept, walkable,
+WITH key, sampled, relation, forward, nodes, supports, fits, kept,
      CASE WHEN kept <= $named OR walkable > $named THEN walkable ELSE $named END AS sent
 RETURN key, relation, forward, size(nodes) AS size, sampled, size(nodes) <= kept AND NOT sampled AS complete,
-       [n IN nodes[..sent] | n.id] AS ends, walkable AS walks,
+       [n IN nodes[..sent] | n.id] AS ends,
        [n IN nodes[..$named] | coalesce(n.name, n.value, n.id)] AS names,
        supports[..sent] AS supports,
        CASE WHEN size(fits) = 0 THEN null ELSE reduce(s = 0.0, x IN fits | s + x) / size(fits) END AS type_score
