@@ -5,15 +5,13 @@ reading clauses loses none of the other questions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from kgagents.agent.kgqa.settings import KGQASettings
-from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
-from kgagents.graph.schema import ensure_schema
-from kgagents.jobs.kgqa import prepare_kg, run_questions
+from kgagents.jobs.kgqa import run_questions
 from kgagents.loaders.qa import EntityRef, Question
-from kgagents.loaders.triples import load_triples
 
 BANDS = {"Radiohead": ("Abingdon", ["Thom Yorke", "Jonny Greenwood", "Ed O'Brien"]),
          "Foals": ("Oxford", ["Yannis Philippakis"]),
@@ -70,18 +68,14 @@ def questions() -> list[Question]:
     return out
 
 
-def test_clauses_are_read_on_a_kg_of_a_new_domain(neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
+def test_clauses_are_read_on_a_kg_of_a_new_domain(prepared: Callable[[Path, str], Graph], tmp_path: Path) -> None:
     kb = tmp_path / "music_kb.txt"
     kb.write_text(triples(), encoding="utf-8")
     asked = questions()
-    with Graph(neo4j_settings) as g:
-        g.run("admin/wipe")
-        ensure_schema(g)
-        load_triples(g, kb, kg="music")
-        prepare_kg(g, "music")
-        plain = KGQASettings(mode="no_llm", memory=False)
-        off = run_questions(g, "music", asked, plain.model_copy(update={"parse_clauses": False}), None).output
-        on = run_questions(g, "music", asked, plain, None).output
+    g = prepared(kb, "music")
+    plain = KGQASettings(mode="no_llm", memory=False)
+    off = run_questions(g, "music", asked, plain.model_copy(update={"parse_clauses": False}), None).output
+    on = run_questions(g, "music", asked, plain, None).output
     hit_off = {r.question_id: r.correct for r in off.results}
     hit_on = {r.question_id: r.correct for r in on.results}
     clause = next(r for r in on.results if r.question_id == "q0")

@@ -3,19 +3,17 @@ taking a relation no word of the question names loses to one that takes only nam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from kgagents.agent.kgqa.composition import named_relations, unnamed
 from kgagents.agent.kgqa.observation import RelationNames
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
-from kgagents.config import Neo4jSettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
-from kgagents.graph.schema import ensure_schema
-from kgagents.jobs.kgqa import prepare_kg, run_questions
+from kgagents.jobs.kgqa import run_questions
 from kgagents.loaders.qa import EntityRef, Question
-from kgagents.loaders.triples import load_triples
 
 TRIPLES = """Night Train|written_by|Lena Holt
 Night Train|directed_by|Omar Reyes
@@ -39,7 +37,7 @@ Red Harbour|in_language|French
 """
 
 
-def test_a_path_loses_for_a_relation_the_question_does_not_name(neo4j_settings: Neo4jSettings,
+def test_a_path_loses_for_a_relation_the_question_does_not_name(prepared: Callable[[Path, str], Graph],
                                                                   tmp_path: Path) -> None:
     kb = tmp_path / "films_kb.txt"
     kb.write_text(TRIPLES, encoding="utf-8")
@@ -47,16 +45,12 @@ def test_a_path_loses_for_a_relation_the_question_does_not_name(neo4j_settings: 
     q = Question(id="q", dataset="t", question=text.replace("X", "Night Train"),
                  topic_entities=[EntityRef(id="Night Train", name="Night Train")],
                  answers=[EntityRef(id="Lena Holt", name="Lena Holt")])
-    with Graph(neo4j_settings) as g:
-        g.run("admin/wipe")
-        ensure_schema(g)
-        load_triples(g, kb, kg="films")
-        prepare_kg(g, "films")
-        plain = KGQASettings(mode="no_llm", memory=False)
-        off = run_questions(g, "films", [q], plain.model_copy(update={"unnamed_penalty": 0.0}), None)
-        on = run_questions(g, "films", [q], plain, None)
-        relations = RelationNames(g, "films").get()
-        trace = stored_trace(g, on.run_id, "q")
+    g = prepared(kb, "films")
+    plain = KGQASettings(mode="no_llm", memory=False)
+    off = run_questions(g, "films", [q], plain.model_copy(update={"unnamed_penalty": 0.0}), None)
+    on = run_questions(g, "films", [q], plain, None)
+    relations = RelationNames(g, "films").get()
+    trace = stored_trace(g, on.run_id, "q")
     embedder = get_embedder()
     named = named_relations(text, relations, embedder.embed, margin=plain.unnamed_margin)
     assert named is not None and "written_by" in named and "starred_actors" not in named
