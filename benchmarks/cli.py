@@ -524,6 +524,8 @@ def bench_kgqa(
     sample: int = typer.Option(None, min=1, help="a seeded random sample of this many test questions per file"),
     seed: int = typer.Option(7, help="seed of the split and of the sample"),
     workers: int = typer.Option(1, min=1, help="questions answered at once (without a chat model only)"),
+    repeat: int = typer.Option(1, min=1, help="without a chat model: answer the questions this many times and "
+                               "report the median questions/s (scores from the first run)"),
     relearn: bool = typer.Option(False, "--relearn", help="learn the memory again even if it holds this split"),
     confident: float = typer.Option(None, help="LLM gate: answer without the model when the best path leads by "
                                     "this much (from `bench kgqa-gate`; default: the setting's)"),
@@ -549,7 +551,8 @@ def bench_kgqa(
     with connected() as graph, progress_bar(escape(f"{dataset} [{label}]")) as advance:
         result = kgqa.bench(graph, dataset, chat=chat, settings=settings, memory=memory, link=link, sample=sample,
                             seed=seed, workers=workers, relearn=relearn, out=out, on_question=lambda r: advance(1),
-                            variant=variant_name(set_), part=split, boot=boot_settings, paraphrase=writer)
+                            variant=variant_name(set_), part=split, boot=boot_settings, paraphrase=writer,
+                            repeat=repeat)
     print_summary(result, label)
     console.print("written: " + ", ".join(result["files"]))
 

@@ -32,6 +32,7 @@ calls, tokens and seconds per question, observation p50 / p95 and throughput.
 from __future__ import annotations
 
 import os
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -235,11 +236,16 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
           memory: bool = True, link: bool = False, sample: int | None = None, seed: int = 7, workers: int = 1,
           relearn: bool = False, out: Path | None = None,
           on_question: Callable[[QuestionResult], None] | None = None, variant: str | None = None,
-          part: str = "test", boot: BootstrapSettings | None = None, paraphrase: Any = None) -> dict[str, Any]:
+          part: str = "test", boot: BootstrapSettings | None = None, paraphrase: Any = None,
+          repeat: int = 1) -> dict[str, Any]:
     """Run one dataset's benchmark (mode ``no_llm`` when ``chat`` is None); write the files when ``out`` is given
     (``variant``: the settings changed from their defaults, in the file name). ``part``: the split answered — the
-    test split (reported), or the dev split where the dataset has one (comparing settings without the test)."""
+    test split (reported), or the dev split where the dataset has one (comparing settings without the test).
+    ``repeat``: answer the questions this many times (no model only) and report the median throughput — a split of
+    51 questions is answered in 2 s, too short for one run's questions/s to say much."""
     ds = dataset(name)
+    if repeat > 1 and chat is not None:
+        raise KgAgentsError("--repeat measures throughput without a chat model; drop --repeat or use --mode no_llm")
     if memory and ds.ratios is None and ds.parts is None and boot is None:
         raise KgAgentsError(f"{name} has no training split to learn a path memory from; use --no-memory")
     if part not in ("test", "dev"):
@@ -268,6 +274,9 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     run = run_questions(graph, ds.kg, questions, settings, chat, workers=workers, dataset=ds.name,
                         on_question=on_question)
     summary = run.output.summary()
+    throughput = _repeated(graph, ds, questions, settings, workers, run, repeat) if repeat > 1 else None
+    if throughput is not None:
+        summary["questions_per_second"] = throughput["median_questions_per_second"]
     boot_kind = None if boot is None else (getattr(paraphrase, "model_name", None) or "templates")
     words = "templates" if boot_kind == "templates" else f"templates and {boot_kind} paraphrases"
     config = (f"bootstrap memory ({words}; no labelled question)" if boot_kind else "path memory" if memory
@@ -288,11 +297,28 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
         "load_average_before": load_before, "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "anchors": ANCHORS.get(ds.name, {}),
         "timing_note": "measured on a machine shared with other jobs; see load averages",
+        "throughput_repeats": throughput,
     }
     if out is not None:
         write_results(out, result_stem(ds.name, settings.mode, run.model, memory=memory, link=link, sample=sample,
                                        variant=variant, part=part, boot=boot_kind), result)
     return result
+
+
+def _repeated(graph: Graph, ds: Dataset, questions: Sequence[Question], settings: KGQASettings, workers: int,
+              first: Any, repeat: int) -> dict[str, Any]:
+    """The questions answered ``repeat - 1`` more times after ``first``: each run's questions/s, their median
+    (the file's ``questions_per_second``), and whether every run gave the same answers (scores are the first's)."""
+    def answers(run: Any) -> list[tuple[str, str]]:
+        return sorted((r.question_id, r.answer) for r in run.output.results)
+
+    rates, same = [first.output.summary()["questions_per_second"]], True
+    for _ in range(repeat - 1):
+        again = run_questions(graph, ds.kg, questions, settings, None, workers=workers, dataset=ds.name)
+        rates.append(again.output.summary()["questions_per_second"])
+        same = same and answers(again) == answers(first)
+    return {"runs": repeat, "questions_per_second": rates, "median_questions_per_second": statistics.median(rates),
+            "identical_answers": same}
 
 
 def calibrate(graph: Graph, name: str, *, settings: KGQASettings | None = None, sample: int | None = None,
@@ -400,7 +426,10 @@ def markdown(result: dict[str, Any]) -> str:
         f"(D {result['settings']['depth']}, N {result['settings']['top_n']}, P {result['settings']['top_percent']})",
         f"- throughput: {result['questions_per_second']} questions/s over the loop with {result['workers']} worker(s) "
         f"({result['questions_per_second_with_embedding']} including embedding the questions); wall "
-        f"{result['wall_seconds']} s",
+        f"{result['wall_seconds']} s"
+        + (f"; the median of {rep['runs']} runs of the same questions ({rep['questions_per_second']} questions/s; "
+           f"the same answers every run: {'yes' if rep['identical_answers'] else 'no'})"
+           if (rep := result.get("throughput_repeats")) else ""),
         f"- load average before {result['load_average_before']}, after {result['load_average_after']} "
         f"({result['machine']['cores']} cores): timings on a shared machine are noisy"]
     if result["anchors"]:
