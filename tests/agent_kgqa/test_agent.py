@@ -22,6 +22,7 @@ from kgagents.agent.kgqa.scoring import PathScorer
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
 from kgagents.agent.kgqa.supervision import supervise_given
+from kgagents.cypher import with_types
 from kgagents.embeddings import get_embedder
 from kgagents.errors import ChatModelRequiredError, KgAgentsError
 from kgagents.graph.connection import Graph
@@ -91,9 +92,9 @@ def test_a_level_sends_back_only_the_ends_the_next_levels_budget_walks(movies: G
     first_degree = sum(films[0] in (h, t) for h, _, t in kb)
 
     def directed(budget: int | None) -> dict[str, object]:
-        rows = movies.run("kgqa/expand_paths", kg=KG, frontiers=[{"key": "[]", "ids": [topic], "relations": None}],
-                          exclude=[topic], cap=100, named=1, sample=1, vector=None, full=None, types=None,
-                          budget=budget)
+        rows = movies.run_text(with_types("kgqa/expand_paths", None), kg=KG,
+                               frontiers=[{"key": "[]", "ids": [topic], "relations": None}], exclude=[topic],
+                               cap=100, named=1, sample=1, vector=None, full=None, types=None, budget=budget)
         return next(r for r in rows if r["relation"] == "directed_by" and not r["forward"])
 
     # the budget walks only the first film at the next level: only it is sent back, yet the path is complete (its

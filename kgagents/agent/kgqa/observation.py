@@ -45,6 +45,7 @@ from kgagents.agent.kgqa.paths import (
 )
 from kgagents.agent.kgqa.scoring import PathScorer, Query
 from kgagents.agent.kgqa.settings import KGQASettings
+from kgagents.cypher import with_types
 from kgagents.graph.connection import Graph
 
 
@@ -128,10 +129,11 @@ class PathObserver:
         s = self.settings
         result.queries += 1
         cap = min(s.max_frontier, s.expand_budget) if s.expand_budget else s.max_frontier
-        return self.graph.run("kgqa/expand_paths", kg=self.kg, frontiers=frontiers, exclude=exclude,
-                              cap=cap, named=s.ends_kept, sample=s.type_sample,
-                              vector=[float(x) for x in question.vector], full=full,
-                              types=sorted(self.names.get()) or None, budget=s.expand_budget)
+        types = sorted(self.names.get()) or None
+        return self.graph.run_text(with_types("kgqa/expand_paths", types), kg=self.kg, frontiers=frontiers,
+                                   exclude=exclude, cap=cap, named=s.ends_kept, sample=s.type_sample,
+                                   vector=[float(x) for x in question.vector], full=full, types=types,
+                                   budget=s.expand_budget)
 
     def _focused(self, prior: Mapping[PathKey, float]) -> bool:
         """Whether the memory's vote is sure enough of one path to walk only the remembered ones
@@ -290,8 +292,9 @@ def follow(graph: Graph, kg: str, topic: str, path: Sequence[str], exclude: Sequ
     for i, s in enumerate(path):
         relation, forward = split_step(s)
         # the last step's ends are ranked and cut in Cypher: a hub's 5,000 are not all named and sent back
-        rows = graph.run("kgqa/follow_path", kg=kg, ids=list(current), relation=relation, forward=forward,
-                         exclude=list(exclude), limit=cap if i == len(path) - 1 else None)
+        rows = graph.run_text(with_types("kgqa/follow_path", [relation]), kg=kg, ids=list(current),
+                              relation=relation, forward=forward, exclude=list(exclude),
+                              limit=cap if i == len(path) - 1 else None)
         current = {r["id"]: r["support"] for r in rows}
         names = {r["id"]: r["name"] for r in rows}
         if not current:

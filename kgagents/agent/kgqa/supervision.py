@@ -39,6 +39,7 @@ from typing import Any
 
 from kgagents.agent.kgqa.observation import follow
 from kgagents.agent.kgqa.paths import INVERSE, PathKey, Step, split_step, step
+from kgagents.cypher import with_types
 from kgagents.graph.connection import Graph, Row
 
 #: F1 within this of the best counts as a tie
@@ -67,8 +68,8 @@ def f1(ends: set[str], size: int, gold: set[str]) -> float:
 
 def _expand(graph: Graph, kg: str, frontiers: list[dict[str, Any]], exclude: list[str], cap: int) -> list[Row]:
     # complete walks (no budget): a question's path is found by its end set's F1 against the answers
-    return graph.run("kgqa/expand_paths", kg=kg, frontiers=frontiers, exclude=exclude, cap=cap, named=0, sample=0,
-                     vector=None, full=None, types=None, budget=None)
+    return graph.run_text(with_types("kgqa/expand_paths", None), kg=kg, frontiers=frontiers, exclude=exclude,
+                          cap=cap, named=0, sample=0, vector=None, full=None, types=None, budget=None)
 
 
 def _search(graph: Graph, kg: str, topic: str, gold: set[str], excluded: list[str], *, depth: int,

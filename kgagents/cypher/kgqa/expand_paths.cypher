@@ -13,7 +13,9 @@
 // `kgqa prepare` (kgqa/degrees), else its count of links (Neo4j's degree store: no relationship is read).
 // $types: the KG's relationship types (its relation catalogue), so no relationship's or neighbour's properties are
 // read to tell a KG triple from the graph's other links — a triple joins two entities of its KG — (null: the
-// triples are told by their `rel` property and the neighbour's `kg`).
+// triples are told by their `rel` property and the neighbour's `kg`). Template ({{types}}): the same types written
+// into the pattern by the caller (`cypher.with_types`), so a hub's other links (the run store's traces) are not
+// walked at all.
 OPTIONAL MATCH (x:Entity {kg: $kg}) WHERE x.id IN $exclude
 WITH collect(x) AS excluded
 UNWIND $frontiers AS f
@@ -27,9 +29,9 @@ CALL (f) {
   RETURN starts[..cut[0]] AS walked, cut[0] < size(starts) OR coalesce(f.part, false) AS sampled
 }
 UNWIND walked AS e
-MATCH (e)-[r]-(o)
+MATCH (e)-[r{{types}}]-(o)
 WHERE (f.relations IS NULL OR type(r) IN f.relations)
-  AND CASE WHEN $types IS NULL THEN r.rel IS NOT NULL ELSE type(r) IN $types END
+  AND ($types IS NOT NULL OR r.rel IS NOT NULL)
   AND NOT o IN excluded
 WITH f.key AS key, sampled, type(r) AS relation, startNode(r) = e AS forward, o, count(*) AS support
 WHERE $types IS NOT NULL OR o.kg = $kg
