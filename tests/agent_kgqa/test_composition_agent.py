@@ -15,10 +15,9 @@ from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.agent.kgqa.store import stored_trace
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
-from kgagents.graph.schema import ensure_schema
-from kgagents.jobs.kgqa import ask, prepare_kg, run_questions
+from kgagents.jobs.kgqa import ask, run_questions
 from kgagents.loaders.qa import EntityRef, Question
-from kgagents.loaders.triples import load_triples
+from tests.agent_kgqa.conftest import load_prepared
 from tests.scripted_chat import ScriptedChatModel
 
 KG = "family"
@@ -46,11 +45,7 @@ def family(neo4j_settings: Neo4jSettings, tmp_path_factory: pytest.TempPathFacto
     kb = tmp_path_factory.mktemp("family") / "family_kb.txt"
     kb.write_text(TRIPLES, encoding="utf-8")
     with Graph(neo4j_settings) as g:
-        g.run("admin/wipe")
-        ensure_schema(g)
-        load_triples(g, Path(kb), kg=KG)
-        prepare_kg(g, KG)
-        yield g
+        yield load_prepared(g, Path(kb), KG)
 
 
 def _question(text: str, answer: str) -> Question:

@@ -13,10 +13,9 @@ from kgagents.agent.kgqa.pathmemory import INDEX, PathMemory, TestSplitError
 from kgagents.agent.kgqa.settings import KGQASettings
 from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
-from kgagents.graph.schema import ensure_schema
-from kgagents.jobs.kgqa import learn, prepare_kg, run_questions
+from kgagents.jobs.kgqa import learn, run_questions
 from kgagents.loaders.qa import Question, read_questions
-from kgagents.loaders.triples import load_triples
+from tests.agent_kgqa.conftest import load_prepared
 
 KG = "pq2h"
 
@@ -26,11 +25,7 @@ def pq(neo4j_settings: Neo4jSettings, shared_data: Path) -> Iterator[tuple[Graph
     """The PQ-2H KB loaded and prepared, and its questions."""
     folder = shared_data / "kgqa" / "pathquestion"
     with Graph(neo4j_settings) as g:
-        g.run("admin/wipe")
-        ensure_schema(g)
-        load_triples(g, folder / "2H-kb.txt", kg=KG)
-        prepare_kg(g, KG)
-        yield g, read_questions(folder / "PQ-2H.jsonl")
+        yield load_prepared(g, folder / "2H-kb.txt", KG), read_questions(folder / "PQ-2H.jsonl")
 
 
 def _kind(questions: list[Question], path: list[str]) -> tuple[list[Question], list[Question]]:
