@@ -18,6 +18,13 @@ prefixes are standardised by the prefix map's synonyms (``http://mouse.owl#MA_00
 ``NCI_C12219`` = ``NCIT_C12219`` only with a map that lists NCI as a synonym of NCIT). Words are never identifiers
 (``Paper`` in two ontologies is a name, not an id). Every other identifier is a **mediator**: a ``(:Mediator)`` node.
 
+**Names**: a bridge also names the classes it ties — Uberon's bridges give each MA or NCIT class Uberon's label
+(``IAO_0000589``, "serosa of intestine (post-embryonic mouse)"), a mediating ontology its labels and synonyms.
+The names a file gives an identifier (``rdfs:label``, ``skos:prefLabel``/``altLabel``, ``IAO_0000589``, the
+oboInOwl synonyms; OBO ``name:`` and ``synonym:``), a trailing parenthesised qualifier dropped, travel on the
+edges of the identifiers that tie to a loaded class (``a_names`` / ``b_names``): the matcher reads them as more
+names of those classes (setting ``background_names``). A mediator's own names are not a class's.
+
 In the graph each statement is one ``(a)-[:BACKGROUND {file, relation, predicate, confidence}]->(b)`` between
 ``(:Resource)`` classes and ``(:Mediator)`` nodes (``narrow`` points from the narrower end). A file is loaded whole
 in one transaction (its earlier edges replaced), after all files were parsed: a malformed file writes nothing.
@@ -89,6 +96,8 @@ class BackgroundFile:
     path: Path
     kind: Kind
     statements: list[Statement] = field(default_factory=list)
+    #: identifier → the names the file gives it (its labels and synonyms, a parenthesised qualifier dropped)
+    names: dict[str, list[str]] = field(default_factory=dict)
 
 
 class FileTies(BaseModel):
@@ -149,7 +158,7 @@ def read_background(path: str | Path, prefixes: Iterable[curies.Record] = ()) ->
         return BackgroundFile(path, "sssom", [s for m in mapping_set.mappings if (s := _statement(
             m.subject_id, m.object_id, m.predicate_id, 1.0 if m.confidence is None else m.confidence)) is not None])
     if path.suffix.lower() == ".obo":
-        return BackgroundFile(path, "obo", _read_obo(path, conv))
+        return BackgroundFile(path, "obo", *_read_obo(path, conv))
     if path.suffix.lower() not in _RDF_SUFFIXES:
         raise InputFileError(f"{path}: not a background file kgagents reads (an ontology: .owl .rdf .ttl .nt .obo; "
                              "an SSSOM table: .sssom.tsv; an Alignment API file: .rdf)")
@@ -160,7 +169,20 @@ def read_background(path: str | Path, prefixes: Iterable[curies.Record] = ()) ->
                       min(max(c.measure, 0.0), 1.0))
             for c in alignment.cells if c.relation in _ALIGNMENT_RELATIONS
             for relation, flip in [_ALIGNMENT_RELATIONS[c.relation]]])
-    return BackgroundFile(path, "ontology", _read_rdf(path, conv))
+    return BackgroundFile(path, "ontology", *_read_rdf(path, conv))
+
+
+#: predicates whose literal names the subject (see the module docstring)
+NAME_PREDICATES = frozenset({v.RDFS_LABEL, SKOS + "prefLabel", SKOS + "altLabel",
+                             "http://purl.obolibrary.org/obo/IAO_0000589", *v.OBO_SYNONYMS})
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def _add_name(names: dict[str, list[str]], identifier: str, text: str) -> None:
+    """``text`` as a name of ``identifier``, its trailing qualifier ("(post-embryonic mouse)", "(NCIT)") dropped."""
+    name = _QUALIFIER.sub("", text).strip()
+    if name and name not in names.setdefault(identifier, []):
+        names[identifier].append(name)
 
 
 def _statement(a: str, b: str, predicate: str, confidence: float) -> Statement | None:
@@ -178,7 +200,7 @@ def _is_alignment(path: Path) -> bool:
     return ALIGN_NS.rstrip("#").encode() in head
 
 
-def _read_rdf(path: Path, conv: curies.Converter) -> list[Statement]:
+def _read_rdf(path: Path, conv: curies.Converter) -> tuple[list[Statement], dict[str, list[str]]]:
     triples = read_triples(path)  # ParseError (with the line) for a file that is not RDF
     index: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
     for s, p, o in triples:
@@ -187,7 +209,10 @@ def _read_rdf(path: Path, conv: curies.Converter) -> list[Statement]:
         raise ParseError(str(path), None, "declares no class and no owl:Ontology: not an ontology, so not a bridge "
                                           "file (an SSSOM table is read from a .sssom.tsv file)")
     out: list[Statement] = []
+    names: dict[str, list[str]] = {}
     for s, p, o in triples:
+        if is_iri(s) and p in NAME_PREDICATES and isinstance(o, Literal):
+            _add_name(names, s, o.value)
         if not is_iri(s) or p not in PREDICATES:
             continue
         if isinstance(o, Literal):
@@ -200,7 +225,7 @@ def _read_rdf(path: Path, conv: curies.Converter) -> list[Statement]:
         elif p == v.OWL_EQUIVALENT_CLASS:  # C ≡ X ⊓ (restrictions): C ⊑ X for each named X
             for head in index.get(o, {}).get(v.OWL + "intersectionOf", ()):
                 out += [Statement(s, m, "narrow", p) for m in _rdf_list(index, head) if is_iri(m)]
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out)), names
 
 
 def _rdf_list(index: dict[str, dict[str, list[Term]]], head: Term) -> list[Term]:
@@ -221,10 +246,12 @@ _OBO_TAGS: dict[str, tuple[Relation, str]] = {"is_a": ("narrow", v.RDFS_SUBCLASS
                                               "xref": ("close", v.OBO_IN_OWL + "hasDbXref")}
 
 
-def _read_obo(path: Path, conv: curies.Converter) -> list[Statement]:
+def _read_obo(path: Path, conv: curies.Converter) -> tuple[list[Statement], dict[str, list[str]]]:
     """The ``[Term]`` stanzas of an OBO flat file: ``is_a``, ``equivalent_to``, a genus ``intersection_of`` (no
-    relation: narrow), ``xref`` and ``property_value: skos:exactMatch|closeMatch|…`` lines."""
+    relation: narrow), ``xref`` and ``property_value: skos:exactMatch|closeMatch|…`` lines; ``name`` and
+    ``synonym`` lines as the term's names."""
     out: list[Statement] = []
+    names: dict[str, list[str]] = {}
     term: str | None = None
     in_term = seen_header = False
     with open(path, encoding="utf-8", errors="replace") as fh:
@@ -246,7 +273,11 @@ def _read_obo(path: Path, conv: curies.Converter) -> list[Statement]:
                 continue
             if term is None or not value:
                 continue
-            if tag in _OBO_TAGS:
+            if tag == "name":
+                _add_name(names, term, value)
+            elif tag == "synonym" and value.startswith('"') and '"' in value[1:]:
+                _add_name(names, term, value[1:].split('"', 1)[0])
+            elif tag in _OBO_TAGS:
                 relation, predicate = _OBO_TAGS[tag]
                 target = value.split()[0].strip('"')
                 out.append(Statement(term, expand(target, conv), relation, predicate))
@@ -259,7 +290,7 @@ def _read_obo(path: Path, conv: curies.Converter) -> list[Statement]:
                     out.append(found)
     if not seen_header:
         raise ParseError(str(path), 1, "no OBO header (format-version) and no [Term] stanza: not an OBO file")
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out)), names
 
 
 # -- the identity rule ---------------------------------------------------------------------------
@@ -332,12 +363,17 @@ def resolve_file(parsed: BackgroundFile, index: ClassIndex, conv: curies.Convert
         found, _ = cache[identifier]
         return found or [identifier]
 
+    def names(identifier: str) -> list[str] | None:
+        """The names the file gives ``identifier`` when it ties to a loaded class (a mediator's are not kept)."""
+        return (parsed.names.get(identifier) or None) if cache[identifier][1] is not None else None
+
     for s in parsed.statements:
         for a in ends(s.a):
             for b in ends(s.b):
                 if a != b:
                     edges.setdefault((a, b, s.relation), {"a": a, "b": b, "relation": s.relation,
-                                                          "predicate": s.predicate, "confidence": s.confidence})
+                                                          "predicate": s.predicate, "confidence": s.confidence,
+                                                          "a_names": names(s.a), "b_names": names(s.b)})
     ties = FileTies(file=str(parsed.path.resolve()), kind=parsed.kind, statements=len(parsed.statements),
                     classes_tied={o: len(u) for o, u in sorted(tied.items())}, by_rule=dict(by_rule),
                     mediators=len(mediators),

@@ -180,3 +180,32 @@ def test_every_label_and_alternative_label_is_a_matching_key(graph: Graph, fixtu
     for s, t in (("Bus", "Omnibus"), ("Engine", "PowerUnit"), ("Car", "MotorCar"), ("Motorcycle", "Motorbike"),
                  ("Driver", "Motorist"), ("carries", "transports")):
         assert first.get((va + s, vb + t), "").startswith("lexical:"), (s, t)
+
+
+NAMES_BRIDGE = """@prefix obo: <http://purl.obolibrary.org/obo/> .
+@prefix m: <http://example.org/mediator/> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+<http://example.org/names.owl> a owl:Ontology .
+obo:MA_0000002 a owl:Class ; rdfs:subClassOf m:M_0000099 ; obo:IAO_0000589 "thigh (post-embryonic mouse)" .
+m:M_0000099 a owl:Class ; rdfs:label "Lumbar Region" .
+"""
+
+
+def test_the_names_a_bridge_gives_a_class_it_ties_are_more_names_to_match_by(
+        graph: Graph, anatomy_like: Path, tmp_path: Path) -> None:
+    bridge = tmp_path / "names.ttl"
+    bridge.write_text(NAMES_BRIDGE, encoding="utf-8")
+    pair, mediated = (MOUSE + "MA_0000002", HUMAN + "NCI_C002"), (MOUSE + "MA_0000003", HUMAN + "NCI_C003")
+    named = match_pair(graph, "mouse", "human", MatchSettings(mode="no_llm"), background=[bridge])
+    unnamed = match_pair(graph, "mouse", "human", MatchSettings(mode="no_llm", background_names=False),
+                         background=[bridge])
+    # the bridge calls "upper leg" Uberon-style "thigh (post-embryonic mouse)": its qualifier dropped, a lexical key
+    assert any(c.startswith("lexical") for c in _by_pair(named)[pair]["channels"])
+    assert pair not in _by_pair(unnamed) or not any(c.startswith("lexical") for c in _by_pair(unnamed)[pair]["channels"])
+    # the mediator's own label names no class: "lower back" is not made "Lumbar Region" by it
+    assert mediated not in _by_pair(named) or _by_pair(named)[mediated]["channels"] == _by_pair(unnamed).get(
+        mediated, {}).get("channels")
+    edges = graph.run_text("MATCH (a)-[b:BACKGROUND {file: $file}]->(m) RETURN a.uri AS a, b.a_names AS a_names, "
+                           "b.b_names AS b_names", file=str(bridge.resolve()))
+    assert edges == [{"a": pair[0], "a_names": ["thigh"], "b_names": None}]

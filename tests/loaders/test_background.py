@@ -39,7 +39,7 @@ def test_sssom_obo_and_alignment_files_give_statements(bg: Path, fixtures: Path)
     assert direct == Statement(OBO + "MA_0000003", OBO + "NCIT_C003", "exact",
                                "http://www.w3.org/2004/02/skos/core#exactMatch", 0.9)
     xrefs = read_background(bg / "xrefs.obo")
-    assert xrefs.kind == "obo"
+    assert xrefs.kind == "obo" and xrefs.names == {OBO + "X_0000004": ["forebrain"]}
     assert {(s.a, s.b, s.relation) for s in xrefs.statements} == {
         (OBO + "X_0000004", OBO + "MA_0000004", "close"), (OBO + "X_0000004", OBO + "NCIT_C004", "close")}
     alignment = read_background(fixtures / "matching" / "ref_ab.rdf")

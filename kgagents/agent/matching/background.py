@@ -20,8 +20,9 @@ decides neither. No word, id prefix or threshold of any dataset is involved.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
+from kgagents.agent.matching.entities import Entity
 from kgagents.agent.matching.lexical import one_to_one
 from kgagents.graph.connection import Graph, Row
 
@@ -100,3 +101,13 @@ def background_matches(pairs: dict[tuple[str, str], BackgroundMatch], exclude: I
         if s not in skip and t not in skip:
             tiers.setdefault(s, {})[t] = KINDS.index(m.kind)
     return [pairs[(m.source, m.target)] for m in one_to_one(tiers)]
+
+
+def with_background_names(graph: Graph, entities: Sequence[Entity], files: Sequence[str]) -> list[Entity]:
+    """``entities`` with the names the background ``files`` give them (a bridge's labels of the classes it ties)
+    added to their synonyms, so every lexical rule can use them: a bridge that names the mouse class "intestine
+    serosa" Uberon's "serosa of intestine" gives the matcher one more way to reach a human class of that name."""
+    rows = graph.run("matching/background_names", uris=[e.uri for e in entities], files=list(files))
+    extra = {row["uri"]: row["names"] for row in rows}
+    return [replace(e, synonyms=tuple(dict.fromkeys([*e.synonyms, *extra[e.uri]]))) if e.uri in extra else e
+            for e in entities]

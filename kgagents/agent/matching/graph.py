@@ -35,7 +35,7 @@ from langgraph.graph import END, START, StateGraph
 from kgagents.agent.base import Agent, RunResult
 from kgagents.agent.matching.agreement import blind_duplicates, judge_matches, judged, vocabularies
 from kgagents.agent.matching.background import KINDS as BACKGROUND_KINDS
-from kgagents.agent.matching.background import background_matches, background_pairs
+from kgagents.agent.matching.background import background_matches, background_pairs, with_background_names
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
 from kgagents.agent.matching.confidence import with_confidence
 from kgagents.agent.matching.context import derive_context
@@ -193,6 +193,8 @@ class MatchingAgent(Agent[MatchSettings]):
         if key not in self._entities:
             self._entities = {k: v for k, v in self._entities.items() if k[0] == key[0]}
             found = fetch_entities(self.graph, ontology, properties=self.settings.include_properties)
+            if self.settings.background_names and state.get("background"):
+                found = with_background_names(self.graph, found, state["background"])
             shared = set(state.get("shared", ()))
             self._entities[key] = {e.uri: e for e in found if e.uri not in shared}
         return self._entities[key]

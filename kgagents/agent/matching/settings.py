@@ -89,6 +89,9 @@ class MatchSettings(AgentSettings):
         True, description="with background files given (match --background): pairs the files relate, directly or "
         "through a mediator, are matched 1:1 among the entities the lexical pre-match left, and support the other "
         "stages' pairs (see kgagents.agent.matching.background)")
+    background_names: bool = Field(
+        True, description="with background files: the names a file gives the classes it ties (a bridge's labels, "
+        "e.g. Uberon's label of an MA class) are more names of those classes for every lexical rule")
     background_hierarchy: bool = Field(
         True, description="background paths may also go through two mediators one below the other (the weakest "
         "background evidence), where a background file states the mediators' hierarchy")
@@ -170,8 +173,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "context", "batch_size"),
     "retrieval": ("threshold", "top_k", "channels", "lexical_prematch", "one_word_stems", "skip_shared",
                   "include_properties"),
-    "background_knowledge": ("background", "background_hierarchy", "background_veto", "background_stage_check",
-                             "background_duplicates", "background_corroboration"),
+    "background_knowledge": ("background", "background_names", "background_hierarchy", "background_veto",
+                             "background_stage_check", "background_duplicates", "background_corroboration"),
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support"),
