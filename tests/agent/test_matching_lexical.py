@@ -16,12 +16,14 @@ from kgagents.agent.matching.lexical import (
     contrast_conflict,
     every_best,
     key_of,
+    learn_phrases,
     learn_substitutions,
     lexical_keys,
     lexical_matches,
     narrowed,
     one_to_one,
     one_typo,
+    phrase_matches,
     shorter_name,
     substitution_matches,
     typo_matches,
@@ -146,6 +148,26 @@ def test_a_learned_substitution_matches_unmatched_entities_one_to_one() -> None:
     # the kidney nerve has two renal-nerve targets: ambiguous, so not matched
     assert [(m.source, m.target, m.key) for m in substitution_matches(sources, targets, rules)] == [
         ("m:hilum", "h:hilum", "substituted")]
+
+
+def test_phrase_substitutions_are_what_matched_names_differ_by_once_the_word_swaps_are_taken_out() -> None:
+    rules = {"intestine": {"intestinal"}, "stomach": {"gastric"}}
+    anchors = [(LexicalEntity("m:1", "Class", ["large intestine serosa"]),
+                LexicalEntity("h:1", "Class", ["Large_Intestinal_Serosal_Surface"])),
+               (LexicalEntity("m:2", "Class", ["small intestine serosa"]),
+                LexicalEntity("h:2", "Class", ["Small Intestinal Serosal Surface"])),
+               (LexicalEntity("m:4", "Class", ["stomach serosa"]), LexicalEntity("h:4", "Class", ["Gastric Serosal Surface"])),
+               (LexicalEntity("m:3", "Class", ["retina lamina"]), LexicalEntity("h:3", "Class", ["Membrane"]))]
+    phrases = learn_phrases(anchors, rules, min_support=2)
+    # seen twice (names that share no word teach nothing: the stomach pair); the lamina once
+    assert phrases == {(frozenset({"serosa"}), frozenset({"serosal", "surface"}))}
+    sources = [LexicalEntity("m:i", "Class", ["intestine serosa"]), LexicalEntity("m:s", "Class", ["serosa"]),
+               LexicalEntity("m:u", "Class", ["uterus serosa"])]
+    targets = [LexicalEntity("h:i", "Class", ["Intestinal_Serosal_Surface"]),
+               LexicalEntity("h:s", "Class", ["Serosal Surface"]), LexicalEntity("h:x", "Class", ["Uterus Wall"])]
+    # a phrase and a word swap after it; a name wholly replaced ("serosa" alone) is not matched, nor one that fits
+    # no target
+    assert [(m.source, m.target) for m in phrase_matches(sources, targets, phrases, rules)] == [("m:i", "h:i")]
 
 
 def test_spelling_variants_match_compounds_and_initials_fused_with_numbers() -> None:

@@ -51,10 +51,12 @@ from kgagents.agent.matching.lexical import (
     containment_matches,
     contrast_conflict,
     every_best,
+    learn_phrases,
     learn_substitutions,
     lexical_tiers,
     narrowed,
     one_to_one,
+    phrase_matches,
     shorter_name,
     substitution_matches,
     tied,
@@ -565,8 +567,15 @@ class MatchingAgent(Agent[MatchSettings]):
         rules = learn_substitutions(anchors, names, self.settings.substitution_min_support)
         sources, targets = self._unmatched(state, matched)
         found = substitution_matches(sources, targets, rules, self._narrow(matched))
-        return self._lexical_rule(state, found, matched, verdicts, "lexical:substituted",
-                                  "label/synonym words equal after one learned word substitution")
+        added = self._lexical_rule(state, found, matched, verdicts, "lexical:substituted",
+                                   "label/synonym words equal after one learned word substitution")
+        if self.settings.phrase_substitution:
+            phrases = learn_phrases(anchors, rules, self.settings.substitution_min_support)
+            sources, targets = self._unmatched(state, matched)
+            added += self._lexical_rule(state, phrase_matches(sources, targets, phrases, rules, self._narrow(matched)),
+                                        matched, verdicts, "lexical:substituted",
+                                        "label/synonym words equal after a learned phrase substitution")
+        return added
 
     def _contained(self, state: MatchState, matched: set[tuple[str, str]], verdicts: dict[str, list[Any]],
                    hierarchies: tuple[Hierarchy, Hierarchy] | None) -> list[dict[str, Any]]:

@@ -259,6 +259,52 @@ def substitution_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lex
     return _unique_both_ways(found, "substituted", narrow)
 
 
+Phrase = tuple[frozenset[str], frozenset[str]]
+
+
+def learn_phrases(matched: Iterable[tuple[LexicalEntity, LexicalEntity]], rules: dict[str, set[str]],
+                  min_support: int) -> set[Phrase]:
+    """Phrase substitutions the matched pairs teach, each seen at least ``min_support`` times: what is left of two
+    matched names' differing words once the learned one-word swaps (``rules``) are taken out, one or two words on
+    each side and three in all ("serosa" → "serosal surface" from *large intestine serosa* = *Large intestinal
+    serosal surface*, with "intestine" → "intestinal" learned). No word list: everything comes from the data."""
+    seen: dict[Phrase, int] = defaultdict(int)
+    for s, t in matched:
+        for x in _bags(s):
+            for y in _bags(t):
+                if not x & y:
+                    continue
+                only_x, only_y = set(x - y), set(y - x)
+                for a in sorted(only_x):
+                    b = next((w for w in sorted(only_y) if w in rules.get(a, ())), None)
+                    if b is not None:
+                        only_x.discard(a)
+                        only_y.discard(b)
+                if 1 <= len(only_x) <= 2 and 1 <= len(only_y) <= 2 and len(only_x) + len(only_y) >= 3:
+                    seen[(frozenset(only_x), frozenset(only_y))] += 1
+    return {phrase for phrase, n in seen.items() if n >= min_support}
+
+
+def phrase_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity], phrases: set[Phrase],
+                   rules: dict[str, set[str]], narrow: Narrow | None = None) -> list[LexicalMatch]:
+    """Pairs whose word bags become equal when a learned phrase (:func:`learn_phrases`) replaces part of a source
+    name — a word of it kept — and at most one learned word substitution follows; 1:1 as in
+    :func:`containment_matches`. Meant for entities nothing else matched."""
+    index = _bag_index(targets, _bags)
+    found: dict[str, set[str]] = defaultdict(set)
+    for e in sources:
+        for bag in _bags(e):
+            for old, new in phrases:
+                if not old < bag:
+                    continue
+                swapped = (bag - old) | new
+                found[e.uri] |= index.get((e.kind, swapped), set())
+                for word in swapped:
+                    for substitute in rules.get(word, ()):
+                        found[e.uri] |= index.get((e.kind, (swapped - {word}) | {substitute}), set())
+    return _unique_both_ways(found, "substituted", narrow)
+
+
 def _bag_index(entities: Iterable[LexicalEntity], bags: Callable[[LexicalEntity], set[frozenset[str]]]) -> dict[
         tuple[str, frozenset[str]], set[str]]:
     """(kind, word bag) → the entities with that bag (as ``bags`` gives them)."""

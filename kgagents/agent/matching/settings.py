@@ -85,6 +85,11 @@ class MatchSettings(AgentSettings):
         "entity, e.g. 'spleen' → 'splenic') make 1:1 pairs among the entities still unmatched; validated when "
         "there is an LLM")
     substitution_min_support: int = Field(2, ge=1, description="how often a word substitution must be seen")
+    phrase_substitution: bool = Field(
+        False, description="with substitution: also phrase substitutions the matched pairs teach (what is left of "
+        "two matched names' differing words once the learned word swaps are taken out: 'serosa' → 'serosal "
+        "surface'), seen substitution_min_support times; off: it pays on no task it was not designed on (bench "
+        "om-rules)")
     background: bool = Field(
         True, description="with background files given (match --background): pairs the files relate, directly or "
         "through a mediator, are matched 1:1 among the entities the lexical pre-match left, and support the other "
@@ -177,7 +182,8 @@ STAGES: dict[str, tuple[str, ...]] = {
                              "background_stage_check", "background_duplicates", "background_corroboration"),
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
-                    "structural_rounds_until_stable", "substitution", "substitution_min_support"),
+                    "structural_rounds_until_stable", "substitution", "substitution_min_support",
+                    "phrase_substitution"),
     "lexical_rules": ("containment", "containment_no_subclasses", "variants", "typos", "acronyms", "synonyms",
                       "lexical_tiebreak"),
     "output": ("repair", "property_ends", "one_to_one", "many_min_similarity"),
@@ -191,4 +197,5 @@ CHOSEN_BY: dict[str, str] = {
     "one_word_stems": "om/anatomy/no_llm.json",
     "property_ends": "om/conference/no_llm.json",
     "lexical_tiebreak": "om/rules/rules_no_llm_seed39_only-lexical-tiebreak.json",
+    "phrase_substitution": "om/rules/rules_no_llm_seed39_only-phrase-substitution.json",
 }
