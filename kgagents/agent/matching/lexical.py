@@ -253,10 +253,15 @@ def substitution_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lex
     found: dict[str, set[str]] = defaultdict(set)
     for e in sources:
         for bag in _bags(e):
-            for word in bag:
-                for substitute in rules.get(word, ()):
-                    found[e.uri] |= index.get((e.kind, (bag - {word}) | {substitute}), set())
+            found[e.uri] |= _after_one_swap(index, e.kind, bag, rules)
     return _unique_both_ways(found, "substituted", narrow)
+
+
+def _after_one_swap(index: dict[tuple[str, frozenset[str]], set[str]], kind: str, bag: frozenset[str],
+                    rules: dict[str, set[str]]) -> set[str]:
+    """The entities of ``index`` whose bag is ``bag`` with one word replaced by a learned substitute."""
+    return {uri for word in bag for substitute in rules.get(word, ())
+            for uri in index.get((kind, (bag - {word}) | {substitute}), ())}
 
 
 Phrase = tuple[frozenset[str], frozenset[str]]
@@ -298,10 +303,7 @@ def phrase_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEn
                 if not old < bag:
                     continue
                 swapped = (bag - old) | new
-                found[e.uri] |= index.get((e.kind, swapped), set())
-                for word in swapped:
-                    for substitute in rules.get(word, ()):
-                        found[e.uri] |= index.get((e.kind, (swapped - {word}) | {substitute}), set())
+                found[e.uri] |= index.get((e.kind, swapped), set()) | _after_one_swap(index, e.kind, swapped, rules)
     return _unique_both_ways(found, "substituted", narrow)
 
 
