@@ -274,7 +274,8 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
     run = run_questions(graph, ds.kg, questions, settings, chat, workers=workers, dataset=ds.name,
                         on_question=on_question)
     summary = run.output.summary()
-    throughput = _repeated(graph, ds, questions, settings, workers, run, repeat) if repeat > 1 else None
+    throughput = _repeated(graph, ds, questions, settings, workers, run, summary["questions_per_second"], repeat) \
+        if repeat > 1 else None
     if throughput is not None:
         summary["questions_per_second"] = throughput["median_questions_per_second"]
     boot_kind = None if boot is None else (getattr(paraphrase, "model_name", None) or "templates")
@@ -306,13 +307,14 @@ def bench(graph: Graph, name: str, *, chat: Any = None, settings: KGQASettings |
 
 
 def _repeated(graph: Graph, ds: Dataset, questions: Sequence[Question], settings: KGQASettings, workers: int,
-              first: Any, repeat: int) -> dict[str, Any]:
-    """The questions answered ``repeat - 1`` more times after ``first``: each run's questions/s, their median
-    (the file's ``questions_per_second``), and whether every run gave the same answers (scores are the first's)."""
+              first: Any, first_rate: float, repeat: int) -> dict[str, Any]:
+    """The questions answered ``repeat - 1`` more times after ``first`` (which ran at ``first_rate``): each run's
+    questions/s, their median (the file's ``questions_per_second``), and whether every run gave the same answers
+    (scores are the first's)."""
     def answers(run: Any) -> list[tuple[str, str]]:
         return sorted((r.question_id, r.answer) for r in run.output.results)
 
-    rates, same = [first.output.summary()["questions_per_second"]], True
+    rates, same = [first_rate], True
     for _ in range(repeat - 1):
         again = run_questions(graph, ds.kg, questions, settings, None, workers=workers, dataset=ds.name)
         rates.append(again.output.summary()["questions_per_second"])
