@@ -6,6 +6,13 @@ and the axioms between them that n10s represents (SCO, SPO, DOMAIN, RANGE, EQUIV
 DISJOINT_WITH, and anonymous restrictions as RESTRICTION edges). Edges whose ends are not declared
 in the same file (e.g. ``subClassOf owl:Thing`` without an ``owl:Thing`` declaration) are left out,
 as n10s does.
+
+A SKOS thesaurus (a file that declares ``skos:Concept`` s and no class or property) is read as an ontology of
+its concepts: each concept a class, ``skos:broader`` / ``narrower`` (and their transitive forms) its SCO edges,
+``skos:prefLabel`` its labels, ``altLabel`` / ``hiddenLabel`` its synonyms, the ``skos:ConceptScheme`` its header
+where there is no ``owl:Ontology``. Thesauri are matched as often as ontologies are, and a concept's broader
+concept plays the part a superclass does for the structural rules. In a file that declares classes, concepts stay
+what they are there (individuals, e.g. a code list), so no OWL ontology reads differently.
 """
 
 from __future__ import annotations
@@ -62,7 +69,10 @@ _QUALIFIED_KINDS = {
     v.OWL_MAX_QUALIFIED_CARDINALITY: "max",
 }
 _DEFINITION_PREDICATES = (v.SKOS_DEFINITION, v.OBO_DEFINITION, v.OBO_HAS_DEFINITION)
-_SYNONYM_PREDICATES = (*sorted(v.OBO_SYNONYMS), v.SKOS_ALT_LABEL)
+_SYNONYM_PREDICATES = (*sorted(v.OBO_SYNONYMS), v.SKOS_ALT_LABEL, v.SKOS_HIDDEN_LABEL)
+#: a concept's broader concepts: (predicate, whether the subject is the narrower end)
+_BROADER = ((v.SKOS_BROADER, True), (v.SKOS_BROADER_TRANSITIVE, True), (v.SKOS_NARROWER, False),
+            (v.SKOS_NARROWER_TRANSITIVE, False))
 _CLASS_AXIOMS = {v.RDFS_SUBCLASS_OF: EdgeType.SCO, v.OWL_EQUIVALENT_CLASS: EdgeType.EQUIVALENT_CLASS,
                  v.OWL_DISJOINT_WITH: EdgeType.DISJOINT_WITH}
 _PROPERTY_AXIOMS = {v.RDFS_DOMAIN: EdgeType.DOMAIN, v.RDFS_RANGE: EdgeType.RANGE}
@@ -154,7 +164,7 @@ def parse_ontology(path: str | Path, name: str | None = None, format: str | RdfF
     if not parsed.resources:
         what = "holds no RDF triples (empty file?)" if not triples else (
             f"holds {len(triples)} triples but declares no class or property (owl:Class, rdfs:Class, "
-            "owl:ObjectProperty, owl:DatatypeProperty), so there is no ontology to load")
+            "owl:ObjectProperty, owl:DatatypeProperty) and no skos:Concept, so there is no ontology to load")
         raise ParseError(str(path), None, what)
     return parsed
 
@@ -183,6 +193,8 @@ class _Builder:
         self.index: dict[Term, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
         self.kinds: dict[str, list[ResourceKind]] = {}
         self.ontology_uri: str | None = None
+        concepts: dict[str, None] = {}
+        scheme: str | None = None
         for s, p, o in triples:
             self.index[s][p].append(o)
             if p == v.RDF_TYPE and is_iri(s) and is_iri(o):
@@ -193,6 +205,14 @@ class _Builder:
                         kinds.append(kind)
                 elif o == v.OWL_ONTOLOGY and self.ontology_uri is None:
                     self.ontology_uri = s
+                elif o == v.SKOS_CONCEPT:
+                    concepts[s] = None
+                elif o == v.SKOS_CONCEPT_SCHEME and scheme is None:
+                    scheme = s
+        self.thesaurus = not self.kinds and bool(concepts)  # a SKOS file: its concepts are the classes
+        if self.thesaurus:
+            self.kinds = {c: [ResourceKind.CLASS] for c in concepts}
+            self.ontology_uri = self.ontology_uri or scheme
 
     def build(self, name: str, path: Path, triple_count: int) -> ParsedOntology:
         by_kind: dict[ResourceKind, list[OntologyResource]] = {k: [] for k in ResourceKind}
@@ -206,7 +226,8 @@ class _Builder:
             if ResourceKind.RELATIONSHIP in kinds or ResourceKind.PROPERTY in kinds:
                 self._property_axioms(uri, edges)
         header = self.index.get(self.ontology_uri, {}) if self.ontology_uri else {}
-        titles = [o for p in (v.RDFS_LABEL, *v.DC_TITLES) for o in header.get(p, ()) if isinstance(o, Literal)]
+        titles = [o for p in (v.RDFS_LABEL, *v.DC_TITLES, v.SKOS_PREF_LABEL) for o in header.get(p, ())
+                  if isinstance(o, Literal)]
         comments = _unique(o.value for p in (v.RDFS_COMMENT, *v.DC_DESCRIPTIONS) for o in header.get(p, ())
                            if isinstance(o, Literal))
         return ParsedOntology(
@@ -222,14 +243,14 @@ class _Builder:
     def _resource(self, uri: str, kind: ResourceKind) -> OntologyResource:
         desc = self.index[uri]
         rdfs_labels = [o for o in desc.get(v.RDFS_LABEL, ()) if isinstance(o, Literal)]
-        labels = _unique(o.value for o in rdfs_labels + [o for o in desc.get(v.SKOS_PREF_LABEL, ())
-                                                          if isinstance(o, Literal)])
+        pref_labels = [o for o in desc.get(v.SKOS_PREF_LABEL, ()) if isinstance(o, Literal)]
+        labels = _unique(o.value for o in rdfs_labels + pref_labels)
         comments = _unique(o.value for o in desc.get(v.RDFS_COMMENT, ()) if isinstance(o, Literal))
         definitions = _unique(self._texts(desc, _DEFINITION_PREDICATES))
         synonyms = _unique(self._texts(desc, _SYNONYM_PREDICATES))
         return OntologyResource(
             uri=uri, kind=kind, name=local_name(uri),
-            label=_preferred(rdfs_labels) or (labels[0] if labels else None),
+            label=_preferred(rdfs_labels) or _preferred(pref_labels),
             labels=labels,
             comment="\n".join(comments) or None,
             definitions=definitions,
@@ -261,6 +282,12 @@ class _Builder:
     def _class_axioms(self, uri: str, edges: dict[OntologyEdge, None],
                       restrictions: dict[Restriction, None]) -> None:
         desc = self.index[uri]
+        if self.thesaurus:
+            for predicate, narrower in _BROADER:
+                for o in desc.get(predicate, ()):
+                    if self._is(o, ResourceKind.CLASS) and o != uri:
+                        below, above = (uri, o) if narrower else (o, uri)
+                        edges[OntologyEdge(below, EdgeType.SCO, above)] = None
         for predicate, edge_type in _CLASS_AXIOMS.items():
             for o in desc.get(predicate, ()):
                 if self._is(o, ResourceKind.CLASS):

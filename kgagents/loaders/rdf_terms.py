@@ -93,7 +93,14 @@ DC_DESCRIPTIONS = ("http://purl.org/dc/elements/1.1/description", "http://purl.o
 
 SKOS_PREF_LABEL = SKOS + "prefLabel"
 SKOS_ALT_LABEL = SKOS + "altLabel"
+SKOS_HIDDEN_LABEL = SKOS + "hiddenLabel"
 SKOS_DEFINITION = SKOS + "definition"
+SKOS_CONCEPT = SKOS + "Concept"
+SKOS_CONCEPT_SCHEME = SKOS + "ConceptScheme"
+SKOS_BROADER = SKOS + "broader"
+SKOS_NARROWER = SKOS + "narrower"
+SKOS_BROADER_TRANSITIVE = SKOS + "broaderTransitive"
+SKOS_NARROWER_TRANSITIVE = SKOS + "narrowerTransitive"
 OBO_DEFINITION = OBO + "IAO_0000115"
 OBO_HAS_DEFINITION = OBO_IN_OWL + "hasDefinition"
 OBO_SYNONYMS = frozenset(

@@ -153,3 +153,15 @@ def test_reference_check_counts_one_to_many_and_non_equivalence() -> None:
     check = check_reference(Alignment(onto1="a", onto2="b", cells=cells), ["a:1", "a:2", "a:3", "b:1", "b:2", "b:3"])
     assert (check.cells, check.equivalence_cells, check.not_equivalence, check.one_to_many) == (4, 3, 1, 2)
     assert check.unknown_entities == []
+
+
+@pytest.mark.integration
+def test_a_skos_thesaurus_pair_is_matched_like_an_ontology_pair(graph: Graph, fixtures: Path) -> None:
+    """Two SKOS thesauri (concepts, broader links, alternative and hidden labels; no OWL) load and match; the
+    reference is an SSSOM file, and the broader links are the hierarchy in the graph."""
+    d = fixtures / "matching" / "thesauri"
+    a, b = (load_ontology(graph, d / f).name for f in ("colours_a.ttl", "colours_b.ttl"))
+    sco = graph.run_text("MATCH (x:Class)-[:SCO]->(y:Class) WHERE $o IN x.ontologies RETURN count(*) AS n", o=b)
+    assert sco[0]["n"] == 6
+    run = match_pair(graph, a, b, MatchSettings(mode="no_llm"), reference=d / "reference.sssom.tsv")
+    assert run.scores is not None and (run.scores.precision, run.scores.recall) == (1.0, 1.0)
