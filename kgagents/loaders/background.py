@@ -48,9 +48,10 @@ from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders import rdf_terms as v
 from kgagents.loaders.alignment import ALIGN_NS, read_alignment
+from kgagents.loaders.obo_read import read_obo_triples
 from kgagents.loaders.prefixes import converter, expand, local_key
 from kgagents.loaders.rdf_read import read_triples
-from kgagents.loaders.rdf_terms import Literal, Term, is_iri
+from kgagents.loaders.rdf_terms import Literal, Term, Triple, is_iri
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 from kgagents.loaders.sssom import is_sssom, read_sssom
 
@@ -158,7 +159,8 @@ def read_background(path: str | Path, prefixes: Iterable[curies.Record] = ()) ->
         return BackgroundFile(path, "sssom", [s for m in mapping_set.mappings if (s := _statement(
             m.subject_id, m.object_id, m.predicate_id, 1.0 if m.confidence is None else m.confidence)) is not None])
     if path.suffix.lower() == ".obo":
-        return BackgroundFile(path, "obo", *_read_obo(path, conv))
+        return BackgroundFile(path, "obo", *_statements(path, read_obo_triples(path, lambda i: expand(i, conv)),
+                                                        conv))
     if path.suffix.lower() not in _RDF_SUFFIXES:
         raise InputFileError(f"{path}: not a background file kgagents reads (an ontology: .owl .rdf .ttl .nt .obo; "
                              "an SSSOM table: .sssom.tsv; an Alignment API file: .rdf)")
@@ -201,7 +203,12 @@ def _is_alignment(path: Path) -> bool:
 
 
 def _read_rdf(path: Path, conv: curies.Converter) -> tuple[list[Statement], dict[str, list[str]]]:
-    triples = read_triples(path)  # ParseError (with the line) for a file that is not RDF
+    return _statements(path, read_triples(path), conv)  # ParseError (with the line) for a file that is not RDF
+
+
+def _statements(path: Path, triples: list[Triple], conv: curies.Converter,
+                ) -> tuple[list[Statement], dict[str, list[str]]]:
+    """The background statements and names of one ontology file's triples (an OBO file's: its OWL translation)."""
     index: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
     for s, p, o in triples:
         index[s][p].append(o)
@@ -239,58 +246,6 @@ def _rdf_list(index: dict[str, dict[str, list[Term]]], head: Term) -> list[Term]
         items.append(desc[v.RDF_FIRST][0])
         head = (desc.get(v.RDF_REST) or [v.RDF_NIL])[0]
     return items
-
-
-_OBO_TAGS: dict[str, tuple[Relation, str]] = {"is_a": ("narrow", v.RDFS_SUBCLASS_OF),
-                                              "equivalent_to": ("exact", v.OWL_EQUIVALENT_CLASS),
-                                              "xref": ("close", v.OBO_IN_OWL + "hasDbXref")}
-
-
-def _read_obo(path: Path, conv: curies.Converter) -> tuple[list[Statement], dict[str, list[str]]]:
-    """The ``[Term]`` stanzas of an OBO flat file: ``is_a``, ``equivalent_to``, a genus ``intersection_of`` (no
-    relation: narrow), ``xref`` and ``property_value: skos:exactMatch|closeMatch|…`` lines; ``name`` and
-    ``synonym`` lines as the term's names."""
-    out: list[Statement] = []
-    names: dict[str, list[str]] = {}
-    term: str | None = None
-    in_term = seen_header = False
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for raw in fh:
-            line = raw.split(" ! ", 1)[0].strip()
-            if line.startswith("["):
-                in_term, term, seen_header = line == "[Term]", None, True
-                continue
-            tag, sep, value = line.partition(":")
-            if not sep:
-                continue
-            tag, value = tag.strip(), value.strip()
-            if tag == "format-version":
-                seen_header = True
-            if not in_term:
-                continue
-            if tag == "id":
-                term = expand(value, conv)
-                continue
-            if term is None or not value:
-                continue
-            if tag == "name":
-                _add_name(names, term, value)
-            elif tag == "synonym" and value.startswith('"') and '"' in value[1:]:
-                _add_name(names, term, value[1:].split('"', 1)[0])
-            elif tag in _OBO_TAGS:
-                relation, predicate = _OBO_TAGS[tag]
-                target = value.split()[0].strip('"')
-                out.append(Statement(term, expand(target, conv), relation, predicate))
-            elif tag == "intersection_of" and len(value.split()) == 1:
-                out.append(Statement(term, expand(value, conv), "narrow", v.OWL_EQUIVALENT_CLASS))
-            elif tag == "property_value":
-                parts = value.split()
-                if len(parts) >= 2 and (found := _statement(term, expand(parts[1], conv), expand(parts[0], conv),
-                                                            1.0)) is not None:
-                    out.append(found)
-    if not seen_header:
-        raise ParseError(str(path), 1, "no OBO header (format-version) and no [Term] stanza: not an OBO file")
-    return list(dict.fromkeys(out)), names
 
 
 # -- the identity rule ---------------------------------------------------------------------------

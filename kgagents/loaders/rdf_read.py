@@ -1,4 +1,5 @@
-"""Read an RDF file (RDF/XML, Turtle, N-Triples) into a list of parser-neutral triples.
+"""Read an RDF file (RDF/XML, Turtle, N-Triples; and OBO, as its OWL translation) into a list of parser-neutral
+triples.
 
 Two parsers, for two reasons. pyoxigraph (Rust) parses the OAEI anatomy files about ten times faster
 than rdflib, which alone would cap an ontology load below the 20,000 triples/s target. But it is
@@ -21,6 +22,7 @@ import rdflib
 from rdflib.plugins.parsers.notation3 import BadSyntax
 
 from kgagents.errors import InputFileError, ParseError
+from kgagents.loaders.obo_read import read_obo_triples
 from kgagents.loaders.rdf_terms import Blank, Literal, Term, Triple
 from kgagents.loaders.xml_guard import check_xml
 from kgagents.paths import require_file
@@ -32,6 +34,7 @@ class RdfFormat(str, Enum):
     XML = "xml"
     TURTLE = "turtle"
     NTRIPLES = "nt"
+    OBO = "obo"  # the OBO flat-file format, read as its OWL translation (kgagents.loaders.obo_read)
 
 
 _ALIASES: dict[str, RdfFormat] = {
@@ -39,12 +42,12 @@ _ALIASES: dict[str, RdfFormat] = {
     "application/rdf+xml": RdfFormat.XML, "owl": RdfFormat.XML, "rdf": RdfFormat.XML,
     "turtle": RdfFormat.TURTLE, "ttl": RdfFormat.TURTLE, "text/turtle": RdfFormat.TURTLE,
     "nt": RdfFormat.NTRIPLES, "ntriples": RdfFormat.NTRIPLES, "n-triples": RdfFormat.NTRIPLES,
-    "application/n-triples": RdfFormat.NTRIPLES,
+    "application/n-triples": RdfFormat.NTRIPLES, "obo": RdfFormat.OBO,
 }
 _SUFFIXES: dict[str, RdfFormat] = {
     ".owl": RdfFormat.XML, ".rdf": RdfFormat.XML, ".xml": RdfFormat.XML,
     ".ttl": RdfFormat.TURTLE, ".turtle": RdfFormat.TURTLE,
-    ".nt": RdfFormat.NTRIPLES, ".ntriples": RdfFormat.NTRIPLES,
+    ".nt": RdfFormat.NTRIPLES, ".ntriples": RdfFormat.NTRIPLES, ".obo": RdfFormat.OBO,
 }
 _OX_FORMATS = {
     RdfFormat.XML: ox.RdfFormat.RDF_XML,
@@ -58,13 +61,13 @@ def resolve_format(path: Path, fmt: str | RdfFormat | None = None) -> RdfFormat:
     if fmt is not None:
         found = _ALIASES.get(str(fmt.value if isinstance(fmt, RdfFormat) else fmt).strip().lower())
         if found is None:
-            raise InputFileError(f"Unknown RDF format '{fmt}' for {path}; use one of: xml, turtle, nt.")
+            raise InputFileError(f"Unknown RDF format '{fmt}' for {path}; use one of: xml, turtle, nt, obo.")
         return found
     found = _SUFFIXES.get(path.suffix.lower())
     if found is None:
         raise InputFileError(
             f"Cannot tell the RDF format of {path} from its extension '{path.suffix}'; "
-            "pass the format explicitly (xml, turtle or nt)."
+            "pass the format explicitly (xml, turtle, nt or obo)."
         )
     return found
 
@@ -73,6 +76,8 @@ def read_triples(path: Path, fmt: str | RdfFormat | None = None) -> list[Triple]
     """The distinct triples of ``path``, in document order. Raises InputFileError or ParseError (with the line)."""
     require_file(path, "RDF file")
     rdf_format = resolve_format(path, fmt)
+    if rdf_format is RdfFormat.OBO:
+        return read_obo_triples(path)
     if rdf_format is RdfFormat.XML:
         check_xml(path)  # pyoxigraph reads a truncated document as a shorter one and expands entities unbounded
     try:
