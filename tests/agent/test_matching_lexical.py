@@ -178,6 +178,14 @@ def test_spelling_variants_match_compounds_and_initials_fused_with_numbers() -> 
     assert {(m.source, m.target) for m in variant_matches(sources, targets)} == {("m:t1", "h:t1"), ("m:fb", "h:fb")}
 
 
+def test_spaced_and_camel_case_compounds_match_the_compound_written_as_one_word() -> None:
+    sources = [LexicalEntity("a:fl", "Class", ["forelimb"]), LexicalEntity("a:hw", "Class", ["HardWare store"]),
+               LexicalEntity("a:ft", "Class", ["fore tooth"])]
+    targets = [LexicalEntity("b:fl", "Class", ["Fore limb"]), LexicalEntity("b:hw", "Class", ["Hardware store"]),
+               LexicalEntity("b:fo", "Class", ["Foretooth root"])]
+    assert {(m.source, m.target) for m in variant_matches(sources, targets)} == {("a:fl", "b:fl"), ("a:hw", "b:hw")}
+
+
 def test_the_shorter_name_is_the_one_the_other_extends_by_a_word() -> None:
     author, regular = LexicalEntity("a", "Class", ["Author"]), LexicalEntity("r", "Class", ["Regular_author"])
     assert shorter_name(author, regular) == "a" and shorter_name(regular, author) == "a"

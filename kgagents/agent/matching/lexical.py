@@ -366,12 +366,17 @@ _HYPHEN = re.compile(r"-(\w)")  # joined in lower case, so that no camelCase bou
 
 
 def _variant_bags(entity: LexicalEntity) -> set[frozenset[str]]:
-    """The entity's word bags and their spelling variants: hyphenated compounds written as one word ("Fore-Brain" =
-    "forebrain") and a word's initial fused with a number that follows it ("thoracic vertebra 1" = "T1 vertebra")."""
+    """The entity's word bags and their spelling variants: compounds written as one word, whether hyphenated or
+    spaced ("Fore-Brain", "Fore limb", "ForeLimb" = "forebrain", "forelimb"), and a word's initial fused with a
+    number that follows it ("thoracic vertebra 1" = "T1 vertebra")."""
     bags = set(_bags(entity))
     for text in (*entity.labels, *entity.synonyms):
         if "-" in text and (key := key_of(_HYPHEN.sub(lambda m: m.group(1).lower(), text), "bag")):
             bags.add(frozenset(key.split()))
+        tokens = words(text)
+        for i in range(len(tokens) - 1):
+            if key := key_of(" ".join([*tokens[:i], tokens[i] + tokens[i + 1], *tokens[i + 2:]]), "bag"):
+                bags.add(frozenset(key.split()))
     for bag in list(bags):
         for number in (w for w in bag if _NUMBER.match(w)):
             for word in (w for w in bag if w != number and not _NUMBER.match(w)):

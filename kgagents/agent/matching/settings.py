@@ -64,7 +64,8 @@ class MatchSettings(AgentSettings):
         "bags are equal or differ by one extra word ('Regular author' / 'Author'); validated when there is an LLM")
     variants: bool = Field(
         True, description="after the structural propagation, among entities still unmatched: 1:1 pairs whose word "
-        "bags are equal up to spelling variants (a hyphenated compound as one word, a word's initial fused with a "
+        "bags are equal up to spelling variants (a compound as one word, hyphenated or spaced: 'Fore-Brain', 'Fore "
+        "limb'; a word's initial fused with a "
         "number: 'thoracic vertebra 1' = 'T1 vertebra'); validated when there is an LLM")
     typos: bool = Field(
         True, description="after the spelling variants, among entities still unmatched: 1:1 pairs whose word bags "
