@@ -98,3 +98,13 @@ def test_what_we_write_passes_the_sssom_librarys_own_validation(tmp_path: Path) 
                                                SchemaValidationType.PrefixMapCompleteness,
                                                SchemaValidationType.StrictCurieFormat], fail_on_error=False)
     assert all(not report.results for report in reports.values()), reports
+
+
+def test_prefixes_are_the_ontologies_names_for_their_namespaces() -> None:
+    from kgagents.agent.matching.store import sssom_prefixes
+
+    iris = ["http://mouse.owl#MA_1", "http://purl.obolibrary.org/obo/NCIT_C1", "http://example.org/thes#red",
+            "http://example.org/other/x"]
+    names = {"mouse": "http://mouse.owl", "human": None, "thes": "http://example.org/thes#scheme"}
+    assert sssom_prefixes(iris, names) == {"mouse": "http://mouse.owl#", "NCIT": "http://purl.obolibrary.org/obo/NCIT_",
+                                           "thes": "http://example.org/thes#", "ns1": "http://example.org/other/"}

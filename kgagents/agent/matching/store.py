@@ -95,8 +95,12 @@ def run_sssom(graph: Graph, run_id: str, source: str, target: str) -> tuple[list
 
 def sssom_prefixes(iris: Iterable[str], names: MappingType[str, str | None]) -> dict[str, str]:
     """A prefix for every namespace of ``iris``: an OBO PURL's own prefix (``.../obo/MA_`` → ``MA``), an ontology's
-    name for the namespace of its IRI (``names``: name → ontology IRI), else ``ns1``, ``ns2``, …"""
+    name for the namespace of its IRI (``names``: name → ontology IRI; a ``#`` term's namespace too, as a SKOS
+    concept scheme's), else ``ns1``, ``ns2``, …"""
     own = {(uri.rstrip("#/") if uri else ""): name for name, uri in names.items() if uri}
+    for name, uri in names.items():  # a thesaurus is named by its concept scheme, a term of its namespace
+        if uri and "#" in uri.rstrip("#"):
+            own.setdefault(_namespace(uri).rstrip("#/"), name)
     prefixes: dict[str, str] = {}
     for iri in sorted(set(iris)):
         namespace = _namespace(iri)
