@@ -69,7 +69,36 @@ def resolve_format(path: Path, fmt: str | RdfFormat | None = None) -> RdfFormat:
             f"Cannot tell the RDF format of {path} from its extension '{path.suffix}'; "
             "pass the format explicitly (xml, turtle, nt or obo)."
         )
-    return found
+    return _sniffed(path) if found is RdfFormat.XML else found
+
+
+_FUNCTIONAL_START = re.compile(rb"^(Prefix|Ontology)\s*\(")
+_IRI_TERM_START = re.compile(rb"^<[^<>\s]*>\s")  # a Turtle / N-Triples statement, not an XML tag
+_ROOT = re.compile(rb"<([A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)([^>]*)>")  # the first element (PIs, DOCTYPE skipped)
+
+
+def _sniffed(path: Path) -> RdfFormat:
+    """The format of a ``.owl`` / ``.rdf`` / ``.xml`` file by how it begins: ontology editors save any OWL syntax
+    under ``.owl``. Turtle (and N-Triples) is read as Turtle; OWL/XML and the functional syntax, which no RDF
+    parser reads, are refused with what to do."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16384)
+    except OSError:
+        return RdfFormat.XML  # read_triples reports it
+    text = head.removeprefix(b"\xef\xbb\xbf")
+    first = next((line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith(b"#")),
+                 b"")
+    convert = "save it as RDF/XML or Turtle (Protégé: File › Save as…; ROBOT: robot convert --format ttl)"
+    if _FUNCTIONAL_START.match(first):
+        raise InputFileError(f"{path} is in the OWL functional syntax, which kgagents does not read; {convert}")
+    if not first.startswith(b"<") or _IRI_TERM_START.match(first):
+        return RdfFormat.TURTLE if first else RdfFormat.XML
+    body = re.sub(rb"<\?.*?\?>|<!--.*?-->|<!DOCTYPE(\[.*?\]|[^>\[])*>", b"", text, flags=re.DOTALL)
+    root = _ROOT.search(body)
+    if root is not None and root.group(2) == b"Ontology" and b"rdf:about" not in root.group(3):
+        raise InputFileError(f"{path} is in OWL/XML, which kgagents does not read; {convert}")
+    return RdfFormat.XML
 
 
 def read_triples(path: Path, fmt: str | RdfFormat | None = None) -> list[Triple]:

@@ -1,0 +1,59 @@
+"""A ``.owl`` file may hold any OWL syntax (ontology editors save them all under it): Turtle and N-Triples are read
+by their content, OWL/XML and the functional syntax are refused with what to do (kgagents.loaders.rdf_read)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kgagents.errors import InputFileError
+from kgagents.loaders.ontology_model import parse_ontology
+from kgagents.loaders.rdf_read import RdfFormat, resolve_format
+
+TURTLE = """# a comment first
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+<http://example.org/o#A> a owl:Class .
+"""
+NTRIPLES = "<http://example.org/o#A> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> " \
+           "<http://www.w3.org/2002/07/owl#Class> .\n"
+RDF_XML = """<?xml version="1.0"?>
+<!DOCTYPE rdf:RDF [ <!ENTITY owl "http://www.w3.org/2002/07/owl#" > ]>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:owl="http://www.w3.org/2002/07/owl#">
+  <owl:Class rdf:about="http://example.org/o#A"/>
+</rdf:RDF>
+"""
+OWL_XML = """<?xml version="1.0"?>
+<Ontology xmlns="http://www.w3.org/2002/07/owl#" xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+     ontologyIRI="http://example.org/o">
+    <Declaration><Class IRI="#A"/></Declaration>
+</Ontology>
+"""
+FUNCTIONAL = """Prefix(:=<http://example.org/o#>)
+Ontology(<http://example.org/o>
+Declaration(Class(:A))
+)
+"""
+
+
+@pytest.mark.parametrize(("text", "expected"), [(TURTLE, RdfFormat.TURTLE), (NTRIPLES, RdfFormat.TURTLE),
+                                                (RDF_XML, RdfFormat.XML)])
+def test_an_owl_file_is_read_by_its_content(tmp_path: Path, text: str, expected: RdfFormat) -> None:
+    path = tmp_path / "o.owl"
+    path.write_text(text)
+    assert resolve_format(path) is expected
+    assert [c.uri for c in parse_ontology(path).classes] == ["http://example.org/o#A"]
+
+
+@pytest.mark.parametrize(("text", "syntax"), [(OWL_XML, "OWL/XML"), (FUNCTIONAL, "functional syntax")])
+def test_owl_syntaxes_no_rdf_parser_reads_are_refused_with_what_to_do(tmp_path: Path, text: str, syntax: str) -> None:
+    path = tmp_path / "o.owl"
+    path.write_text(text)
+    with pytest.raises(InputFileError, match=f"{syntax}.*save it as RDF/XML or Turtle"):
+        parse_ontology(path)
+
+
+def test_an_explicit_format_is_not_second_guessed(tmp_path: Path) -> None:
+    path = tmp_path / "o.owl"
+    path.write_text(TURTLE)
+    assert resolve_format(path, "xml") is RdfFormat.XML
