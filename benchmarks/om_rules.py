@@ -31,7 +31,8 @@ from kgagents.paths import data_dir
 RULES = ("lexical_prematch", "structural", "contrasts", "domain_range", "structural_rounds_until_stable",
          "containment", "variants", "typos", "acronyms", "synonyms", "substitution", "repair", "property_ends",
          "skip_shared", "one_word_stems", "containment_no_subclasses", "background_veto", "background_stage_check",
-         "background_duplicates", "background_corroboration", "lexical_tiebreak", "phrase_substitution")
+         "background_duplicates", "background_corroboration", "lexical_tiebreak", "phrase_substitution",
+         "containment_same_head")
 #: our own pairs (source file, target file, reference), relative to the repository
 OWN_PAIRS = {
     "vehicles": ("vehicles/vehicles_a.ttl", "vehicles/vehicles_b.ttl", "vehicles/reference.rdf"),

@@ -209,10 +209,31 @@ class _Builder:
                     concepts[s] = None
                 elif o == v.SKOS_CONCEPT_SCHEME and scheme is None:
                     scheme = s
+        self._add_metaclass_instances()
         self.thesaurus = not self.kinds and bool(concepts)  # a SKOS file: its concepts are the classes
         if self.thesaurus:
             self.kinds = {c: [ResourceKind.CLASS] for c in concepts}
             self.ontology_uri = self.ontology_uri or scheme
+
+    def _add_metaclass_instances(self) -> None:
+        """Classes typed by a metaclass the file declares (a class below ``rdfs:Class`` / ``owl:Class``, as ASHRAE
+        223P's ``s223:Class``): the standard's own way to declare its classes, which a reader that knows only
+        ``owl:Class`` would miss entirely."""
+        class_types = {v.OWL_CLASS, v.RDFS_CLASS}
+        metaclasses: set[str] = set()
+        changed = True
+        while changed:  # the metaclasses' own hierarchy, as far as the file states it
+            changed = False
+            for uri, kinds in self.kinds.items():
+                if ResourceKind.CLASS in kinds and uri not in metaclasses and any(
+                        o in class_types or o in metaclasses for o in self.index[uri].get(v.RDFS_SUBCLASS_OF, ())):
+                    metaclasses.add(uri)
+                    changed = True
+        if not metaclasses:
+            return
+        for s, desc in list(self.index.items()):
+            if is_iri(s) and s not in self.kinds and any(t in metaclasses for t in desc.get(v.RDF_TYPE, ())):
+                self.kinds[s] = [ResourceKind.CLASS]
 
     def build(self, name: str, path: Path, triple_count: int) -> ParsedOntology:
         by_kind: dict[ResourceKind, list[OntologyResource]] = {k: [] for k in ResourceKind}

@@ -253,3 +253,14 @@ def test_an_acronym_in_capitals_matches_the_words_it_abbreviates_one_to_one() ->
                                                                                 ("o:oc", "c:oc")}
     twice = targets + [LexicalEntity("o:pc", "Class", ["PC Chair"])]  # two candidates: not 1:1, no pair
     assert {(m.source, m.target) for m in acronym_matches(sources, twice)} == {("c:oc", "o:oc")}
+
+
+def test_an_added_last_word_is_a_new_head_an_added_first_word_a_modifier() -> None:
+    from kgagents.agent.matching.lexical import head_added
+
+    def e(*names: str) -> LexicalEntity:
+        return LexicalEntity("x:" + names[0], "Class", list(names))
+    assert head_added(e("Computer"), e("Computer cart")) and head_added(e("Refrigerant valve"), e("Refrigerant"))
+    assert not head_added(e("Author"), e("Regular author"))
+    assert not head_added(e("Economizer role", "Role-Economizer"), e("Economizer"))  # one name keeps the head
+    assert not head_added(e("Pump"), e("Valve"))  # no name extends the other

@@ -57,3 +57,20 @@ def test_an_explicit_format_is_not_second_guessed(tmp_path: Path) -> None:
     path = tmp_path / "o.owl"
     path.write_text(TURTLE)
     assert resolve_format(path, "xml") is RdfFormat.XML
+
+
+def test_classes_typed_by_a_metaclass_the_file_declares_are_classes(tmp_path: Path) -> None:
+    """ASHRAE 223P declares its classes as instances of ``s223:Class``, itself below ``rdfs:Class``."""
+    path = tmp_path / "s.ttl"
+    path.write_text("""
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix s: <http://example.org/s#> .
+s:Class a rdfs:Class ; rdfs:subClassOf rdfs:Class .
+s:Equipment a s:Class ; rdfs:label "Equipment" .
+s:Pump a s:Class ; rdfs:label "Pump" ; rdfs:subClassOf s:Equipment .
+s:pump1 a s:Pump .
+""")
+    parsed = parse_ontology(path)
+    assert sorted(c.uri for c in parsed.classes) == ["http://example.org/s#Class", "http://example.org/s#Equipment",
+                                                     "http://example.org/s#Pump"]  # the instance pump1 is not
+    assert [(e.source, e.target) for e in parsed.edges] == [("http://example.org/s#Pump", "http://example.org/s#Equipment")]

@@ -51,6 +51,7 @@ from kgagents.agent.matching.lexical import (
     containment_matches,
     contrast_conflict,
     every_best,
+    head_added,
     learn_phrases,
     learn_substitutions,
     lexical_tiers,
@@ -585,10 +586,13 @@ class MatchingAgent(Agent[MatchSettings]):
         validator decides when there is one."""
         sources, targets = self._unmatched(state, matched)
         found = containment_matches(sources, targets, self._narrow(matched))
+        lexical = {e.uri: e for e in (*sources, *targets)}
         if self.settings.containment_no_subclasses and hierarchies is not None:
-            lexical = {e.uri: e for e in (*sources, *targets)}
             found = [m for m in found
                      if not _general_with_subclasses(lexical[m.source], lexical[m.target], *hierarchies)]
+        if self.settings.containment_same_head:
+            found = [m for m in found if lexical[m.source].kind != "Class"
+                     or not head_added(lexical[m.source], lexical[m.target])]
         return self._lexical_rule(state, found, matched, verdicts, "lexical:contained",
                                   "label/synonym words equal but for one")
 

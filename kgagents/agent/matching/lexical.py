@@ -161,6 +161,27 @@ def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lexi
     return _unique_both_ways(found, "contained", narrow)
 
 
+def head_added(a: LexicalEntity, b: LexicalEntity) -> bool:
+    """Whether, wherever a name of one entity is a name of the other plus one word, that word is the longer name's
+    last: its head noun, in English's head-final compounds — a "Computer cart" is a cart, not a computer, and a
+    "Refrigerant valve" a valve — where an added first word ("Regular author") only narrows the same head."""
+    added = False
+    for x in (*a.labels, *a.synonyms):
+        for y in (*b.labels, *b.synonyms):
+            wx, wy = _content_words(x), _content_words(y)
+            for longer, shorter in ((wx, set(wy)), (wy, set(wx))):
+                if longer and shorter < set(longer) and len(set(longer) - shorter) == 1:
+                    if longer[-1] in shorter:
+                        return False
+                    added = True
+    return added
+
+
+def _content_words(text: str) -> list[str]:
+    """A name's words in order as the ``bag`` key reads them (stop words out, singular)."""
+    return [_singular(t) for t in words(text) if t not in STOP_WORDS]
+
+
 def shorter_name(a: LexicalEntity, b: LexicalEntity) -> str | None:
     """The uri of the entity one of whose word bags the other's extends by one word (the more general name, as in
     "Author" / "Regular author"); None if their bags are equal or neither extends the other."""

@@ -134,6 +134,10 @@ class MatchSettings(AgentSettings):
         "concept with kinds of its own, of which the other is likely one ('Squamous epithelium' / 'stomach squamous "
         "epithelium'). Off by default: it helped anatomy, where it was designed (+0.003 F1), but cost held-out "
         "conference 0.025 macro F1 ('Author', which has subclasses, is the reference's match for 'Regular author')")
+    containment_same_head: bool = Field(
+        False, description="containment skips a class pair where the word one name adds to the other is its last, "
+        "its head noun ('Computer' / 'Computer cart', 'Refrigerant' / 'Refrigerant valve': a cart, a valve), keeping "
+        "an added modifier ('Author' / 'Regular author')")
     lexical_tiebreak: bool = Field(
         True, description="a lexical rule (variants, typos, acronyms, synonyms, substitution, containment) that finds "
         "several candidates for an entity keeps the ones with a matched structural neighbour pair, and matches "
@@ -185,7 +189,8 @@ STAGES: dict[str, tuple[str, ...]] = {
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support",
                     "phrase_substitution"),
-    "lexical_rules": ("containment", "containment_no_subclasses", "variants", "typos", "acronyms", "synonyms",
+    "lexical_rules": ("containment", "containment_no_subclasses", "containment_same_head", "variants", "typos",
+                      "acronyms", "synonyms",
                       "lexical_tiebreak"),
     "output": ("repair", "property_ends", "one_to_one", "many_min_similarity"),
 }
@@ -199,4 +204,5 @@ CHOSEN_BY: dict[str, str] = {
     "property_ends": "om/conference/no_llm.json",
     "lexical_tiebreak": "om/rules/rules_no_llm_seed39_only-lexical-tiebreak.json",
     "phrase_substitution": "om/rules/rules_no_llm_seed39_only-phrase-substitution.json",
+    "containment_same_head": "om/rules/rules_no_llm_seed39_only-containment-same-head.json",
 }
