@@ -212,8 +212,10 @@ def _statements(path: Path, triples: list[Triple], conv: curies.Converter,
     index: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
     for s, p, o in triples:
         index[s][p].append(o)
-    if not any(p == v.RDF_TYPE and o in (v.OWL_CLASS, v.RDFS_CLASS, v.OWL_ONTOLOGY) for _, p, o in triples):
-        raise ParseError(str(path), None, "declares no class and no owl:Ontology: not an ontology, so not a bridge "
+    declarations = (v.OWL_CLASS, v.RDFS_CLASS, v.OWL_ONTOLOGY, v.SKOS_CONCEPT, v.SKOS_CONCEPT_SCHEME)
+    if not any(p == v.RDF_TYPE and o in declarations for _, p, o in triples):
+        raise ParseError(str(path), None, "declares no class, no skos:Concept and no owl:Ontology: not an ontology "
+                                          "or thesaurus, so not a bridge "
                                           "file (an SSSOM table is read from a .sssom.tsv file)")
     out: list[Statement] = []
     names: dict[str, list[str]] = {}

@@ -47,6 +47,20 @@ def test_sssom_obo_and_alignment_files_give_statements(bg: Path, fixtures: Path)
     assert {s.relation for s in alignment.statements} <= {"exact", "narrow"}
 
 
+def test_a_thesaurus_gives_its_own_mapping_links(tmp_path: Path) -> None:
+    """A SKOS file (no OWL) is background too: its concepts' exactMatch / closeMatch links and their labels."""
+    path = tmp_path / "thesaurus.ttl"
+    path.write_text("""@prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+<http://x.org/t#gold> a skos:Concept ; skos:prefLabel "Gold" ; skos:exactMatch <http://x.org/elements#Au> .
+<http://x.org/t#lead> a skos:Concept ; skos:closeMatch <http://x.org/elements#Pb> .
+""", encoding="utf-8")
+    found = read_background(path)
+    assert {(s.a, s.b, s.relation) for s in found.statements} == {
+        ("http://x.org/t#gold", "http://x.org/elements#Au", "exact"),
+        ("http://x.org/t#lead", "http://x.org/elements#Pb", "close")}
+    assert found.names == {"http://x.org/t#gold": ["Gold"]}
+
+
 def test_files_that_are_no_background_are_refused_with_where(bg: Path, tmp_path: Path) -> None:
     text = tmp_path / "notes.owl"
     text.write_text("this is not RDF\n", encoding="utf-8")
