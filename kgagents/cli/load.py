@@ -27,7 +27,8 @@ class KGFormat(str, Enum):
 def load_ontology_cmd(path: Path, name: str = typer.Option(
                           None, help="ontology name (default: the file stem in lower case; a default name another "
                           "file's ontology has is refused; an explicit one replaces what is loaded under it)"),
-                      format: str = typer.Option(None, help="xml | turtle | nt | obo (default: its extension)"),
+                      format: str = typer.Option(
+                          None, help="xml | turtle | nt | json-ld | obo (default: by extension)"),
                       ) -> None:
     """An ontology (OWL/RDF, OBO, or a SKOS thesaurus) into the n10s ontology model."""
     from kgagents.loaders.ontology import parse_ontology, write_ontology

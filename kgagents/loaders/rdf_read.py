@@ -1,5 +1,5 @@
-"""Read an RDF file (RDF/XML, Turtle, N-Triples; and OBO, as its OWL translation) into a list of parser-neutral
-triples.
+"""Read an RDF file (RDF/XML, Turtle, N-Triples, JSON-LD; and OBO, as its OWL translation) into a list of
+parser-neutral triples.
 
 Two parsers, for two reasons. pyoxigraph (Rust) parses the OAEI anatomy files about ten times faster
 than rdflib, which alone would cap an ontology load below the 20,000 triples/s target. But it is
@@ -34,6 +34,7 @@ class RdfFormat(str, Enum):
     XML = "xml"
     TURTLE = "turtle"
     NTRIPLES = "nt"
+    JSON_LD = "json-ld"  # with an inline @context (a remote one is not fetched)
     OBO = "obo"  # the OBO flat-file format, read as its OWL translation (kgagents.loaders.obo_read)
 
 
@@ -43,16 +44,19 @@ _ALIASES: dict[str, RdfFormat] = {
     "turtle": RdfFormat.TURTLE, "ttl": RdfFormat.TURTLE, "text/turtle": RdfFormat.TURTLE,
     "nt": RdfFormat.NTRIPLES, "ntriples": RdfFormat.NTRIPLES, "n-triples": RdfFormat.NTRIPLES,
     "application/n-triples": RdfFormat.NTRIPLES, "obo": RdfFormat.OBO,
+    "json-ld": RdfFormat.JSON_LD, "jsonld": RdfFormat.JSON_LD, "application/ld+json": RdfFormat.JSON_LD,
 }
 _SUFFIXES: dict[str, RdfFormat] = {
     ".owl": RdfFormat.XML, ".rdf": RdfFormat.XML, ".xml": RdfFormat.XML,
     ".ttl": RdfFormat.TURTLE, ".turtle": RdfFormat.TURTLE,
     ".nt": RdfFormat.NTRIPLES, ".ntriples": RdfFormat.NTRIPLES, ".obo": RdfFormat.OBO,
+    ".jsonld": RdfFormat.JSON_LD, ".json-ld": RdfFormat.JSON_LD,
 }
 _OX_FORMATS = {
     RdfFormat.XML: ox.RdfFormat.RDF_XML,
     RdfFormat.TURTLE: ox.RdfFormat.TURTLE,
     RdfFormat.NTRIPLES: ox.RdfFormat.N_TRIPLES,
+    RdfFormat.JSON_LD: ox.RdfFormat.JSON_LD,
 }
 
 
@@ -61,13 +65,13 @@ def resolve_format(path: Path, fmt: str | RdfFormat | None = None) -> RdfFormat:
     if fmt is not None:
         found = _ALIASES.get(str(fmt.value if isinstance(fmt, RdfFormat) else fmt).strip().lower())
         if found is None:
-            raise InputFileError(f"Unknown RDF format '{fmt}' for {path}; use one of: xml, turtle, nt, obo.")
+            raise InputFileError(f"Unknown RDF format '{fmt}' for {path}; use one of: xml, turtle, nt, json-ld, obo.")
         return found
     found = _SUFFIXES.get(path.suffix.lower())
     if found is None:
         raise InputFileError(
             f"Cannot tell the RDF format of {path} from its extension '{path.suffix}'; "
-            "pass the format explicitly (xml, turtle, nt or obo)."
+            "pass the format explicitly (xml, turtle, nt, json-ld or obo)."
         )
     return _sniffed(path) if found is RdfFormat.XML else found
 
@@ -112,6 +116,12 @@ def read_triples(path: Path, fmt: str | RdfFormat | None = None) -> list[Triple]
     try:
         triples = _read_oxigraph(path, rdf_format)
     except SyntaxError as strict_error:
+        if rdf_format is RdfFormat.JSON_LD:  # rdflib would fetch a remote @context over the network
+            detail = _detail(strict_error, strict_error)
+            if "remote context" in detail:
+                detail = ("its @context is a web address, which kgagents does not fetch; put the context in the file "
+                          "or convert it to Turtle")
+            raise ParseError(str(path), strict_error.lineno, detail) from strict_error
         triples = _read_rdflib(path, rdf_format, strict_error)
     except OSError as exc:
         raise InputFileError(f"Cannot read {path}: {exc}") from exc

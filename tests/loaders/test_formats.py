@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.errors import InputFileError
+from kgagents.errors import InputFileError, ParseError
 from kgagents.loaders.ontology_model import parse_ontology
 from kgagents.loaders.rdf_read import RdfFormat, resolve_format
 
@@ -74,3 +74,13 @@ s:pump1 a s:Pump .
     assert sorted(c.uri for c in parsed.classes) == ["http://example.org/s#Class", "http://example.org/s#Equipment",
                                                      "http://example.org/s#Pump"]  # the instance pump1 is not
     assert [(e.source, e.target) for e in parsed.edges] == [("http://example.org/s#Pump", "http://example.org/s#Equipment")]
+
+
+def test_json_ld_with_an_inline_context_is_read_and_a_remote_one_refused(tmp_path: Path) -> None:
+    path = tmp_path / "o.jsonld"
+    path.write_text('{"@context": {"owl": "http://www.w3.org/2002/07/owl#"}, '
+                    '"@id": "http://example.org/o#A", "@type": "owl:Class"}')
+    assert [c.uri for c in parse_ontology(path).classes] == ["http://example.org/o#A"]
+    path.write_text('{"@context": "https://schema.org/", "@id": "http://example.org/o#A", "@type": "Thing"}')
+    with pytest.raises(ParseError, match="does not fetch"):
+        parse_ontology(path)
