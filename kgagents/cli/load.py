@@ -39,6 +39,8 @@ def load_ontology_cmd(path: Path, name: str = typer.Option(
     console.print(f"{result.name}: {result.classes} classes, {result.object_properties} object properties, "
                   f"{result.datatype_properties} datatype properties, {result.triples} triples "
                   f"in {result.seconds:.1f}s")
+    if note := result.imports_note():
+        console.print(note, style="yellow", markup=False)
 
 
 @app.command("alignment")

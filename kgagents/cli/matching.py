@@ -145,11 +145,14 @@ def _print_background(load: Any, names: Sequence[str]) -> None:
 def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:
     """A file to load (under ``name``, else its default name) or the name of a loaded ontology."""
     from kgagents.errors import InputFileError
-    from kgagents.jobs.matching import ensure_loaded
+    from kgagents.loaders.ontology import load_ontology
 
     path = Path(arg)
     if path.is_file():
-        return ensure_loaded(graph, path, name)
+        result = load_ontology(graph, path, name=name)
+        if note := result.imports_note():
+            console.print(note, style="yellow", markup=False)
+        return result.name
     loaded = [row["name"] for row in graph.run("ontology/names")]
     if arg in loaded:
         return arg

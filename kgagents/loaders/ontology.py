@@ -64,6 +64,17 @@ class OntologyLoadResult(BaseModel):
     relationships: int
     parse_seconds: float
     write_seconds: float
+    imports: list[str] = []  # the ontologies its header imports, which were not read
+
+    def imports_note(self) -> str | None:
+        """What a user should know when the ontology imports others (None when it imports nothing)."""
+        if not self.imports:
+            return None
+        shown = ", ".join(self.imports[:3]) + (f" and {len(self.imports) - 3} more" if len(self.imports) > 3 else "")
+        return (f"{self.name} imports {len(self.imports)} ontolog{'y' if len(self.imports) == 1 else 'ies'} that "
+                f"kgagents does not read ({shown}): their classes are not in '{self.name}', and axioms that refer to "
+                "them are left out. To match them too, merge first (robot merge --input THIS --input IMPORTED "
+                "--output merged.owl) and load the merged file.")
 
     @property
     def seconds(self) -> float:
@@ -178,7 +189,7 @@ def _write(graph: Graph, tx: Tx, parsed: ParsedOntology, parse_seconds: float, *
         classes=len(parsed.classes), object_properties=len(parsed.object_properties),
         datatype_properties=len(parsed.datatype_properties), triples=parsed.triples,
         relationships=parsed.relationship_count, parse_seconds=parse_seconds,
-        write_seconds=time.perf_counter() - start,
+        write_seconds=time.perf_counter() - start, imports=parsed.imports,
     )
     record_load(tx, LoadRecord(
         kind="ontology", target=parsed.name, path=str(parsed.path), sha256=file_sha256(parsed.path),

@@ -129,6 +129,7 @@ class ParsedOntology:
     restrictions: list[Restriction]
     label: str | None = None  # the ontology's own title (rdfs:label / dc:title of its owl:Ontology)
     comment: str | None = None  # and description (rdfs:comment / dc:description)
+    imports: list[str] = field(default_factory=list)  # the owl:imports of its header: not read (never fetched)
 
     @property
     def resources(self) -> list[OntologyResource]:
@@ -254,6 +255,7 @@ class _Builder:
         return ParsedOntology(
             name=name, path=path, uri=self.ontology_uri, triples=triple_count,
             label=_preferred(titles), comment="\n".join(comments) or None,
+            imports=_unique(o for o in header.get(v.OWL_IMPORTS, ()) if is_iri(o)),
             classes=by_kind[ResourceKind.CLASS],
             object_properties=by_kind[ResourceKind.RELATIONSHIP],
             datatype_properties=by_kind[ResourceKind.PROPERTY],

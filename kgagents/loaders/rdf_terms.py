@@ -70,6 +70,7 @@ RDFS_LITERAL = RDFS + "Literal"
 RDFS_DATATYPE = RDFS + "Datatype"
 
 OWL_ONTOLOGY = OWL + "Ontology"
+OWL_IMPORTS = OWL + "imports"
 OWL_CLASS = OWL + "Class"
 OWL_OBJECT_PROPERTY = OWL + "ObjectProperty"
 OWL_DATATYPE_PROPERTY = OWL + "DatatypeProperty"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kgagents.errors import InputFileError, ParseError
+from kgagents.loaders.ontology import OntologyLoadResult
 from kgagents.loaders.ontology_model import parse_ontology
 from kgagents.loaders.rdf_read import RdfFormat, resolve_format
 
@@ -84,3 +85,17 @@ def test_json_ld_with_an_inline_context_is_read_and_a_remote_one_refused(tmp_pat
     path.write_text('{"@context": "https://schema.org/", "@id": "http://example.org/o#A", "@type": "Thing"}')
     with pytest.raises(ParseError, match="does not fetch"):
         parse_ontology(path)
+
+
+def test_imports_are_listed_not_fetched(tmp_path: Path) -> None:
+    path = tmp_path / "o.ttl"
+    path.write_text("""@prefix owl: <http://www.w3.org/2002/07/owl#> .
+<http://example.org/o> a owl:Ontology ; owl:imports <http://example.org/base>, <http://example.org/units> .
+<http://example.org/o#A> a owl:Class .
+""")
+    parsed = parse_ontology(path)
+    assert parsed.imports == ["http://example.org/base", "http://example.org/units"]
+    note = OntologyLoadResult(name="o", path=str(path), uri=parsed.uri, classes=1, object_properties=0,
+                              datatype_properties=0, triples=3, relationships=0, parse_seconds=0.0,
+                              write_seconds=0.0, imports=parsed.imports).imports_note()
+    assert note is not None and "imports 2 ontologies" in note and "robot merge" in note
