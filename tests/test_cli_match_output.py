@@ -1,4 +1,4 @@
-"""What `kgagents match` prints: its matches (the most similar first, all of them with --json)."""
+"""What `kgagents match` prints: its matches (the most confident first, all of them with --json)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def test_match_lists_its_matches_and_json_has_them_all(graph: Graph, neo4j_setti
 
     shown = runner.invoke(app, [*args, "--show", "1"], env=_env(neo4j_settings))
     assert shown.exit_code == 0, shown.output
-    best = max(document["matches"], key=lambda m: m["similarity"] if m["similarity"] is not None else m["score"])
+    best = max(document["matches"], key=lambda m: m["confidence"])
     assert best["source_label"] in shown.stdout and best["target_label"] in shown.stdout
+    assert f"{best['confidence']:.2f}" in shown.stdout  # the number the graph and the exports carry
     assert f"and {len(stored) - 1} more" in shown.stdout

@@ -105,7 +105,7 @@ def match_cmd(
                 export_alignment(graph, run.run_id, names[0], names[1], out)
             console.print(f"alignment written to {out} ({'SSSOM TSV' if format_ == 'sssom' else 'Alignment API'})")
         console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
-                             "RETURN coalesce(s.label, s.name), coalesce(t.label, t.name), m.score"))
+                             "RETURN coalesce(s.label, s.name), coalesce(t.label, t.name), m.confidence"))
     if as_json:
         emit_json({"run_id": run.run_id, "source": names[0], "target": names[1], "mode": settings.mode,
                    "model": chat.model_name if chat is not None else None, "seconds": run.seconds,
@@ -113,20 +113,29 @@ def match_cmd(
 
 
 def _print_matches(matches: list[dict[str, Any]], show: int) -> None:
-    """The ``show`` most similar matches as a three-column table (labels, similarity), URIs left to --out/--json."""
+    """The ``show`` most confident matches as a three-column table (labels, confidence), URIs left to --out/--json:
+    the one confidence the graph, the RDF and SSSOM files and the report carry, so a user thresholds one number."""
     if not matches or show == 0:
         return
-    table = Table(title=f"matches (the {min(show, len(matches))} most similar of {len(matches)})", title_justify="left")
+    table = Table(title=f"matches (the {min(show, len(matches))} most confident of {len(matches)})",
+                  title_justify="left")
     table.add_column("source", overflow="fold")
     table.add_column("target", overflow="fold")
-    table.add_column("sim", justify="right")
+    table.add_column("conf", justify="right")
     for m in matches[:show]:
-        similarity = m["similarity"] if m["similarity"] is not None else m["score"]
-        table.add_row(escape(str(m["source_label"])), escape(str(m["target_label"])), f"{similarity:.2f}")
+        table.add_row(escape(str(m["source_label"])), escape(str(m["target_label"])), f"{_confidence(m):.2f}")
     console.print(table)
-    console.print("sim: the best channel cosine (1 for a lexical match)" + (
+    console.print("conf: the calibrated confidence in [0, 1], as stored (m.confidence) and exported" + (
         f"; … and {len(matches) - show} more: --show {len(matches)}, --out FILE or --json for all"
         if len(matches) > show else ""))
+
+
+def _confidence(match: dict[str, Any]) -> float:
+    """A match's confidence; a run stored before confidences existed shows its cosine (else its score)."""
+    for key in ("confidence", "similarity", "score"):
+        if match.get(key) is not None:
+            return float(match[key])
+    return 0.0
 
 
 def _print_background(load: Any, names: Sequence[str]) -> None:
