@@ -54,7 +54,7 @@ def match_cmd(
     config: Path = config_option(),
     source_name: str = typer.Option(None, help="name to load the source file under (default: its file stem)"),
     target_name: str = typer.Option(None, help="name to load the target file under (default: its file stem)"),
-    show: int = typer.Option(20, min=0, help="matches printed, most similar first (--out or --json: all of them)"),
+    show: int = typer.Option(20, min=0, help="matches printed, most confident first (--out or --json: all of them)"),
     as_json: bool = json_option(),
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j; prints the matches it found."""
