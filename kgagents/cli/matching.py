@@ -159,8 +159,9 @@ def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:
     path = Path(arg)
     if path.is_file():
         result = load_ontology(graph, path, name=name)
-        if note := result.imports_note():
-            console.print(note, style="yellow", markup=False)
+        for note in (result.imports_note(), result.shared_note()):
+            if note:
+                console.print(note, style="yellow", markup=False)
         return result.name
     loaded = [row["name"] for row in graph.run("ontology/names")]
     if arg in loaded:

@@ -65,6 +65,18 @@ class OntologyLoadResult(BaseModel):
     parse_seconds: float
     write_seconds: float
     imports: list[str] = []  # the ontologies its header imports, which were not read
+    #: other loaded ontology → how many of its resources (shared IRIs) this file gave names that ontology does not
+    shared_names: dict[str, int] = {}
+
+    def shared_note(self) -> str | None:
+        """What a user should know when this load added names to resources another ontology declares too."""
+        if not self.shared_names:
+            return None
+        which = ", ".join(f"'{o}' ({n})" for o, n in self.shared_names.items())
+        return (f"{self.name} gives names to resources other loaded ontologies declare too (same IRIs): {which}. "
+                "A resource is one node whose labels and synonyms are those of every ontology declaring it, so "
+                "those ontologies now read these names too. If this file is a revised copy of one of them, load "
+                "it under that ontology's name (--name) to replace it instead.")
 
     def imports_note(self) -> str | None:
         """What a user should know when the ontology imports others (None when it imports nothing)."""
@@ -168,6 +180,9 @@ def _write(graph: Graph, tx: Tx, parsed: ParsedOntology, parse_seconds: float, *
     batch = max(graph.settings.batch_size, _MIN_BATCH)
     tx.run(cypher("ontology/unassert_edges"), ontology=parsed.name).consume()
     previous = {row["uri"] for row in tx.run(cypher("ontology/undefine"), ontology=parsed.name)}
+    shared = {row["ontology"]: row["resources"] for row in tx.run(
+        cypher("ontology/shared_names"), ontology=parsed.name,
+        rows=[{"uri": r.uri, "labels": r.labels, "synonyms": r.synonyms} for r in parsed.resources])}
     tx.run(cypher("ontology/merge_ontology"), name=parsed.name, uri=parsed.uri,
            file=str(parsed.path.resolve()), label=parsed.label, comment=parsed.comment).consume()
     for kind, resources in ((ResourceKind.CLASS, parsed.classes),
@@ -189,7 +204,7 @@ def _write(graph: Graph, tx: Tx, parsed: ParsedOntology, parse_seconds: float, *
         classes=len(parsed.classes), object_properties=len(parsed.object_properties),
         datatype_properties=len(parsed.datatype_properties), triples=parsed.triples,
         relationships=parsed.relationship_count, parse_seconds=parse_seconds,
-        write_seconds=time.perf_counter() - start, imports=parsed.imports,
+        write_seconds=time.perf_counter() - start, imports=parsed.imports, shared_names=shared,
     )
     record_load(tx, LoadRecord(
         kind="ontology", target=parsed.name, path=str(parsed.path), sha256=file_sha256(parsed.path),

@@ -238,3 +238,17 @@ def test_missing_file_and_unknown_format(tmp_path: Path) -> None:
 def test_tolerant_fallback_reads_what_the_strict_parser_rejects(fixtures: Path) -> None:
     parsed = parse_ontology(fixtures / "ontology/lenient.owl")
     assert sorted(c.name for c in parsed.classes) == ["A", "B"]
+
+
+def test_a_load_that_adds_names_to_another_ontologys_resources_says_so(graph: Graph, tmp_path: Path) -> None:
+    base = ('@prefix owl: <http://www.w3.org/2002/07/owl#> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n'
+            '@prefix skos: <http://www.w3.org/2004/02/skos/core#> .\n'
+            '<http://example.org/v#A> a owl:Class ; rdfs:label "A"{extra} .\n<http://example.org/v#B> a owl:Class .\n')
+    (tmp_path / "v1.ttl").write_text(base.format(extra=""))
+    (tmp_path / "v2.ttl").write_text(base.format(extra=' ; skos:altLabel "Alpha"'))
+    first = load_ontology(graph, tmp_path / "v1.ttl")
+    assert first.shared_names == {} and first.shared_note() is None
+    second = load_ontology(graph, tmp_path / "v2.ttl")
+    assert second.shared_names == {"v1": 1}  # A gained a synonym v1 does not give it; B's names are unchanged
+    assert "'v1' (1)" in (second.shared_note() or "")
+    assert load_ontology(graph, tmp_path / "v1.ttl").shared_names == {}  # v1 adds nothing v2 lacks
