@@ -38,3 +38,17 @@ def test_match_lists_its_matches_and_json_has_them_all(graph: Graph, neo4j_setti
     assert best["source_label"] in shown.stdout and best["target_label"] in shown.stdout
     assert f"{best['confidence']:.2f}" in shown.stdout  # the number the graph and the exports carry
     assert f"and {len(stored) - 1} more" in shown.stdout
+
+
+def test_match_hints_at_the_multilingual_model_for_labels_in_two_languages(
+        graph: Graph, neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
+    head = "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+    (tmp_path / "de.ttl").write_text(head + '<http://example.org/de#F> a owl:Class ; rdfs:label "Fahrzeug"@de .\n')
+    (tmp_path / "en.ttl").write_text(head + '<http://example.org/en#V> a owl:Class ; rdfs:label "Vehicle"@en .\n')
+    (tmp_path / "en2.ttl").write_text(head + '<http://example.org/en2#C> a owl:Class ; rdfs:label "Car"@en .\n')
+    env = _env(neo4j_settings) | {"KGAGENTS_EMBED_PROVIDER": "local"}
+    mixed = runner.invoke(app, ["match", str(tmp_path / "de.ttl"), str(tmp_path / "en.ttl"), "--no-llm"], env=env)
+    assert mixed.exit_code == 0, mixed.output
+    assert "KGAGENTS_EMBED_PROVIDER=e5" in mixed.stdout + mixed.stderr
+    same = runner.invoke(app, ["match", str(tmp_path / "en.ttl"), str(tmp_path / "en2.ttl"), "--no-llm"], env=env)
+    assert same.exit_code == 0 and "KGAGENTS_EMBED_PROVIDER=e5" not in same.stdout + same.stderr

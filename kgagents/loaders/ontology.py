@@ -183,7 +183,7 @@ def _write(graph: Graph, tx: Tx, parsed: ParsedOntology, parse_seconds: float, *
     shared = {row["ontology"]: row["resources"] for row in tx.run(
         cypher("ontology/shared_names"), ontology=parsed.name,
         rows=[{"uri": r.uri, "labels": r.labels, "synonyms": r.synonyms} for r in parsed.resources])}
-    tx.run(cypher("ontology/merge_ontology"), name=parsed.name, uri=parsed.uri,
+    tx.run(cypher("ontology/merge_ontology"), name=parsed.name, uri=parsed.uri, label_language=parsed.label_language,
            file=str(parsed.path.resolve()), label=parsed.label, comment=parsed.comment).consume()
     for kind, resources in ((ResourceKind.CLASS, parsed.classes),
                             (ResourceKind.RELATIONSHIP, parsed.object_properties),

@@ -130,6 +130,7 @@ class ParsedOntology:
     label: str | None = None  # the ontology's own title (rdfs:label / dc:title of its owl:Ontology)
     comment: str | None = None  # and description (rdfs:comment / dc:description)
     imports: list[str] = field(default_factory=list)  # the owl:imports of its header: not read (never fetched)
+    label_language: str | None = None  # the language tag most of its resources' labels carry (None: untagged)
 
     @property
     def resources(self) -> list[OntologyResource]:
@@ -256,11 +257,23 @@ class _Builder:
             name=name, path=path, uri=self.ontology_uri, triples=triple_count,
             label=_preferred(titles), comment="\n".join(comments) or None,
             imports=_unique(o for o in header.get(v.OWL_IMPORTS, ()) if is_iri(o)),
+            label_language=self._label_language(),
             classes=by_kind[ResourceKind.CLASS],
             object_properties=by_kind[ResourceKind.RELATIONSHIP],
             datatype_properties=by_kind[ResourceKind.PROPERTY],
             edges=list(edges), restrictions=list(restrictions),
         )
+
+    def _label_language(self) -> str | None:
+        """The language tag (primary subtag, lower case) most labels of the declared resources carry; None when
+        most carry none."""
+        counts: dict[str | None, int] = defaultdict(int)
+        for uri in self.kinds:
+            desc = self.index[uri]
+            for o in (*desc.get(v.RDFS_LABEL, ()), *desc.get(v.SKOS_PREF_LABEL, ())):
+                if isinstance(o, Literal):
+                    counts[o.lang.lower().split("-")[0] if o.lang else None] += 1
+        return max(counts, key=lambda lang: counts[lang]) if counts else None
 
     # -- annotations -------------------------------------------------------------------------------
     def _resource(self, uri: str, kind: ResourceKind) -> OntologyResource:

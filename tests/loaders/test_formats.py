@@ -99,3 +99,16 @@ def test_imports_are_listed_not_fetched(tmp_path: Path) -> None:
                               datatype_properties=0, triples=3, relationships=0, parse_seconds=0.0,
                               write_seconds=0.0, imports=parsed.imports).imports_note()
     assert note is not None and "imports 2 ontologies" in note and "robot merge" in note
+
+
+def test_the_language_most_labels_carry_is_the_ontologys_label_language(tmp_path: Path) -> None:
+    path = tmp_path / "o.ttl"
+    path.write_text("""@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+<http://example.org/o#A> a owl:Class ; rdfs:label "Fahrzeug"@de, "Vehicle"@en .
+<http://example.org/o#B> a owl:Class ; rdfs:label "Fahrrad"@de-AT .
+<http://example.org/o#C> a owl:Class ; rdfs:label "Motor" .
+""")
+    assert parse_ontology(path).label_language == "de"
+    path.write_text("<http://example.org/o#A> a <http://www.w3.org/2002/07/owl#Class> .\n")
+    assert parse_ontology(path).label_language is None
