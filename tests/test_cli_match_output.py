@@ -40,15 +40,23 @@ def test_match_lists_its_matches_and_json_has_them_all(graph: Graph, neo4j_setti
     assert f"and {len(stored) - 1} more" in shown.stdout
 
 
-def test_match_hints_at_the_multilingual_model_for_labels_in_two_languages(
+def test_labels_in_two_languages_are_embedded_by_the_multilingual_model(
         graph: Graph, neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
     head = "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
     (tmp_path / "de.ttl").write_text(head + '<http://example.org/de#F> a owl:Class ; rdfs:label "Fahrzeug"@de .\n')
     (tmp_path / "en.ttl").write_text(head + '<http://example.org/en#V> a owl:Class ; rdfs:label "Vehicle"@en .\n')
     (tmp_path / "en2.ttl").write_text(head + '<http://example.org/en2#C> a owl:Class ; rdfs:label "Car"@en .\n')
     env = _env(neo4j_settings) | {"KGAGENTS_EMBED_PROVIDER": "local"}
-    mixed = runner.invoke(app, ["match", str(tmp_path / "de.ttl"), str(tmp_path / "en.ttl"), "--no-llm"], env=env)
-    assert mixed.exit_code == 0, mixed.output
-    assert "KGAGENTS_EMBED_PROVIDER=e5" in mixed.stdout + mixed.stderr
-    same = runner.invoke(app, ["match", str(tmp_path / "en.ttl"), str(tmp_path / "en2.ttl"), "--no-llm"], env=env)
-    assert same.exit_code == 0 and "KGAGENTS_EMBED_PROVIDER=e5" not in same.stdout + same.stderr
+    def run(a: str, b: str, *more: str) -> tuple[str, str]:
+        done = runner.invoke(app, ["match", str(tmp_path / a), str(tmp_path / b), "--no-llm", "--json", *more],
+                             env=env)
+        assert done.exit_code == 0, done.output
+        model = graph.run_text("MATCH (r:Run {id: $id}) RETURN r.embedding_model AS m",
+                               id=json.loads(done.stdout)["run_id"])[0]["m"]
+        return model, done.stderr
+    model, said = run("de.ttl", "en.ttl")
+    assert model.startswith("multilingual-e5") and "multilingual embedding model" in " ".join(said.split())
+    model, said = run("en.ttl", "en2.ttl")
+    assert not model.startswith("multilingual-e5") and "multilingual" not in said
+    model, said = run("de.ttl", "en.ttl", "--set", "multilingual=off")
+    assert not model.startswith("multilingual-e5") and "multilingual=auto" in " ".join(said.split())

@@ -79,8 +79,8 @@ def match_cmd(
     model = chat.model_name if chat is not None else "none (no-LLM ablation)"
     with connected() as graph:
         names = [_ontology_argument(graph, arg, name) for arg, name in ((source, source_name), (target, target_name))]
-        if hint := _language_hint(graph, names):
-            console.print(hint, style="yellow", markup=False)
+        if note := _language_note(graph, names, settings.multilingual):
+            console.print(note, style="yellow", markup=False)
         title = escape(f"matching {names[0]} → {names[1]} [{settings.mode}, {model}]")
         with StageDisplay(console, title) as stages, checkpointer(checkpoint) as saver:
             stages.stage(MATCHING_STAGES[0])
@@ -153,23 +153,19 @@ def _print_background(load: Any, names: Sequence[str]) -> None:
                       style="yellow", markup=False)
 
 
-#: the embedding provider that compares names across languages (kgagents.embeddings.e5_multilingual)
-MULTILINGUAL_PROVIDER = "e5"
-
-
-def _language_hint(graph: Any, names: Sequence[str]) -> str | None:
-    """A hint when the two ontologies' labels are in different languages and the embedding model is not the
-    multilingual one: the default English model compares a German and an English name poorly (on a small German /
-    English pair of our own, 1 of 7 classes matched with it, 6 of 7 with multilingual-e5)."""
-    from kgagents.config import EmbeddingSettings
-
+def _language_note(graph: Any, names: Sequence[str], multilingual: str) -> str | None:
+    """What the run does about labels in two languages (setting ``multilingual``): the default English model
+    compares a German and an English name poorly (on a small German / English pair of our own, 1 of 7 classes
+    matched with it, 6 of 7 with multilingual-e5)."""
     languages = {row["name"]: row["language"] for row in graph.run("ontology/label_languages", names=list(names))}
     found = [languages.get(n) for n in names]
-    if None in found or found[0] == found[1] or EmbeddingSettings().provider == MULTILINGUAL_PROVIDER:
+    if None in found or found[0] == found[1] or multilingual == "on":
         return None
-    return (f"'{names[0]}' is labelled mostly in '{found[0]}', '{names[1]}' in '{found[1]}': the English embedding "
-            f"model compares names across languages poorly. For such a pair set KGAGENTS_EMBED_PROVIDER="
-            f"{MULTILINGUAL_PROVIDER} and KGAGENTS_EMBED_MODEL=multilingual-e5-small (shipped, offline).")
+    labelled = f"'{names[0]}' is labelled mostly in '{found[0]}', '{names[1]}' in '{found[1]}'"
+    if multilingual == "auto":
+        return f"{labelled}: the channels use the multilingual embedding model (multilingual-e5-small)."
+    return (f"{labelled}, and multilingual=off: the English embedding model compares names across languages poorly "
+            "(--set multilingual=auto to use multilingual-e5-small).")
 
 
 def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:

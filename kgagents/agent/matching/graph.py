@@ -69,8 +69,9 @@ from kgagents.agent.matching.repair import Hierarchy, repair, unrelated_ends
 from kgagents.agent.matching.settings import GATED, MatchSettings
 from kgagents.agent.matching.store import write_matches
 from kgagents.agent.matching.synonyms import synonym_matches
-from kgagents.embeddings import get_embedder
+from kgagents.embeddings import get_embedder, multilingual_e5
 from kgagents.embeddings.base import Embedder
+from kgagents.embeddings.e5_multilingual import MODEL_NAME as E5_MODEL
 from kgagents.embeddings.index import Scope, embed_nodes
 from kgagents.errors import InputFileError
 from kgagents.graph import runs
@@ -109,6 +110,7 @@ class MatchState(TypedDict, total=False):
     chosen: dict[str, dict[str, dict[str, Any]]]
     verdicts: dict[str, list[Any]]  # "source<TAB>target" → [yes/no, reason]: each pair is asked once per run
     matches: list[dict[str, Any]]
+    embedding_model: str  # the model that embedded the channels' texts (setting multilingual)
     timings: dict[str, float]
 
 
@@ -128,6 +130,7 @@ class MatchingAgent(Agent[MatchSettings]):
         super().__init__(graph, chat, settings)
         self.llm = LLMSteps(self.chat) if self.chat is not None else None
         self.embedder = embedder or get_embedder()
+        self._multilingual: Embedder | None = None  # loaded the first time a run needs it (setting multilingual)
         self.on_update = on_update
         self._entities: dict[tuple[str, str], dict[str, Entity]] = {}  # a cache of graph reads, per run
 
@@ -186,6 +189,7 @@ class MatchingAgent(Agent[MatchSettings]):
         properties = {"matches": len(matches), "entities": state.get("entities", 0), "context": state.get("context"),
                       "background_judged_dropped": sum(c["dropped"] for c in checks),
                       "background_distrusted": [c["stage"] for c in checks if c["distrusted"]],
+                      "embedding_model": state.get("embedding_model"),
                       **seconds_properties(state.get("timings", {}))}
         return self.new_result(state, scores=scores, properties=properties, output=matches)
 
@@ -303,12 +307,28 @@ class MatchingAgent(Agent[MatchSettings]):
 
     def embed(self, state: MatchState) -> MatchState:
         started = time.perf_counter()
+        embedder = self._embedder_for(state)
         for channel in self.settings.channels:  # the candidate engine indexes each searched scope when needed
             text_prop = channel_property(channel, self._no_llm)
             for ontology in (state["source"], state["target"]):
-                embed_nodes(self.graph, self.embedder, scope=Scope.ontology(ontology),
+                embed_nodes(self.graph, embedder, scope=Scope.ontology(ontology),
                             text_properties=text_prop, vector_property=vector_property(text_prop))
-        return {"timings": self._timed(state, "embed", started)}
+        return {"embedding_model": embedder.name, "timings": self._timed(state, "embed", started)}
+
+    def _embedder_for(self, state: MatchState) -> Embedder:
+        """The configured embedder, or the multilingual one (setting ``multilingual``): 'auto' takes it when the two
+        ontologies' labels are mostly in different languages, where an English model compares names poorly."""
+        choice = self.settings.multilingual
+        if choice == "auto":
+            languages = {row["name"]: row["language"] for row in self.graph.run(
+                "ontology/label_languages", names=[state["source"], state["target"]])}
+            found = [languages.get(state["source"]), languages.get(state["target"])]
+            choice = "on" if None not in found and found[0] != found[1] else "off"
+        if choice == "off" or self.embedder.name.startswith(E5_MODEL):
+            return self.embedder
+        if self._multilingual is None:
+            self._multilingual = multilingual_e5()
+        return self._multilingual
 
     def retrieve(self, state: MatchState) -> MatchState:
         started = time.perf_counter()

@@ -126,6 +126,10 @@ class MatchSettings(AgentSettings):
         True, description="after the repair: drop a property pair (the pre-match's too) where the alignment's "
         "class pairs map one property's domain (range) classes only to classes unrelated to the other's — not the "
         "same, not above, not below ('hasPhone' of a Person / 'hasPhone' of a ContactInformation)")
+    multilingual: Literal["auto", "on", "off"] = Field(
+        "auto", description="the channels' embedding model: 'auto' uses the shipped multilingual-e5-small when most "
+        "labels of the two ontologies carry different language tags (a German and an English ontology), else the "
+        "configured model (KGAGENTS_EMBED_*); 'on' always the multilingual one; 'off' always the configured one")
     skip_shared: bool = Field(
         True, description="entities both ontologies declare (the same URI, e.g. an imported vocabulary's classes) "
         "are not matched: an entity paired with itself is no alignment")
@@ -181,8 +185,8 @@ class MatchSettings(AgentSettings):
 #: the settings by stage (``kgagents config show match``, the config template)
 STAGES: dict[str, tuple[str, ...]] = {
     "run": ("mode", "context", "batch_size"),
-    "retrieval": ("threshold", "top_k", "channels", "lexical_prematch", "one_word_stems", "skip_shared",
-                  "include_properties"),
+    "retrieval": ("threshold", "top_k", "channels", "multilingual", "lexical_prematch", "one_word_stems",
+                  "skip_shared", "include_properties"),
     "background_knowledge": ("background", "background_names", "background_hierarchy", "background_veto",
                              "background_stage_check", "background_duplicates", "background_corroboration"),
     "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
