@@ -232,7 +232,7 @@ def _statements(path: Path, triples: list[Triple], conv: curies.Converter,
             found = _statement(s, o, p, 1.0)
             out += [found] if found else []
         elif p == v.OWL_EQUIVALENT_CLASS:  # C ≡ X ⊓ (restrictions): C ⊑ X for each named X
-            for head in index.get(o, {}).get(v.OWL + "intersectionOf", ()):
+            for head in index.get(o, {}).get(v.OWL_INTERSECTION_OF, ()):
                 out += [Statement(s, m, "narrow", p) for m in _rdf_list(index, head) if is_iri(m)]
     return list(dict.fromkeys(out)), names
 

@@ -37,9 +37,7 @@ _SYNONYM_SCOPES = {"EXACT": "hasExactSynonym", "NARROW": "hasNarrowSynonym", "BR
 _QUOTED = re.compile(r'^"((?:[^"\\]|\\.)*)"\s*(.*)$')
 _TRAILING_MODIFIERS = re.compile(r"\s*\{[^{}]*\}\s*$")
 _TRUE = ("true", "1")
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-_OWL_RESTRICTION = v.OWL_RESTRICTION
-_INTERSECTION_OF = v.OWL + "intersectionOf"
+_XSD_STRING = v.XSD + "string"
 
 
 @dataclass
@@ -54,15 +52,15 @@ class _Stanza:
 
 def read_obo_triples(path: Path, expand_id: Callable[[str], str] | None = None) -> list[Triple]:
     """The triples of ``path``'s OWL translation (module docstring). Raises ParseError (file and line) for a file
-    without an OBO header or stanza, a stanza without an ``id``, or a ``name`` / ``def`` / ``synonym`` whose text
-    is missing or not quoted as the format requires."""
+    without an OBO header or stanza, a stanza without an ``id``, or a ``def`` / ``synonym`` whose text is not
+    quoted as the format requires."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(str(path), None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
         raise InputFileError(f"Cannot read {path}: {exc}") from exc
-    header, stanzas = _stanzas(path, text)
+    header, stanzas = _stanzas(text)
     if not header and not stanzas:
         raise ParseError(str(path), 1, "no OBO header (format-version) and no [Term] stanza: not an OBO file")
     default = converter()
@@ -71,7 +69,7 @@ def read_obo_triples(path: Path, expand_id: Callable[[str], str] | None = None) 
     return _Translator(path, ontology, to_iri).triples(header, stanzas)
 
 
-def _stanzas(path: Path, text: str) -> tuple[list[tuple[str, str, int]], list[_Stanza]]:
+def _stanzas(text: str) -> tuple[list[tuple[str, str, int]], list[_Stanza]]:
     """The header's (tag, value, line) and the [Term] / [Typedef] stanzas, comments (``!``) and modifiers
     (``{…}``) dropped."""
     header: list[tuple[str, str, int]] = []
@@ -154,9 +152,11 @@ class _Translator:
         identifier = identifier.strip()
         if identifier in self.relations:
             return self.relations[identifier]
-        if ":" not in identifier:
-            return f"{OBO_PURL}{self.ontology}#{identifier}"
-        return self.to_iri(identifier)
+        return self.to_iri(identifier) if ":" in identifier else self._shorthand(identifier)
+
+    def _shorthand(self, identifier: str) -> str:
+        """A prefix-less id (a relation's ``part_of``) in the ontology's own namespace."""
+        return f"{OBO_PURL}{self.ontology}#{identifier}"
 
     def _id(self, stanza: _Stanza) -> str:
         ids = stanza.values("id")
@@ -207,7 +207,7 @@ class _Translator:
             node = self.blank()
             self.add(term, v.OWL_EQUIVALENT_CLASS, node)
             self.add(node, v.RDF_TYPE, v.OWL_CLASS)
-            self.add(node, _INTERSECTION_OF, self._list(genus))
+            self.add(node, v.OWL_INTERSECTION_OF, self._list(genus))
 
     def _typedef(self, stanza: _Stanza) -> None:
         prop = self.relations[self._id(stanza)]
@@ -231,7 +231,7 @@ class _Translator:
         if ":" in identifier:
             return self.to_iri(identifier)
         prefixed = [x.split()[0] for x in stanza.values("xref") if ":" in x.split()[0]]
-        return self.to_iri(prefixed[0]) if prefixed else f"{OBO_PURL}{self.ontology}#{identifier}"
+        return self.to_iri(prefixed[0]) if prefixed else self._shorthand(identifier)
 
     def _annotation(self, subject: str, tag: str, value: str, line: int) -> bool:
         """Write an annotation line's triple; False for a tag that is not an annotation."""
@@ -260,7 +260,7 @@ class _Translator:
 
     def _some(self, relation: str, filler: str) -> Blank:
         node = self.blank()
-        self.add(node, v.RDF_TYPE, _OWL_RESTRICTION)
+        self.add(node, v.RDF_TYPE, v.OWL_RESTRICTION)
         self.add(node, v.OWL_ON_PROPERTY, self.iri(relation))
         self.add(node, v.OWL_SOME_VALUES_FROM, self.iri(filler))
         return node
