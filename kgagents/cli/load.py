@@ -39,9 +39,8 @@ def load_ontology_cmd(path: Path, name: str = typer.Option(
     console.print(f"{result.name}: {result.classes} classes, {result.object_properties} object properties, "
                   f"{result.datatype_properties} datatype properties, {result.triples} triples "
                   f"in {result.seconds:.1f}s")
-    for note in (result.imports_note(), result.shared_note()):
-        if note:
-            console.print(note, style="yellow", markup=False)
+    for note in result.notes():
+        console.print(note, style="yellow", markup=False)
 
 
 @app.command("alignment")

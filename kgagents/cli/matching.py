@@ -157,9 +157,10 @@ def _language_note(graph: Any, names: Sequence[str], multilingual: str) -> str |
     """What the run does about labels in two languages (setting ``multilingual``): the default English model
     compares a German and an English name poorly (on a small German / English pair of our own, 1 of 7 classes
     matched with it, 6 of 7 with multilingual-e5)."""
-    languages = {row["name"]: row["language"] for row in graph.run("ontology/label_languages", names=list(names))}
-    found = [languages.get(n) for n in names]
-    if None in found or found[0] == found[1] or multilingual == "on":
+    from kgagents.agent.matching.entities import languages_apart
+
+    found = languages_apart(graph, names[0], names[1])
+    if found is None or multilingual == "on":
         return None
     labelled = f"'{names[0]}' is labelled mostly in '{found[0]}', '{names[1]}' in '{found[1]}'"
     if multilingual == "auto":
@@ -176,9 +177,8 @@ def _ontology_argument(graph: Any, arg: str, name: str | None) -> str:
     path = Path(arg)
     if path.is_file():
         result = load_ontology(graph, path, name=name)
-        for note in (result.imports_note(), result.shared_note()):
-            if note:
-                console.print(note, style="yellow", markup=False)
+        for note in result.notes():
+            console.print(note, style="yellow", markup=False)
         return result.name
     loaded = [row["name"] for row in graph.run("ontology/names")]
     if arg in loaded:

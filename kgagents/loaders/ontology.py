@@ -68,6 +68,10 @@ class OntologyLoadResult(BaseModel):
     #: other loaded ontology → how many of its resources (shared IRIs) this file gave names that ontology does not
     shared_names: dict[str, int] = {}
 
+    def notes(self) -> list[str]:
+        """What a user should know about this load (:meth:`imports_note`, :meth:`shared_note`), for the CLI."""
+        return [note for note in (self.imports_note(), self.shared_note()) if note]
+
     def shared_note(self) -> str | None:
         """What a user should know when this load added names to resources another ontology declares too."""
         if not self.shared_names:

@@ -66,3 +66,15 @@ def store_texts(graph: Graph, texts: dict[str, dict[str, str]]) -> None:
     rows = [{"uri": uri, "props": props} for uri, props in texts.items()]
     with graph.transaction() as tx:
         graph.write_rows(tx, "matching/set_texts", rows)
+
+
+def languages_apart(graph: Graph, source: str, target: str) -> tuple[str, str] | None:
+    """The two ontologies' label languages (the tag most of each one's labels carry, stored at load) when they
+    differ; None when they agree or either is untagged. An English embedding model compares names across languages
+    poorly, so the matcher's ``multilingual`` setting and the CLI's note both turn on this."""
+    languages = {row["name"]: row["language"] for row in graph.run("ontology/label_languages",
+                                                                    names=[source, target])}
+    found = languages.get(source), languages.get(target)
+    if found[0] is None or found[1] is None or found[0] == found[1]:
+        return None
+    return found[0], found[1]

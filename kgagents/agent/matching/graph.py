@@ -39,7 +39,7 @@ from kgagents.agent.matching.background import background_matches, background_pa
 from kgagents.agent.matching.candidates import KINDS, channel_property, retrieve, vector_property
 from kgagents.agent.matching.confidence import with_confidence
 from kgagents.agent.matching.context import derive_context
-from kgagents.agent.matching.entities import Entity, fetch_entities, store_texts
+from kgagents.agent.matching.entities import Entity, fetch_entities, languages_apart, store_texts
 from kgagents.agent.matching.fusion import Fused
 from kgagents.agent.matching.lexical import (
     Contrasts,
@@ -320,10 +320,7 @@ class MatchingAgent(Agent[MatchSettings]):
         ontologies' labels are mostly in different languages, where an English model compares names poorly."""
         choice = self.settings.multilingual
         if choice == "auto":
-            languages = {row["name"]: row["language"] for row in self.graph.run(
-                "ontology/label_languages", names=[state["source"], state["target"]])}
-            found = [languages.get(state["source"]), languages.get(state["target"])]
-            choice = "on" if None not in found and found[0] != found[1] else "off"
+            choice = "on" if languages_apart(self.graph, state["source"], state["target"]) else "off"
         if choice == "off" or self.embedder.name.startswith(E5_MODEL):
             return self.embedder
         if self._multilingual is None:
