@@ -6,7 +6,10 @@ retrieval uses it to decide, the scorer to find the links a name matcher gets fo
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 def name_key(name: str | None) -> str:
@@ -15,3 +18,9 @@ def name_key(name: str | None) -> str:
         return ""
     decomposed = unicodedata.normalize("NFKD", name)
     return "".join(ch for ch in decomposed.casefold() if ch.isalnum() and not unicodedata.combining(ch))
+
+
+def without_qualifier(name: str) -> str:
+    """``name`` less its trailing parenthesised qualifier (``"Cones (Eye)"`` → ``"Cones"``, ``"pons (post-embryonic
+    mouse)"`` → ``"pons"``): the qualifier tells senses apart, it is not a word of the name."""
+    return _QUALIFIER.sub("", name).strip()

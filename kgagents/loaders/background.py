@@ -54,6 +54,7 @@ from kgagents.loaders.rdf_read import read_triples
 from kgagents.loaders.rdf_terms import Literal, Term, Triple, is_iri
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
 from kgagents.loaders.sssom import is_sssom, read_sssom
+from kgagents.names import without_qualifier
 
 Relation = TypingLiteral["exact", "narrow", "close"]
 Kind = TypingLiteral["ontology", "obo", "sssom", "alignment"]
@@ -177,12 +178,11 @@ def read_background(path: str | Path, prefixes: Iterable[curies.Record] = ()) ->
 #: predicates whose literal names the subject (see the module docstring)
 NAME_PREDICATES = frozenset({v.RDFS_LABEL, SKOS + "prefLabel", SKOS + "altLabel",
                              "http://purl.obolibrary.org/obo/IAO_0000589", *v.OBO_SYNONYMS})
-_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 def _add_name(names: dict[str, list[str]], identifier: str, text: str) -> None:
     """``text`` as a name of ``identifier``, its trailing qualifier ("(post-embryonic mouse)", "(NCIT)") dropped."""
-    name = _QUALIFIER.sub("", text).strip()
+    name = without_qualifier(text)
     if name and name not in names.setdefault(identifier, []):
         names[identifier].append(name)
 

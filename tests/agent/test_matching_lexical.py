@@ -139,6 +139,17 @@ def test_substitutions_are_learned_from_matched_pairs_and_from_an_entitys_own_na
     assert "liver" in learn_substitutions(anchors, names, min_support=1)
 
 
+def test_a_parenthesised_qualifier_teaches_no_substitution() -> None:
+    # "Cones (Eye)" beside "Cone Cell", twice: the qualifier "eye" is no word of the name, so no eye → cell
+    names = [LexicalEntity("h:cone", "Class", ["Cone"], ["Cones (Eye)", "Cone Cell"]),
+             LexicalEntity("h:rod", "Class", ["Rod"], ["Rods (Eye)", "Rod Cell"])]
+    assert learn_substitutions([], names, min_support=2) == {}
+    # the same words outside parentheses do teach it (the rule can fire)
+    plain = [LexicalEntity("h:cone", "Class", ["Cone"], ["Cones Eye", "Cone Cell"]),
+             LexicalEntity("h:rod", "Class", ["Rod"], ["Rods Eye", "Rod Cell"])]
+    assert learn_substitutions([], plain, min_support=2) == {"eye": {"cell"}, "cell": {"eye"}}
+
+
 def test_a_learned_substitution_matches_unmatched_entities_one_to_one() -> None:
     rules = {"spleen": {"splenic"}, "kidney": {"renal"}}
     sources = [LexicalEntity("m:hilum", "Class", ["spleen hilum"]), LexicalEntity("m:nerve", "Class", ["kidney nerve"]),
