@@ -136,16 +136,12 @@ def one_to_one(best: dict[str, dict[str, int]]) -> list[LexicalMatch]:
     return sorted(matches, key=lambda m: (m.source, m.target))
 
 
-def _bags(entity: LexicalEntity) -> set[frozenset[str]]:
-    """The entity's label and synonym word bags (the ``bag`` key, as sets)."""
-    return {frozenset(key.split()) for text in (*entity.labels, *entity.synonyms) if (key := key_of(text, "bag"))}
-
-
-def _unqualified_bags(entity: LexicalEntity) -> set[frozenset[str]]:
-    """:func:`_bags` of the names less their parenthesised qualifiers, to learn from: a qualifier is no word of the
-    name ("Cones (Eye)" beside "Cone Cell" would teach "eye" → "cell")."""
+def _bags(entity: LexicalEntity, *, unqualified: bool = False) -> set[frozenset[str]]:
+    """The entity's label and synonym word bags (the ``bag`` key, as sets). ``unqualified``: of the names less their
+    parenthesised qualifiers, to learn from — a qualifier is no word of the name ("Cones (Eye)" beside "Cone Cell"
+    would teach "eye" → "cell")."""
     return {frozenset(key.split()) for text in (*entity.labels, *entity.synonyms)
-            if (key := key_of(without_qualifier(text), "bag"))}
+            if (key := key_of(without_qualifier(text) if unqualified else text, "bag"))}
 
 
 def containment_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
@@ -257,10 +253,10 @@ def learn_substitutions(matched: Iterable[tuple[LexicalEntity, LexicalEntity]],
     two names of one entity (its label and a synonym, both ways). No word list: everything comes from the data."""
     seen: dict[tuple[str, str], int] = defaultdict(int)
     for s, t in matched:
-        for swap in _one_word_swaps(_unqualified_bags(s), _unqualified_bags(t)):
+        for swap in _one_word_swaps(_bags(s, unqualified=True), _bags(t, unqualified=True)):
             seen[swap] += 1
     for e in entities:
-        bags = sorted(_unqualified_bags(e), key=sorted)
+        bags = sorted(_bags(e, unqualified=True), key=sorted)
         for i, x in enumerate(bags):
             for y in bags[i + 1:]:
                 for a, b in _one_word_swaps([x], [y]):
@@ -304,8 +300,8 @@ def learn_phrases(matched: Iterable[tuple[LexicalEntity, LexicalEntity]], rules:
     serosal surface*, with "intestine" → "intestinal" learned). No word list: everything comes from the data."""
     seen: dict[Phrase, int] = defaultdict(int)
     for s, t in matched:
-        for x in _unqualified_bags(s):
-            for y in _unqualified_bags(t):
+        for x in _bags(s, unqualified=True):
+            for y in _bags(t, unqualified=True):
                 if not x & y:
                     continue
                 only_x, only_y = set(x - y), set(y - x)
