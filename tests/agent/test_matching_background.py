@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgagents.agent.matching.background import background_matches, best_paths, path_kind
+from kgagents.agent.matching.confidence import default_calibration
 from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.store import export_alignment, export_sssom, justification
 from kgagents.cli import app
@@ -91,6 +92,10 @@ def test_background_pairs_are_found_through_mediators_and_carry_one_confidence(
     assert first[(MOUSE + "MA_0000001", HUMAN + "NCI_C001")] == "background:shared"  # hand digit / Finger
     assert first[(MOUSE + "MA_0000002", HUMAN + "NCI_C002")] == "background:shared"  # upper leg / Thigh
     assert first[(MOUSE + "MA_0000003", HUMAN + "NCI_C003")] == "background:exact"  # the SSSOM file
+    sssom_pair = found[(MOUSE + "MA_0000003", HUMAN + "NCI_C003")]  # the file states confidence 0.9
+    assert sssom_pair["confidence"] == pytest.approx(
+        0.9 * default_calibration().precision("background:exact"), abs=1e-4)
+    assert "stated confidence 0.9" in sssom_pair["reason"]
     assert first[(MOUSE + "MA_0000004", HUMAN + "NCI_C004")] == "background:close"  # the OBO file's xrefs
     assert first[(MOUSE + "MA_0000006", HUMAN + "NCI_C007")] == "background:narrow"
     assert first[(MOUSE + "MA_0000007", HUMAN + "NCI_C008")] == "lexical:exact"  # heart / Heart

@@ -30,3 +30,14 @@ def test_confidence_is_the_learned_precision_combined_by_noisy_or(tmp_path: Path
     table.save(tmp_path / "table.json")
     assert Calibration.load(tmp_path / "table.json").counts == table.counts
     assert Calibration.load(tmp_path / "missing.json").confidence({"channels": ["lexical:exact"]}) == 0.5
+
+
+def test_a_background_files_stated_confidence_scales_its_evidence() -> None:
+    table = Calibration({"lexical:exact": (8, 10), "background:exact": (9, 10)}, "test")
+    exact, background = 9 / 12, 10 / 12
+    assert table.confidence({"channels": ["background:exact"], "background_confidence": 0.6}) == pytest.approx(
+        0.6 * background, abs=1e-4)
+    assert table.confidence({"channels": ["background:exact"]}) == pytest.approx(background, abs=1e-4)
+    # only the background's piece is scaled, not the lexical evidence beside it
+    both = table.confidence({"channels": ["lexical:exact", "background:exact"], "background_confidence": 0.5})
+    assert both == pytest.approx(1 - (1 - exact) * (1 - 0.5 * background), abs=1e-4)

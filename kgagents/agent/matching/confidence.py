@@ -5,6 +5,8 @@ retrieval's best cosine band, the structural propagation, a lexical rule) and, w
 that background kind (:func:`evidence`). Each piece of evidence has a calibrated precision — right / accepted among
 the tuning runs' pairs with that evidence, with one right and one wrong pair added as a prior so that a rare piece
 says little — and a pair's confidence combines its pieces as independent votes (noisy-OR): ``1 - Π (1 - p)``.
+Where a background file states a confidence below 1 for the pair (an SSSOM row's ``confidence``), the background
+piece's precision is scaled by it: a mapping its own authors give 0.6 is weaker evidence than one they give 1.
 
 The table (:data:`CALIBRATION_FILE`) is written by ``kgagents bench om-calibrate`` from the tuning split only, which
 its results file names; a piece the table has not seen gets the table's overall precision. The same number is
@@ -63,10 +65,12 @@ class Calibration:
         return (right + PRIOR_RIGHT) / (total + PRIOR_TOTAL)
 
     def confidence(self, match: Mapping[str, Any]) -> float:
-        """Noisy-OR of the match's pieces of evidence, rounded to 4 places."""
+        """Noisy-OR of the match's pieces of evidence (a background piece scaled by the files' stated
+        ``background_confidence``), rounded to 4 places."""
+        stated = float(match.get("background_confidence", 1.0))
         wrong = 1.0
         for piece in evidence(match):
-            wrong *= 1.0 - self.precision(piece)
+            wrong *= 1.0 - self.precision(piece) * (stated if piece.startswith("background:") else 1.0)
         return round(1.0 - wrong, 4)
 
     @classmethod

@@ -101,6 +101,7 @@ class MatchState(TypedDict, total=False):
     prematched_many: list[dict[str, Any]]  # one-to-many output only: the other pairs at a strictest lexical tier
     background_matched: list[dict[str, Any]]  # 1:1 background pairs among entities the lexical pre-match left
     background_pairs: dict[str, str]  # "source<TAB>target" → kind, every pair the background relates
+    background_stated: dict[str, float]  # "source<TAB>target" → the files' stated confidence, where below 1
     background_ties: dict[str, list[str]]  # entity → the vocabularies of the mediators the background ties it to
     background_checks: list[dict[str, Any]]  # per judged stage, how the background judged its pairs (agreement)
     background_duplicates: list[dict[str, Any]]  # near-duplicates the background leaves untied, with their namesake
@@ -249,24 +250,26 @@ class MatchingAgent(Agent[MatchSettings]):
             if not self.settings.one_to_one:
                 kept = {(m["source"], m["target"]) for m in found}
                 many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
-        background, related, ties = self._background(state, found, shared)
+        background, related, stated, ties = self._background(state, found, shared)
         duplicates = (self._duplicates(state, every_best(tiers), [*found, *background], ties)
                       if self.settings.background_duplicates else [])
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
         return {"run_id": state["run_id"], "prematched": found, "prematched_many": many, "shared": shared,
-                "background_matched": background, "background_pairs": related, "background_ties": ties,
+                "background_matched": background, "background_pairs": related, "background_stated": stated,
+                "background_ties": ties,
                 "background_duplicates": duplicates, "context": context,
                 "entities": entities, "timings": self._timed(state, "prematch", started)}
 
     def _background(self, state: MatchState, prematched: list[dict[str, Any]], shared: list[str],
-                    ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, list[str]]]:
+                    ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float], dict[str, list[str]]]:
         """The 1:1 pairs the background files relate among the entities the lexical pre-match left (see
         :mod:`~kgagents.agent.matching.background`), every related pair's kind (evidence for the other stages'
-        pairs) and the mediator vocabularies each entity is tied to (to judge the other stages' pairs)."""
+        pairs) and stated confidence where a file gives one below 1 (an SSSOM row's ``confidence``), and the
+        mediator vocabularies each entity is tied to (to judge the other stages' pairs)."""
         files = state.get("background") or []
         if not files or not self.settings.background:
-            return [], {}, {}
+            return [], {}, {}, {}
         related = background_pairs(self.graph, state["source"], state["target"], files,
                                    hierarchy=self.settings.background_hierarchy)
         entities = {*self.entities(state, state["source"]), *self.entities(state, state["target"])}
@@ -275,7 +278,8 @@ class MatchingAgent(Agent[MatchSettings]):
         found = [m.as_dict() for m in background_matches(related, exclude=taken)]
         ties = vocabularies(self.graph.run("matching/background_ties", source=state["source"],
                                            target=state["target"], files=files))
-        return found, {f"{s}\t{t}": m.kind for (s, t), m in related.items()}, ties
+        return (found, {f"{s}\t{t}": m.kind for (s, t), m in related.items()},
+                {f"{s}\t{t}": m.confidence for (s, t), m in related.items() if m.confidence < 1.0}, ties)
 
     def _duplicates(self, state: MatchState, candidates: list[LexicalMatch], matched: list[dict[str, Any]],
                     ties: dict[str, list[str]]) -> list[dict[str, Any]]:
@@ -416,7 +420,9 @@ class MatchingAgent(Agent[MatchSettings]):
         ]
         matches += [{"source": b["source"], "target": b["target"], "score": 1.0, "similarity": None,
                      "channels": [f"background:{b['kind']}"], "validated": False,
-                     "reason": f"background: {b['kind']}" + (f" via {b['via']}" if b.get("via") else "")}
+                     "reason": f"background: {b['kind']}" + (f" via {b['via']}" if b.get("via") else "")
+                     + (f" (stated confidence {b['confidence']:g})" if b["confidence"] < 1.0 else ""),
+                     **({"background_confidence": b["confidence"]} if b["confidence"] < 1.0 else {})}
                     for b in state.get("background_matched", [])]
         matches += [{"source": d["source"], "target": d["target"], "score": 1.0, "similarity": 1.0,
                      "channels": ["lexical:duplicate"], "validated": False,
@@ -502,7 +508,8 @@ class MatchingAgent(Agent[MatchSettings]):
                        if settings.repair or settings.containment_no_subclasses or settings.property_ends else None)
         if settings.containment:
             added += self._contained(state, matched, verdicts, hierarchies)
-        matches = _with_background(state["matches"] + added, state.get("background_pairs", {}))
+        matches = _with_background(state["matches"] + added, state.get("background_pairs", {}),
+                                   state.get("background_stated", {}))
         matches, checks = judge_matches(matches, state.get("background_pairs", {}), state.get("background_ties", {}),
                                         veto=settings.background_veto, stage_check=settings.background_stage_check,
                                         neighbours=self._judged_neighbours(state, matches))
@@ -721,13 +728,18 @@ _TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", *(f"background:{k}" fo
           "lexical:substituted", "lexical:contained", "lexical:duplicate")
 
 
-def _with_background(matches: list[dict[str, Any]], related: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The matches, each the background also relates carrying that evidence as one more channel."""
+def _with_background(matches: list[dict[str, Any]], related: Mapping[str, str],
+                     stated: Mapping[str, float]) -> list[dict[str, Any]]:
+    """The matches, each the background also relates carrying that evidence as one more channel (and the files'
+    stated confidence in it, where below 1)."""
     out = []
     for m in matches:
-        kind = related.get(f"{m['source']}\t{m['target']}")
+        key = f"{m['source']}\t{m['target']}"
+        kind = related.get(key)
         if kind is not None and not any(c.startswith("background:") for c in m["channels"]):
             m = {**m, "channels": [*m["channels"], f"background:{kind}"]}
+            if key in stated:
+                m["background_confidence"] = stated[key]
         out.append(m)
     return out
 
