@@ -209,7 +209,7 @@ def _read_rdf(path: Path, conv: curies.Converter) -> tuple[list[Statement], dict
 def _statements(path: Path, triples: list[Triple], conv: curies.Converter,
                 ) -> tuple[list[Statement], dict[str, list[str]]]:
     """The background statements and names of one ontology file's triples (an OBO file's: its OWL translation)."""
-    index: dict[str, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
+    index: dict[Term, dict[str, list[Term]]] = defaultdict(lambda: defaultdict(list))
     for s, p, o in triples:
         index[s][p].append(o)
     declarations = (v.OWL_CLASS, v.RDFS_CLASS, v.OWL_ONTOLOGY, v.SKOS_CONCEPT, v.SKOS_CONCEPT_SCHEME)
@@ -233,21 +233,8 @@ def _statements(path: Path, triples: list[Triple], conv: curies.Converter,
             out += [found] if found else []
         elif p == v.OWL_EQUIVALENT_CLASS:  # C ≡ X ⊓ (restrictions): C ⊑ X for each named X
             for head in index.get(o, {}).get(v.OWL_INTERSECTION_OF, ()):
-                out += [Statement(s, m, "narrow", p) for m in _rdf_list(index, head) if is_iri(m)]
+                out += [Statement(s, m, "narrow", p) for m in v.rdf_list(index, head) if is_iri(m)]
     return list(dict.fromkeys(out)), names
-
-
-def _rdf_list(index: dict[str, dict[str, list[Term]]], head: Term) -> list[Term]:
-    items: list[Term] = []
-    seen: set[Term] = set()
-    while head != v.RDF_NIL and head not in seen and isinstance(head, str):
-        seen.add(head)
-        desc = index.get(head)
-        if not desc or not desc.get(v.RDF_FIRST):
-            break
-        items.append(desc[v.RDF_FIRST][0])
-        head = (desc.get(v.RDF_REST) or [v.RDF_NIL])[0]
-    return items
 
 
 # -- the identity rule ---------------------------------------------------------------------------

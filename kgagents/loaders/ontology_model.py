@@ -375,16 +375,7 @@ class _Builder:
         return out
 
     def _rdf_list(self, head: Term) -> list[Term]:
-        items: list[Term] = []
-        seen: set[Term] = set()
-        while head != v.RDF_NIL and head not in seen:
-            seen.add(head)
-            desc = self.index.get(head)
-            if not desc or not desc.get(v.RDF_FIRST):
-                break
-            items.append(desc[v.RDF_FIRST][0])
-            head = (desc.get(v.RDF_REST) or [v.RDF_NIL])[0]
-        return items
+        return v.rdf_list(self.index, head)
 
 
 def _unique(values: Iterable[str]) -> list[str]:

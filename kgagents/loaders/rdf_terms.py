@@ -8,6 +8,7 @@ parsers feed the same cheap, hashable values to the model builder.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple, TypeGuard
 
 
@@ -114,3 +115,19 @@ OBO_SYNONYMS = frozenset(
 def is_datatype_iri(iri: str) -> bool:
     """XSD datatypes and the RDF/RDFS literal types: ranges that are values, not classes."""
     return iri.startswith(XSD) or iri in (RDFS_LITERAL, RDF_PLAIN_LITERAL, RDF_XML_LITERAL, RDF_LANG_STRING)
+
+
+def rdf_list(index: Mapping[Term, Mapping[str, Sequence[Term]]], head: Term) -> list[Term]:
+    """The members of the RDF collection starting at ``head``, read from ``index`` (subject → predicate →
+    objects); stops at ``rdf:nil``, a cycle, a literal or a node that is no list cell, so a malformed list reads
+    as its well-formed prefix."""
+    items: list[Term] = []
+    seen: set[Term] = set()
+    while head != RDF_NIL and head not in seen and isinstance(head, str):
+        seen.add(head)
+        desc = index.get(head)
+        if not desc or not desc.get(RDF_FIRST):
+            break
+        items.append(desc[RDF_FIRST][0])
+        head = (desc.get(RDF_REST) or [RDF_NIL])[0]
+    return items
