@@ -145,6 +145,11 @@ class EmbeddingSettings(BaseSettings):
     api_key: SecretStr | None = None
     batch_size: int = 64
     threads: int | None = None
+    cache: bool = Field(True, description="keep each text's vector on disk (kgagents.embeddings.cache): a text "
+                        "embedded once by a model is read back, not embedded again")
+    cache_dir: Path = Field(default_factory=lambda: _default_home() / "vectors",
+                            description="where the vector cache file lives")
+    cache_mb: int = Field(512, ge=1, description="the cache's size bound; past it the oldest quarter is dropped")
 
 
 class LLMSettings(BaseSettings):

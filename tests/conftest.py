@@ -41,6 +41,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.integration)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The tests' vector cache (kgagents.embeddings.cache) is their own, not the user's."""
+    from kgagents.embeddings.cache import default_cache
+
+    before = os.environ.get("KGAGENTS_EMBED_CACHE_DIR")
+    os.environ["KGAGENTS_EMBED_CACHE_DIR"] = str(tmp_path_factory.mktemp("vectors"))
+    default_cache.cache_clear()
+    yield
+    if before is None:
+        os.environ.pop("KGAGENTS_EMBED_CACHE_DIR", None)
+    else:
+        os.environ["KGAGENTS_EMBED_CACHE_DIR"] = before
+    default_cache.cache_clear()
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The real benchmark data next to the project root (../shared/data, or KGAGENTS_DATA_DIR); the test skips

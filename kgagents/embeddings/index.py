@@ -20,10 +20,11 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from kgagents.cypher import cypher
 from kgagents.embeddings.base import Embedder, l2_normalise
+from kgagents.embeddings.cache import VectorCache, default_cache, embed_cached
 from kgagents.errors import KgAgentsError, VectorIndexError
 from kgagents.graph.connection import Graph
 
@@ -93,12 +94,15 @@ class VectorIndex:
 
 @dataclass
 class EmbedStats:
-    """What :func:`embed_nodes` did: nodes in scope = embedded + unchanged + empty."""
+    """What :func:`embed_nodes` did: nodes in scope = embedded + unchanged + empty; of the distinct texts of the
+    embedded nodes, how many the model embedded and how many the vector cache gave."""
 
     embedded: int = 0
     unchanged: int = 0
     empty: int = 0
     seconds: float = 0.0
+    texts_embedded: int = 0
+    texts_cached: int = 0
 
     @property
     def total(self) -> int:
@@ -260,12 +264,15 @@ class Pending:
 
 
 def embed_pending(graph: Graph, embedder: Embedder, pending: Sequence[Pending], *, vector_property: str,
-                  progress: Callable[[int], None] | None = None, started: float | None = None) -> EmbedStats:
+                  progress: Callable[[int], None] | None = None, started: float | None = None,
+                  cache: VectorCache | None | Literal["default"] = "default") -> EmbedStats:
     """Embed and store the vectors of ``pending`` nodes whose texts or model changed (hash in
     ``<vector_property>_sha``), one transaction per :data:`WRITE_BATCH` nodes; a node with several texts gets the
-    normalised mean of their vectors, and a text shared by nodes of one batch is embedded once. Nodes without text
-    are left alone (``empty``). ``progress`` receives node counts: the skipped ones first, then each batch."""
+    normalised mean of their vectors, and a text shared by nodes of one batch is embedded once, a text the vector
+    ``cache`` holds (default: :func:`~kgagents.embeddings.cache.default_cache`) not at all. Nodes without text are
+    left alone (``empty``). ``progress`` receives node counts: the skipped ones first, then each batch."""
     started = time.perf_counter() if started is None else started
+    cache = default_cache() if cache == "default" else cache
     sha_property = f"{identifier(vector_property, 'property')}_sha"
     stats = EmbedStats()
     todo: list[tuple[str, Sequence[str], str]] = []
@@ -284,7 +291,9 @@ def embed_pending(graph: Graph, embedder: Embedder, pending: Sequence[Pending], 
         batch = todo[start : start + WRITE_BATCH]
         unique = list(dict.fromkeys(t for _, texts, _ in batch for t in texts))
         position = {t: i for i, t in enumerate(unique)}
-        vectors = embedder.embed(unique)
+        vectors, embedded = embed_cached(embedder, unique, [text_sha(embedder.name, t) for t in unique], cache)
+        stats.texts_embedded += embedded
+        stats.texts_cached += len(unique) - embedded
         means = [vectors[position[texts[0]]] if len(texts) == 1
                  else l2_normalise(vectors[[position[t] for t in texts]].mean(axis=0, keepdims=True))[0]
                  for _, texts, _ in batch]

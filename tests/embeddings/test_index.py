@@ -10,10 +10,13 @@ import numpy as np
 import pytest
 
 from kgagents.embeddings.base import Embedder
+from kgagents.embeddings.cache import VectorCache
 from kgagents.embeddings.index import (
+    Pending,
     Scope,
     drop_vector_index,
     embed_nodes,
+    embed_pending,
     ensure_vector_index,
     text_groups,
     text_of,
@@ -142,3 +145,37 @@ def test_identifiers_are_validated() -> None:
         Scope("Resource) DETACH DELETE n //")
     with pytest.raises(KgAgentsError, match="not a usable property"):
         Scope("Resource", key="bad key", value="x")
+
+
+class Counting(Embedder):
+    """The wrapped embedder's vectors; remembers every text it was asked to embed."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.name, self.asked = inner, inner.name, []
+
+    @property
+    def dimensions(self) -> int:
+        return self.inner.dimensions
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.asked += list(texts)
+        return self.inner.embed(texts)
+
+
+def test_a_text_switched_back_to_is_read_from_the_vector_cache(
+        onto: Graph, embedder: LocalMiniLM, fixture_query, tmp_path: Path) -> None:
+    cache, model = VectorCache(tmp_path / "vectors.sqlite"), Counting(embedder)
+    node = onto.run_text("MATCH (n:Resource {uri: $uri}) RETURN elementId(n) AS id", uri=A + "Hotel")[0]["id"]
+
+    def embed(text: str) -> tuple[int, int, int]:
+        row = stored(onto, fixture_query, A + "Hotel")
+        stats = embed_pending(onto, model, [Pending(node, [text], row["vector"] is not None, row["sha"])],
+                              vector_property="embedding", cache=cache)
+        return stats.embedded, stats.texts_embedded, stats.texts_cached
+
+    assert embed("Hotel") == (1, 1, 0)
+    assert embed("Guest house") == (1, 1, 0)
+    assert embed("Hotel") == (1, 0, 1)  # the node's vector is rewritten, the text not embedded again
+    assert model.asked == ["Hotel", "Guest house"]
+    assert np.array_equal(np.asarray(stored(onto, fixture_query, A + "Hotel")["vector"], dtype=np.float32),
+                          embedder.embed(["Hotel"])[0])

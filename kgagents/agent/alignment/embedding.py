@@ -44,6 +44,8 @@ def embed_names(graph: Graph, embedder: Embedder, kgs: Iterable[str], settings: 
             total.unchanged += stats.unchanged
             total.empty += stats.empty
             total.seconds += stats.seconds
+            total.texts_embedded += stats.texts_embedded
+            total.texts_cached += stats.texts_cached
     return total
 
 
