@@ -60,3 +60,32 @@ def test_labels_in_two_languages_are_embedded_by_the_multilingual_model(
     assert not model.startswith("multilingual-e5") and "multilingual" not in said
     model, said = run("de.ttl", "en.ttl", "--set", "multilingual=off")
     assert not model.startswith("multilingual-e5") and "multilingual=auto" in " ".join(said.split())
+
+
+def test_a_stored_run_is_exported_without_rerunning_it(graph: Graph, neo4j_settings: Neo4jSettings, fixtures: Path,
+                                                       tmp_path: Path) -> None:
+    from kgagents.graph.runs import RunStore
+    from kgagents.loaders.alignment import read_alignment
+    from kgagents.loaders.sssom import read_sssom
+
+    d, env = fixtures / "matching", _env(neo4j_settings)
+    done = runner.invoke(app, ["match", str(d / "conf_a.ttl"), str(d / "conf_b.ttl"), "--no-llm", "--json",
+                               "--out", str(tmp_path / "at-match.tsv")], env=env)
+    assert done.exit_code == 0, done.output
+    document = json.loads(done.stdout)
+    pairs = {(m["source"], m["target"]): m["confidence"] for m in document["matches"]}
+    assert {(m.subject_id, m.object_id) for m in read_sssom(tmp_path / "at-match.tsv").mappings} == set(pairs)
+
+    sssom = runner.invoke(app, ["export", document["run_id"], "--out", str(tmp_path / "later.sssom.tsv")], env=env)
+    assert sssom.exit_code == 0, sssom.output
+    assert f"({len(pairs)} pairs, SSSOM TSV)" in " ".join(sssom.stdout.split())  # .tsv: SSSOM without --format
+    assert {(m.subject_id, m.object_id): m.confidence
+            for m in read_sssom(tmp_path / "later.sssom.tsv").mappings} == pairs
+    rdf = runner.invoke(app, ["export", document["run_id"][:-2], "--out", str(tmp_path / "later.rdf")], env=env)
+    assert rdf.exit_code == 0, rdf.output  # the start of an id is enough
+    assert {(c.entity1, c.entity2): c.measure for c in read_alignment(tmp_path / "later.rdf").cells} == pairs
+
+    other = RunStore(graph).start("kgqa")
+    refused = runner.invoke(app, ["export", other, "--out", str(tmp_path / "kgqa.rdf")], env=env)
+    assert refused.exit_code != 0 and "is a kgqa run, not a matching run" in " ".join(refused.output.split())
+    assert "Traceback" not in refused.output and not (tmp_path / "kgqa.rdf").exists()

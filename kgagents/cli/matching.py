@@ -37,8 +37,8 @@ def match_cmd(
                                 "ontologies' own title, description and main concepts)"),
     out: Path = typer.Option(None, help="write the alignment to this file (--format: Alignment API RDF/XML or "
                              "SSSOM TSV)"),
-    format_: str = typer.Option("rdf", "--format", help="--out's format: rdf (Alignment API RDF/XML, the OAEI "
-                                "format) | sssom (SSSOM TSV)"),
+    format_: str = typer.Option(None, "--format", help="--out's format: rdf (Alignment API RDF/XML, the OAEI "
+                                "format) | sssom (SSSOM TSV); default: sssom for a .tsv file, else rdf"),
     background: list[Path] = typer.Option([], "--background", help="background knowledge: a bridge ontology (OWL, "
                                           "OBO), an SSSOM TSV or an Alignment API file relating the ontologies' "
                                           "classes to each other or to a mediator; repeatable"),
@@ -58,15 +58,13 @@ def match_cmd(
     as_json: bool = json_option(),
 ) -> None:
     """Agent-OM ontology matching between two ontologies, in Neo4j; prints the matches it found."""
-    from kgagents.agent.matching.store import export_alignment, export_sssom
     from kgagents.jobs.matching import match_pair
     from kgagents.loaders.background import read_background
     from kgagents.loaders.prefixes import read_prefix_map
     from kgagents.loaders.reference import check_reference_in_graph
     from kgagents.loaders.sssom import read_alignment_file
 
-    if format_ not in ("rdf", "sssom"):
-        raise KgAgentsError(f"--format {format_!r}: use rdf (Alignment API RDF/XML) or sssom (SSSOM TSV)")
+    format_ = alignment_format(out, format_)
     output_file(out, "--out")
     output_file(checkpoint, "--checkpoint")
     expected = read_alignment_file(input_file(reference, "--reference")) if reference is not None else None
@@ -101,17 +99,59 @@ def match_cmd(
             for warning in check_reference_in_graph(graph, expected, names).warnings():
                 console.print(f"[yellow]reference:[/yellow] {escape(warning)}")
         if out is not None:
-            if format_ == "sssom":
-                export_sssom(graph, run.run_id, names[0], names[1], out)
-            else:
-                export_alignment(graph, run.run_id, names[0], names[1], out)
-            console.print(f"alignment written to {out} ({'SSSOM TSV' if format_ == 'sssom' else 'Alignment API'})")
+            _write_alignment(graph, run.run_id, names[0], names[1], out, format_)
         console.print(escape(f"query them: MATCH (s)-[m:MATCHES {{run_id: '{run.run_id}'}}]->(t) "
                              "RETURN coalesce(s.label, s.name), coalesce(t.label, t.name), m.confidence"))
     if as_json:
         emit_json({"run_id": run.run_id, "source": names[0], "target": names[1], "mode": settings.mode,
                    "model": chat.model_name if chat is not None else None, "seconds": run.seconds,
                    "llm_calls": run.llm_calls, "scores": run.scores, "out": out, "matches": matches})
+
+
+def alignment_format(out: Path | None, format_: str | None) -> str:
+    """``--format`` checked, or (not given) told by ``--out``'s suffix: ``.tsv`` is SSSOM, anything else RDF."""
+    if format_ is None:
+        return "sssom" if out is not None and out.suffix.lower() == ".tsv" else "rdf"
+    if format_ not in ("rdf", "sssom"):
+        raise KgAgentsError(f"--format {format_!r}: use rdf (Alignment API RDF/XML) or sssom (SSSOM TSV)")
+    return format_
+
+
+def _write_alignment(graph: Any, run_id: str, source: str, target: str, out: Path, format_: str) -> None:
+    from kgagents.agent.matching.store import export_alignment, export_sssom
+
+    if format_ == "sssom":
+        count = export_sssom(graph, run_id, source, target, out)
+    else:
+        count = len(export_alignment(graph, run_id, source, target, out).cells)
+    console.print(escape(f"alignment written to {out} ({count} pairs, "
+                         f"{'SSSOM TSV' if format_ == 'sssom' else 'Alignment API RDF/XML'})"))
+
+
+@commands.command("export")
+def export_cmd(
+    run_id: str = typer.Argument(..., help="id of a stored matching run (or the start of one), e.g. from "
+                                 "`kgagents stats`"),
+    out: Path = typer.Option(..., help="the file to write"),
+    format_: str = typer.Option(None, "--format", help="rdf (Alignment API RDF/XML, the OAEI format) | sssom "
+                                "(SSSOM TSV); default: sssom for a .tsv file, else rdf"),
+) -> None:
+    """Write a stored matching run's alignment to a file (Alignment API RDF/XML or SSSOM TSV) without rerunning
+    it: the pairs and confidences the graph holds for that run."""
+    from kgagents.report.jobs import find_run
+
+    format_ = alignment_format(out, format_)
+    output_file(out, "--out")
+    with connected() as graph:
+        run = find_run(graph, run_id)
+        if run.get("job") != "matching":
+            hint = " (an entity alignment run: `kgagents ea export`)" if run.get("job") == "ea-agent" else ""
+            raise KgAgentsError(f"run {run['id']} is a {run.get('job') or 'unknown'} run, not a matching run"
+                                f"{hint}; `kgagents stats` lists the latest runs. Nothing was written.")
+        if run.get("status") != "finished":
+            console.print(escape(f"run {run['id']} has status {run.get('status')}: its pairs may be partial"),
+                          style="yellow")
+        _write_alignment(graph, str(run["id"]), str(run["source"]), str(run["target"]), out, format_)
 
 
 def _print_matches(matches: list[dict[str, Any]], show: int) -> None:
