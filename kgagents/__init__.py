@@ -36,6 +36,8 @@ _EXPORTS: dict[str, str] = {
     "MatchState": "kgagents.agent.matching.graph",
     "match_pair": "kgagents.jobs.matching",
     "PairRun": "kgagents.jobs.matching",
+    "export_alignment": "kgagents.agent.matching.store",
+    "export_sssom": "kgagents.agent.matching.store",
     # entity alignment (EA-Agent) and its candidate retrieval
     "EAAgent": "kgagents.agent.alignment.agent",
     "EASettings": "kgagents.agent.alignment.settings",
@@ -112,6 +114,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.agent.kgqa.settings import KGQASettings
     from kgagents.agent.matching.graph import MatchingAgent, MatchState
     from kgagents.agent.matching.settings import MatchSettings
+    from kgagents.agent.matching.store import export_alignment, export_sssom
     from kgagents.config import Neo4jSettings
     from kgagents.embeddings import get_embedder
     from kgagents.embeddings.base import Embedder
