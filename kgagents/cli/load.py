@@ -45,7 +45,7 @@ def load_ontology_cmd(path: Path, name: str = typer.Option(
 
 @app.command("alignment")
 def load_alignment_cmd(path: Path, name: str = typer.Option(None, help="alignment name (default: file stem)")) -> None:
-    """An Alignment API RDF/XML file (e.g. an OAEI reference) as ALIGNED links."""
+    """An Alignment API RDF/XML file (e.g. an OAEI reference) or an SSSOM TSV mapping set as ALIGNED links."""
     from kgagents.loaders.alignment import load_alignment
 
     with connected() as graph, progress_bar(f"loading {path.name}") as advance:

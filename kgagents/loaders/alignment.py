@@ -18,6 +18,7 @@ graph view of the cells whose two entities exist as ``(:Resource)`` nodes.
 from __future__ import annotations
 
 import math
+import re
 import xml.sax
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -278,16 +279,19 @@ def _links(cells: Iterable[Cell]) -> list[dict[str, object]]:
 
 def load_alignment(graph: Graph, path: str | Path, *, name: str | None = None,
                    progress: Callable[[int], None] | None = None) -> AlignmentLoad:
-    """Load an alignment file as ``(:Alignment {name})`` plus ``[:ALIGNED]`` between existing ``(:Resource)``s.
+    """Load an alignment file — Alignment API RDF/XML, or SSSOM TSV (a ``.tsv`` name) — as ``(:Alignment {name})``
+    plus ``[:ALIGNED]`` between existing ``(:Resource)``s.
 
-    ``name`` defaults to the file stem. Loading again under the same name replaces the previous
+    ``name`` defaults to the file stem (less ``.sssom``). Loading again under the same name replaces the previous
     content (its ``ALIGNED`` links are removed first), so a reload leaves an identical graph.
     Duplicate cells give one link carrying their highest measure. ``progress`` receives increments
     that add up to the number of cells.
     """
+    from kgagents.loaders.sssom import read_alignment_file  # it builds on this module
+
     start = perf_counter()
-    alignment = read_alignment(path)
-    name = name or Path(path).stem
+    alignment = read_alignment_file(path)
+    name = name or re.sub(r"\.sssom$", "", Path(path).stem, flags=re.IGNORECASE)
     cells = alignment.cells
     uris = sorted({c.entity1 for c in cells} | {c.entity2 for c in cells})
     ensure_schema(graph)

@@ -131,3 +131,25 @@ def test_real_conference_reference(graph: Graph, fixtures: Path, shared_data: Pa
     assert len(links) == expected_cells
     assert all(r["entity1"].startswith("http://cmt#") and r["entity2"].startswith("http://conference#")
                for r in links)
+
+
+def test_an_sssom_mapping_set_loads_as_the_same_links(graph: Graph, fixtures: Path) -> None:
+    create_resources(graph, fixtures, SMALL_RESOURCES)
+    rdf = load_alignment(graph, fixtures / "alignment" / "small.rdf", name="same")
+    from_rdf = aligned(graph, fixtures)
+    sssom = load_alignment(graph, fixtures / "alignment" / "small.sssom.tsv")
+    assert sssom.name == "small"  # the stem less ".sssom"
+    assert (sssom.cells, sssom.linked, sssom.missing) == (rdf.cells, rdf.linked, rdf.missing)
+    links = aligned(graph, fixtures)
+    assert [{**r, "alignment": "same"} for r in links if r["alignment"] == "small"] == from_rdf
+
+
+def test_a_malformed_sssom_file_writes_nothing(graph: Graph, fixtures: Path, tmp_path: Path) -> None:
+    create_resources(graph, fixtures, SMALL_RESOURCES)
+    before = snapshot(graph, fixtures)
+    text = (fixtures / "alignment" / "small.sssom.tsv").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.sssom.tsv"
+    bad.write_text(text.replace("b:Golf", "zz:Golf"), encoding="utf-8")
+    with pytest.raises(KgAgentsError, match=r"bad\.sssom\.tsv:12: column object_id: unknown prefix 'zz'"):
+        load_alignment(graph, bad)
+    assert snapshot(graph, fixtures) == before
