@@ -3,7 +3,9 @@
 A pair file is tab-separated text, one ``source-id<TAB>target-id`` per line (more columns are ignored, so the
 ``--out`` file of ``kgagents align`` reads back); blank lines, lines starting with ``#`` and a first line naming the
 columns (``source<TAB>target…``) are skipped. An OAEI Alignment API file (``.rdf`` / ``.xml``) is read too: its
-``=`` cells. Ids are the ``id`` of the loaded entities (for a JAPE pair, the URI).
+``=`` cells; so is an SSSOM mapping set (a ``.sssom.tsv`` name, or a table whose header starts with ``subject_id``):
+its ``skos:exactMatch`` / ``owl:equivalentClass`` rows, CURIEs expanded by its ``curie_map``. Ids are the ``id`` of
+the loaded entities (for a JAPE pair, the URI).
 """
 
 from __future__ import annotations
@@ -33,6 +35,14 @@ def read_pairs(path: Path | str) -> list[PairLine]:
         from kgagents.loaders.alignment import read_alignment
 
         return [PairLine(c.entity1, c.entity2, None) for c in read_alignment(path).cells if c.relation == "="]
+    if _is_sssom(path):
+        from kgagents.loaders.sssom import sssom_alignment
+
+        found = [PairLine(c.entity1, c.entity2, None) for c in sssom_alignment(path).cells if c.relation == "="]
+        if not found:
+            raise ParseError(str(path), None, "an SSSOM mapping set with no exactMatch / equivalentClass row: no pair "
+                                              "to read")
+        return found
     pairs: list[PairLine] = []
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, 1):
@@ -52,6 +62,21 @@ def read_pairs(path: Path | str) -> list[PairLine]:
     if not pairs:
         raise ParseError(str(path), None, "holds no pairs (expected lines 'source-id<TAB>target-id')")
     return pairs
+
+
+def _is_sssom(path: Path) -> bool:
+    """An SSSOM table by its name, or by its header (the first line that is no ``#`` line starts with
+    ``subject_id``)."""
+    if path.name.lower().endswith(".sssom.tsv"):
+        return True
+    try:
+        with path.open("rb") as fh:
+            for raw in fh:
+                if not raw.lstrip().startswith(b"#") and raw.strip():
+                    return raw.split(b"\t", 1)[0].strip() == b"subject_id"
+    except OSError:
+        return False
+    return False
 
 
 def check_pairs(path: Path | str, pairs: Iterable[PairLine], sources: set[str], targets: set[str], *,
