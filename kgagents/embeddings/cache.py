@@ -84,13 +84,19 @@ def embed_cached(embedder: Embedder, texts: Sequence[str], shas: Sequence[str],
     the others embedded and kept. Returns the vectors and how many were embedded."""
     if cache is None or not texts:
         return embedder.embed(texts), len(texts)
-    known = cache.get(shas)
+    try:
+        known = cache.get(shas)
+    except sqlite3.Error:  # a locked, full or damaged cache file costs speed, never the run
+        known = {}
     missing = [i for i, sha in enumerate(shas) if sha not in known]
     out = np.zeros((len(texts), embedder.dimensions), dtype=np.float32)
     if missing:
         fresh = embedder.embed([texts[i] for i in missing])
         out[missing] = fresh
-        cache.put((shas[i], fresh[k]) for k, i in enumerate(missing))
+        try:
+            cache.put((shas[i], fresh[k]) for k, i in enumerate(missing))
+        except sqlite3.Error:
+            pass
     for i, sha in enumerate(shas):
         if sha in known:
             out[i] = known[sha]

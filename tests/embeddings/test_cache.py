@@ -72,3 +72,12 @@ def test_past_its_bound_the_cache_drops_the_oldest_quarter(tmp_path: Path) -> No
     assert len(cache) == 6  # 8 − ⌊8 / 4⌋, the oldest ones
     assert set(cache.get([f"sha{i}" for i in range(8)])) == {f"sha{i}" for i in range(2, 8)}
     assert model.asked == []
+
+
+def test_a_damaged_cache_file_costs_speed_not_the_run(tmp_path: Path) -> None:
+    path = tmp_path / "vectors.sqlite"
+    cache = VectorCache(path)
+    path.write_bytes(b"this is no SQLite database" * 100)  # damaged after it was opened
+    model = Counting()
+    vectors, embedded = embed_cached(model, ["heart"], _shas(model, ["heart"]), cache)
+    assert embedded == 1 and vectors[0].tobytes() == model.embed(["heart"])[0].tobytes()
