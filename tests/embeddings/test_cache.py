@@ -3,10 +3,12 @@ model is part of the key; the file stays within its bound."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from kgagents.embeddings.base import Embedder, l2_normalise
 from kgagents.embeddings.cache import VectorCache, embed_cached
@@ -77,7 +79,11 @@ def test_past_its_bound_the_cache_drops_the_oldest_quarter(tmp_path: Path) -> No
 def test_a_damaged_cache_file_costs_speed_not_the_run(tmp_path: Path) -> None:
     path = tmp_path / "vectors.sqlite"
     cache = VectorCache(path)
-    path.write_bytes(b"this is no SQLite database" * 100)  # damaged after it was opened
+    for file in tmp_path.iterdir():  # the database and its write-ahead log, damaged after it was opened
+        file.unlink()
+    path.write_bytes(b"this is no SQLite database" * 100)
+    with pytest.raises(sqlite3.DatabaseError):
+        cache.get(["any"])
     model = Counting()
     vectors, embedded = embed_cached(model, ["heart"], _shas(model, ["heart"]), cache)
     assert embedded == 1 and vectors[0].tobytes() == model.embed(["heart"])[0].tobytes()
