@@ -66,11 +66,19 @@ class VectorCache:
             (last,) = db.execute("SELECT coalesce(max(written), 0) FROM vectors").fetchone()
             db.executemany("INSERT OR REPLACE INTO vectors (sha, vector, written) VALUES (?, ?, ?)",
                            [(sha, blob, last + 1 + i) for i, (sha, blob) in enumerate(rows)])
-            (size,) = db.execute("SELECT coalesce(sum(length(vector)) + 80 * count(*), 0) FROM vectors").fetchone()
-            if size > self.max_bytes:
+            if self._used_bytes(db) > self.max_bytes:
                 (count,) = db.execute("SELECT count(*) FROM vectors").fetchone()
                 db.execute("DELETE FROM vectors WHERE written IN "
                            "(SELECT written FROM vectors ORDER BY written LIMIT ?)", (max(1, count // 4),))
+
+    @staticmethod
+    def _used_bytes(db: sqlite3.Connection) -> int:
+        """The pages in use times the page size: read from the file's header, not by scanning every vector (which
+        each batch's write would otherwise do, and the cache can hold hundreds of MB)."""
+        (pages,) = db.execute("PRAGMA page_count").fetchone()
+        (free,) = db.execute("PRAGMA freelist_count").fetchone()
+        (size,) = db.execute("PRAGMA page_size").fetchone()
+        return int((pages - free) * size)
 
     def __len__(self) -> int:
         with self._lock, self._connect() as db:
