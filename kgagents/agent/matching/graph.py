@@ -422,7 +422,7 @@ class MatchingAgent(Agent[MatchSettings]):
                      "channels": [f"background:{b['kind']}"], "validated": False,
                      "reason": f"background: {b['kind']}" + (f" via {b['via']}" if b.get("via") else "")
                      + (f" (stated confidence {b['confidence']:g})" if b["confidence"] < 1.0 else ""),
-                     **({"background_confidence": b["confidence"]} if b["confidence"] < 1.0 else {})}
+                     "background_confidence": b["confidence"]}
                     for b in state.get("background_matched", [])]
         matches += [{"source": d["source"], "target": d["target"], "score": 1.0, "similarity": 1.0,
                      "channels": ["lexical:duplicate"], "validated": False,
