@@ -51,10 +51,11 @@ def _links(graph: Any, path: Path | None, option: str, kg1: str, kg2: str) -> li
     if path is None:
         return None
     from kgagents.agent.alignment.retrieval import kg_entities
-    from kgagents.loaders.pairs import check_pairs, read_pairs
+    from kgagents.loaders.pairs import check_pairs, read_pairs, resolve_ids
 
-    pairs = read_pairs(path)
-    check_pairs(path, pairs, set(kg_entities(graph, kg1)), set(kg_entities(graph, kg2)), kg1=kg1, kg2=kg2)
+    sources, targets = set(kg_entities(graph, kg1)), set(kg_entities(graph, kg2))
+    pairs = resolve_ids(read_pairs(path), sources, targets)
+    check_pairs(path, pairs, sources, targets, kg1=kg1, kg2=kg2)
     return list(dict.fromkeys((p.source, p.target) for p in pairs))
 
 
@@ -71,7 +72,9 @@ def align_cmd(
     reference: Path = typer.Option(None, help="links to score the run against: TSV of pairs or an OAEI alignment "
                                    "file (default: a loaded pair's test split)"),
     out: Path = typer.Option(None, help="write every decided pair here: .tsv (source, target, score, assigned, "
-                             "decided_by) or .json (with the run's summary)"),
+                             "decided_by), .json (with the run's summary) or .sssom.tsv (SSSOM, owl:sameAs rows)"),
+    format_: str = typer.Option(None, "--format", help="--out's format: tsv | json | sssom; default: told by its "
+                                "name (.json, .sssom.tsv, else tsv)"),
     name: str = typer.Option(None, help="name of the (:Alignment) written (default: the retrieval run id)"),
     mode: str = typer.Option(None, help=_MODES + " (default: the model's measured best, else no_llm)"),
     no_llm: bool = typer.Option(False, "--no-llm", help="retrieval only, even when a model is configured"),
@@ -91,6 +94,7 @@ def align_cmd(
     global one-to-one assignment; with no seed links the run makes pseudo-seeds and tunes on them. Writes an
     (:Alignment) with [:ALIGNED] links; the EA-Agent decides where retrieval is unsure when a model is configured."""
     output_file(out, "--out")
+    format_ = pairs_format(out, format_)
     output_file(pairs, "--pairs")
     output_file(trajectories, "--trajectories")
     input_file(seeds, "--seeds")
@@ -125,12 +129,39 @@ def align_cmd(
                                seeds={} if no_seeds else (dict(seed_links) if seed_links is not None else None),
                                reference=ref_links, settings=retrieval_settings, agent_settings=agent_settings,
                                name=name)
+        if out is not None and format_ == "sssom":
+            _write_sssom(graph, out, result, chat)
     summary = result.summary()
-    if out is not None:
-        write_pairs_file(out, result.pairs, summary)
+    if out is not None and format_ != "sssom":
+        write_pairs_file(out, result.pairs, summary, as_json=format_ == "json")
     if as_json:
         return emit_json({**summary, "out": out, "pairs": result.pairs})
     _print_result(summary, result.pairs, show, out)
+
+
+def pairs_format(out: Path | None, format_: str | None) -> str:
+    """``--format`` checked, or (not given) told by the file's name: ``.json``, ``.sssom.tsv``, else TSV."""
+    if format_ is None:
+        name = out.name.lower() if out is not None else ""
+        return "json" if name.endswith(".json") else "sssom" if name.endswith(".sssom.tsv") else "tsv"
+    if format_ not in ("tsv", "json", "sssom"):
+        raise KgAgentsError(f"--format {format_!r}: use tsv, json or sssom (SSSOM TSV)")
+    return format_
+
+
+def _write_sssom(graph: Any, out: Path, result: Any, chat: Any) -> None:
+    """The decided pairs of ``align`` as an SSSOM mapping set."""
+    from urllib.parse import quote
+
+    from kgagents.agent.alignment.sssom_out import Decision, write_ea_sssom
+
+    model = chat.model_name if chat is not None and result.agent is not None else None
+    decisions = [Decision(p.source, p.target, p.score, p.decided_by, p.assigned,
+                          reviewer=model if p.decided_by != "retrieval" else None) for p in result.pairs]
+    write_ea_sssom(graph, out, kg1=result.task.kg1, kg2=result.task.kg2, decisions=decisions,
+                   set_id=f"https://w3id.org/kgagents/alignment/{quote(result.name, safe='')}",
+                   comment=f"kgagents align: {result.task.kg1} → {result.task.kg2}, (:Alignment {{name: "
+                           f"'{result.name}'}})")
 
 
 def _print_result(summary: dict[str, Any], pairs: list[Any], show: int, out: Path | None) -> None:
@@ -183,7 +214,8 @@ def _agent_only(dataset: str, retrieval_run: str, settings: Any, chat: Any, samp
 @app.command("export")
 def ea_export(
     run_id: str = typer.Argument(..., help="id of a stored EA-Agent run"),
-    pairs: Path = typer.Option(None, help="TSV of aligned pairs (source, target, score, path)"),
+    pairs: Path = typer.Option(None, help="TSV of aligned pairs (source, target, score, path); a .sssom.tsv name: "
+                               "SSSOM (owl:sameAs rows)"),
     trajectories: Path = typer.Option(None, help="JSONL of (query, path, reward, rewritten path)"),
     llm_rewrite: bool = typer.Option(False, help="rewrite each path with the configured LLM (the reward-guided "
                                      "rewriting prompt); without an LLM the stored rule rewrite is kept"),

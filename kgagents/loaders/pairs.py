@@ -4,8 +4,10 @@ A pair file is tab-separated text, one ``source-id<TAB>target-id`` per line (mor
 ``--out`` file of ``kgagents align`` reads back); blank lines, lines starting with ``#`` and a first line naming the
 columns (``source<TAB>target…``) are skipped. An OAEI Alignment API file (``.rdf`` / ``.xml``) is read too: its
 ``=`` cells; so is an SSSOM mapping set (a ``.sssom.tsv`` name, or a table whose header starts with ``subject_id``):
-its ``skos:exactMatch`` / ``owl:equivalentClass`` rows, CURIEs expanded by its ``curie_map``. Ids are the ``id`` of
-the loaded entities (for a JAPE pair, the URI).
+its ``skos:exactMatch`` / ``owl:equivalentClass`` / ``owl:sameAs`` rows, CURIEs expanded by its ``curie_map``. Ids
+are the ``id`` of the loaded entities (for a JAPE pair, the URI); an IRI that is not one is read as the entity it
+names by the rule of :mod:`~kgagents.loaders.entity_iri` (:func:`resolve_ids`), so the SSSOM file ``align --out``
+writes reads back.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgagents.errors import ParseError
+from kgagents.loaders.entity_iri import stored_ids
 
 _HEADER = ("source", "target")
 
@@ -40,8 +43,8 @@ def read_pairs(path: Path | str) -> list[PairLine]:
 
         found = [PairLine(c.entity1, c.entity2, None) for c in sssom_alignment(path).cells if c.relation == "="]
         if not found:
-            raise ParseError(str(path), None, "an SSSOM mapping set with no exactMatch / equivalentClass row: no pair "
-                                              "to read")
+            raise ParseError(str(path), None, "an SSSOM mapping set with no exactMatch / equivalentClass / sameAs row: "
+                                              "no pair to read")
         return found
     pairs: list[PairLine] = []
     with path.open("rb") as fh:
@@ -77,6 +80,18 @@ def _is_sssom(path: Path) -> bool:
     except OSError:
         return False
     return False
+
+
+def resolve_ids(pairs: Iterable[PairLine], sources: set[str], targets: set[str]) -> list[PairLine]:
+    """The pairs with each id that is no loaded entity's replaced by the first entity id it stands for
+    (:func:`~kgagents.loaders.entity_iri.stored_ids`: its IRI form, a ``kgagents/kg`` or Wikidata IRI's id), where
+    there is one; the rest are left for :func:`check_pairs` to name."""
+    def resolve(entity: str, known: set[str]) -> str:
+        if entity in known:
+            return entity
+        return next((i for i in stored_ids(entity) if i in known), entity)
+
+    return [PairLine(resolve(p.source, sources), resolve(p.target, targets), p.line) for p in pairs]
 
 
 def check_pairs(path: Path | str, pairs: Iterable[PairLine], sources: set[str], targets: set[str], *,

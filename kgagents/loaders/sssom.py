@@ -15,8 +15,12 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Mapping as MappingType
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as metadata_version
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +29,7 @@ import yaml
 
 from kgagents.errors import MappingFileError
 from kgagents.loaders.alignment import Alignment, Cell, read_alignment
-from kgagents.loaders.prefixes import converter, split_curie
+from kgagents.loaders.prefixes import OBO_PURL, converter, split_curie
 
 #: the columns every SSSOM mapping row must have
 REQUIRED_COLUMNS = ("subject_id", "predicate_id", "object_id", "mapping_justification")
@@ -116,7 +120,7 @@ def read_sssom(path: str | Path, prefixes: Iterable[curies.Record] = ()) -> Mapp
             mapping_justification=ids["mapping_justification"],
             confidence=_confidence(name, line, cells.get("confidence", "")),
             subject_label=cells.get("subject_label") or None, object_label=cells.get("object_label") or None,
-            comment=cells.get("comment") or None, line=line))
+            comment=cells.get("comment") or None, reviewer_label=cells.get("reviewer_label") or None, line=line))
     return MappingSet(path=path, metadata=metadata, curie_map={str(k): str(v) for k, v in curie_map.items()},
                       mappings=mappings)
 
@@ -194,6 +198,46 @@ def write_sssom(path: str | Path, mappings: Sequence[Mapping], metadata: dict[st
             out.write("\t".join(r[c] for c in columns) + "\n")
 
 
+def sssom_prefixes(iris: Iterable[str], names: MappingType[str, str | None]) -> dict[str, str]:
+    """A prefix for every namespace of ``iris``: an OBO PURL's own prefix (``.../obo/MA_`` → ``MA``), an ontology's
+    name for the namespace of its IRI (``names``: name → ontology IRI; a ``#`` term's namespace too, as a SKOS
+    concept scheme's), else ``ns1``, ``ns2``, …"""
+    own = {(uri.rstrip("#/") if uri else ""): name for name, uri in names.items() if uri}
+    for name, uri in names.items():  # a thesaurus is named by its concept scheme, a term of its namespace
+        if uri and "#" in uri.rstrip("#"):
+            own.setdefault(iri_namespace(uri).rstrip("#/"), name)
+    prefixes: dict[str, str] = {}
+    for iri in sorted(set(iris)):
+        namespace = iri_namespace(iri)
+        if namespace in prefixes.values():
+            continue
+        if namespace.startswith(OBO_PURL) and namespace.endswith("_"):
+            prefix = namespace[len(OBO_PURL):-1]
+        else:
+            prefix = own.get(namespace.rstrip("#/"), "")
+        prefix = re.sub(r"[^A-Za-z0-9_.\-]", "_", prefix)
+        if not prefix or not prefix[0].isalpha() or prefix in prefixes:
+            prefix = f"ns{len(prefixes) + 1}"
+        prefixes[prefix] = namespace
+    return prefixes
+
+
+def iri_namespace(iri: str) -> str:
+    """``http://mouse.owl#MA_1`` → ``http://mouse.owl#``; ``.../obo/MA_0000001`` → ``.../obo/MA_``."""
+    if iri.startswith(OBO_PURL) and "_" in iri[len(OBO_PURL):]:
+        return iri[: iri.index("_", len(OBO_PURL)) + 1]
+    cut = max(iri.rfind("#"), iri.rfind("/"))
+    return iri[: cut + 1] if cut >= 0 else iri
+
+
+def tool_version() -> str:
+    """This package's version, for a mapping set's ``mapping_tool_version``."""
+    try:
+        return metadata_version("kgagents")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _cell(value: str) -> str:
     """A TSV cell: tabs and line breaks inside a label or comment become spaces."""
     return " ".join(value.split()) if any(ch in value for ch in "\t\r\n") else value
@@ -203,14 +247,15 @@ def _cell(value: str) -> str:
 _RELATIONS = {"http://www.w3.org/2004/02/skos/core#exactMatch": "=",
               "http://www.w3.org/2002/07/owl#equivalentClass": "=",
               "http://www.w3.org/2002/07/owl#equivalentProperty": "=",
+              "http://www.w3.org/2002/07/owl#sameAs": "=",
               "http://www.w3.org/2004/02/skos/core#broadMatch": "<",
               "http://www.w3.org/2004/02/skos/core#narrowMatch": ">"}
 
 
 def sssom_alignment(path: str | Path) -> Alignment:
-    """An SSSOM file as an Alignment API alignment (``skos:exactMatch`` / ``owl:equivalentClass`` as ``=``,
-    ``skos:broadMatch`` as ``<``, ``skos:narrowMatch`` as ``>``; other predicates are left out), so it can be a
-    reference wherever an alignment is read. ``onto1`` / ``onto2``: the set's ``subject_source`` /
+    """An SSSOM file as an Alignment API alignment (``skos:exactMatch`` / ``owl:equivalentClass`` / ``owl:sameAs``
+    as ``=``, ``skos:broadMatch`` as ``<``, ``skos:narrowMatch`` as ``>``; other predicates are left out), so it can
+    be a reference wherever an alignment is read. ``onto1`` / ``onto2``: the set's ``subject_source`` /
     ``object_source`` when it states them."""
     mapping_set = read_sssom(path)
     cells = [Cell(entity1=m.subject_id, entity2=m.object_id, relation=_RELATIONS[m.predicate_id],

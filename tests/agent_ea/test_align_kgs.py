@@ -26,7 +26,7 @@ from kgagents.graph.connection import Graph
 from kgagents.jobs.alignment import align_kgs, align_task, multilingual_embedder
 from kgagents.loaders.alignment import stored_alignment
 from kgagents.loaders.jape import load_jape_pair
-from kgagents.loaders.pairs import read_pairs
+from kgagents.loaders.pairs import read_pairs, resolve_ids
 from kgagents.loaders.triples import load_triples
 from tests.scripted_chat import ScriptedChatModel
 
@@ -135,6 +135,44 @@ def test_cli_zero_seeds_writes_tsv_and_json_and_prints_json(kgs: Graph, neo4j_se
     assert share.exit_code == 0, share.output
     written = json.loads((tmp_path / "p.json").read_text(encoding="utf-8"))
     assert written["seed_links"] == 20 and written["reference_links"] == 21 and len(written["pairs"]) == 21
+
+
+def test_cli_sssom_out_is_valid_sssom_that_reads_back_as_the_reference(
+        kgs: Graph, neo4j_settings: Neo4jSettings, fixtures: Path, tmp_path: Path) -> None:
+    from sssom import parsers as sssom_parsers  # a dev dependency: the reference implementation
+    from sssom import validators as sssom_validators
+    from sssom.constants import SchemaValidationType
+
+    from kgagents.loaders.sssom import read_sssom
+
+    ref = fixtures / "alignment_kgs" / "reference.tsv"
+    out, tsv = tmp_path / "pairs.sssom.tsv", tmp_path / "pairs.tsv"
+    for path in (out, tsv):
+        run = CliRunner().invoke(app, ["align", "de", "en", "--reference", str(ref), "--out", str(path), "--no-llm"],
+                                 env=_env(neo4j_settings))
+        assert run.exit_code == 0, run.output
+    mapping_set = read_sssom(out)
+    assert mapping_set.curie_map["de"] == "https://w3id.org/kgagents/kg/de/"
+    rows = {(m.subject_id, m.object_id): m for m in mapping_set.mappings}
+    munich = rows["https://w3id.org/kgagents/kg/de/M%C3%BCnchen", "https://w3id.org/kgagents/kg/en/Munich"]
+    assert (munich.subject_label, munich.object_label) == ("München", "Munich")
+    assert munich.predicate_id == "http://www.w3.org/2002/07/owl#sameAs" and munich.confidence is None
+    assert munich.mapping_justification.endswith("CompositeMatching") and "fused score" in (munich.comment or "")
+    msdf = sssom_parsers.parse_sssom_table(str(out))
+    assert len(msdf.df) == len(rows) == 41  # every row well-formed: the parser drops the others
+    reports = sssom_validators.validate(msdf, [SchemaValidationType.JsonSchema,
+                                               SchemaValidationType.PrefixMapCompleteness,
+                                               SchemaValidationType.StrictCurieFormat], fail_on_error=False)
+    assert all(not report.results for report in reports.values()), reports
+    # read back, the file's IRIs name the loaded entities: as the reference it scores the same run the same
+    again = CliRunner().invoke(app, ["align", "de", "en", "--reference", str(out), "--no-llm", "--json"],
+                               env=_env(neo4j_settings))
+    assert again.exit_code == 0, again.output
+    scores = json.loads(again.stdout)["scores"]
+    assert scores["n"] == 41 and scores["hits_at_1"] == 1.0
+    decided = {(p.source, p.target) for p in read_pairs(tsv)}
+    sources, targets = {s for s, _ in decided}, {t for _, t in decided}
+    assert {(p.source, p.target) for p in resolve_ids(read_pairs(out), sources, targets)} == decided
 
 
 @pytest.mark.parametrize(("line", "expected"), [

@@ -35,6 +35,7 @@ from kgagents.config import Neo4jSettings
 from kgagents.graph.connection import Graph
 from kgagents.llm.client import approx_tokens
 from kgagents.loaders.jape import load_jape_pair
+from kgagents.loaders.sssom import read_sssom
 from tests.scripted_chat import ScriptedChatModel
 
 DATASET = "bench_fr_en"
@@ -141,6 +142,18 @@ def test_export_a_stored_run_round_trip_scripted(pair: Graph, neo4j_settings: Ne
     # Paris has no triples: its relation selector selected nothing and is dropped; changed / close reflectors stay
     assert [x["rewritten_path"] for x in lines] == [["relation_selector", "aligner", "reflector"],
                                                     ["aligner", "reflector"], ["aligner", "reflector"], ["aligner"]]
+    sssom = tmp_path / "pairs.sssom.tsv"
+    out = CliRunner().invoke(app, ["ea", "export", "ea-export", "--pairs", str(sssom)], env=env)
+    assert out.exit_code == 0, out.output
+    mappings = read_sssom(sssom).mappings
+    assert [(m.subject_id, m.object_id) for m in mappings] == [(f"{FR}Allemagne", f"{EN}Germany"),
+                                                             (f"{FR}Berlin", f"{EN}Germany"),
+                                                             (f"{FR}Londres", f"{EN}Paris"), (f"{FR}Paris", f"{EN}London")]
+    # the model chose: a reviewed mapping, the model its reviewer; Londres fell back to retrieval's top-1
+    assert [(m.mapping_justification.rsplit("/", 1)[1], m.reviewer_label) for m in mappings] == [
+        ("MappingReview", "scripted"), ("MappingReview", "scripted"), ("CompositeMatching", None),
+        ("MappingReview", "scripted")]
+    assert "tool path aligner>reflector" in (mappings[1].comment or "")
     missing = CliRunner().invoke(app, ["ea", "export", "no-such-run", "--pairs", str(pairs)], env=env)
     assert missing.exit_code == 1 and "No EA-Agent decisions stored" in missing.output
 

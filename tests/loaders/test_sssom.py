@@ -101,7 +101,7 @@ def test_what_we_write_passes_the_sssom_librarys_own_validation(tmp_path: Path) 
 
 
 def test_prefixes_are_the_ontologies_names_for_their_namespaces() -> None:
-    from kgagents.agent.matching.store import sssom_prefixes
+    from kgagents.loaders.sssom import sssom_prefixes
 
     iris = ["http://mouse.owl#MA_1", "http://purl.obolibrary.org/obo/NCIT_C1", "http://example.org/thes#red",
             "http://example.org/other/x"]

@@ -45,9 +45,10 @@ def store_alignment(graph: Graph, *, name: str, kg1: str, kg2: str, pairs: Seque
                                                              for p in pairs], alignment=name, kg1=kg1, kg2=kg2)
 
 
-def write_pairs_file(path: Path, pairs: Sequence[AlignedPair], summary: Mapping[str, Any]) -> None:
-    """``.json``: the summary with every pair; anything else: TSV with :data:`TSV_HEADER`."""
-    if path.suffix.lower() == ".json":
+def write_pairs_file(path: Path, pairs: Sequence[AlignedPair], summary: Mapping[str, Any],
+                     as_json: bool | None = None) -> None:
+    """JSON (``as_json``; None: a ``.json`` name): the summary with every pair; else TSV with :data:`TSV_HEADER`."""
+    if as_json if as_json is not None else path.suffix.lower() == ".json":
         path.write_text(json.dumps({**summary, "pairs": [asdict(p) for p in pairs]}, indent=1, ensure_ascii=False),
                         encoding="utf-8")
         return

@@ -13,8 +13,10 @@ from typing import Any
 
 from kgagents.agent.alignment.reward import write_trajectories
 from kgagents.agent.alignment.rewriter import LLMPathRewriter
+from kgagents.agent.alignment.sssom_out import Decision, write_ea_sssom
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
+from kgagents.settings import NO_LLM
 
 PAIRS_HEADER = ("source", "target", "score", "path")
 
@@ -32,14 +34,30 @@ def stored_decisions(graph: Graph, run_id: str) -> list[dict[str, Any]]:
 
 def write_pairs(graph: Graph, run_id: str, path: Path | str) -> int:
     """TSV ``source<TAB>target<TAB>score<TAB>path`` (tools joined by ``>``), one line per SAME_AS of the run,
-    after a header line; sources without a decision are left out. Returns the number of pairs."""
+    after a header line — or, for a ``.sssom.tsv`` name, an SSSOM mapping set
+    (:mod:`~kgagents.agent.alignment.sssom_out`); sources without a decision are left out. Returns the number of
+    pairs."""
     rows = [r for r in stored_decisions(graph, run_id) if r["target"] is not None]
+    if str(path).lower().endswith(".sssom.tsv"):
+        return _write_sssom(graph, run_id, Path(path), rows)
     with Path(path).open("w", encoding="utf-8") as fh:
         fh.write("\t".join(PAIRS_HEADER) + "\n")
         for r in rows:
             score = "" if r["score"] is None else repr(float(r["score"]))
             fh.write(f"{r['source']}\t{r['target']}\t{score}\t{'>'.join(r['path'] or [])}\n")
     return len(rows)
+
+
+def _write_sssom(graph: Graph, run_id: str, path: Path, rows: list[dict[str, Any]]) -> int:
+    if not rows:
+        raise KgAgentsError(f"Run '{run_id}' decided no pair: nothing to write to {path}.")
+    decisions = [Decision(r["source"], r["target"], None if r["score"] is None else float(r["score"]),
+                          ">".join(r["path"] or []) or "none",
+                          reviewer=None if r["mode"] == NO_LLM or r["fallback"] else r["model"]) for r in rows]
+    kg1, kg2 = rows[0]["source_kg"], rows[0]["target_kg"]
+    return write_ea_sssom(graph, path, kg1=kg1, kg2=kg2, decisions=decisions,
+                          set_id=f"https://w3id.org/kgagents/run/{run_id}",
+                          comment=f"kgagents EA-Agent run {run_id}: {kg1} → {kg2}")
 
 
 def write_stored_trajectories(graph: Graph, run_id: str, path: Path | str,

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
 from collections.abc import Mapping as MappingType
+from collections.abc import Sequence
 from datetime import date
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as metadata_version
 from pathlib import Path
 from typing import Any
 
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment, Cell, write_alignment
-from kgagents.loaders.prefixes import OBO_PURL
-from kgagents.loaders.sssom import UNSPECIFIED_LICENSE, Mapping, write_sssom
+from kgagents.loaders.sssom import UNSPECIFIED_LICENSE, Mapping, sssom_prefixes, tool_version, write_sssom
 
 
 def write_matches(graph: Graph, state: MappingType[str, Any], mode: str, model: str) -> None:
@@ -84,52 +80,13 @@ def run_sssom(graph: Graph, run_id: str, source: str, target: str) -> tuple[list
     uris = [(graph.run("matching/ontology_uri", ontology=o) or [{"uri": None}])[0]["uri"] for o in (source, target)]
     metadata: dict[str, Any] = {
         "mapping_set_id": f"https://w3id.org/kgagents/run/{run_id}", "license": UNSPECIFIED_LICENSE,
-        "mapping_tool": "kgagents", "mapping_tool_version": _version(),
+        "mapping_tool": "kgagents", "mapping_tool_version": tool_version(),
         **({"subject_source": uris[0]} if uris[0] else {}), **({"object_source": uris[1]} if uris[1] else {}),
         "mapping_date": date.today().isoformat(),
         "comment": f"kgagents matching run {run_id}: {source} → {target}; confidence is the calibrated confidence "
                    "(kgagents.agent.matching.confidence)"}
     iris = [m.subject_id for m in mappings] + [m.object_id for m in mappings]
     return mappings, metadata, sssom_prefixes(iris, {source: uris[0], target: uris[1]})
-
-
-def sssom_prefixes(iris: Iterable[str], names: MappingType[str, str | None]) -> dict[str, str]:
-    """A prefix for every namespace of ``iris``: an OBO PURL's own prefix (``.../obo/MA_`` → ``MA``), an ontology's
-    name for the namespace of its IRI (``names``: name → ontology IRI; a ``#`` term's namespace too, as a SKOS
-    concept scheme's), else ``ns1``, ``ns2``, …"""
-    own = {(uri.rstrip("#/") if uri else ""): name for name, uri in names.items() if uri}
-    for name, uri in names.items():  # a thesaurus is named by its concept scheme, a term of its namespace
-        if uri and "#" in uri.rstrip("#"):
-            own.setdefault(_namespace(uri).rstrip("#/"), name)
-    prefixes: dict[str, str] = {}
-    for iri in sorted(set(iris)):
-        namespace = _namespace(iri)
-        if namespace in prefixes.values():
-            continue
-        if namespace.startswith(OBO_PURL) and namespace.endswith("_"):
-            prefix = namespace[len(OBO_PURL):-1]
-        else:
-            prefix = own.get(namespace.rstrip("#/"), "")
-        prefix = re.sub(r"[^A-Za-z0-9_.\-]", "_", prefix)
-        if not prefix or not prefix[0].isalpha() or prefix in prefixes:
-            prefix = f"ns{len(prefixes) + 1}"
-        prefixes[prefix] = namespace
-    return prefixes
-
-
-def _namespace(iri: str) -> str:
-    """``http://mouse.owl#MA_1`` → ``http://mouse.owl#``; ``.../obo/MA_0000001`` → ``.../obo/MA_``."""
-    if iri.startswith(OBO_PURL) and "_" in iri[len(OBO_PURL):]:
-        return iri[: iri.index("_", len(OBO_PURL)) + 1]
-    cut = max(iri.rfind("#"), iri.rfind("/"))
-    return iri[: cut + 1] if cut >= 0 else iri
-
-
-def _version() -> str:
-    try:
-        return metadata_version("kgagents")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def export_sssom(graph: Graph, run_id: str, source: str, target: str, path: Path) -> int:

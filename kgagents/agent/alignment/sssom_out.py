@@ -1,0 +1,96 @@
+"""An entity alignment as an SSSOM mapping set: ``align --out pairs.sssom.tsv`` and ``ea export RUN --pairs
+pairs.sssom.tsv``, so EA results travel in the format ontology mappings do (and read back as ``--seeds`` /
+``--reference``).
+
+Entities are named by the rule of :mod:`kgagents.loaders.entity_iri` (a URI id as itself, a Wikidata KG's ``Q42`` as
+``wikidata:Q42``, any other id under ``https://w3id.org/kgagents/kg/<kg>/``), each KG's namespace prefixed by the
+KG's name. The predicate is ``owl:sameAs``: an EA pair says two KG entities are one individual.
+
+Why no ``confidence`` column: an EA pair's score is the fused retrieval score (weighted name and structure
+similarities, CSLS-rescaled), which ranks a source's candidates but is no probability in [0, 1], which is what SSSOM's
+``confidence`` means. It goes into the row's ``comment`` instead, with whether the one-to-one assignment chose the
+pair and, for the EA-Agent's decisions, the tool path.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from kgagents.graph.connection import Graph
+from kgagents.loaders.entity_iri import WIKIDATA_ENTITY, entity_iri
+from kgagents.loaders.sssom import (
+    UNSPECIFIED_LICENSE,
+    Mapping,
+    iri_namespace,
+    sssom_prefixes,
+    tool_version,
+    write_sssom,
+)
+
+SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
+SEMAPV = "https://w3id.org/semapv/vocab/"
+@dataclass(frozen=True)
+class Decision:
+    """One decided pair as it is exported: the score, whether the one-to-one assignment chose it (None: not known),
+    what decided it (``retrieval``, or the EA-Agent's tool path) and the chat model that chose it, if one did."""
+
+    source: str
+    target: str
+    score: float | None
+    decided_by: str = "retrieval"
+    assigned: bool | None = None
+    reviewer: str | None = None
+
+
+def write_ea_sssom(graph: Graph, path: Path, *, kg1: str, kg2: str, decisions: Sequence[Decision],
+                   set_id: str, comment: str) -> int:
+    """Write ``decisions`` (ids of ``kg1`` → ids of ``kg2``) as an SSSOM TSV mapping set; a decision a chat model
+    made is a reviewed mapping (``semapv:MappingReview``, the model as ``reviewer_label``), the others composite
+    matches of names and structure. Returns the number of rows."""
+    names = {kg: _entities(graph, kg, ids) for kg, ids in
+             ((kg1, [d.source for d in decisions]), (kg2, [d.target for d in decisions]))}
+    mappings = [Mapping(subject_id=names[kg1][d.source][0], predicate_id=SAME_AS, object_id=names[kg2][d.target][0],
+                        mapping_justification=SEMAPV + ("MappingReview" if d.reviewer else "CompositeMatching"),
+                        subject_label=names[kg1][d.source][1], object_label=names[kg2][d.target][1],
+                        comment=_row_comment(d),
+                        reviewer_label=d.reviewer)
+                for d in decisions]
+    iris = {kg: [iri for iri, _ in side.values()] for kg, side in names.items()}
+    metadata: dict[str, Any] = {
+        "mapping_set_id": set_id, "license": UNSPECIFIED_LICENSE, "mapping_tool": "kgagents",
+        "mapping_tool_version": tool_version(), "mapping_date": date.today().isoformat(),
+        "comment": f"{comment}; ids by the rule of kgagents.loaders.entity_iri; no confidence: each row's comment has "
+                   "its fused retrieval score, which ranks but is no probability"}
+    prefix_names = dict(_prefix_name(kg, found) for kg, found in iris.items() if found)
+    write_sssom(path, mappings, metadata, sssom_prefixes([*iris[kg1], *iris[kg2]], prefix_names))
+    return len(mappings)
+
+
+def _entities(graph: Graph, kg: str, ids: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+    """id → (IRI, name) of the entities ``ids`` of ``kg``."""
+    wanted = sorted(set(ids))
+    rows = graph.run("alignment_ea/entity_labels", kg=kg, ids=wanted)
+    kg_format = rows[0]["format"] if rows else None
+    labels = {r["id"]: r["name"] for r in rows}
+    return {i: (entity_iri(kg, kg_format, i), labels.get(i)) for i in wanted}
+
+
+def _prefix_name(kg: str, iris: Sequence[str]) -> tuple[str, str]:
+    """(prefix, namespace): a KG's most frequent IRI namespace is prefixed by the KG's name, Wikidata's by
+    ``wikidata``."""
+    namespace = Counter(iri_namespace(i) for i in iris).most_common(1)[0][0]
+    return ("wikidata" if namespace == WIKIDATA_ENTITY else kg), namespace
+
+
+def _row_comment(d: Decision) -> str:
+    parts = [f"fused score {d.score:.4f}" if d.score is not None else "no score"]
+    if d.assigned is not None:
+        parts.append("chosen by the one-to-one assignment" if d.assigned else "not the one-to-one assignment's choice")
+    if d.decided_by != "retrieval":
+        parts.append(f"decided by the EA-Agent (tool path {d.decided_by or 'none'})")
+    return "; ".join(parts)
