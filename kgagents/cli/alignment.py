@@ -130,7 +130,7 @@ def align_cmd(
                                reference=ref_links, settings=retrieval_settings, agent_settings=agent_settings,
                                name=name)
         if out is not None and format_ == "sssom":
-            _write_sssom(graph, out, result, chat)
+            result.write_sssom(graph, out)
     summary = result.summary()
     if out is not None and format_ != "sssom":
         write_pairs_file(out, result.pairs, summary, as_json=format_ == "json")
@@ -147,21 +147,6 @@ def pairs_format(out: Path | None, format_: str | None) -> str:
     if format_ not in ("tsv", "json", "sssom"):
         raise KgAgentsError(f"--format {format_!r}: use tsv, json or sssom (SSSOM TSV)")
     return format_
-
-
-def _write_sssom(graph: Any, out: Path, result: Any, chat: Any) -> None:
-    """The decided pairs of ``align`` as an SSSOM mapping set."""
-    from urllib.parse import quote
-
-    from kgagents.agent.alignment.sssom_out import Decision, write_ea_sssom
-
-    model = chat.model_name if chat is not None and result.agent is not None else None
-    decisions = [Decision(p.source, p.target, p.score, p.decided_by, p.assigned,
-                          reviewer=model if p.decided_by != "retrieval" else None) for p in result.pairs]
-    write_ea_sssom(graph, out, kg1=result.task.kg1, kg2=result.task.kg2, decisions=decisions,
-                   set_id=f"https://w3id.org/kgagents/alignment/{quote(result.name, safe='')}",
-                   comment=f"kgagents align: {result.task.kg1} → {result.task.kg2}, (:Alignment {{name: "
-                           f"'{result.name}'}})")
 
 
 def _print_result(summary: dict[str, Any], pairs: list[Any], show: int, out: Path | None) -> None:

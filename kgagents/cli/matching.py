@@ -145,7 +145,8 @@ def export_cmd(
     with connected() as graph:
         run = find_run(graph, run_id)
         if run.get("job") != "matching":
-            hint = " (an entity alignment run: `kgagents ea export`)" if run.get("job") == "ea-agent" else ""
+            hint = (" (an EA-Agent run: `kgagents ea export RUN --pairs FILE`, SSSOM for a .sssom.tsv name)"
+                    if run.get("job") == "ea-agent" else "")
             raise KgAgentsError(f"run {run['id']} is a {run.get('job') or 'unknown'} run, not a matching run"
                                 f"{hint}; `kgagents stats` lists the latest runs. Nothing was written.")
         if run.get("status") != "finished":

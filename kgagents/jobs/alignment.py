@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from kgagents.agent.alignment.agent import EAAgent, EARunResult
 from kgagents.agent.alignment.aligned import AlignedPair, store_alignment
@@ -24,6 +25,7 @@ from kgagents.agent.alignment.gate import learn_gate
 from kgagents.agent.alignment.retrieval import AlignTask, RetrievalRun, kgs_task, pair_kgs, retrieve, split_links
 from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.agent.alignment.signals import PairView
+from kgagents.agent.alignment.sssom_out import Decision, write_ea_sssom
 from kgagents.agent.alignment.tuning import Tuning, tune
 from kgagents.agent.base import NO_LLM
 from kgagents.embeddings import get_embedder, multilingual_e5
@@ -180,6 +182,20 @@ class Aligned:
                 "pairs": len(self.pairs), "tuning": self.tuning.record(self.task.reference),
                 "settings": self.tuning.settings.stored(), "scores": self.scores(), "timings_s": timings,
                 "agent": self.agent.model_dump() if self.agent else None}
+
+
+    def write_sssom(self, graph: Graph, path: Path | str) -> int:
+        """The decided pairs as an SSSOM mapping set (:mod:`~kgagents.agent.alignment.sssom_out`): a pair the
+        EA-Agent's chat model chose is a reviewed mapping, the model its reviewer. Returns the number of rows."""
+        reviewers = {r["source"]: r["model"] for r in stored_decisions(graph, self.agent.run_id)
+                     if r["mode"] != NO_LLM and not r["fallback"]} if self.agent is not None else {}
+        decisions = [Decision(p.source, p.target, p.score, p.decided_by, p.assigned,
+                              reviewer=reviewers.get(p.source) if p.decided_by != "retrieval" else None)
+                     for p in self.pairs]
+        kg1, kg2 = self.task.kg1, self.task.kg2
+        return write_ea_sssom(graph, Path(path), kg1=kg1, kg2=kg2, decisions=decisions,
+                              set_id=f"https://w3id.org/kgagents/alignment/{quote(self.name, safe='')}",
+                              comment=f"kgagents align: {kg1} → {kg2}, (:Alignment {{name: '{self.name}'}})")
 
 
 def align_task(graph: Graph, task: AlignTask, settings: RetrievalSettings | None = None, *,

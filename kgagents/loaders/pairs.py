@@ -103,10 +103,10 @@ def check_pairs(path: Path | str, pairs: Iterable[PairLine], sources: set[str], 
     for p in pairs:
         if p.source not in sources:
             raise ParseError(str(path), p.line, f"{p.source!r} is not an entity of KG '{kg1}' (the first column "
-                             "names entities of the first KG, by id)")
+                             "names entities of the first KG, by id; in SSSOM, subject_id)")
         if p.target not in targets:
             raise ParseError(str(path), p.line, f"{p.target!r} is not an entity of KG '{kg2}' (the second column "
-                             "names entities of the second KG, by id)")
+                             "names entities of the second KG, by id; in SSSOM, object_id)")
         for entity, other, seen in ((p.source, p.target, seen1), (p.target, p.source, seen2)):
             partner, line = seen.setdefault(entity, (other, p.line))
             if partner != other:

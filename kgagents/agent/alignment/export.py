@@ -14,9 +14,9 @@ from typing import Any
 from kgagents.agent.alignment.reward import write_trajectories
 from kgagents.agent.alignment.rewriter import LLMPathRewriter
 from kgagents.agent.alignment.sssom_out import Decision, write_ea_sssom
+from kgagents.agent.base import NO_LLM
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
-from kgagents.settings import NO_LLM
 
 PAIRS_HEADER = ("source", "target", "score", "path")
 
