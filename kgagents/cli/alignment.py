@@ -198,14 +198,16 @@ def _agent_only(dataset: str, retrieval_run: str, settings: Any, chat: Any, samp
 
 @app.command("export")
 def ea_export(
-    run_id: str = typer.Argument(..., help="id of a stored EA-Agent run"),
+    run_id: str = typer.Argument(..., help="id of a stored EA-Agent run, or the name of an entity alignment "
+                                 "`kgagents align` stored (its pairs only)"),
     pairs: Path = typer.Option(None, help="TSV of aligned pairs (source, target, score, path); a .sssom.tsv name: "
                                "SSSOM (owl:sameAs rows)"),
     trajectories: Path = typer.Option(None, help="JSONL of (query, path, reward, rewritten path)"),
     llm_rewrite: bool = typer.Option(False, help="rewrite each path with the configured LLM (the reward-guided "
                                      "rewriting prompt); without an LLM the stored rule rewrite is kept"),
 ) -> None:
-    """Export a STORED EA-Agent run from Neo4j (SAME_AS + AlignTrace) without rerunning it."""
+    """Export a STORED EA-Agent run from Neo4j (SAME_AS + AlignTrace), or the pairs of a stored (:Alignment) of
+    `kgagents align`, without rerunning it."""
     from kgagents.agent.alignment.export import write_pairs, write_stored_trajectories
     from kgagents.agent.alignment.rewriter import LLMPathRewriter
 

@@ -15,17 +15,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from kgagents.agent.alignment.agent import EAAgent, EARunResult
 from kgagents.agent.alignment.aligned import AlignedPair, store_alignment
 from kgagents.agent.alignment.embedding import Progress, embed_names
-from kgagents.agent.alignment.export import stored_decisions
+from kgagents.agent.alignment.export import reviewer, stored_decisions
 from kgagents.agent.alignment.gate import learn_gate
 from kgagents.agent.alignment.retrieval import AlignTask, RetrievalRun, kgs_task, pair_kgs, retrieve, split_links
 from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.agent.alignment.signals import PairView
-from kgagents.agent.alignment.sssom_out import Decision, write_ea_sssom
+from kgagents.agent.alignment.sssom_out import alignment_set_id, write_ea_sssom
 from kgagents.agent.alignment.tuning import Tuning, tune
 from kgagents.agent.base import NO_LLM
 from kgagents.embeddings import get_embedder, multilingual_e5
@@ -187,14 +186,9 @@ class Aligned:
     def write_sssom(self, graph: Graph, path: Path | str) -> int:
         """The decided pairs as an SSSOM mapping set (:mod:`~kgagents.agent.alignment.sssom_out`): a pair the
         EA-Agent's chat model chose is a reviewed mapping, the model its reviewer. Returns the number of rows."""
-        reviewers = {r["source"]: r["model"] for r in stored_decisions(graph, self.agent.run_id)
-                     if r["mode"] != NO_LLM and not r["fallback"]} if self.agent is not None else {}
-        decisions = [Decision(p.source, p.target, p.score, p.decided_by, p.assigned,
-                              reviewer=reviewers.get(p.source) if p.decided_by != "retrieval" else None)
-                     for p in self.pairs]
         kg1, kg2 = self.task.kg1, self.task.kg2
-        return write_ea_sssom(graph, Path(path), kg1=kg1, kg2=kg2, decisions=decisions,
-                              set_id=f"https://w3id.org/kgagents/alignment/{quote(self.name, safe='')}",
+        return write_ea_sssom(graph, Path(path), kg1=kg1, kg2=kg2, decisions=self.pairs,
+                              set_id=alignment_set_id(self.name),
                               comment=f"kgagents align: {kg1} → {kg2}, (:Alignment {{name: '{self.name}'}})")
 
 
@@ -280,5 +274,5 @@ def agent_pairs(graph: Graph, agent_run_id: str, retrieved: Sequence[AlignedPair
         elif row["target"] is not None:
             score = float(row["score"]) if row["score"] is not None else p.score
             out.append(AlignedPair(p.source, row["target"], score, row["target"] == p.target and p.assigned,
-                                   ">".join(row["path"] or [])))
+                                   ">".join(row["path"] or []), reviewer(row)))
     return out

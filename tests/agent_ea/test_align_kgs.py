@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from kgagents.agent.alignment.aligned import stored_pairs
 from kgagents.agent.alignment.embedding import embed_names
 from kgagents.agent.alignment.retrieval import AlignTask
 from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
@@ -148,9 +149,14 @@ def test_cli_sssom_out_is_valid_sssom_that_reads_back_as_the_reference(
     ref = fixtures / "alignment_kgs" / "reference.tsv"
     out, tsv = tmp_path / "pairs.sssom.tsv", tmp_path / "pairs.tsv"
     for path in (out, tsv):
-        run = CliRunner().invoke(app, ["align", "de", "en", "--reference", str(ref), "--out", str(path), "--no-llm"],
-                                 env=_env(neo4j_settings))
+        run = CliRunner().invoke(app, ["align", "de", "en", "--reference", str(ref), "--out", str(path), "--no-llm",
+                                       "--name", "mine"], env=_env(neo4j_settings))
         assert run.exit_code == 0, run.output
+    for path in (tmp_path / "later.sssom.tsv", tmp_path / "later.tsv"):  # the stored alignment, exported later
+        later = CliRunner().invoke(app, ["ea", "export", "mine", "--pairs", str(path)], env=_env(neo4j_settings))
+        assert later.exit_code == 0 and "41 pairs written" in later.output, later.output
+    assert (tmp_path / "later.tsv").read_text(encoding="utf-8") == tsv.read_text(encoding="utf-8")
+    assert (tmp_path / "later.sssom.tsv").read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
     mapping_set = read_sssom(out)
     assert mapping_set.curie_map["de"] == "https://w3id.org/kgagents/kg/de/"
     rows = {(m.subject_id, m.object_id): m for m in mapping_set.mappings}
@@ -203,6 +209,9 @@ def test_with_a_model_the_agent_decides_the_pairs_scripted(kgs: Graph, reference
     assert len(chat.calls) == 41 and {p.decided_by for p in result.pairs} == {"aligner"}
     assert result.summary()["agent_run_id"] == result.agent.run_id
     assert result.scores()["pairs_hits_at_1"] == 1.0  # retrieval's rank 1 is right for all 41 (see above)
+    assert {p.reviewer for p in result.pairs} == {chat.model_name}  # the model chose each pair: it reviewed them
+    _, _, stored = stored_pairs(kgs, result.name)
+    assert stored == sorted(result.pairs, key=lambda p: p.source)  # the graph keeps what decided each pair, and which model
 
 
 def test_entities_outside_the_task_anchor_its_structure(kgs: Graph, reference: list[tuple[str, str]]) -> None:

@@ -3,7 +3,8 @@ in the graph, and a TSV or JSON file.
 
 Why the same ``(:Alignment {name})`` node as a loaded OAEI alignment: one place to find every alignment in the
 graph, read back with :func:`~kgagents.loaders.alignment.stored_alignment` whatever produced it. The links run
-between ``(:Entity)`` nodes: ``(s)-[:ALIGNED {alignment, relation: '=', measure, assigned}]->(t)``.
+between ``(:Entity)`` nodes: ``(s)-[:ALIGNED {alignment, relation: '=', measure, assigned, decided_by,
+reviewer}]->(t)``, read back by :func:`stored_pairs`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.cypher import cypher
+from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 
 #: columns of the TSV pairs file
@@ -23,14 +25,15 @@ TSV_HEADER = ("source", "target", "score", "assigned", "decided_by")
 
 @dataclass(frozen=True)
 class AlignedPair:
-    """One decided pair: the fused retrieval score, whether the global one-to-one assignment chose it, and what
-    decided it (``retrieval`` or the EA-Agent's tool path)."""
+    """One decided pair: the fused retrieval score, whether the global one-to-one assignment chose it, what
+    decided it (``retrieval`` or the EA-Agent's tool path) and the chat model that chose it, if one did."""
 
     source: str
     target: str
     score: float
     assigned: bool
     decided_by: str = "retrieval"
+    reviewer: str | None = None
 
 
 def store_alignment(graph: Graph, *, name: str, kg1: str, kg2: str, pairs: Sequence[AlignedPair]) -> None:
@@ -43,6 +46,18 @@ def store_alignment(graph: Graph, *, name: str, kg1: str, kg2: str, pairs: Seque
                relation=["=" for _ in pairs], measure=[p.score for p in pairs]).consume()
         graph.write_rows(tx, "alignment_ea/link_alignment", [asdict(p) | {"s": p.source, "t": p.target}
                                                              for p in pairs], alignment=name, kg1=kg1, kg2=kg2)
+
+
+def stored_pairs(graph: Graph, name: str) -> tuple[str, str, list[AlignedPair]]:
+    """(kg1, kg2, pairs) of the entity alignment stored as ``(:Alignment {name})``; an error naming the fix when
+    there is none."""
+    rows = graph.run("alignment_ea/stored_pairs", alignment=name)
+    if not rows:
+        raise KgAgentsError(f"No entity alignment named '{name}' in the graph (`kgagents align` writes one, named by "
+                            "--name or its retrieval run id): MATCH (a:Alignment) RETURN a.name lists them.")
+    pairs = [AlignedPair(r["source"], r["target"], float(r["score"]), bool(r["assigned"]), r["decided_by"],
+                         r["reviewer"]) for r in rows]
+    return rows[0]["source_kg"], rows[0]["target_kg"], pairs
 
 
 def write_pairs_file(path: Path, pairs: Sequence[AlignedPair], summary: Mapping[str, Any],

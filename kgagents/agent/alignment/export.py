@@ -8,12 +8,14 @@ running the model again — and a benchmark's numbers come from the same records
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
+from kgagents.agent.alignment.aligned import AlignedPair, stored_pairs, write_pairs_file
 from kgagents.agent.alignment.reward import write_trajectories
 from kgagents.agent.alignment.rewriter import LLMPathRewriter
-from kgagents.agent.alignment.sssom_out import Decision, write_ea_sssom
+from kgagents.agent.alignment.sssom_out import write_alignment_sssom, write_ea_sssom
 from kgagents.agent.base import NO_LLM
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
@@ -35,9 +37,13 @@ def stored_decisions(graph: Graph, run_id: str) -> list[dict[str, Any]]:
 def write_pairs(graph: Graph, run_id: str, path: Path | str) -> int:
     """TSV ``source<TAB>target<TAB>score<TAB>path`` (tools joined by ``>``), one line per SAME_AS of the run,
     after a header line — or, for a ``.sssom.tsv`` name, an SSSOM mapping set
-    (:mod:`~kgagents.agent.alignment.sssom_out`); sources without a decision are left out. Returns the number of
-    pairs."""
-    rows = [r for r in stored_decisions(graph, run_id) if r["target"] is not None]
+    (:mod:`~kgagents.agent.alignment.sssom_out`); sources without a decision are left out. ``run_id`` may also
+    name an entity alignment ``kgagents align`` stored: its pairs, TSV as ``align --out`` writes it, or SSSOM.
+    Returns the number of pairs."""
+    rows = graph.run("alignment_ea/agent_alignments", run_id=run_id)
+    if not rows:
+        return _write_alignment(graph, run_id, Path(path))
+    rows = [r for r in rows if r["target"] is not None]
     if str(path).lower().endswith(".sssom.tsv"):
         return _write_sssom(graph, run_id, Path(path), rows)
     with Path(path).open("w", encoding="utf-8") as fh:
@@ -48,12 +54,28 @@ def write_pairs(graph: Graph, run_id: str, path: Path | str) -> int:
     return len(rows)
 
 
+def _write_alignment(graph: Graph, name: str, path: Path) -> int:
+    if not graph.run("alignment_ea/stored_pairs", alignment=name):
+        raise KgAgentsError(f"No EA-Agent decisions stored for run '{name}' and no entity alignment of that name: "
+                            "run `kgagents align` first; MATCH (r:Run {job: 'ea-agent'}) RETURN r.id lists the "
+                            "runs, MATCH (a:Alignment) RETURN a.name the alignments.")
+    if path.name.lower().endswith(".sssom.tsv"):
+        return write_alignment_sssom(graph, path, name)
+    _, _, pairs = stored_pairs(graph, name)
+    write_pairs_file(path, pairs, {}, as_json=False)
+    return len(pairs)
+
+
+def reviewer(row: dict[str, Any]) -> str | None:
+    """The chat model that chose a stored EA-Agent decision, if one did (not in ``no_llm`` mode, not a fallback)."""
+    return None if row["mode"] == NO_LLM or row["fallback"] else row["model"]
+
+
 def _write_sssom(graph: Graph, run_id: str, path: Path, rows: list[dict[str, Any]]) -> int:
     if not rows:
         raise KgAgentsError(f"Run '{run_id}' decided no pair: nothing to write to {path}.")
-    decisions = [Decision(r["source"], r["target"], None if r["score"] is None else float(r["score"]),
-                          ">".join(r["path"] or []) or "none",
-                          reviewer=None if r["mode"] == NO_LLM or r["fallback"] else r["model"]) for r in rows]
+    decisions = [AlignedPair(r["source"], r["target"], math.nan if r["score"] is None else float(r["score"]), False,
+                             ">".join(r["path"] or []) or "none", reviewer(r)) for r in rows]
     kg1, kg2 = rows[0]["source_kg"], rows[0]["target_kg"]
     return write_ea_sssom(graph, path, kg1=kg1, kg2=kg2, decisions=decisions,
                           set_id=f"https://w3id.org/kgagents/run/{run_id}",

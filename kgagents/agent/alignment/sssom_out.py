@@ -14,13 +14,15 @@ pair and, for the EA-Agent's decisions, the tool path.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+from kgagents.agent.alignment.aligned import AlignedPair, stored_pairs
 from kgagents.graph.connection import Graph
 from kgagents.loaders.entity_iri import WIKIDATA_ENTITY, entity_iri
 from kgagents.loaders.sssom import (
@@ -34,20 +36,19 @@ from kgagents.loaders.sssom import (
 
 SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
 SEMAPV = "https://w3id.org/semapv/vocab/"
-@dataclass(frozen=True)
-class Decision:
-    """One decided pair as it is exported: the score, whether the one-to-one assignment chose it (None: not known),
-    what decided it (``retrieval``, or the EA-Agent's tool path) and the chat model that chose it, if one did."""
-
-    source: str
-    target: str
-    score: float | None
-    decided_by: str = "retrieval"
-    assigned: bool | None = None
-    reviewer: str | None = None
+def write_alignment_sssom(graph: Graph, path: Path, name: str) -> int:
+    """The entity alignment stored as ``(:Alignment {name})`` (``kgagents align``) as an SSSOM mapping set."""
+    kg1, kg2, pairs = stored_pairs(graph, name)
+    return write_ea_sssom(graph, path, kg1=kg1, kg2=kg2, decisions=pairs, set_id=alignment_set_id(name),
+                          comment=f"kgagents align: {kg1} → {kg2}, (:Alignment {{name: '{name}'}})")
 
 
-def write_ea_sssom(graph: Graph, path: Path, *, kg1: str, kg2: str, decisions: Sequence[Decision],
+def alignment_set_id(name: str) -> str:
+    """The ``mapping_set_id`` of the entity alignment ``name``."""
+    return f"https://w3id.org/kgagents/alignment/{quote(name, safe='')}"
+
+
+def write_ea_sssom(graph: Graph, path: Path, *, kg1: str, kg2: str, decisions: Sequence[AlignedPair],
                    set_id: str, comment: str) -> int:
     """Write ``decisions`` (ids of ``kg1`` → ids of ``kg2``) as an SSSOM TSV mapping set; a decision a chat model
     made is a reviewed mapping (``semapv:MappingReview``, the model as ``reviewer_label``), the others composite
@@ -87,10 +88,10 @@ def _prefix_name(kg: str, iris: Sequence[str]) -> tuple[str, str]:
     return ("wikidata" if namespace == WIKIDATA_ENTITY else kg), namespace
 
 
-def _row_comment(d: Decision) -> str:
-    parts = [f"fused score {d.score:.4f}" if d.score is not None else "no score"]
-    if d.assigned is not None:
+def _row_comment(d: AlignedPair) -> str:
+    parts = ["no score" if math.isnan(d.score) else f"fused score {d.score:.4f}"]
+    if d.decided_by == "retrieval":
         parts.append("chosen by the one-to-one assignment" if d.assigned else "not the one-to-one assignment's choice")
-    if d.decided_by != "retrieval":
+    else:
         parts.append(f"decided by the EA-Agent (tool path {d.decided_by or 'none'})")
     return "; ".join(parts)
