@@ -145,8 +145,8 @@ def export_cmd(
     with connected() as graph:
         run = find_run(graph, run_id)
         if run.get("job") != "matching":
-            hint = (" (an EA-Agent run: `kgagents ea export RUN --pairs FILE`, SSSOM for a .sssom.tsv name)"
-                    if run.get("job") == "ea-agent" else "")
+            hint = (" (an entity alignment: `kgagents ea export NAME --pairs FILE`, SSSOM for a .sssom.tsv name)"
+                    if run.get("job") in ("ea-agent", "ea-retrieval") else "")
             raise KgAgentsError(f"run {run['id']} is a {run.get('job') or 'unknown'} run, not a matching run"
                                 f"{hint}; `kgagents stats` lists the latest runs. Nothing was written.")
         if run.get("status") != "finished":

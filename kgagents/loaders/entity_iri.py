@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
+from kgagents.loaders.sssom import CURIE_ESCAPED
+
 WIKIDATA_ENTITY = "http://www.wikidata.org/entity/"
 KG_BASE = "https://w3id.org/kgagents/kg/"
 #: the ``KG.format`` of the loaders that read Wikidata (their entity ids are Wikidata ids)
@@ -28,6 +30,9 @@ _WIKIDATA_ID = re.compile(r"^[QPL][1-9][0-9]*$")
 #: what a URI keeps unescaped: its reserved and unreserved ASCII characters, and ``%`` (an escape already there)
 _URI_SAFE = ":/?#[]@!$&'()*+,;=%~-._"
 _ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+#: the escapes of the characters an SSSOM CURIE may not hold, and of a stray %
+_CURIE_ESCAPES = re.compile("|".join(f"%{ord(ch):02X}" for ch in CURIE_ESCAPED) + "|%25(?![0-9A-Fa-f]{2})",
+                            re.IGNORECASE)
 
 
 def entity_iri(kg: str, kg_format: str | None, entity_id: str) -> str:
@@ -41,13 +46,20 @@ def entity_iri(kg: str, kg_format: str | None, entity_id: str) -> str:
 
 def stored_ids(iri: str) -> list[str]:
     """The entity ids ``iri`` may stand for, most literal first: itself, its IRI form (non-ASCII escapes decoded),
-    the id under :data:`KG_BASE`, a Wikidata id."""
+    either with the escapes an SSSOM CURIE needed decoded (:func:`unescape_curie`), the id under :data:`KG_BASE`, a
+    Wikidata id."""
     found = [iri, iri_form(iri)]
+    found += [unescape_curie(i) for i in found]
     if iri.startswith(KG_BASE) and "/" in iri[len(KG_BASE):]:
         found.append(unquote(iri[len(KG_BASE):].split("/", 1)[1]))
     if iri.startswith(WIKIDATA_ENTITY) and _WIKIDATA_ID.match(iri[len(WIKIDATA_ENTITY):]):
         found.append(iri[len(WIKIDATA_ENTITY):])
     return list(dict.fromkeys(found))
+
+
+def unescape_curie(iri: str) -> str:
+    """``iri`` with the escapes :func:`~kgagents.loaders.sssom.curie_local` adds decoded (``%3A`` → ``:``)."""
+    return _CURIE_ESCAPES.sub(lambda m: chr(int(m.group(0)[1:], 16)), iri)
 
 
 def iri_form(uri: str) -> str:

@@ -176,8 +176,9 @@ def write_sssom(path: str | Path, mappings: Sequence[Mapping], metadata: dict[st
         compressed = conv.compress(iri)
         if not compressed:
             raise ValueError(f"no prefix for {iri!r}: the caller's prefixes must cover every IRI")
-        used.add(str(compressed).split(":", 1)[0])
-        return str(compressed)
+        prefix, local = str(compressed).split(":", 1)
+        used.add(prefix)
+        return f"{prefix}:{curie_local(local)}"
 
     rows = []
     for m in mappings:
@@ -236,6 +237,19 @@ def tool_version() -> str:
         return metadata_version("kgagents")
     except PackageNotFoundError:
         return "unknown"
+
+
+#: what a CURIE's local part may not hold (SSSOM's CURIE syntax), percent-encoded by :func:`curie_local`
+CURIE_ESCAPED = '"<>[\\]^`{|}:'
+_STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def curie_local(local: str) -> str:
+    """A local part as a CURIE may hold it: the characters of :data:`CURIE_ESCAPED` and a ``%`` that starts no
+    escape percent-encoded (``The_Dark_Tower_V:_Wolves`` → ``The_Dark_Tower_V%3A_Wolves``). The CURIE then expands
+    to that escaped IRI; :func:`~kgagents.loaders.entity_iri.stored_ids` reads it back."""
+    local = _STRAY_PERCENT.sub("%25", local)
+    return "".join(f"%{ord(ch):02X}" if ch in CURIE_ESCAPED else ch for ch in local)
 
 
 def _cell(value: str) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kgagents.loaders.entity_iri import entity_iri, iri_form, stored_ids
 from kgagents.loaders.pairs import PairLine, resolve_ids
+from kgagents.loaders.sssom import Mapping, read_sssom, write_sssom
 
 
 @pytest.mark.parametrize(("kg", "kg_format", "entity", "iri"), [
@@ -34,3 +37,18 @@ def test_an_id_is_resolved_to_a_loaded_entity_only_when_it_is_not_one_itself() -
              PairLine("https://w3id.org/kgagents/kg/de/Berlin", "Nowhere", 4)]
     assert resolve_ids(pairs, sources, targets) == [PairLine("München", "Munich", 3),
                                                     PairLine("https://w3id.org/kgagents/kg/de/Berlin", "Nowhere", 4)]
+
+
+def test_a_colon_in_an_iris_local_part_is_escaped_so_the_row_is_valid_sssom_and_reads_back(tmp_path: Path) -> None:
+    from sssom import parsers as sssom_parsers  # a dev dependency: the reference implementation
+
+    iri = entity_iri("dbp15k:en", "jape", "http://dbpedia.org/resource/The_Dark_Tower_V:_Wolves_50%")
+    path = tmp_path / "colon.sssom.tsv"
+    write_sssom(path, [Mapping(iri, "http://www.w3.org/2002/07/owl#sameAs", iri,
+                               "https://w3id.org/semapv/vocab/ManualMappingCuration")],
+                {"mapping_set_id": "https://example.org/m", "license": "https://example.org/l"},
+                {"dbp15k_en": "http://dbpedia.org/resource/"})
+    assert "dbp15k_en:The_Dark_Tower_V%3A_Wolves_50%25\t" in path.read_text(encoding="utf-8")
+    assert len(sssom_parsers.parse_sssom_table(str(path)).df) == 1  # the parser drops a row whose CURIE is bad
+    read = read_sssom(path).mappings[0].subject_id
+    assert "http://dbpedia.org/resource/The_Dark_Tower_V:_Wolves_50%" in stored_ids(read)

@@ -67,8 +67,11 @@ def write_ea_sssom(graph: Graph, path: Path, *, kg1: str, kg2: str, decisions: S
         "mapping_tool_version": tool_version(), "mapping_date": date.today().isoformat(),
         "comment": f"{comment}; ids by the rule of kgagents.loaders.entity_iri; no confidence: each row's comment has "
                    "its fused retrieval score, which ranks but is no probability"}
-    prefix_names = dict(_prefix_name(kg, found) for kg, found in iris.items() if found)
-    write_sssom(path, mappings, metadata, sssom_prefixes([*iris[kg1], *iris[kg2]], prefix_names))
+    # one prefix per KG for its main namespace, whatever follows it ('Can't_Forget_Your_Love/Super_Music' too);
+    # an IRI outside both gets a prefix of its own namespace
+    chosen = dict(_prefix_name(kg, found) for kg, found in iris.items() if found)
+    rest = [i for i in (*iris[kg1], *iris[kg2]) if not any(i.startswith(ns) for ns in chosen.values())]
+    write_sssom(path, mappings, metadata, sssom_prefixes([*chosen.values(), *rest], chosen))
     return len(mappings)
 
 
