@@ -47,6 +47,9 @@ _EXPORTS: dict[str, str] = {
     "retrieve": "kgagents.agent.alignment.retrieval",
     "load_pair": "kgagents.jobs.alignment",
     "align": "kgagents.jobs.alignment",
+    "align_kgs": "kgagents.jobs.alignment",
+    "Aligned": "kgagents.jobs.alignment",
+    "export_ea_sssom": "kgagents.agent.alignment.sssom_out",
     # KG question answering (ODA)
     "ODAAgent": "kgagents.agent.kgqa.agent",
     "KGQASettings": "kgagents.agent.kgqa.settings",
@@ -106,6 +109,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.agent.alignment.agent import EAAgent, EARunResult, EAState
     from kgagents.agent.alignment.retrieval import retrieve
     from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
+    from kgagents.agent.alignment.sssom_out import export_ea_sssom
     from kgagents.agent.base import Agent, AgentSettings, RunResult
     from kgagents.agent.extraction.agent import DocumentResult, ExtractionAgent, ExtractionState
     from kgagents.agent.extraction.settings import ExtractionSettings
@@ -121,7 +125,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; the same names __getattr__
     from kgagents.errors import AgentSettingsError, ChatModelRequiredError, KgAgentsError, UnsupportedObjectError
     from kgagents.graph.connection import Graph, GraphLike, connect
     from kgagents.graph.runs import Run, RunStore
-    from kgagents.jobs.alignment import align, load_pair
+    from kgagents.jobs.alignment import Aligned, align, align_kgs, load_pair
     from kgagents.jobs.extraction import extract_document, feed_document
     from kgagents.jobs.kgqa import run_questions
     from kgagents.jobs.matching import PairRun, match_pair

@@ -15,7 +15,7 @@ from typing import Any
 from kgagents.agent.alignment.aligned import AlignedPair, stored_pairs, write_pairs_file
 from kgagents.agent.alignment.reward import write_trajectories
 from kgagents.agent.alignment.rewriter import LLMPathRewriter
-from kgagents.agent.alignment.sssom_out import write_alignment_sssom, write_ea_sssom
+from kgagents.agent.alignment.sssom_out import export_ea_sssom, write_ea_sssom
 from kgagents.agent.base import NO_LLM
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
@@ -60,7 +60,7 @@ def _write_alignment(graph: Graph, name: str, path: Path) -> int:
                             "run `kgagents align` first; MATCH (r:Run {job: 'ea-agent'}) RETURN r.id lists the "
                             "runs, MATCH (a:Alignment) RETURN a.name the alignments.")
     if path.name.lower().endswith(".sssom.tsv"):
-        return write_alignment_sssom(graph, path, name)
+        return export_ea_sssom(graph, name, path)
     _, _, pairs = stored_pairs(graph, name)
     write_pairs_file(path, pairs, {}, as_json=False)
     return len(pairs)

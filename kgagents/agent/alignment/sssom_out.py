@@ -36,10 +36,11 @@ from kgagents.loaders.sssom import (
 
 SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
 SEMAPV = "https://w3id.org/semapv/vocab/"
-def write_alignment_sssom(graph: Graph, path: Path, name: str) -> int:
-    """The entity alignment stored as ``(:Alignment {name})`` (``kgagents align``) as an SSSOM mapping set."""
+def export_ea_sssom(graph: Graph, name: str, path: Path | str) -> int:
+    """Write the entity alignment stored as ``(:Alignment {name})`` (``kgagents align``, ``align_kgs``) as an SSSOM
+    mapping set; returns the number of rows."""
     kg1, kg2, pairs = stored_pairs(graph, name)
-    return write_ea_sssom(graph, path, kg1=kg1, kg2=kg2, decisions=pairs, set_id=alignment_set_id(name),
+    return write_ea_sssom(graph, Path(path), kg1=kg1, kg2=kg2, decisions=pairs, set_id=alignment_set_id(name),
                           comment=f"kgagents align: {kg1} → {kg2}, (:Alignment {{name: '{name}'}})")
 
 
