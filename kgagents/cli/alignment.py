@@ -141,9 +141,11 @@ def align_cmd(
 
 def pairs_format(out: Path | None, format_: str | None) -> str:
     """``--format`` checked, or (not given) told by the file's name: ``.json``, ``.sssom.tsv``, else TSV."""
+    from kgagents.agent.alignment.sssom_out import sssom_named
+
     if format_ is None:
         name = out.name.lower() if out is not None else ""
-        return "json" if name.endswith(".json") else "sssom" if name.endswith(".sssom.tsv") else "tsv"
+        return "json" if name.endswith(".json") else "sssom" if sssom_named(name) else "tsv"
     if format_ not in ("tsv", "json", "sssom"):
         raise KgAgentsError(f"--format {format_!r}: use tsv, json or sssom (SSSOM TSV)")
     return format_

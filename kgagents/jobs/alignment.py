@@ -24,7 +24,7 @@ from kgagents.agent.alignment.gate import learn_gate
 from kgagents.agent.alignment.retrieval import AlignTask, RetrievalRun, kgs_task, pair_kgs, retrieve, split_links
 from kgagents.agent.alignment.settings import EASettings, RetrievalSettings
 from kgagents.agent.alignment.signals import PairView
-from kgagents.agent.alignment.sssom_out import alignment_set_id, write_ea_sssom
+from kgagents.agent.alignment.sssom_out import write_alignment_sssom
 from kgagents.agent.alignment.tuning import Tuning, tune
 from kgagents.agent.base import NO_LLM
 from kgagents.embeddings import get_embedder, multilingual_e5
@@ -182,14 +182,11 @@ class Aligned:
                 "settings": self.tuning.settings.stored(), "scores": self.scores(), "timings_s": timings,
                 "agent": self.agent.model_dump() if self.agent else None}
 
-
     def write_sssom(self, graph: Graph, path: Path | str) -> int:
         """The decided pairs as an SSSOM mapping set (:mod:`~kgagents.agent.alignment.sssom_out`): a pair the
         EA-Agent's chat model chose is a reviewed mapping, the model its reviewer. Returns the number of rows."""
-        kg1, kg2 = self.task.kg1, self.task.kg2
-        return write_ea_sssom(graph, Path(path), kg1=kg1, kg2=kg2, decisions=self.pairs,
-                              set_id=alignment_set_id(self.name),
-                              comment=f"kgagents align: {kg1} → {kg2}, (:Alignment {{name: '{self.name}'}})")
+        return write_alignment_sssom(graph, path, name=self.name, kg1=self.task.kg1, kg2=self.task.kg2,
+                                     pairs=self.pairs)
 
 
 def align_task(graph: Graph, task: AlignTask, settings: RetrievalSettings | None = None, *,

@@ -15,7 +15,7 @@ from typing import Any
 from kgagents.agent.alignment.aligned import AlignedPair, stored_pairs, write_pairs_file
 from kgagents.agent.alignment.reward import write_trajectories
 from kgagents.agent.alignment.rewriter import LLMPathRewriter
-from kgagents.agent.alignment.sssom_out import export_ea_sssom, write_ea_sssom
+from kgagents.agent.alignment.sssom_out import export_ea_sssom, sssom_named, write_ea_sssom
 from kgagents.agent.base import NO_LLM
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
@@ -44,7 +44,7 @@ def write_pairs(graph: Graph, run_id: str, path: Path | str) -> int:
     if not rows:
         return _write_alignment(graph, run_id, Path(path))
     rows = [r for r in rows if r["target"] is not None]
-    if str(path).lower().endswith(".sssom.tsv"):
+    if sssom_named(path):
         return _write_sssom(graph, run_id, Path(path), rows)
     with Path(path).open("w", encoding="utf-8") as fh:
         fh.write("\t".join(PAIRS_HEADER) + "\n")
@@ -59,7 +59,7 @@ def _write_alignment(graph: Graph, name: str, path: Path) -> int:
         raise KgAgentsError(f"No EA-Agent decisions stored for run '{name}' and no entity alignment of that name: "
                             "run `kgagents align` first; MATCH (r:Run {job: 'ea-agent'}) RETURN r.id lists the "
                             "runs, MATCH (a:Alignment) RETURN a.name the alignments.")
-    if path.name.lower().endswith(".sssom.tsv"):
+    if sssom_named(path):
         return export_ea_sssom(graph, name, path)
     _, _, pairs = stored_pairs(graph, name)
     write_pairs_file(path, pairs, {}, as_json=False)

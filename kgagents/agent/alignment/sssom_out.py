@@ -40,13 +40,20 @@ def export_ea_sssom(graph: Graph, name: str, path: Path | str) -> int:
     """Write the entity alignment stored as ``(:Alignment {name})`` (``kgagents align``, ``align_kgs``) as an SSSOM
     mapping set; returns the number of rows."""
     kg1, kg2, pairs = stored_pairs(graph, name)
-    return write_ea_sssom(graph, Path(path), kg1=kg1, kg2=kg2, decisions=pairs, set_id=alignment_set_id(name),
+    return write_alignment_sssom(graph, path, name=name, kg1=kg1, kg2=kg2, pairs=pairs)
+
+
+def write_alignment_sssom(graph: Graph, path: Path | str, *, name: str, kg1: str, kg2: str,
+                          pairs: Sequence[AlignedPair]) -> int:
+    """The pairs of the entity alignment ``name`` (``kg1`` → ``kg2``) as an SSSOM mapping set."""
+    return write_ea_sssom(graph, Path(path), kg1=kg1, kg2=kg2, decisions=pairs,
+                          set_id=f"https://w3id.org/kgagents/alignment/{quote(name, safe='')}",
                           comment=f"kgagents align: {kg1} → {kg2}, (:Alignment {{name: '{name}'}})")
 
 
-def alignment_set_id(name: str) -> str:
-    """The ``mapping_set_id`` of the entity alignment ``name``."""
-    return f"https://w3id.org/kgagents/alignment/{quote(name, safe='')}"
+def sssom_named(path: Path | str) -> bool:
+    """Whether a pairs file is to be SSSOM by its name (``….sssom.tsv``; a plain ``.tsv`` is the pairs TSV)."""
+    return str(path).lower().endswith(".sssom.tsv")
 
 
 def write_ea_sssom(graph: Graph, path: Path, *, kg1: str, kg2: str, decisions: Sequence[AlignedPair],
