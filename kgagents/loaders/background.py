@@ -48,6 +48,7 @@ from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders import rdf_terms as v
 from kgagents.loaders.alignment import ALIGN_NS, read_alignment
+from kgagents.loaders.entity_iri import unescape_curie
 from kgagents.loaders.obo_read import read_obo_triples
 from kgagents.loaders.prefixes import converter, expand, local_key
 from kgagents.loaders.rdf_read import read_triples
@@ -271,6 +272,8 @@ class ClassIndex:
         """(the loaded entities ``identifier`` names, the rule that tied it: ``iri`` | ``accession`` | None)."""
         if identifier in self.by_iri:
             return [identifier], "iri"
+        if (unescaped := unescape_curie(identifier)) in self.by_iri:  # an SSSOM CURIE had to escape a ':' in it
+            return [unescaped], "iri"
         key = local_key(identifier, conv)
         found = self.by_key.get(key) if _ACCESSION.match(key) else None
         return (list(found), "accession") if found else ([], None)

@@ -133,3 +133,12 @@ def test_a_background_load_stopped_inside_its_transaction_writes_nothing(graph: 
     after = graph.run_text("MATCH ()-[b:BACKGROUND]->() RETURN count(b) AS n, "
                            "COUNT { MATCH (m:Mediator) } AS mediators")[0]
     assert after == before
+
+
+def test_an_iri_an_sssom_curie_had_to_escape_is_the_loaded_class() -> None:
+    from kgagents.loaders.background import ClassIndex
+
+    conv = converter()
+    index = ClassIndex.of([{"uri": "http://x.org/onto#Part:Whole", "ontologies": ["a"]}], conv)
+    assert index.resolve("http://x.org/onto#Part%3AWhole", conv) == (["http://x.org/onto#Part:Whole"], "iri")
+    assert index.resolve("http://x.org/onto#Other", conv) == ([], None)
