@@ -94,7 +94,7 @@ def align_cmd(
     global one-to-one assignment; with no seed links the run makes pseudo-seeds and tunes on them. Writes an
     (:Alignment) with [:ALIGNED] links; the EA-Agent decides where retrieval is unsure when a model is configured."""
     output_file(out, "--out")
-    format_ = pairs_format(out, format_)
+    format_ = pairs_format(out or pairs, format_)
     output_file(pairs, "--pairs")
     output_file(trajectories, "--trajectories")
     input_file(seeds, "--seeds")
@@ -107,7 +107,8 @@ def align_cmd(
     chat = chat_or_none(no_llm or mode == "no_llm")
     retrieval_settings, agent_settings = align_settings(set_, mode, config, chat)
     if retrieval_run is not None:
-        _agent_only(source, retrieval_run, agent_settings, chat, sample, seed, out or pairs, trajectories)
+        _agent_only(source, retrieval_run, agent_settings, chat, sample, seed, out or pairs, trajectories,
+                    as_sssom=format_ == "sssom")
         return
     from kgagents.agent.alignment.aligned import write_pairs_file
     from kgagents.agent.alignment.retrieval import pair_kgs
@@ -183,7 +184,7 @@ def _print_result(summary: dict[str, Any], pairs: list[Any], show: int, out: Pat
 
 
 def _agent_only(dataset: str, retrieval_run: str, settings: Any, chat: Any, sample: int | None, seed: int,
-                pairs: Path | None, trajectories: Path | None) -> None:
+                pairs: Path | None, trajectories: Path | None, *, as_sssom: bool) -> None:
     """The EA-Agent over the candidates of a stored retrieval run of a loaded pair."""
     from kgagents.agent.alignment.export import write_pairs
     from kgagents.jobs.alignment import align
@@ -194,7 +195,7 @@ def _agent_only(dataset: str, retrieval_run: str, settings: Any, chat: Any, samp
             result = align(graph, chat, dataset=dataset, retrieval_run_id=retrieval_run, settings=settings,
                            sample=sample, seed=seed, trajectories_path=trajectories).result
         if pairs is not None:
-            console.print(f"{write_pairs(graph, result.run_id, pairs)} pairs written to {pairs}")
+            console.print(f"{write_pairs(graph, result.run_id, pairs, as_sssom=as_sssom)} pairs written to {pairs}")
     console.print(result.model_dump_json(indent=2, exclude={"trajectories"}))
 
 

@@ -169,6 +169,14 @@ def test_align_no_llm_writes_the_pairs_tsv(pair: Graph, neo4j_settings: Neo4jSet
     assert pairs.read_text(encoding="utf-8").splitlines()[1:] == [  # retrieval top-1 of each source
         f"{FR}Allemagne\t{EN}Berlin\t0.6\tretrieval_top1", f"{FR}Berlin\t{EN}Berlin\t0.95\tretrieval_top1",
         f"{FR}Londres\t{EN}Paris\t0.7\tretrieval_top1", f"{FR}Paris\t{EN}Paris\t0.9\tretrieval_top1"]
+    sssom = tmp_path / "pairs.txt"  # --format sssom whatever the name
+    out = CliRunner().invoke(app, ["align", DATASET, "--retrieval-run", RETRIEVAL, "--mode", "no_llm",
+                                   "--pairs", str(sssom), "--format", "sssom"], env=env)
+    assert out.exit_code == 0, out.output
+    rows = read_sssom(sssom).mappings
+    assert [(m.subject_id, m.object_id) for m in rows][:2] == [(f"{FR}Allemagne", f"{EN}Berlin"),
+                                                                (f"{FR}Berlin", f"{EN}Berlin")]
+    assert {m.mapping_justification.rsplit("/", 1)[1] for m in rows} == {"CompositeMatching"}  # no model: no review
 
 
 def test_llm_rewrite_of_stored_trajectories_scripted(pair: Graph, tmp_path: Path) -> None:

@@ -34,17 +34,19 @@ def stored_decisions(graph: Graph, run_id: str) -> list[dict[str, Any]]:
     return rows
 
 
-def write_pairs(graph: Graph, run_id: str, path: Path | str) -> int:
+def write_pairs(graph: Graph, run_id: str, path: Path | str, *, as_sssom: bool | None = None) -> int:
     """TSV ``source<TAB>target<TAB>score<TAB>path`` (tools joined by ``>``), one line per SAME_AS of the run,
     after a header line — or, for a ``.sssom.tsv`` name, an SSSOM mapping set
-    (:mod:`~kgagents.agent.alignment.sssom_out`); sources without a decision are left out. ``run_id`` may also
+    (:mod:`~kgagents.agent.alignment.sssom_out`; ``as_sssom`` says so whatever the name); sources without a decision
+    are left out. ``run_id`` may also
     name an entity alignment ``kgagents align`` stored: its pairs, TSV as ``align --out`` writes it, or SSSOM.
     Returns the number of pairs."""
+    sssom = sssom_named(path) if as_sssom is None else as_sssom
     rows = graph.run("alignment_ea/agent_alignments", run_id=run_id)
     if not rows:
-        return _write_alignment(graph, run_id, Path(path))
+        return _write_alignment(graph, run_id, Path(path), sssom)
     rows = [r for r in rows if r["target"] is not None]
-    if sssom_named(path):
+    if sssom:
         return _write_sssom(graph, run_id, Path(path), rows)
     with Path(path).open("w", encoding="utf-8") as fh:
         fh.write("\t".join(PAIRS_HEADER) + "\n")
@@ -54,12 +56,12 @@ def write_pairs(graph: Graph, run_id: str, path: Path | str) -> int:
     return len(rows)
 
 
-def _write_alignment(graph: Graph, name: str, path: Path) -> int:
+def _write_alignment(graph: Graph, name: str, path: Path, sssom: bool) -> int:
     if not graph.run("alignment_ea/stored_pairs", alignment=name):
         raise KgAgentsError(f"No EA-Agent decisions stored for run '{name}' and no entity alignment of that name: "
                             "run `kgagents align` first; MATCH (r:Run {job: 'ea-agent'}) RETURN r.id lists the "
                             "runs, MATCH (a:Alignment) RETURN a.name the alignments.")
-    if sssom_named(path):
+    if sssom:
         return export_ea_sssom(graph, name, path)
     _, _, pairs = stored_pairs(graph, name)
     write_pairs_file(path, pairs, {}, as_json=False)
