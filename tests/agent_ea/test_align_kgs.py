@@ -97,6 +97,13 @@ def test_many_seeds_tune_on_held_out_seed_links(kgs: Graph, reference: list[tupl
                        settings=RetrievalSettings(min_seed_links=12))
     assert result.tuning.path == "seeds" and len(result.tuning.validation) == 8  # a third of 24
     assert result.scores()["pairs_hits_at_1"] == 1.0
+    # the bootstrap share, rounds and taken penalty are chosen on the held-out seed links too, as the benchmark does
+    assert result.tuning.scores["bootstrap_trials"] and result.tuning.scores["taken_penalty_trials"]
+
+
+def test_pseudo_seeds_do_not_choose_the_bootstrap_rounds_or_the_taken_penalty(kgs: Graph) -> None:
+    result = align_kgs(kgs, kg1="de", kg2="en", seeds={}, settings=RetrievalSettings(min_pseudo_seeds=5))
+    assert result.tuning.path == "pseudo_seeds" and "bootstrap_trials" not in result.tuning.scores
 
 
 def test_a_split_made_at_load_time_is_the_seed_set(graph: Graph, fixtures: Path) -> None:

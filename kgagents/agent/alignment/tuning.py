@@ -18,8 +18,9 @@ difference, and the run lost 0.005 Hits@1 on the test links). What they can judg
 :func:`structure_share` picks the bootstrap share by how well structure, fed by that share's pseudo-seeds, ranks
 the held-out ones. The grid is still scored and recorded.
 
-With ``bootstrap=True`` (what the benchmark's supervised rows ask for) the bootstrap share and rounds and the taken
-penalty are chosen on the same validation links after the weights.
+With ``bootstrap=True`` (what ``align`` and the benchmark's supervised rows ask for) the bootstrap share and rounds
+and the taken penalty are chosen on the same held-out seed links after the weights — on the seeds path only:
+held-out pseudo-seeds judge the bootstrap share alone, by the structure channel (above).
 """
 
 from __future__ import annotations
@@ -228,8 +229,8 @@ def tune(view: PairView, task: AlignTask, settings: RetrievalSettings, *, bootst
             result.settings = settings.model_copy(update={"bootstrap_share": share})
             result.scores["bootstrap_share_trials"] = trials
             timings["share"] = time.perf_counter() - share_started
-        _choose(result, signals, collector, task.sources, structural, task.targets, validation, view, bootstrap,
-                tune_weights=settings.pseudo_seed_weights)
+        _choose(result, signals, collector, task.sources, structural, task.targets, validation, view, False,
+                tune_weights=settings.pseudo_seed_weights)  # pseudo-seeds judge the share only (above)
     result.seconds = time.perf_counter() - started
     return result
 
