@@ -142,7 +142,7 @@ def align_cmd(
 
 def pairs_format(out: Path | None, format_: str | None) -> str:
     """``--format`` checked, or (not given) told by the file's name: ``.json``, ``.sssom.tsv``, else TSV."""
-    from kgagents.agent.alignment.sssom_out import sssom_named
+    from kgagents.loaders.sssom import sssom_named
 
     if format_ is None:
         name = out.name.lower() if out is not None else ""

@@ -70,7 +70,9 @@ def read_pairs(path: Path | str) -> list[PairLine]:
 def _is_sssom(path: Path) -> bool:
     """An SSSOM table by its name, or by its header (the first line that is no ``#`` line starts with
     ``subject_id``)."""
-    if path.name.lower().endswith(".sssom.tsv"):
+    from kgagents.loaders.sssom import sssom_named
+
+    if sssom_named(path):
         return True
     try:
         with path.open("rb") as fh:

@@ -69,6 +69,11 @@ def is_sssom(path: Path) -> bool:
     return path.name.lower().endswith((".sssom.tsv", ".tsv"))
 
 
+def sssom_named(path: Path | str) -> bool:
+    """Whether a pairs file is SSSOM by its name (``….sssom.tsv``), where a plain ``.tsv`` is the EA pairs TSV."""
+    return str(path).lower().endswith(".sssom.tsv")
+
+
 def read_sssom(path: str | Path, prefixes: Iterable[curies.Record] = ()) -> MappingSet:
     """Parse an SSSOM TSV file strictly: a missing required column, an identifier that is no CURIE, a prefix the
     ``curie_map`` (nor ``prefixes``, nor SSSOM's built-ins) does not declare, or a confidence outside [0, 1] raises

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.cypher import cypher
-from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 
 #: columns of the TSV pairs file
@@ -48,13 +47,11 @@ def store_alignment(graph: Graph, *, name: str, kg1: str, kg2: str, pairs: Seque
                                                              for p in pairs], alignment=name, kg1=kg1, kg2=kg2)
 
 
-def stored_pairs(graph: Graph, name: str) -> tuple[str, str, list[AlignedPair]]:
-    """(kg1, kg2, pairs) of the entity alignment stored as ``(:Alignment {name})``; an error naming the fix when
-    there is none."""
+def stored_pairs(graph: Graph, name: str) -> tuple[str, str, list[AlignedPair]] | None:
+    """(kg1, kg2, pairs) of the entity alignment stored as ``(:Alignment {name})``; None when there is none."""
     rows = graph.run("alignment_ea/stored_pairs", alignment=name)
     if not rows:
-        raise KgAgentsError(f"No entity alignment named '{name}' in the graph (`kgagents align` writes one, named by "
-                            "--name or its retrieval run id): MATCH (a:Alignment) RETURN a.name lists them.")
+        return None
     pairs = [AlignedPair(r["source"], r["target"], float(r["score"]), bool(r["assigned"]), r["decided_by"],
                          r["reviewer"]) for r in rows]
     return rows[0]["source_kg"], rows[0]["target_kg"], pairs

@@ -15,10 +15,11 @@ from typing import Any
 from kgagents.agent.alignment.aligned import AlignedPair, stored_pairs, write_pairs_file
 from kgagents.agent.alignment.reward import write_trajectories
 from kgagents.agent.alignment.rewriter import LLMPathRewriter
-from kgagents.agent.alignment.sssom_out import export_ea_sssom, sssom_named, write_ea_sssom
+from kgagents.agent.alignment.sssom_out import write_alignment_sssom, write_ea_sssom
 from kgagents.agent.base import NO_LLM
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
+from kgagents.loaders.sssom import sssom_named
 
 PAIRS_HEADER = ("source", "target", "score", "path")
 
@@ -38,9 +39,8 @@ def write_pairs(graph: Graph, run_id: str, path: Path | str, *, as_sssom: bool |
     """TSV ``source<TAB>target<TAB>score<TAB>path`` (tools joined by ``>``), one line per SAME_AS of the run,
     after a header line — or, for a ``.sssom.tsv`` name, an SSSOM mapping set
     (:mod:`~kgagents.agent.alignment.sssom_out`; ``as_sssom`` says so whatever the name); sources without a decision
-    are left out. ``run_id`` may also
-    name an entity alignment ``kgagents align`` stored: its pairs, TSV as ``align --out`` writes it, or SSSOM.
-    Returns the number of pairs."""
+    are left out. ``run_id`` may also name an entity alignment ``kgagents align`` stored: its pairs, TSV as
+    ``align --out`` writes it, or SSSOM. Returns the number of pairs."""
     sssom = sssom_named(path) if as_sssom is None else as_sssom
     rows = graph.run("alignment_ea/agent_alignments", run_id=run_id)
     if not rows:
@@ -57,13 +57,14 @@ def write_pairs(graph: Graph, run_id: str, path: Path | str, *, as_sssom: bool |
 
 
 def _write_alignment(graph: Graph, name: str, path: Path, sssom: bool) -> int:
-    if not graph.run("alignment_ea/stored_pairs", alignment=name):
+    stored = stored_pairs(graph, name)
+    if stored is None:
         raise KgAgentsError(f"No EA-Agent decisions stored for run '{name}' and no entity alignment of that name: "
                             "run `kgagents align` first; MATCH (r:Run {job: 'ea-agent'}) RETURN r.id lists the "
                             "runs, MATCH (a:Alignment) RETURN a.name the alignments.")
+    kg1, kg2, pairs = stored
     if sssom:
-        return export_ea_sssom(graph, name, path)
-    _, _, pairs = stored_pairs(graph, name)
+        return write_alignment_sssom(graph, path, name=name, kg1=kg1, kg2=kg2, pairs=pairs)
     write_pairs_file(path, pairs, {}, as_json=False)
     return len(pairs)
 

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from kgagents.agent.alignment.aligned import AlignedPair, stored_pairs
+from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
 from kgagents.loaders.entity_iri import WIKIDATA_ENTITY, entity_iri
 from kgagents.loaders.sssom import (
@@ -36,10 +37,16 @@ from kgagents.loaders.sssom import (
 
 SAME_AS = "http://www.w3.org/2002/07/owl#sameAs"
 SEMAPV = "https://w3id.org/semapv/vocab/"
+
+
 def export_ea_sssom(graph: Graph, name: str, path: Path | str) -> int:
     """Write the entity alignment stored as ``(:Alignment {name})`` (``kgagents align``, ``align_kgs``) as an SSSOM
     mapping set; returns the number of rows."""
-    kg1, kg2, pairs = stored_pairs(graph, name)
+    stored = stored_pairs(graph, name)
+    if stored is None:
+        raise KgAgentsError(f"No entity alignment named '{name}' in the graph (`kgagents align` writes one, named by "
+                            "--name or its retrieval run id): MATCH (a:Alignment) RETURN a.name lists them.")
+    kg1, kg2, pairs = stored
     return write_alignment_sssom(graph, path, name=name, kg1=kg1, kg2=kg2, pairs=pairs)
 
 
@@ -49,11 +56,6 @@ def write_alignment_sssom(graph: Graph, path: Path | str, *, name: str, kg1: str
     return write_ea_sssom(graph, Path(path), kg1=kg1, kg2=kg2, decisions=pairs,
                           set_id=f"https://w3id.org/kgagents/alignment/{quote(name, safe='')}",
                           comment=f"kgagents align: {kg1} → {kg2}, (:Alignment {{name: '{name}'}})")
-
-
-def sssom_named(path: Path | str) -> bool:
-    """Whether a pairs file is to be SSSOM by its name (``….sssom.tsv``; a plain ``.tsv`` is the pairs TSV)."""
-    return str(path).lower().endswith(".sssom.tsv")
 
 
 def write_ea_sssom(graph: Graph, path: Path, *, kg1: str, kg2: str, decisions: Sequence[AlignedPair],
