@@ -24,21 +24,25 @@ import os
 import random
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks import RESULTS_DIR
 from benchmarks.provenance import write_results
+from kgagents.agent.alignment.candidate_store import Candidate
 from kgagents.agent.alignment.diagnostics import attribute_overlap, entity_names
 from kgagents.agent.alignment.embedding import distinct_names
 from kgagents.agent.alignment.fusion import SIGNALS, Weights
 from kgagents.agent.alignment.retrieval import final_ranking, pair_task, retrieve, split_links
 from kgagents.agent.alignment.settings import DEFAULTS_DATASET, TUNED_FIELDS, RetrievalSettings
 from kgagents.agent.alignment.signals import PairView, Signals
+from kgagents.agent.alignment.tuning import Tuning
 from kgagents.embeddings import get_embedder
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
-from kgagents.jobs.alignment import align_task, load_pair, multilingual_embedder
+from kgagents.jobs.alignment import align_task, load_pair, multilingual_embedder, pair_confidence
+from kgagents.metrics.calibration import reliability
 from kgagents.metrics.ea import non_trivial_links, rank_scores
 from kgagents.paths import data_dir
 from kgagents.progress import SILENT, Stages
@@ -154,7 +158,8 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
         **{f"fused + assignment - {s}": (fused.without(s), True, k, lam) for s in SIGNALS},
     }, run.signals)
     result_run: dict[str, Any] = {"run_id": run.run_id, "pseudo_seeds_per_round": run.pseudo_seeds,
-                                  "assigned": len(run.assignment), "timings": run.timings}
+                                  "assigned": len(run.assignment), "timings": run.timings,
+                                  "confidence": confidence_check(tuning, run.candidates, links)}
     del run
     tuning.first_pass = None  # the ablation runs below each score and drop their own signals (memory)
     stages.stage("ablations: no bootstrap, no pseudo-seeds, no tuning (source passes)")
@@ -188,6 +193,7 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
         "tuning": tuning.record([*links, *split_links(graph, dataset, "train")]),
         "pseudo_seeds_per_round": result_run["pseudo_seeds_per_round"],
         "assigned": result_run["assigned"], "headline": "fused + assignment",
+        "confidence": result_run["confidence"],
         "test_links": len(links), "non_exact_links": len(hard),
         "target_entities": {"test": len(test_targets), "all": len(names[kg2])},
         "attribute_overlap": attribute_overlap(graph, kg1, kg2),
@@ -205,6 +211,18 @@ def benchmark(graph: Graph, directory: Path | None = None, out: Path | None = No
     if out is not None:
         write_results(out, f"ea/{dataset}/{results_stem(seeds, multilingual)}", result)
     return result
+
+
+def confidence_check(tuning: Tuning, candidates: Mapping[str, Sequence[Candidate]],
+                     links: Sequence[tuple[str, str]]) -> dict[str, Any] | None:
+    """The run's calibrated confidence (learned on the held-out seed links) checked on the test links: per band of
+    the confidence of each test source's rank 1, how often it was right. None when the run had no seed links."""
+    if tuning.calibration is None:
+        return None
+    gold = dict(links)
+    scored = [(confidence, cands[0].target == gold[s]) for s, cands in candidates.items()
+              if s in gold and cands and (confidence := pair_confidence(tuning.calibration, cands)) is not None]
+    return {"calibration": tuning.calibration.record(), "test_links": reliability(scored)}
 
 
 if __name__ == "__main__":

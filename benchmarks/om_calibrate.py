@@ -24,10 +24,10 @@ from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
 from kgagents.loaders.alignment import read_alignment
 from kgagents.loaders.prefixes import read_prefix_map
+from kgagents.metrics.calibration import reliability as scored_reliability
 from kgagents.metrics.oaei import equivalence_pairs
 from kgagents.paths import data_dir
 
-BANDS = (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99)
 Decided = list[tuple[Mapping[str, Any], bool]]
 
 
@@ -38,20 +38,7 @@ def _decided(run: PairRun, gold: set[tuple[str, str]], keep: Callable[[str], boo
 
 def reliability(table: Calibration, decided: Iterable[tuple[Mapping[str, Any], bool]]) -> dict[str, Any]:
     """Per confidence band: pairs, mean confidence, precision; and the expected calibration error."""
-    rows: dict[float, list[tuple[float, bool]]] = {}
-    items = [(table.confidence(m), right) for m, right in decided]
-    for confidence, right in items:
-        band = max(b for b in BANDS if confidence >= b)
-        rows.setdefault(band, []).append((confidence, right))
-    bands = []
-    for band in sorted(rows):
-        xs = rows[band]
-        mean = sum(c for c, _ in xs) / len(xs)
-        precision = sum(r for _, r in xs) / len(xs)
-        bands.append({"from": band, "pairs": len(xs), "mean_confidence": round(mean, 4),
-                      "precision": round(precision, 4)})
-    ece = sum(b["pairs"] * abs(b["mean_confidence"] - b["precision"]) for b in bands) / max(1, len(items))
-    return {"pairs": len(items), "bands": bands, "expected_calibration_error": round(ece, 4)}
+    return scored_reliability((table.confidence(m), right) for m, right in decided)
 
 
 def calibrate(graph: Graph, settings: MatchSettings, *, out: Path, seed: int, background: Sequence[Path],

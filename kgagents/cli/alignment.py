@@ -165,18 +165,29 @@ def _print_result(summary: dict[str, Any], pairs: list[Any], show: int, out: Pat
                          f"{tuning['pseudo_seeds']:,} pseudo-seeds{precision}; {how}"))
     weights = ", ".join(f"{k} {v:g}" for k, v in tuning["weights"].items())
     console.print(escape(f"weights: {weights}"))
+    confident = [p.confidence for p in pairs if p.confidence is not None]
+    if "calibration" in tuning:
+        console.print(f"confidence calibrated on {tuning['calibration']['links']:,} held-out seed links: "
+                      f"{sum(c >= 0.9 for c in confident):,} pairs at 0.9 or more, "
+                      f"{sum(c < 0.5 for c in confident):,} below 0.5")
+    else:
+        console.print("no confidence: too few seed links to calibrate on (the pairs' scores only rank)")
     if show:
         table = Table(title=f"best {min(show, len(pairs))} of {len(pairs):,} pairs")
-        for column in ("source", "target", "score"):
+        for column in ("source", "target", "score", "confidence"):
             table.add_column(column, overflow="fold")
         for p in sorted(pairs, key=lambda p: -p.score)[:show]:
-            table.add_row(escape(p.source), escape(p.target), f"{p.score:.3f}")
+            table.add_row(escape(p.source), escape(p.target), f"{p.score:.3f}",
+                          "" if p.confidence is None else f"{p.confidence:.3f}")
         console.print(table)
     scores = summary["scores"]
     if scores:
         console.print(f"against {scores['n']:,} reference links: Hits@1 {scores['hits_at_1']:.4f}, Hits@10 "
                       f"{scores['hits_at_10']:.4f}, MRR {scores['mrr']:.4f}; decided pairs right "
                       f"{scores['pairs_hits_at_1']:.4f}")
+        if "confidence_reliability" in scores:
+            console.print(f"confidence against them: expected calibration error "
+                          f"{scores['confidence_reliability']['expected_calibration_error']:.4f}")
     t = summary["timings_s"]
     console.print(f"{t.get('end_to_end', 0):.1f} s after embedding (embedding {t.get('embed', 0):.1f} s); "
                   f"(:Alignment {{name: '{escape(summary['alignment'])}'}}) written"

@@ -18,6 +18,8 @@ from typing import Any
 
 from kgagents.agent.alignment.agent import EAAgent, EARunResult
 from kgagents.agent.alignment.aligned import AlignedPair, store_alignment
+from kgagents.agent.alignment.candidate_store import Candidate
+from kgagents.agent.alignment.confidence import Calibration, margin_of
 from kgagents.agent.alignment.embedding import Progress, embed_names
 from kgagents.agent.alignment.export import reviewer, stored_decisions
 from kgagents.agent.alignment.gate import learn_gate
@@ -36,6 +38,7 @@ from kgagents.graph.runs import RunStore
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders.jape import EAPairLoadResult, load_jape_pair
 from kgagents.loaders.unfinished import refuse_unfinished
+from kgagents.metrics.calibration import reliability
 from kgagents.progress import SILENT, Stages
 
 
@@ -162,14 +165,20 @@ class Aligned:
     embed: EmbedStats | None = None
 
     def scores(self) -> dict[str, Any]:
-        """Against the task's reference links (empty without): retrieval's Hits@1/10 and MRR, and the share of
-        reference sources whose decided pair is right (``pairs_hits_at_1``; after the agent when it ran)."""
+        """Against the task's reference links (empty without): retrieval's Hits@1/10 and MRR, the share of
+        reference sources whose decided pair is right (``pairs_hits_at_1``; after the agent when it ran) and, where
+        the pairs carry a confidence, how well it means what it says (``confidence_reliability``)."""
         if not self.task.reference or self.retrieval.scores is None:
             return {}
-        decided = {p.source: p.target for p in self.pairs}
+        decided = {p.source: p for p in self.pairs}
         scored = [(s, t) for s, t in self.task.reference if s in set(self.task.sources)]
-        right = sum(decided.get(s) == t for s, t in scored)
-        return {**self.retrieval.scores.model_dump(), "pairs_hits_at_1": right / len(scored) if scored else 0.0}
+        right = sum(s in decided and decided[s].target == t for s, t in scored)
+        out = {**self.retrieval.scores.model_dump(), "pairs_hits_at_1": right / len(scored) if scored else 0.0}
+        confident = [(p.confidence, p.target == t) for s, t in scored
+                     if (p := decided.get(s)) is not None and p.confidence is not None]
+        if confident:
+            out["confidence_reliability"] = reliability(confident)
+        return out
 
     def summary(self) -> dict[str, Any]:
         """Everything but the pairs, JSON-ready: what ``--json`` prints and the JSON file holds beside the pairs."""
@@ -209,6 +218,10 @@ def align_task(graph: Graph, task: AlignTask, settings: RetrievalSettings | None
         properties["pseudo_seed_precision"] = record["pseudo_seed_precision"]
     if tuning.gate is not None:
         properties["gate_margin"] = tuning.gate["margin"]
+    if tuning.calibration is not None:
+        calibration = tuning.calibration.record()
+        properties.update({"confidence_edges": calibration["edges"], "confidence_values": calibration["values"],
+                           "confidence_links": calibration["links"]})
     run = retrieve(graph, task=task, settings=tuning.settings, view=view, pseudo_seeds=tuning.structural,
                    run_id=run_id, progress=progress, properties=properties, first_pass=tuning.first_pass,
                    outside=tuning.outside)
@@ -245,7 +258,8 @@ def align_kgs(graph: GraphLike, chat: Any = None, *, kg1: str | None = None, kg2
     # with enough seed links the bootstrap share, rounds and taken penalty are chosen on held-out ones too, as the
     # benchmark's supervised runs do (`kgagents align dbp15k_zh_en`, all 14,888 sources: Hits@1 0.961 → 0.973)
     tuning, run = align_task(graph, task, settings, tune_bootstrap=True, progress=progress)
-    pairs = [AlignedPair(s, cands[0].target, cands[0].score, cands[0].assigned)
+    pairs = [AlignedPair(s, cands[0].target, cands[0].score, cands[0].assigned,
+                         confidence=pair_confidence(tuning.calibration, cands))
              for s, cands in sorted(run.candidates.items()) if cands]
     agent = None
     agent_settings = agent_settings or EASettings(mode="gated")
@@ -272,6 +286,14 @@ def agent_pairs(graph: Graph, agent_run_id: str, retrieved: Sequence[AlignedPair
             out.append(p)
         elif row["target"] is not None:
             score = float(row["score"]) if row["score"] is not None else p.score
-            out.append(AlignedPair(p.source, row["target"], score, row["target"] == p.target and p.assigned,
-                                   ">".join(row["path"] or []), reviewer(row)))
+            same = row["target"] == p.target  # retrieval's confidence is in its own rank 1 only
+            out.append(AlignedPair(p.source, row["target"], score, same and p.assigned, ">".join(row["path"] or []),
+                                   reviewer(row), p.confidence if same else None))
     return out
+
+
+def pair_confidence(calibration: Calibration | None, candidates: Sequence[Candidate]) -> float | None:
+    """The calibrated confidence in a source's rank 1, from its stored candidates' margin; None uncalibrated."""
+    if calibration is None:
+        return None
+    return round(calibration(margin_of([(c.target, c.score) for c in candidates])), 4)

@@ -104,6 +104,33 @@ def test_many_seeds_tune_on_held_out_seed_links(kgs: Graph, reference: list[tupl
 def test_pseudo_seeds_do_not_choose_the_bootstrap_rounds_or_the_taken_penalty(kgs: Graph) -> None:
     result = align_kgs(kgs, kg1="de", kg2="en", seeds={}, settings=RetrievalSettings(min_pseudo_seeds=5))
     assert result.tuning.path == "pseudo_seeds" and "bootstrap_trials" not in result.tuning.scores
+    # nor calibrate a confidence: held-out pseudo-seeds are pairs the names already agree on
+    assert result.tuning.calibration is None and {p.confidence for p in result.pairs} == {None}
+
+
+def test_with_seed_links_each_pair_has_a_calibrated_confidence_in_the_graph_and_the_files(
+        kgs: Graph, reference: list[tuple[str, str]], tmp_path: Path) -> None:
+    from kgagents.graph.runs import RunStore
+    from kgagents.loaders.sssom import read_sssom
+
+    result = align_kgs(kgs, kg1="de", kg2="en", seeds=dict(reference[:24]), reference=reference[24:],
+                       settings=RetrievalSettings(min_seed_links=12), name="calibrated")
+    calibration = result.tuning.calibration
+    assert calibration is not None and calibration.links == 8  # the held-out seed links
+    confidences = [p.confidence for p in result.pairs]
+    assert all(c is not None and 0 < c < 1 for c in confidences)
+    assert set(confidences) <= {round(v, 4) for v in calibration.values}
+    run = RunStore(kgs).get(result.retrieval.run_id)
+    assert run is not None and run.get("confidence_links") == 8
+    assert list(run.get("confidence_values")) == list(calibration.values)
+    stored = stored_pairs(kgs, "calibrated")
+    assert stored is not None and stored[2] == sorted(result.pairs, key=lambda p: p.source)
+    assert kgs.run_text("MATCH ()-[l:ALIGNED {alignment: 'calibrated'}]->() WHERE l.confidence IS NULL "
+                        "RETURN count(l) AS n")[0]["n"] == 0
+    out = tmp_path / "calibrated.sssom.tsv"
+    result.write_sssom(kgs, out)
+    assert sorted(m.confidence for m in read_sssom(out).mappings) == sorted(confidences)
+    assert result.scores()["confidence_reliability"]["pairs"] == len(reference) - 24
 
 
 def test_a_split_made_at_load_time_is_the_seed_set(graph: Graph, fixtures: Path) -> None:
@@ -125,7 +152,9 @@ def test_cli_zero_seeds_writes_tsv_and_json_and_prints_json(kgs: Graph, neo4j_se
     assert run.exit_code == 0, run.output
     assert "0 seed links" in run.output and "Hits@1 1.0000" in run.output
     rows = [line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()]
-    assert rows[0] == ["source", "target", "score", "assigned", "decided_by"] and len(rows) == 42
+    assert rows[0] == ["source", "target", "score", "assigned", "decided_by", "confidence"] and len(rows) == 42
+    assert {r[5] for r in rows[1:]} == {""}  # no seed links: nothing to calibrate a confidence on
+    assert "no confidence: too few seed links" in run.output
     assert [(p.source, p.target) for p in read_pairs(out)] == sorted((r[0], r[1]) for r in rows[1:])
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("".join(ref.read_text(encoding="utf-8").splitlines(keepends=True)[:10]), encoding="utf-8")

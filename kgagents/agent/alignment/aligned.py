@@ -1,10 +1,11 @@
 """The pairs an alignment run decided, as a user takes them away: an ``(:Alignment)`` node with ``[:ALIGNED]`` links
-in the graph, and a TSV or JSON file.
+in the graph, and a TSV, JSON or SSSOM file.
 
 Why the same ``(:Alignment {name})`` node as a loaded OAEI alignment: one place to find every alignment in the
 graph, read back with :func:`~kgagents.loaders.alignment.stored_alignment` whatever produced it. The links run
-between ``(:Entity)`` nodes: ``(s)-[:ALIGNED {alignment, relation: '=', measure, assigned, decided_by,
-reviewer}]->(t)``, read back by :func:`stored_pairs`.
+between ``(:Entity)`` nodes: ``(s)-[:ALIGNED {alignment, relation: '=', measure, confidence, assigned, decided_by,
+reviewer}]->(t)``, read back by :func:`stored_pairs`; ``measure`` is the fused score, ``confidence`` the calibrated
+one (:mod:`~kgagents.agent.alignment.confidence`), absent where the run had no seed links to calibrate on.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
 
 #: columns of the TSV pairs file
-TSV_HEADER = ("source", "target", "score", "assigned", "decided_by")
+TSV_HEADER = ("source", "target", "score", "assigned", "decided_by", "confidence")
 
 
 @dataclass(frozen=True)
 class AlignedPair:
     """One decided pair: the fused retrieval score, whether the global one-to-one assignment chose it, what
-    decided it (``retrieval`` or the EA-Agent's tool path) and the chat model that chose it, if one did."""
+    decided it (``retrieval`` or the EA-Agent's tool path), the chat model that chose it, if one did, and the
+    calibrated confidence in [0, 1] (None: no seed links to calibrate on, or a target retrieval did not rank
+    first)."""
 
     source: str
     target: str
@@ -33,6 +36,7 @@ class AlignedPair:
     assigned: bool
     decided_by: str = "retrieval"
     reviewer: str | None = None
+    confidence: float | None = None
 
 
 def store_alignment(graph: Graph, *, name: str, kg1: str, kg2: str, pairs: Sequence[AlignedPair]) -> None:
@@ -53,7 +57,7 @@ def stored_pairs(graph: Graph, name: str) -> tuple[str, str, list[AlignedPair]] 
     if not rows:
         return None
     pairs = [AlignedPair(r["source"], r["target"], float(r["score"]), bool(r["assigned"]), r["decided_by"],
-                         r["reviewer"]) for r in rows]
+                         r["reviewer"], r["confidence"]) for r in rows]
     return rows[0]["source_kg"], rows[0]["target_kg"], pairs
 
 
@@ -67,4 +71,5 @@ def write_pairs_file(path: Path, pairs: Sequence[AlignedPair], summary: Mapping[
     with path.open("w", encoding="utf-8") as fh:
         fh.write("\t".join(TSV_HEADER) + "\n")
         for p in pairs:
-            fh.write(f"{p.source}\t{p.target}\t{p.score!r}\t{str(p.assigned).lower()}\t{p.decided_by}\n")
+            confidence = "" if p.confidence is None else repr(p.confidence)
+            fh.write(f"{p.source}\t{p.target}\t{p.score!r}\t{str(p.assigned).lower()}\t{p.decided_by}\t{confidence}\n")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgagents.agent.alignment.bootstrap import bootstrap
+from kgagents.agent.alignment.confidence import margin_of
 from kgagents.agent.alignment.fusion import Weights
 from kgagents.agent.alignment.retrieval import collect_signals, final_ranking, pair_kgs, split_links
 from kgagents.agent.alignment.settings import RetrievalSettings
@@ -47,14 +48,7 @@ def gate_on_validation(final: Mapping[str, Sequence[tuple[str, float]]], validat
     margin above which retrieval's rank 1 is right for at least ``precision`` of them (infinite when no prefix is
     that precise: then every source may go to the model)."""
     gold = dict(validation)
-    rows = []
-    for s, _ in validation:
-        ranking = final.get(s, [])
-        if not ranking:
-            rows.append((float("-inf"), False))
-            continue
-        others = [score for _, score in ranking[1:]]
-        rows.append((ranking[0][1] - max(others) if others else float("inf"), ranking[0][0] == gold[s]))
+    rows = [(margin_of(final.get(s, [])), bool(final.get(s)) and final[s][0][0] == gold[s]) for s, _ in validation]
     rows.sort(key=lambda r: -r[0])
     right, best = 0, 0
     for k, (_, ok) in enumerate(rows, 1):

@@ -6,10 +6,11 @@ Entities are named by the rule of :mod:`kgagents.loaders.entity_iri` (a URI id a
 ``wikidata:Q42``, any other id under ``https://w3id.org/kgagents/kg/<kg>/``), each KG's namespace prefixed by the
 KG's name. The predicate is ``owl:sameAs``: an EA pair says two KG entities are one individual.
 
-Why no ``confidence`` column: an EA pair's score is the fused retrieval score (weighted name and structure
-similarities, CSLS-rescaled), which ranks a source's candidates but is no probability in [0, 1], which is what SSSOM's
-``confidence`` means. It goes into the row's ``comment`` instead, with whether the one-to-one assignment chose the
-pair and, for the EA-Agent's decisions, the tool path.
+``confidence`` is the calibrated one (:mod:`~kgagents.agent.alignment.confidence`: how often retrieval's rank 1
+was right at that margin on held-out seed links), left empty where there is none (no seed links, or a target the
+EA-Agent chose over retrieval's rank 1). The fused retrieval score ranks a source's candidates but is no probability,
+so it goes into the row's ``comment``, with whether the one-to-one assignment chose the pair and, for the EA-Agent's
+decisions, the tool path.
 """
 
 from __future__ import annotations
@@ -68,14 +69,15 @@ def write_ea_sssom(graph: Graph, path: Path, *, kg1: str, kg2: str, decisions: S
     mappings = [Mapping(subject_id=names[kg1][d.source][0], predicate_id=SAME_AS, object_id=names[kg2][d.target][0],
                         mapping_justification=SEMAPV + ("MappingReview" if d.reviewer else "CompositeMatching"),
                         subject_label=names[kg1][d.source][1], object_label=names[kg2][d.target][1],
-                        comment=_row_comment(d),
+                        confidence=d.confidence, comment=_row_comment(d),
                         reviewer_label=d.reviewer)
                 for d in decisions]
     iris = {kg: [iri for iri, _ in side.values()] for kg, side in names.items()}
     metadata: dict[str, Any] = {
         "mapping_set_id": set_id, "license": UNSPECIFIED_LICENSE, "mapping_tool": "kgagents",
         "mapping_tool_version": tool_version(), "mapping_date": date.today().isoformat(),
-        "comment": f"{comment}; ids by the rule of kgagents.loaders.entity_iri; no confidence: each row's comment has "
+        "comment": f"{comment}; ids by the rule of kgagents.loaders.entity_iri; confidence: the share of retrieval's "
+                   "rank 1 right at that margin on held-out seed links (empty: not calibrated); each row's comment has "
                    "its fused retrieval score, which ranks but is no probability"}
     # one prefix per KG for its main namespace, whatever follows it ('Can't_Forget_Your_Love/Super_Music' too);
     # an IRI outside both gets a prefix of its own namespace

@@ -18,6 +18,9 @@ difference, and the run lost 0.005 Hits@1 on the test links). What they can judg
 :func:`structure_share` picks the bootstrap share by how well structure, fed by that share's pseudo-seeds, ranks
 the held-out ones. The grid is still scored and recorded.
 
+The held-out seed links also calibrate a confidence per pair (:mod:`~kgagents.agent.alignment.confidence`);
+held-out pseudo-seeds, pairs the names already agree on, would only flatter it, so the other paths give none.
+
 With ``bootstrap=True`` (what ``align`` and the benchmark's supervised rows ask for) the bootstrap share and rounds
 and the taken penalty are chosen on the same held-out seed links after the weights — on the seeds path only:
 held-out pseudo-seeds judge the bootstrap share alone, by the structure channel (above).
@@ -36,6 +39,7 @@ import numpy as np
 
 from kgagents.agent.alignment.bootstrap import assigned_by_score
 from kgagents.agent.alignment.bootstrap import bootstrap as run_bootstrap
+from kgagents.agent.alignment.confidence import Calibration, calibrate_on_validation
 from kgagents.agent.alignment.fusion import SIGNALS, Weights, rank
 from kgagents.agent.alignment.gate import gate_on_validation
 from kgagents.agent.alignment.pseudo_seeds import MutualScan, OutsideAnchors, find_pseudo_seeds
@@ -71,6 +75,8 @@ class Tuning:
     timings: dict[str, float] = field(default_factory=dict)
     #: pseudo-seeds among the entities the task does not rank (structure only; each bootstrap round looks again)
     outside: OutsideAnchors | None = None
+    #: retrieval margin → confidence, learned on the held-out seed links (None on any other path)
+    calibration: Calibration | None = None
 
     @property
     def anchors(self) -> dict[str, str]:
@@ -91,6 +97,8 @@ class Tuning:
                                "timings_s": {k: round(v, 3) for k, v in self.timings.items()}, **self.scores}
         if self.gate is not None:
             out["gate"] = self.gate
+        if self.calibration is not None:
+            out["calibration"] = self.calibration.record()
         if self.outside is not None:
             out["anchors"] = len(self.anchors)
             out["anchor_channel_pairs"] = self.outside.channels
@@ -215,7 +223,7 @@ def tune(view: PairView, task: AlignTask, settings: RetrievalSettings, *, bootst
         allowed = None if task.targets is None else frozenset(task.targets | {t for _, t in validation})
         held_signals, held_collector = collect_signals(view, sources=sources, seeds=structural, settings=settings)
         _choose(result, held_signals, held_collector, sources, structural, allowed, validation, view, bootstrap,
-                tune_weights=True)
+                tune_weights=True, calibrate=True)
     elif path == "pseudo_seeds":
         usable = {s: t for s, t in pseudo.items() if task.targets is None or t in task.targets}
         validation, rest = _split(usable, settings.validation_share, settings.tuning_seed)
@@ -258,10 +266,11 @@ def structure_share(collector: SignalCollector, signals: Signals, structural: Ma
 
 def _choose(result: Tuning, signals: Signals, collector: SignalCollector, sources: Sequence[str],
             structural: Mapping[str, str], allowed: Collection[str] | None, validation: list[tuple[str, str]],
-            view: PairView, bootstrap: bool, *, tune_weights: bool) -> None:
+            view: PairView, bootstrap: bool, *, tune_weights: bool, calibrate: bool = False) -> None:
     """Choose on the ``validation`` links, retrieval having run on ``signals`` with the rest as seeds; record the
-    scores and the LLM gate (learned on the validation sources' own one-to-one assignment). ``tune_weights`` False:
-    the grid is scored and recorded, the settings' own weights are kept."""
+    scores and the LLM gate (learned on the validation sources' own one-to-one assignment) and, with ``calibrate``,
+    the margin calibration (:mod:`~kgagents.agent.alignment.confidence`). ``tune_weights`` False: the grid is scored
+    and recorded, the settings' own weights are kept."""
     started = time.perf_counter()
     settings = result.settings
     prior = Weights.of(settings)
@@ -283,6 +292,7 @@ def _choose(result: Tuning, signals: Signals, collector: SignalCollector, source
                           s.taken_penalty)[2]
     result.validation = validation
     result.gate = gate_on_validation(final, validation)
+    result.calibration = calibrate_on_validation(final, validation) if calibrate else None
     result.scores = {**result.scores, **scores, "validation_after_assignment": rank_scores(
         {x: [t for t, _ in r] for x, r in final.items()}, validation).model_dump()}
     result.timings["choose"] = time.perf_counter() - started
