@@ -457,6 +457,26 @@ def ea_not_measured(results: Path) -> str | None:
     return "Not measured yet: " + "; ".join(commands) + "."
 
 
+@figure("ea-confidence")
+def ea_confidence(results: Path) -> str:
+    """The EA pairs' calibrated confidence (learned on held-out train links) checked on the test links."""
+    lines = ["| dataset | confidence band | test links | mean confidence | right |", "|---|---|---|---|---|"]
+    errors = []
+    for stem, title in EA_DATASETS:
+        r = ea_align_run(results, stem, "train")
+        check = r.get("confidence")
+        if not check:
+            raise KgAgentsError(f"{stem}: its supervised results file has no confidence check: run `kgagents bench "
+                                f"ea-retrieval ../shared/data/ea/{stem} --seeds train --record`")
+        for band in check["test_links"]["bands"]:
+            lines.append(f"| {title} | ≥ {band['from']} | {band['pairs']:,} | {_f3(band['mean_confidence'])} | "
+                         f"{_f3(band['precision'])} |")
+        errors.append(f"{title} {_f3(check['test_links']['expected_calibration_error'])} (learned on "
+                      f"{check['calibration']['links']:,} held-out train links, {len(check['calibration']['values'])} "
+                      "blocks)")
+    return "\n".join([*lines, "", "Expected calibration error on the test links: " + "; ".join(errors) + "."])
+
+
 @figure("ea-seedless")
 def ea_seedless(results: Path) -> str:
     """Supervised and 0-seed retrieval on both pairs, with how each chose its weights and what it cost."""

@@ -46,3 +46,18 @@ def test_when_no_share_changes_the_structure_the_starting_share_stays() -> None:
     collector = _collector([("c", "d")], [("C", "D")])  # the held-out source has no neighbour at all
     share, trials = structure_share(collector, _signals(), {}, NAMES, None, [("a", "A")], prior=0.7)
     assert share == 0.7 and {t["scores"]["hits_at_1"] for t in trials} == {0.0}
+
+
+def test_a_tie_keeps_the_settings_own_values_and_a_better_trial_wins() -> None:
+    from kgagents.agent.alignment.tuning import best_trial
+
+    def trial(share: float, hits: float) -> dict[str, object]:
+        return {"share": share, "scores": {"hits_at_1": hits, "mrr": hits}}
+
+    def own(t: dict[str, object]) -> bool:
+        return t["share"] == 0.7
+
+    tied = [trial(0.5, 0.99), trial(0.7, 0.99), trial(1.0, 0.99)]
+    assert best_trial(tied, ("hits_at_1", "mrr"), own)["share"] == 0.7
+    assert best_trial([*tied, trial(1.0, 0.995)], ("hits_at_1", "mrr"), own)["share"] == 1.0
+    assert best_trial(tied, ("hits_at_1",), lambda t: False)["share"] == 0.5  # no prior among them: the first

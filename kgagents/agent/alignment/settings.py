@@ -115,7 +115,8 @@ class RetrievalSettings(AgentSettings):
         "min_seed_links, else on held-out pseudo-seeds when there are at least min_pseudo_seeds, else keep these "
         "settings; 'off': always keep these settings", json_schema_extra=_stage("weight_tuning"))
     min_seed_links: int = Field(
-        300, ge=3, description="seed links needed to tune on seeds (a share is held out to validate)",
+        300, ge=3, description="seed links needed to tune on seeds and calibrate each pair's confidence (a share "
+        "is held out to validate)",
         json_schema_extra=_stage("weight_tuning"))
     min_pseudo_seeds: int = Field(
         300, ge=3, description="pseudo-seeds needed to tune on them; with fewer they still feed the structure signal",
