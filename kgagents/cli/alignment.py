@@ -170,15 +170,22 @@ def _print_result(summary: dict[str, Any], pairs: list[Any], show: int, out: Pat
         console.print(f"confidence calibrated on {tuning['calibration']['links']:,} held-out seed links: "
                       f"{sum(c >= 0.9 for c in confident):,} pairs at 0.9 or more, "
                       f"{sum(c < 0.5 for c in confident):,} below 0.5")
+    elif tuning["path"] == "off":
+        console.print("no confidence: with tuning=off no seed links are held out to calibrate it on")
     else:
-        console.print("no confidence: too few seed links to calibrate on (the pairs' scores only rank)")
+        least = summary["settings"].get("min_seed_links")
+        console.print(escape(f"no confidence: {summary['seed_links']:,} seed links, fewer than min_seed_links "
+                             f"({least}) to hold some out and calibrate it on; the scores only rank "
+                             "(--set min_seed_links=N lowers the bar)"))
     if show:
         table = Table(title=f"best {min(show, len(pairs))} of {len(pairs):,} pairs")
-        for column in ("source", "target", "score", "confidence"):
+        columns = ("source", "target", "score", "confidence")[: 4 if confident else 3]
+        for column in columns:
             table.add_column(column, overflow="fold")
         for p in sorted(pairs, key=lambda p: -p.score)[:show]:
-            table.add_row(escape(p.source), escape(p.target), f"{p.score:.3f}",
-                          "" if p.confidence is None else f"{p.confidence:.3f}")
+            cells = (escape(p.source), escape(p.target), f"{p.score:.3f}",
+                     "" if p.confidence is None else f"{p.confidence:.3f}")
+            table.add_row(*cells[: len(columns)])
         console.print(table)
     scores = summary["scores"]
     if scores:
