@@ -19,7 +19,7 @@ from typing import Any
 from kgagents.agent.alignment.agent import EAAgent, EARunResult
 from kgagents.agent.alignment.aligned import AlignedPair, store_alignment
 from kgagents.agent.alignment.candidate_store import Candidate
-from kgagents.agent.alignment.confidence import Calibration, margin_of
+from kgagents.agent.alignment.confidence import Calibration
 from kgagents.agent.alignment.embedding import Progress, embed_names
 from kgagents.agent.alignment.export import reviewer, stored_decisions
 from kgagents.agent.alignment.gate import learn_gate
@@ -296,4 +296,4 @@ def pair_confidence(calibration: Calibration | None, candidates: Sequence[Candid
     """The calibrated confidence in a source's rank 1, from its stored candidates' margin; None uncalibrated."""
     if calibration is None:
         return None
-    return round(calibration(margin_of([(c.target, c.score) for c in candidates])), 4)
+    return calibration.of_ranking([(c.target, c.score) for c in candidates])

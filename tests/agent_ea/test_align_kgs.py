@@ -251,6 +251,26 @@ def test_with_a_model_the_agent_decides_the_pairs_scripted(kgs: Graph, reference
     assert stored is not None and stored[2] == sorted(result.pairs, key=lambda p: p.source)
 
 
+def test_the_agent_keeps_retrievals_confidence_where_it_chose_retrievals_rank_1(
+        kgs: Graph, reference: list[tuple[str, str]], neo4j_settings: Neo4jSettings, tmp_path: Path) -> None:
+    from kgagents.loaders.sssom import read_sssom
+
+    chat = ScriptedChatModel(["1", "2"] * 50)  # the aligner picks the first candidate shown, then the second, …
+    result = align_kgs(kgs, chat, kg1="de", kg2="en", seeds=dict(reference[:24]), reference=reference[24:],
+                       settings=RetrievalSettings(min_seed_links=12), agent_settings=EASettings(mode="llm_only"))
+    first = {s: cands[0].target for s, cands in result.retrieval.candidates.items()}  # retrieval's rank 1
+    assert result.agent is not None and result.tuning.calibration is not None
+    moved = [p for p in result.pairs if p.target != first[p.source]]
+    kept = [p for p in result.pairs if p.target == first[p.source]]
+    assert moved and all(p.confidence is None for p in moved)  # no confidence in a choice retrieval did not make
+    assert kept and all(p.confidence is not None for p in kept)
+    out = tmp_path / "agent.sssom.tsv"  # the EA-Agent run exported later: the same confidences
+    run = CliRunner().invoke(app, ["ea", "export", result.agent.run_id, "--pairs", str(out)], env=_env(neo4j_settings))
+    assert run.exit_code == 0, run.output
+    exported = {m.subject_label: m.confidence for m in read_sssom(out).mappings}
+    assert exported == {p.source: p.confidence for p in result.pairs}
+
+
 def test_entities_outside_the_task_anchor_its_structure(kgs: Graph, reference: list[tuple[str, str]]) -> None:
     """A task over the three opaque places only (a benchmark ranks its test links only): their names tell them
     nothing, their countries lie outside the task — paired there by the pseudo-seed rule, they align the places."""

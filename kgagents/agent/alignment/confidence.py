@@ -49,6 +49,17 @@ class Calibration:
     def __call__(self, margin: float) -> float:
         return self.values[bisect_right(self.edges, margin)]
 
+    def of_ranking(self, ranking: Sequence[tuple[str, float]]) -> float:
+        """The confidence in a source's rank 1, from its (target, score) ranking, to 4 places (as stored)."""
+        return round(self(margin_of(ranking)), 4)
+
+    @classmethod
+    def stored(cls, run: Mapping[str, Any]) -> Calibration | None:
+        """The calibration a retrieval run's node keeps (``confidence_edges`` / ``_values`` / ``_links``), if any."""
+        if run.get("confidence_values") is None:
+            return None
+        return cls(tuple(run["confidence_edges"]), tuple(run["confidence_values"]), int(run["confidence_links"]))
+
     def record(self) -> dict[str, Any]:
         """JSON- and Neo4j-ready (an infinite edge — margins of one-candidate sources — as the largest float)."""
         return {"edges": [e if math.isfinite(e) else math.copysign(1.7976931348623157e308, e) for e in self.edges],

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from kgagents.agent.alignment.aligned import AlignedPair, stored_pairs, write_pairs_file
+from kgagents.agent.alignment.confidence import Calibration
 from kgagents.agent.alignment.reward import write_trajectories
 from kgagents.agent.alignment.rewriter import LLMPathRewriter
 from kgagents.agent.alignment.sssom_out import write_alignment_sssom, write_ea_sssom
 from kgagents.agent.base import NO_LLM
 from kgagents.errors import KgAgentsError
 from kgagents.graph.connection import Graph
+from kgagents.graph.runs import RunStore
 from kgagents.loaders.sssom import sssom_named
 
 PAIRS_HEADER = ("source", "target", "score", "path")
@@ -77,12 +79,30 @@ def reviewer(row: dict[str, Any]) -> str | None:
 def _write_sssom(graph: Graph, run_id: str, path: Path, rows: list[dict[str, Any]]) -> int:
     if not rows:
         raise KgAgentsError(f"Run '{run_id}' decided no pair: nothing to write to {path}.")
-    decisions = [AlignedPair(r["source"], r["target"], math.nan if r["score"] is None else float(r["score"]), False,
-                             ">".join(r["path"] or []) or "none", reviewer(r)) for r in rows]
     kg1, kg2 = rows[0]["source_kg"], rows[0]["target_kg"]
+    confidence = _retrieval_confidence(graph, run_id, kg1, rows)
+    decisions = [AlignedPair(r["source"], r["target"], math.nan if r["score"] is None else float(r["score"]), False,
+                             ">".join(r["path"] or []) or "none", reviewer(r), confidence.get(r["source"]))
+                 for r in rows]
     return write_ea_sssom(graph, path, kg1=kg1, kg2=kg2, decisions=decisions,
                           set_id=f"https://w3id.org/kgagents/run/{run_id}",
                           comment=f"kgagents EA-Agent run {run_id}: {kg1} → {kg2}")
+
+
+def _retrieval_confidence(graph: Graph, run_id: str, kg1: str, rows: list[dict[str, Any]]) -> dict[str, float]:
+    """source → the calibrated confidence of the retrieval run the EA-Agent run ``run_id`` decided on, for the
+    decisions that are that run's rank 1 (the confidence is in retrieval's own choice); empty when it has none."""
+    store = RunStore(graph)
+    run = store.get(run_id)
+    retrieval_id = run.get("retrieval_run_id") if run is not None else None
+    retrieval = store.get(retrieval_id) if retrieval_id else None
+    calibration = Calibration.stored(retrieval.properties) if retrieval is not None else None
+    if calibration is None:
+        return {}
+    decided = {r["source"]: r["target"] for r in rows}
+    ranked = graph.run("alignment_ea/agent_candidates", run_id=retrieval_id, kg1=kg1, sources=sorted(decided))
+    return {r["source"]: calibration.of_ranking([(c["target"], c["score"]) for c in r["candidates"]])
+            for r in ranked if r["candidates"] and r["candidates"][0]["target"] == decided[r["source"]]}
 
 
 def write_stored_trajectories(graph: Graph, run_id: str, path: Path | str,
