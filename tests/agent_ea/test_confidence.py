@@ -56,3 +56,13 @@ def test_a_confidence_that_matches_the_share_right_has_no_calibration_error() ->
     assert report["pairs"] == 6 and report["expected_calibration_error"] == 0.0
     assert [(b["from"], b["pairs"], b["precision"]) for b in report["bands"]] == [(0.5, 2, 0.5), (0.7, 4, 0.75)]
     assert reliability([(0.95, False)])["expected_calibration_error"] == 0.95
+
+
+def test_the_margin_is_taken_among_the_candidates_a_run_stores() -> None:
+    final = {"s1": [("t1", 0.9), ("a", 0.2), ("b", 0.85)], "s2": [("x", 0.5), ("t2", 0.45)]}
+    validation = [("s1", "t1"), ("s2", "t2")]
+    everything = calibrate_on_validation(final, validation)
+    stored = calibrate_on_validation(final, validation, top_k=2)
+    assert everything is not None and stored is not None
+    assert everything.edges != stored.edges  # s1's rival at 0.85 lies below the two stored candidates
+    assert stored(0.7) > stored(0.05)  # s1 (right) has margin 0.7 among the stored two, s2 (wrong) 0.05

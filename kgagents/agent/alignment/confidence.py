@@ -1,6 +1,9 @@
 """One confidence in [0, 1] per entity-alignment pair: how often retrieval's rank 1 was right, on held-out links,
 at that source's retrieval margin.
 
+The margin is taken among the ``top_k`` candidates a run stores, on the held-out links as on the run, because that
+is what the graph keeps for a pair exported later (with the taken penalty a strong rival can rank below them).
+
 Why the margin and not the fused score: the fused score ranks one source's candidates but is on no common scale
 (weighted name and structure similarities, CSLS-rescaled; it goes negative), while the margin — rank 1's score minus
 the best other candidate's, the number the LLM gate already thresholds — says how clearly retrieval decided. It is
@@ -89,9 +92,11 @@ def _value(block: Sequence[Any]) -> float:
     return (block[1] + PRIOR_RIGHT) / (block[2] + PRIOR_TOTAL)
 
 
-def calibrate_on_validation(final: Mapping[str, Sequence[tuple[str, float]]],
-                            validation: Sequence[tuple[str, str]]) -> Calibration | None:
-    """The calibration learned on ``validation`` links from their sources' final rankings (rank 1 right or not)."""
+def calibrate_on_validation(final: Mapping[str, Sequence[tuple[str, float]]], validation: Sequence[tuple[str, str]],
+                            top_k: int | None = None) -> Calibration | None:
+    """The calibration learned on ``validation`` links from their sources' final rankings (rank 1 right or not),
+    each margin taken among the first ``top_k`` candidates — the ones a run stores, which is all a pair's confidence
+    is computed from later (with the taken penalty a strong rival can sit below them)."""
     gold = dict(validation)
-    return fit_calibration([(margin_of(final.get(s, [])), bool(final.get(s)) and final[s][0][0] == gold[s])
+    return fit_calibration([(margin_of(final.get(s, [])[:top_k]), bool(final.get(s)) and final[s][0][0] == gold[s])
                             for s in gold])

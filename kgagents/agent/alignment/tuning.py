@@ -292,7 +292,7 @@ def _choose(result: Tuning, signals: Signals, collector: SignalCollector, source
                           s.taken_penalty)[2]
     result.validation = validation
     result.gate = gate_on_validation(final, validation)
-    result.calibration = calibrate_on_validation(final, validation) if calibrate else None
+    result.calibration = calibrate_on_validation(final, validation, s.top_k) if calibrate else None
     result.scores = {**result.scores, **scores, "validation_after_assignment": rank_scores(
         {x: [t for t, _ in r] for x, r in final.items()}, validation).model_dump()}
     result.timings["choose"] = time.perf_counter() - started
