@@ -219,9 +219,7 @@ def align_task(graph: Graph, task: AlignTask, settings: RetrievalSettings | None
     if tuning.gate is not None:
         properties["gate_margin"] = tuning.gate["margin"]
     if tuning.calibration is not None:
-        calibration = tuning.calibration.record()
-        properties.update({"confidence_edges": calibration["edges"], "confidence_values": calibration["values"],
-                           "confidence_links": calibration["links"]})
+        properties.update(tuning.calibration.properties())
     run = retrieve(graph, task=task, settings=tuning.settings, view=view, pseudo_seeds=tuning.structural,
                    run_id=run_id, progress=progress, properties=properties, first_pass=tuning.first_pass,
                    outside=tuning.outside)

@@ -23,6 +23,7 @@ rather than an optimistic one.
 from __future__ import annotations
 
 import math
+import sys
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -63,9 +64,15 @@ class Calibration:
             return None
         return cls(tuple(run["confidence_edges"]), tuple(run["confidence_values"]), int(run["confidence_links"]))
 
+    def properties(self) -> dict[str, Any]:
+        """What a retrieval run's node keeps of it (read back by :meth:`stored`)."""
+        record = self.record()
+        return {"confidence_edges": record["edges"], "confidence_values": record["values"],
+                "confidence_links": record["links"]}
+
     def record(self) -> dict[str, Any]:
         """JSON- and Neo4j-ready (an infinite edge — margins of one-candidate sources — as the largest float)."""
-        return {"edges": [e if math.isfinite(e) else math.copysign(1.7976931348623157e308, e) for e in self.edges],
+        return {"edges": [e if math.isfinite(e) else math.copysign(sys.float_info.max, e) for e in self.edges],
                 "values": list(self.values), "links": self.links, "learned_on": "held-out seed links"}
 
 
