@@ -89,3 +89,33 @@ def test_a_stored_run_is_exported_without_rerunning_it(graph: Graph, neo4j_setti
     refused = runner.invoke(app, ["export", other, "--out", str(tmp_path / "kgqa.rdf")], env=env)
     assert refused.exit_code != 0 and "is a kgqa run, not a matching run" in " ".join(refused.output.split())
     assert "Traceback" not in refused.output and not (tmp_path / "kgqa.rdf").exists()
+
+
+def test_an_sssom_file_we_wrote_names_entities_with_a_colon_again(graph: Graph, neo4j_settings: Neo4jSettings,
+                                                                  tmp_path: Path) -> None:
+    """A local name with ':' is written as ``%3A`` in its CURIE; read back as the reference, as a loaded alignment
+    and in the report, it names the loaded entity (it scored 0 and was 'in neither ontology' before)."""
+    from kgagents.loaders.alignment import load_alignment
+
+    head = "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+    (tmp_path / "colon_a.ttl").write_text(head + '<http://example.org/ca#Thing:Car> a owl:Class ; rdfs:label "Car" .\n'
+                                          '<http://example.org/ca#Wheel> a owl:Class ; rdfs:label "Wheel" .\n')
+    (tmp_path / "colon_b.ttl").write_text(head + '<http://example.org/cb#Auto:Car> a owl:Class ; rdfs:label "car" .\n'
+                                          '<http://example.org/cb#Part:Wheel> a owl:Class ; rdfs:label "wheel" .\n')
+    env, out = _env(neo4j_settings), tmp_path / "colon.sssom.tsv"
+    done = runner.invoke(app, ["match", str(tmp_path / "colon_a.ttl"), str(tmp_path / "colon_b.ttl"), "--no-llm",
+                               "--out", str(out)], env=env)
+    assert done.exit_code == 0, done.output
+    assert "Thing%3ACar" in out.read_text(encoding="utf-8")  # as the CURIE had to write it
+    scored = runner.invoke(app, ["match", "colon_a", "colon_b", "--no-llm", "--json", "--reference", str(out)],
+                           env=env)
+    assert scored.exit_code == 0, scored.output
+    document = json.loads(scored.stdout)
+    assert (document["scores"]["tp"], document["scores"]["f1"]) == (2, 1.0)
+    assert "neither ontology" not in scored.output
+    loaded = load_alignment(graph, out, name="colon-ref")
+    assert (loaded.linked, loaded.missing) == (2, [])
+    report = runner.invoke(app, ["report", document["run_id"], "--reference", str(out),
+                                 "--out", str(tmp_path / "r.png")], env=env)
+    assert report.exit_code == 0, report.output
+    assert "neither ontology" not in report.stdout and "1.0000 │ 1.0000" in report.stdout

@@ -287,16 +287,17 @@ def load_alignment(graph: Graph, path: str | Path, *, name: str | None = None,
     Duplicate cells give one link carrying their highest measure. ``progress`` receives increments
     that add up to the number of cells.
     """
-    from kgagents.loaders.sssom import read_alignment_file  # it builds on this module
+    from kgagents.loaders.sssom import declared_form, escape_variants, read_alignment_file  # they build on this
 
     start = perf_counter()
     alignment = read_alignment_file(path)
     name = name or re.sub(r"\.sssom$", "", Path(path).stem, flags=re.IGNORECASE)
-    cells = alignment.cells
-    uris = sorted({c.entity1 for c in cells} | {c.entity2 for c in cells})
+    uris = escape_variants(u for c in alignment.cells for u in (c.entity1, c.entity2))
     ensure_schema(graph)
     with graph.transaction() as tx:
         present = _existing_uris(tx, uris, graph.settings.batch_size)
+        alignment = declared_form(alignment, present)  # an SSSOM CURIE's escaped ':' names the loaded entity
+        cells = alignment.cells
         linked = [c for c in cells if c.entity1 in present and c.entity2 in present]
         missing = [c for c in cells if c.entity1 not in present or c.entity2 not in present]
         tx.run(cypher("alignment/unlink"), alignment=name).consume()

@@ -48,13 +48,12 @@ from kgagents.graph.connection import Graph
 from kgagents.graph.schema import ensure_schema
 from kgagents.loaders import rdf_terms as v
 from kgagents.loaders.alignment import ALIGN_NS, read_alignment
-from kgagents.loaders.entity_iri import unescape_curie
 from kgagents.loaders.obo_read import read_obo_triples
 from kgagents.loaders.prefixes import converter, expand, local_key
 from kgagents.loaders.rdf_read import read_triples
 from kgagents.loaders.rdf_terms import Literal, Term, Triple, is_iri
 from kgagents.loaders.record import LoadRecord, file_sha256, record_load
-from kgagents.loaders.sssom import is_sssom, read_sssom
+from kgagents.loaders.sssom import is_sssom, read_sssom, unescape_curie
 from kgagents.names import without_qualifier
 
 Relation = TypingLiteral["exact", "narrow", "close"]

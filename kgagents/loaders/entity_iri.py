@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
-from kgagents.loaders.sssom import CURIE_ESCAPED
+from kgagents.loaders.sssom import unescape_curie
 
 WIKIDATA_ENTITY = "http://www.wikidata.org/entity/"
 KG_BASE = "https://w3id.org/kgagents/kg/"
@@ -30,9 +30,6 @@ _WIKIDATA_ID = re.compile(r"^[QPL][1-9][0-9]*$")
 #: what a URI keeps unescaped: its reserved and unreserved ASCII characters, and ``%`` (an escape already there)
 _URI_SAFE = ":/?#[]@!$&'()*+,;=%~-._"
 _ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-#: the escapes of the characters an SSSOM CURIE may not hold, and of a stray %
-_CURIE_ESCAPES = re.compile("|".join(f"%{ord(ch):02X}" for ch in CURIE_ESCAPED) + "|%25(?![0-9A-Fa-f]{2})",
-                            re.IGNORECASE)
 
 
 def entity_iri(kg: str, kg_format: str | None, entity_id: str) -> str:
@@ -55,11 +52,6 @@ def stored_ids(iri: str) -> list[str]:
     if iri.startswith(WIKIDATA_ENTITY) and _WIKIDATA_ID.match(iri[len(WIKIDATA_ENTITY):]):
         found.append(iri[len(WIKIDATA_ENTITY):])
     return list(dict.fromkeys(found))
-
-
-def unescape_curie(iri: str) -> str:
-    """``iri`` with the escapes :func:`~kgagents.loaders.sssom.curie_local` adds decoded (``%3A`` → ``:``)."""
-    return _CURIE_ESCAPES.sub(lambda m: chr(int(m.group(0)[1:], 16)), iri)
 
 
 def iri_form(uri: str) -> str:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment
+from kgagents.loaders.sssom import declared_form, escape_variants
 from kgagents.metrics.oaei import IGNORED_NAMESPACES
 
 MAX_LISTED = 5
@@ -70,8 +71,19 @@ def check_reference(alignment: Alignment, known: Iterable[str]) -> ReferenceChec
     )
 
 
+def _declared(graph: Graph, alignment: Alignment, ontologies: Iterable[str]) -> set[str]:
+    """The ids of ``alignment``'s cells (and their unescaped CURIE forms) that the loaded ``ontologies`` declare."""
+    uris = escape_variants(u for c in alignment.cells for u in (c.entity1, c.entity2))
+    return {r["uri"] for r in graph.run("report/declared_uris", uris=uris, ontologies=list(ontologies))}
+
+
+def as_declared(graph: Graph, alignment: Alignment, ontologies: Iterable[str]) -> Alignment:
+    """``alignment`` naming its entities as the loaded ``ontologies`` declare them
+    (:func:`~kgagents.loaders.sssom.declared_form`): a reference read from SSSOM scores what it names."""
+    return declared_form(alignment, _declared(graph, alignment, ontologies))
+
+
 def check_reference_in_graph(graph: Graph, alignment: Alignment, ontologies: Iterable[str]) -> ReferenceCheck:
     """:func:`check_reference` against what the loaded ``ontologies`` declare."""
-    uris = sorted({u for c in alignment.cells for u in (c.entity1, c.entity2)})
-    rows = graph.run("report/declared_uris", uris=uris, ontologies=list(ontologies))
-    return check_reference(alignment, (r["uri"] for r in rows))
+    declared = _declared(graph, alignment, ontologies)
+    return check_reference(declared_form(alignment, declared), declared)

@@ -16,7 +16,7 @@ import csv
 import io
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from collections.abc import Mapping as MappingType
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError
@@ -247,14 +247,43 @@ def tool_version() -> str:
 #: what a CURIE's local part may not hold (SSSOM's CURIE syntax), percent-encoded by :func:`curie_local`
 CURIE_ESCAPED = '"<>[\\]^`{|}:'
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+#: the escapes :func:`curie_local` adds: of the characters a CURIE may not hold, and of a stray %
+_CURIE_ESCAPES = re.compile("|".join(f"%{ord(ch):02X}" for ch in CURIE_ESCAPED) + "|%25(?![0-9A-Fa-f]{2})",
+                            re.IGNORECASE)
 
 
 def curie_local(local: str) -> str:
     """A local part as a CURIE may hold it: the characters of :data:`CURIE_ESCAPED` and a ``%`` that starts no
     escape percent-encoded (``The_Dark_Tower_V:_Wolves`` → ``The_Dark_Tower_V%3A_Wolves``). The CURIE then expands
-    to that escaped IRI; :func:`~kgagents.loaders.entity_iri.stored_ids` reads it back."""
+    to that escaped IRI; :func:`~kgagents.loaders.entity_iri.stored_ids` (entity alignment) and
+    :func:`declared_form` (ontology alignments) read it back."""
     local = _STRAY_PERCENT.sub("%25", local)
     return "".join(f"%{ord(ch):02X}" if ch in CURIE_ESCAPED else ch for ch in local)
+
+
+def unescape_curie(iri: str) -> str:
+    """``iri`` with the escapes :func:`curie_local` adds decoded (``%3A`` → ``:``)."""
+    return _CURIE_ESCAPES.sub(lambda m: chr(int(m.group(0)[1:], 16)), iri)
+
+
+def declared_form(alignment: Alignment, declared: Collection[str]) -> Alignment:
+    """``alignment`` with an entity that ``declared`` does not hold, but holds with the escapes of :func:`curie_local`
+    decoded, named as declared: an SSSOM file (ours or another tool's) had to write ``Thing:Car`` as
+    ``Thing%3ACar``, and a reference or alignment read from it must still name the loaded entity. An id declared as
+    written is kept, so an IRI that really holds ``%3A`` is still found."""
+    rename = {u: d for c in alignment.cells for u in (c.entity1, c.entity2)
+              if u not in declared and (d := unescape_curie(u)) != u and d in declared}
+    if not rename:
+        return alignment
+    cells = [c.model_copy(update={"entity1": rename.get(c.entity1, c.entity1),
+                                  "entity2": rename.get(c.entity2, c.entity2)}) for c in alignment.cells]
+    return alignment.model_copy(update={"cells": cells})
+
+
+def escape_variants(uris: Iterable[str]) -> list[str]:
+    """``uris`` and, where it differs, each one's :func:`unescape_curie` form: the ids to look up in the graph
+    before :func:`declared_form`."""
+    return sorted({v for u in uris for v in (u, unescape_curie(u))})
 
 
 def _cell(value: str) -> str:

@@ -108,3 +108,17 @@ def test_prefixes_are_the_ontologies_names_for_their_namespaces() -> None:
     names = {"mouse": "http://mouse.owl", "human": None, "thes": "http://example.org/thes#scheme"}
     assert sssom_prefixes(iris, names) == {"mouse": "http://mouse.owl#", "NCIT": "http://purl.obolibrary.org/obo/NCIT_",
                                            "thes": "http://example.org/thes#", "ns1": "http://example.org/other/"}
+
+
+def test_declared_form_names_an_escaped_colon_as_declared_and_keeps_a_real_escape() -> None:
+    from kgagents.loaders.alignment import Alignment, Cell
+    from kgagents.loaders.sssom import declared_form, escape_variants
+
+    a = Alignment(onto1="a", onto2="b", cells=[Cell(entity1="http://x/a#T%3ACar", entity2="http://x/b#Car"),
+                                               Cell(entity1="http://x/a#Real%3AEscape", entity2="http://x/b#E")])
+    assert escape_variants(["http://x/a#T%3ACar"]) == ["http://x/a#T%3ACar", "http://x/a#T:Car"]
+    declared = {"http://x/a#T:Car", "http://x/b#Car", "http://x/a#Real%3AEscape", "http://x/a#Real:Escape"}
+    out = declared_form(a, declared)
+    assert [(c.entity1, c.entity2) for c in out.cells] == [("http://x/a#T:Car", "http://x/b#Car"),
+                                                           ("http://x/a#Real%3AEscape", "http://x/b#E")]
+    assert declared_form(a, set()) is a  # nothing declared in either form: unchanged

@@ -77,6 +77,7 @@ from kgagents.errors import InputFileError
 from kgagents.graph import runs
 from kgagents.graph.connection import GraphLike
 from kgagents.graph.properties import seconds_properties
+from kgagents.loaders.reference import as_declared
 from kgagents.loaders.sssom import read_alignment_file
 from kgagents.metrics.oaei import equivalence_pairs, score_pairs
 
@@ -184,7 +185,9 @@ class MatchingAgent(Agent[MatchSettings]):
         scores: dict[str, float] = {}
         if state.get("reference"):
             pairs = {(m["source"], m["target"]) for m in matches}
-            scored = score_pairs(pairs, equivalence_pairs(read_alignment_file(Path(state["reference"]))))
+            reference = as_declared(self.graph, read_alignment_file(Path(state["reference"])),
+                                    [state["source"], state["target"]])
+            scored = score_pairs(pairs, equivalence_pairs(reference))
             scores = {k: float(v) for k, v in scored.model_dump().items()}
         checks = state.get("background_checks", [])
         properties = {"matches": len(matches), "entities": state.get("entities", 0), "context": state.get("context"),
