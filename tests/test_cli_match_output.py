@@ -106,7 +106,9 @@ def test_an_sssom_file_we_wrote_names_entities_with_a_colon_again(graph: Graph, 
     done = runner.invoke(app, ["match", str(tmp_path / "colon_a.ttl"), str(tmp_path / "colon_b.ttl"), "--no-llm",
                                "--out", str(out)], env=env)
     assert done.exit_code == 0, done.output
-    assert "Thing%3ACar" in out.read_text(encoding="utf-8")  # as the CURIE had to write it
+    written = out.read_text(encoding="utf-8")
+    assert "colon_a:Thing%3ACar" in written  # as a CURIE has to write it: the prefix names the IRI-less ontology
+    assert "#  colon_b: http://example.org/cb#" in written and "subject_source" not in written
     scored = runner.invoke(app, ["match", "colon_a", "colon_b", "--no-llm", "--json", "--reference", str(out)],
                            env=env)
     assert scored.exit_code == 0, scored.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping as MappingType
 from collections.abc import Sequence
 from datetime import date
@@ -11,7 +12,14 @@ from typing import Any
 from kgagents.cypher import cypher
 from kgagents.graph.connection import Graph
 from kgagents.loaders.alignment import Alignment, Cell, write_alignment
-from kgagents.loaders.sssom import UNSPECIFIED_LICENSE, Mapping, sssom_prefixes, tool_version, write_sssom
+from kgagents.loaders.sssom import (
+    UNSPECIFIED_LICENSE,
+    Mapping,
+    iri_namespace,
+    sssom_prefixes,
+    tool_version,
+    write_sssom,
+)
 
 
 def write_matches(graph: Graph, state: MappingType[str, Any], mode: str, model: str) -> None:
@@ -78,6 +86,7 @@ def run_sssom(graph: Graph, run_id: str, source: str, target: str) -> tuple[list
                         reviewer_label=r["model"] if r["validated"] else None)
                 for r in rows]
     uris = [(graph.run("matching/ontology_uri", ontology=o) or [{"uri": None}])[0]["uri"] for o in (source, target)]
+    uris = [u if u and ":" in u else None for u in uris]  # the query falls back to the name of an IRI-less ontology
     metadata: dict[str, Any] = {
         "mapping_set_id": f"https://w3id.org/kgagents/run/{run_id}", "license": UNSPECIFIED_LICENSE,
         "mapping_tool": "kgagents", "mapping_tool_version": tool_version(),
@@ -85,8 +94,11 @@ def run_sssom(graph: Graph, run_id: str, source: str, target: str) -> tuple[list
         "mapping_date": date.today().isoformat(),
         "comment": f"kgagents matching run {run_id}: {source} → {target}; confidence is the calibrated confidence "
                    "(kgagents.agent.matching.confidence)"}
-    iris = [m.subject_id for m in mappings] + [m.object_id for m in mappings]
-    return mappings, metadata, sssom_prefixes(iris, {source: uris[0], target: uris[1]})
+    sides = ([m.subject_id for m in mappings], [m.object_id for m in mappings])
+    # an ontology without an IRI of its own names the namespace most of its matched entities are in
+    named = [uri or next((ns for ns, _ in Counter(map(iri_namespace, side)).most_common(1)), None)
+             for uri, side in zip(uris, sides, strict=True)]
+    return mappings, metadata, sssom_prefixes([*sides[0], *sides[1]], {source: named[0], target: named[1]})
 
 
 def export_sssom(graph: Graph, run_id: str, source: str, target: str, path: Path) -> int:
