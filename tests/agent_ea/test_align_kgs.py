@@ -269,6 +269,13 @@ def test_the_agent_keeps_retrievals_confidence_where_it_chose_retrievals_rank_1(
     assert run.exit_code == 0, run.output
     exported = {m.subject_label: m.confidence for m in read_sssom(out).mappings}
     assert exported == {p.source: p.confidence for p in result.pairs}
+    tsv = tmp_path / "agent.tsv"  # and its TSV: the same confidence in the last column, empty where there is none
+    run = CliRunner().invoke(app, ["ea", "export", result.agent.run_id, "--pairs", str(tsv)], env=_env(neo4j_settings))
+    assert run.exit_code == 0, run.output
+    header, *lines = [ln.split("\t") for ln in tsv.read_text(encoding="utf-8").splitlines()]
+    assert header[-1] == "confidence"
+    assert {cells[0]: float(cells[-1]) if cells[-1] else None for cells in lines} == {
+        p.source: p.confidence for p in result.pairs}
 
 
 def test_entities_outside_the_task_anchor_its_structure(kgs: Graph, reference: list[tuple[str, str]]) -> None:

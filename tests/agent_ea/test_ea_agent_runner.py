@@ -127,11 +127,11 @@ def test_export_a_stored_run_round_trip_scripted(pair: Graph, neo4j_settings: Ne
                              env=env)
     assert out.exit_code == 0, out.output
     assert pairs.read_text(encoding="utf-8").splitlines() == [
-        "source\ttarget\tscore\tpath",
-        f"{FR}Allemagne\t{EN}Germany\t0.55\trelation_selector>aligner>reflector",
-        f"{FR}Berlin\t{EN}Germany\t0.9\taligner>reflector",
-        f"{FR}Londres\t{EN}Paris\t0.7\taligner>reflector",
-        f"{FR}Paris\t{EN}London\t0.5\trelation_selector>aligner",
+        "source\ttarget\tscore\tpath\tconfidence",  # its retrieval run has no calibration: no confidence
+        f"{FR}Allemagne\t{EN}Germany\t0.55\trelation_selector>aligner>reflector\t",
+        f"{FR}Berlin\t{EN}Germany\t0.9\taligner>reflector\t",
+        f"{FR}Londres\t{EN}Paris\t0.7\taligner>reflector\t",
+        f"{FR}Paris\t{EN}London\t0.5\trelation_selector>aligner\t",
     ]
     lines = [json.loads(x) for x in traj.read_text(encoding="utf-8").splitlines()]
     assert [x["query"]["source"] for x in lines] == [FR + s for s in ("Allemagne", "Berlin", "Londres", "Paris")]
@@ -167,8 +167,8 @@ def test_align_no_llm_writes_the_pairs_tsv(pair: Graph, neo4j_settings: Neo4jSet
     assert out.exit_code == 0, out.output
     assert "4 pairs written" in out.output
     assert pairs.read_text(encoding="utf-8").splitlines()[1:] == [  # retrieval top-1 of each source
-        f"{FR}Allemagne\t{EN}Berlin\t0.6\tretrieval_top1", f"{FR}Berlin\t{EN}Berlin\t0.95\tretrieval_top1",
-        f"{FR}Londres\t{EN}Paris\t0.7\tretrieval_top1", f"{FR}Paris\t{EN}Paris\t0.9\tretrieval_top1"]
+        f"{FR}Allemagne\t{EN}Berlin\t0.6\tretrieval_top1\t", f"{FR}Berlin\t{EN}Berlin\t0.95\tretrieval_top1\t",
+        f"{FR}Londres\t{EN}Paris\t0.7\tretrieval_top1\t", f"{FR}Paris\t{EN}Paris\t0.9\tretrieval_top1\t"]
     sssom = tmp_path / "pairs.txt"  # --format sssom whatever the name
     out = CliRunner().invoke(app, ["align", DATASET, "--retrieval-run", RETRIEVAL, "--mode", "no_llm",
                                    "--pairs", str(sssom), "--format", "sssom"], env=env)

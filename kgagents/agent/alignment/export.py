@@ -23,7 +23,7 @@ from kgagents.graph.connection import Graph
 from kgagents.graph.runs import RunStore
 from kgagents.loaders.sssom import sssom_named
 
-PAIRS_HEADER = ("source", "target", "score", "path")
+PAIRS_HEADER = ("source", "target", "score", "path", "confidence")
 
 
 def stored_decisions(graph: Graph, run_id: str) -> list[dict[str, Any]]:
@@ -38,9 +38,10 @@ def stored_decisions(graph: Graph, run_id: str) -> list[dict[str, Any]]:
 
 
 def write_pairs(graph: Graph, run_id: str, path: Path | str, *, as_sssom: bool | None = None) -> int:
-    """TSV ``source<TAB>target<TAB>score<TAB>path`` (tools joined by ``>``), one line per SAME_AS of the run,
-    after a header line — or, for a ``.sssom.tsv`` name, an SSSOM mapping set
-    (:mod:`~kgagents.agent.alignment.sssom_out`; ``as_sssom`` says so whatever the name); sources without a decision
+    """TSV ``source<TAB>target<TAB>score<TAB>path<TAB>confidence`` (tools joined by ``>``; the confidence as the
+    SSSOM file carries it, empty where there is none), one line per SAME_AS of the run, after a header line — or,
+    for a ``.sssom.tsv`` name, an SSSOM mapping set (:mod:`~kgagents.agent.alignment.sssom_out`; ``as_sssom`` says
+    so whatever the name); sources without a decision
     are left out. ``run_id`` may also name an entity alignment ``kgagents align`` stored: its pairs, TSV as
     ``align --out`` writes it, or SSSOM. Returns the number of pairs."""
     sssom = sssom_named(path) if as_sssom is None else as_sssom
@@ -50,11 +51,14 @@ def write_pairs(graph: Graph, run_id: str, path: Path | str, *, as_sssom: bool |
     rows = [r for r in rows if r["target"] is not None]
     if sssom:
         return _write_sssom(graph, run_id, Path(path), rows)
+    kg1 = rows[0]["source_kg"] if rows else ""
+    confidence = _retrieval_confidence(graph, run_id, kg1, rows) if rows else {}
     with Path(path).open("w", encoding="utf-8") as fh:
         fh.write("\t".join(PAIRS_HEADER) + "\n")
         for r in rows:
             score = "" if r["score"] is None else repr(float(r["score"]))
-            fh.write(f"{r['source']}\t{r['target']}\t{score}\t{'>'.join(r['path'] or [])}\n")
+            sure = "" if (c := confidence.get(r["source"])) is None else repr(c)
+            fh.write(f"{r['source']}\t{r['target']}\t{score}\t{'>'.join(r['path'] or [])}\t{sure}\n")
     return len(rows)
 
 
