@@ -9,11 +9,14 @@ import pytest
 
 from kgagents.agent.matching.lexical import LexicalEntity
 from kgagents.agent.matching.settings import MatchSettings
-from kgagents.agent.matching.synonyms import build_lexicon, lexicon, synonym_matches
+from kgagents.agent.matching.entities import Entity
+from kgagents.agent.matching.llm_steps import parse_names
+from kgagents.agent.matching.synonyms import build_lexicon, lexicon, listed_name_matches, synonym_matches
 from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import match_pair
 from kgagents.loaders.ontology import load_ontology
+from tests.scripted_chat import ScriptedChatModel
 
 SENSES = {"truck": "1", "lorry": "1", "camion": "1", "windshield": "2", "windscreen": "2", "maker": "3", "manufacturer": "3",
           "french_fries": "4", "chip": "4"}
@@ -79,3 +82,58 @@ def test_general_vocabulary_synonyms_are_matched_and_only_with_the_rule_on(graph
     assert first[True].get((va + "Windshield", vb + "Windscreen")) == "lexical:synonym"
     assert (va + "Windshield", vb + "Windscreen") not in first[False]
     assert runs[True].scores.recall > runs[False].scores.recall
+
+
+def test_a_models_list_of_names_is_read_one_name_a_line() -> None:
+    truck = Entity("a:Truck", "Truck", "Class", label="Truck", labels=("Truck",), synonyms=("Freight truck",))
+    reply = '1. Lorry\n- "Heavy goods vehicle"\n* truck\n\nA large motor vehicle used to carry goods over roads\nLorry'
+    # list marks and quotes go; its own names, a description (over six words) and a repeat are no other names
+    assert parse_names(reply, truck) == ["Lorry", "Heavy goods vehicle"]
+    assert len(parse_names("\n".join(f"name {i}" for i in range(9)), truck)) == 5
+
+
+def test_a_listed_name_of_one_entity_that_names_the_other_matches_one_to_one() -> None:
+    sources = [LexicalEntity("a:truck", "Class", ["Truck"]), LexicalEntity("a:engine", "Class", ["Engine"]),
+               LexicalEntity("a:speed", "Property", ["top speed"]), LexicalEntity("a:van", "Class", ["Van"])]
+    targets = [LexicalEntity("b:lorry", "Class", ["Lorry"]), LexicalEntity("b:power", "Class", ["Power unit"]),
+               LexicalEntity("b:max", "Property", ["maximum speed"]), LexicalEntity("b:truck2", "Class", ["Camion"])]
+    listed = {"a:truck": ["the lorry"], "b:power": ["Engine", "Motor"], "a:speed": ["maximum speed"],
+              "a:van": ["Lorry"]}  # two sources name Lorry: neither pair is 1:1
+    found = {(m.source, m.target) for m in listed_name_matches(sources, targets, listed)}
+    assert found == {("a:engine", "b:power"), ("a:speed", "b:max")}  # either side's list counts, kinds agree
+    del listed["a:van"]
+    found = {(m.source, m.target) for m in listed_name_matches(sources, targets, listed)}
+    assert ("a:truck", "b:lorry") in found  # by the word bag: "the lorry" names "Lorry"
+    kinds = {"a:speed": ["Lorry"]}  # a property's listed name does not name a class
+    assert listed_name_matches(sources, targets, kinds) == []
+
+
+@pytest.mark.integration
+def test_the_chat_model_as_a_synonym_source_matches_what_wordnet_does_not(graph: Graph, fixtures: Path) -> None:
+    d = fixtures / "matching" / "vehicles"
+    a, b = (load_ontology(graph, d / f).name for f in ("vehicles_a.ttl", "vehicles_b.ttl"))
+    va, vb = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
+    asked: list[str] = []
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        text = messages[-1]["content"]
+        if "Other names:" in text:
+            name = text.split("\nname: ", 1)[1].split("\n", 1)[0]
+            asked.append(name)
+            return {"Truck": "1. Lorry\n2. Heavy goods vehicle"}.get(name, "")
+        return '{"reason": "same thing", "answer": "yes"}'
+
+    def run(on: bool, chat: ScriptedChatModel) -> dict[tuple[str, str], str]:
+        settings = MatchSettings(mode="gated", llm_synonyms=on, substitution=False, containment=False)
+        done = match_pair(graph, a, b, settings, chat=chat, reference=d / "reference.rdf")
+        return {(m["source"], m["target"]): m["channels"][0] for m in done.result.output}
+
+    with_names = run(True, ScriptedChatModel([reply] * 400))
+    assert with_names.get((va + "Truck", vb + "Lorry")) == "lexical:llm-synonym"
+    assert "Truck" in asked and "Windshield" not in asked  # only what nothing else matched is asked about
+    again = len(asked)
+    run(True, ScriptedChatModel([reply] * 400))
+    assert len(asked) == again  # the listed names are stored on the entities: asked once per entity and model
+    assert (va + "Truck", vb + "Lorry") not in run(False, ScriptedChatModel([reply] * 400))
+    no_llm = match_pair(graph, a, b, MatchSettings(mode="no_llm"), chat=ScriptedChatModel([]))
+    assert all(m["channels"][0] != "lexical:llm-synonym" for m in no_llm.result.output)

@@ -68,7 +68,7 @@ from kgagents.agent.matching.llm_steps import LLMSteps
 from kgagents.agent.matching.repair import Hierarchy, repair, unrelated_ends
 from kgagents.agent.matching.settings import GATED, MatchSettings
 from kgagents.agent.matching.store import write_matches
-from kgagents.agent.matching.synonyms import synonym_matches
+from kgagents.agent.matching.synonyms import listed_name_matches, synonym_matches
 from kgagents.embeddings import get_embedder, multilingual_e5
 from kgagents.embeddings.base import Embedder
 from kgagents.embeddings.e5_multilingual import MODEL_NAME as E5_MODEL
@@ -505,6 +505,8 @@ class MatchingAgent(Agent[MatchSettings]):
             added += self._lexical_rule(state, synonym_matches(sources, targets, narrow=self._narrow(matched)),
                                         matched, verdicts,
                                         "lexical:synonym", "general-English synonyms (WordNet first senses)")
+        if settings.llm_synonyms and self.llm is not None:
+            added += self._listed_names(state, matched, verdicts)
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
         hierarchies = (self._hierarchies(state)
@@ -583,6 +585,22 @@ class MatchingAgent(Agent[MatchSettings]):
         taken = {s for s, _ in matched} | {t for _, t in matched}
         return [[e.lexical() for uri, e in self.entities(state, o).items() if uri not in taken]
                 for o in (state["source"], state["target"])]
+
+    def _listed_names(self, state: MatchState, matched: set[tuple[str, str]],
+                      verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
+        """The chat model as a synonym source (``llm_synonyms``): other names for the entities still unmatched —
+        only of a kind both sides still have — and the 1:1 pairs they make
+        (:func:`~kgagents.agent.matching.synonyms.listed_name_matches`), validated; ``matched`` grows."""
+        assert self.llm is not None
+        sources, targets = self._unmatched(state, matched)
+        kinds = {e.kind for e in sources} & {e.kind for e in targets}
+        sources, targets = [e for e in sources if e.kind in kinds], [e for e in targets if e.kind in kinds]
+        entities = {**self.entities(state, state["source"]), **self.entities(state, state["target"])}
+        listed = self.llm.other_names(self.graph, [entities[e.uri] for e in (*sources, *targets)],
+                                      self._context(state))
+        found = listed_name_matches(sources, targets, listed, self._narrow(matched))
+        return self._lexical_rule(state, found, matched, verdicts, "lexical:llm-synonym",
+                                  f"a name {self.llm.model_name} lists for one is a name of the other")
 
     def _substituted(self, state: MatchState, matched: set[tuple[str, str]],
                      verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -728,6 +746,7 @@ class MatchingAgent(Agent[MatchSettings]):
 #: the repair keeps pairs in this order of trust (the stage that found them, by its first channel)
 _TRUST = ("lexical:exact", "lexical:bag", "lexical:stem", *(f"background:{k}" for k in BACKGROUND_KINDS),
           "merged", "structural", "lexical:variant", "lexical:typo", "lexical:acronym", "lexical:synonym",
+          "lexical:llm-synonym",
           "lexical:substituted", "lexical:contained", "lexical:duplicate")
 
 

@@ -1,4 +1,4 @@
-"""The matcher's LLM steps — describe, verbalise, validate — behind one small object.
+"""The matcher's LLM steps — describe, verbalise, validate, other names — behind one small object.
 
 Every call goes through the agent's chat model, which its ledger wraps, so requests, tokens and seconds are counted
 per run (the run's totals come from the ledger, not from counting here). Texts are written to the graph per batch,
@@ -7,6 +7,7 @@ so a resumed run only asks for what is missing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from kgagents.agent.matching import prompts
@@ -17,6 +18,10 @@ from kgagents.llm import ChatModel, ask_yes_no, yes_log_odds
 
 TEXT_BATCH = 16
 TEXT_MAX_TOKENS = 96  # one sentence; caps how long a small model may ramble
+NAMES_MAX_TOKENS = 48  # five short names
+MAX_OTHER_NAMES = 5
+MAX_NAME_WORDS = 6  # longer is a description, not a name
+_LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 
 
 class LLMSteps:
@@ -77,3 +82,31 @@ class LLMSteps:
         except StructuredOutputError as exc:
             return False, f"unparseable answer treated as no: {exc}", None
         return ok, reason, None
+
+    def other_names(self, graph: Graph, entities: Sequence[Entity], context: str) -> dict[str, list[str]]:
+        """uri → the other names the model lists for the entity (:func:`parse_names`), asked once per entity and
+        model: the answer is stored on the entity (``om_other_names``), so another pair or a resumed run reuses it."""
+        todo = self._missing(graph, entities, "om_other_names")
+        for start in range(0, len(todo), TEXT_BATCH):
+            texts = {}
+            for e in todo[start : start + TEXT_BATCH]:
+                reply = self.chat.complete(prompts.other_names(e, context), purpose="other names",
+                                           max_tokens=NAMES_MAX_TOKENS)
+                texts[e.uri] = {"om_other_names": "\n".join(parse_names(reply.text, e)),
+                                "om_other_names_model": self.model_name}
+            store_texts(graph, texts)
+        rows = graph.run("matching/other_names", uris=[e.uri for e in entities], model=self.model_name)
+        return {r["uri"]: [n for n in r["names"].split("\n") if n] for r in rows}
+
+
+def parse_names(text: str, entity: Entity) -> list[str]:
+    """The names of a model's list, one per line: list marks and quotes stripped, a line that is no name (empty,
+    longer than :data:`MAX_NAME_WORDS` words, or one of the entity's own names) left out; at most
+    :data:`MAX_OTHER_NAMES`."""
+    own = {n.casefold() for n in (entity.name, entity.display, *entity.labels, *entity.synonyms)}
+    names: list[str] = []
+    for line in text.splitlines():
+        name = _LIST_MARK.sub("", line).strip().strip("\"'`").strip()
+        if name and len(name.split()) <= MAX_NAME_WORDS and name.casefold() not in own and name not in names:
+            names.append(name)
+    return names[:MAX_OTHER_NAMES]

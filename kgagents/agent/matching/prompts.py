@@ -1,5 +1,5 @@
-"""The three prompts Agent-OM's LLM steps use: describe (lexical channel), verbalise (semantic
-channel) and validate. Kept short: small local models follow short prompts better."""
+"""The prompts Agent-OM's LLM steps use: describe (lexical channel), verbalise (semantic channel), validate, and
+other names (a synonym source for the entities nothing else matched). Kept short: small local models follow short prompts better."""
 
 from __future__ import annotations
 
@@ -55,3 +55,15 @@ def validate(source: Entity, candidate: Entity, context: str) -> str:
         f"{kind.capitalize()} B:\n{_facts(candidate)}\n\n"
         f"Do A and B denote the same {kind}? Answer yes or no, then give a short reason."
     )
+
+
+def other_names(entity: Entity, context: str) -> list[dict[str, str]]:
+    """Synonym source: other names people use for the entity, one per line."""
+    return [
+        {"role": "system", "content": "You list the other names people use for ontology terms."},
+        {"role": "user", "content": (
+            f"Domain: {context}.\nList up to 5 other names for the {_KIND_WORD[entity.kind]} below (synonyms, "
+            "British or American words, common alternatives), one per line, nothing else.\n"
+            f"{_facts(entity)}\nOther names:"
+        )},
+    ]

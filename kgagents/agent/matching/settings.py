@@ -80,6 +80,10 @@ class MatchSettings(AgentSettings):
         "general-English synonyms — WordNet 3.0 nouns whose first (most frequent) senses are one synset, as a whole "
         "name or one word of it ('Windshield' / 'Windscreen', 'automobile maker' / 'automobile manufacturer'); "
         "validated when there is an LLM (see kgagents.agent.matching.synonyms)")
+    llm_synonyms: bool = Field(
+        True, description="with an LLM, after the synonyms: the model lists other names for each entity still "
+        "unmatched; 1:1 pairs where one side's listed name is a name of the other, then validated (no_llm: "
+        "nothing; see kgagents.agent.matching.synonyms)")
     substitution: bool = Field(
         True, description="lexical propagation, after the structural one: word substitutions the input teaches "
         "(seen at least substitution_min_support times between matched pairs' names or between two names of one "
@@ -194,7 +198,7 @@ STAGES: dict[str, tuple[str, ...]] = {
                     "structural_rounds_until_stable", "substitution", "substitution_min_support",
                     "phrase_substitution"),
     "lexical_rules": ("containment", "containment_no_subclasses", "containment_same_head", "variants", "typos",
-                      "acronyms", "synonyms",
+                      "acronyms", "synonyms", "llm_synonyms",
                       "lexical_tiebreak"),
     "output": ("repair", "property_ends", "one_to_one", "many_min_similarity"),
 }

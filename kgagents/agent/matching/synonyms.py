@@ -13,13 +13,17 @@ among entities nothing else matched, 1:1 pairs of one kind whose names are synon
 "Chips") or whose word bags are equal but for one word and its synonym ("automobile maker" / "automobile
 manufacturer"). The 1:1 rule (each the other's only candidate) and the later stages (the background's judgement, the
 repair) gate it as they gate the other rules. No word list of any task is involved.
+
+:func:`listed_name_matches` is the same rule for names a chat model lists (``llm_synonyms``: "Lorry" for *Truck*,
+which WordNet's first senses do not make synonyms): a name listed for one entity that is a name of the other, by
+its word bag; 1:1, then validated like every lexical rule with an LLM.
 """
 
 from __future__ import annotations
 
 import gzip
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -131,3 +135,32 @@ def synonym_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalE
 def _bags(entity: LexicalEntity) -> set[str]:
     """The pre-match's word-bag keys of every name of the entity."""
     return {key_of(text, "bag") for text in (*entity.labels, *entity.synonyms)}
+
+
+def listed_name_matches(sources: Iterable[LexicalEntity], targets: Iterable[LexicalEntity],
+                        listed: Mapping[str, Sequence[str]], narrow: Narrow | None = None) -> list[LexicalMatch]:
+    """1:1 pairs of one kind where a name ``listed`` for one entity (uri → names, from a chat model) has the word
+    bag of a name of the other (module docstring). Two entities that already share a name are the pre-match's to
+    decide, as in :func:`synonym_matches`. Meant for entities nothing else matched."""
+    sources, targets = list(sources), list(targets)
+    bags = {e.uri: _bags(e) for e in (*sources, *targets)}
+    kinds = {e.uri: e.kind for e in (*sources, *targets)}
+
+    def index(entities: list[LexicalEntity]) -> dict[tuple[str, str], set[str]]:
+        out: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for e in entities:
+            for bag in bags[e.uri] - {""}:
+                out[e.kind, bag].add(e.uri)
+        return out
+
+    by_source, by_target = index(sources), index(targets)
+    found: dict[str, set[str]] = defaultdict(set)
+    for s in sources:
+        for name in listed.get(s.uri, ()):
+            found[s.uri] |= by_target.get((s.kind, key_of(name, "bag")), set())
+    for t in targets:
+        for name in listed.get(t.uri, ()):
+            for s_uri in by_source.get((t.kind, key_of(name, "bag")), ()):
+                found[s_uri].add(t.uri)
+    found = {s: {t for t in ts if kinds[t] == kinds[s] and not bags[s] & bags[t]} for s, ts in found.items()}
+    return _unique_both_ways({s: ts for s, ts in found.items() if ts}, "llm-synonym", narrow)
