@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from kgagents.agent.matching.lexical import LexicalEntity
-from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.entities import Entity
+from kgagents.agent.matching.lexical import LexicalEntity
 from kgagents.agent.matching.llm_steps import parse_names
+from kgagents.agent.matching.settings import MatchSettings
 from kgagents.agent.matching.synonyms import build_lexicon, lexicon, listed_name_matches, synonym_matches
 from kgagents.errors import ParseError
 from kgagents.graph.connection import Graph

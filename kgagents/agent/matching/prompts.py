@@ -1,5 +1,6 @@
 """The prompts Agent-OM's LLM steps use: describe (lexical channel), verbalise (semantic channel), validate, and
-other names (a synonym source for the entities nothing else matched). Kept short: small local models follow short prompts better."""
+other names (a synonym source for the entities nothing else matched). Kept short: small local models follow short
+prompts better."""
 
 from __future__ import annotations
 
