@@ -156,22 +156,28 @@ def bench_om_rules(
     threshold: list[float] = typer.Option([], help="also run the default settings at this threshold; repeatable"),
     set_: list[str] = typer.Option([], "--set", help="a matching setting changed from its default, KEY=VALUE; "
                                    "repeatable"),
+    llm: bool = typer.Option(False, "--llm", help="with the configured chat model (`kgagents llm start`); "
+                             "--set mode=… says how the matcher uses it"),
     out: Path = _results_option(),
 ) -> None:
     """Every OM rule switched one at a time (and a threshold sweep) on the conference tuning and reporting halves
     and on our own pairs from other domains: which rules pay on tasks they were not designed on."""
     from benchmarks import om_rules
 
-    settings = job_settings("match", sets=set_).settings
+    chat = chat_or_none(not llm)
+    if llm and chat is None:
+        raise KgAgentsError("bench om-rules --llm needs a chat model: start one with `kgagents llm start`")
+    settings = job_settings("match", sets=set_, chat=chat).settings
     unknown = sorted(set(rule) - set(om_rules.RULES))
     if unknown:
         raise KgAgentsError(f"unknown rule(s) {', '.join(unknown)}; choose among {', '.join(om_rules.RULES)}")
     todo = len(om_rules.tasks(seed)) * (1 + len(rule or om_rules.RULES) + len(threshold))
-    with connected() as graph, progress_bar(escape("OM rules [no_llm]"), todo) as advance:
+    label = settings.mode if chat is None else f"{settings.mode}, {chat.model_name}"
+    with connected() as graph, progress_bar(escape(f"OM rules [{label}]"), todo) as advance:
         only = [f"only {' '.join(rule)}"] if rule else []  # a subset's file does not replace the full run's
         variant = " ".join(filter(None, [variant_name(set_), *only])) or None
         result = om_rules.rules(graph, settings, out=out, seed=seed, rules_=rule or om_rules.RULES,
-                                thresholds=threshold, variant=variant, on_pair=lambda run: advance(1))
+                                thresholds=threshold, variant=variant, on_pair=lambda run: advance(1), chat=chat)
     console.print(f"default: mean decision F1 {result['default']['decision_mean_f1']}")
     for row in result["rules"]:
         console.print(f"{row['rule']}={row['default']}: gain {row['gain_of_default']:+.4f} "

@@ -24,6 +24,7 @@ from kgagents.agent.matching.settings import MatchSettings
 from kgagents.embeddings import get_embedder
 from kgagents.graph.connection import Graph
 from kgagents.jobs.matching import PairRun, ensure_loaded, match_pair
+from kgagents.llm import ChatModel
 from kgagents.metrics.oaei import Scores, macro_average
 from kgagents.paths import data_dir
 
@@ -32,7 +33,7 @@ RULES = ("lexical_prematch", "structural", "contrasts", "domain_range", "structu
          "containment", "variants", "typos", "acronyms", "synonyms", "substitution", "repair", "property_ends",
          "skip_shared", "one_word_stems", "containment_no_subclasses", "background_veto", "background_stage_check",
          "background_duplicates", "background_corroboration", "lexical_tiebreak", "phrase_substitution",
-         "containment_same_head")
+         "containment_same_head", "llm_synonyms")
 #: our own pairs (source file, target file, reference), relative to the repository
 OWN_PAIRS = {
     "vehicles": ("vehicles/vehicles_a.ttl", "vehicles/vehicles_b.ttl", "vehicles/reference.rdf"),
@@ -75,12 +76,12 @@ def tasks(seed: int, data: Path | None = None) -> list[Task]:
 
 
 def _run_all(graph: Graph, settings: MatchSettings, todo: Sequence[Task], embedder: Any,
-             on_pair: Callable[[PairRun], None] | None) -> dict[str, dict[str, Any]]:
-    """Per group: macro P/R/F1 and per pair F1."""
+             on_pair: Callable[[PairRun], None] | None, chat: ChatModel | None = None) -> dict[str, dict[str, Any]]:
+    """Per group: macro P/R/F1 and per pair F1 (with ``chat``'s model when given)."""
     by_group: dict[str, list[tuple[str, Scores]]] = {}
     for task in todo:
         source, target = ensure_loaded(graph, task.source), ensure_loaded(graph, task.target)
-        run = match_pair(graph, source, target, settings, embedder=embedder, reference=task.reference)
+        run = match_pair(graph, source, target, settings, embedder=embedder, reference=task.reference, chat=chat)
         assert run.scores is not None
         by_group.setdefault(task.group, []).append((task.name, run.scores))
         if on_pair is not None:
@@ -96,17 +97,18 @@ def _mean_decision_f1(groups: dict[str, dict[str, Any]]) -> float:
 
 def rules(graph: Graph, settings: MatchSettings, *, out: Path, seed: int, rules_: Sequence[str] = RULES,
           thresholds: Sequence[float] = (), variant: str | None = None,
-          on_pair: Callable[[PairRun], None] | None = None) -> dict[str, Any]:
-    """The default settings and each rule switched, on every task; each threshold of ``thresholds`` likewise."""
+          on_pair: Callable[[PairRun], None] | None = None, chat: ChatModel | None = None) -> dict[str, Any]:
+    """The default settings and each rule switched, on every task; each threshold of ``thresholds`` likewise. With
+    ``chat`` every run uses that model (``settings.mode`` says how); the file records the model and its server."""
     started = time.perf_counter()
     embedder = get_embedder()
     todo = tasks(seed)
-    base = _run_all(graph, settings, todo, embedder, on_pair)
+    base = _run_all(graph, settings, todo, embedder, on_pair, chat)
     base_mean = _mean_decision_f1(base)
     rows = []
     for rule in rules_:
         flipped = settings.model_copy(update={rule: not getattr(settings, rule)})
-        groups = _run_all(graph, flipped, todo, embedder, on_pair)
+        groups = _run_all(graph, flipped, todo, embedder, on_pair, chat)
         mean = _mean_decision_f1(groups)
         rows.append({"rule": rule, "default": getattr(settings, rule), "switched_to": not getattr(settings, rule),
                      "groups": groups, "decision_mean_f1": mean,
@@ -114,12 +116,14 @@ def rules(graph: Graph, settings: MatchSettings, *, out: Path, seed: int, rules_
                      "pays": base_mean > mean if getattr(settings, rule) else mean > base_mean})
     sweep = []
     for threshold in thresholds:
-        groups = _run_all(graph, settings.model_copy(update={"threshold": threshold}), todo, embedder, on_pair)
+        groups = _run_all(graph, settings.model_copy(update={"threshold": threshold}), todo, embedder, on_pair,
+                          chat)
         sweep.append({"threshold": threshold, "groups": groups, "decision_mean_f1": _mean_decision_f1(groups)})
     tuning, reporting = conference_split(seed)
     result = {
         "benchmark": "OM rule ablation and threshold sweep on tasks the rules were not designed on",
-        "mode": settings.mode, "settings": settings.model_dump(mode="json"),
+        "mode": settings.mode, "model": chat.model_name if chat is not None else None,
+        "settings": settings.model_dump(mode="json"),
         "split": {"seed": seed, "conference_tuning": tuning, "conference_reporting": reporting,
                   "own_pairs": {k: [str(Path("tests/fixtures/matching") / f) for f in v]
                                 for k, v in OWN_PAIRS.items()}},
@@ -130,6 +134,7 @@ def rules(graph: Graph, settings: MatchSettings, *, out: Path, seed: int, rules_
         "default": {"groups": base, "decision_mean_f1": base_mean}, "rules": rows, "thresholds": sweep,
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
-    stem = "_".join(["rules", settings.mode, f"seed{seed}", *([file_slug(variant)] if variant else [])])
+    model = [file_slug(chat.model_name)] if chat is not None else []
+    stem = "_".join(["rules", settings.mode, *model, f"seed{seed}", *([file_slug(variant)] if variant else [])])
     write_results(out, f"om/rules/{stem}", result)
     return result
