@@ -1343,6 +1343,32 @@ def om_rules_figure(results: Path) -> str:
     return "\n".join(lines)
 
 
+OM_LLM_SYNONYMS = "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-llm-synonyms"
+
+
+@figure("om-llm-synonyms")
+def om_llm_synonyms(results: Path) -> str:
+    """The chat model as a synonym source: F1 per task group with it on and off (the same model and mode), beside
+    the no-LLM defaults on the same tasks."""
+    r, no_llm = load(results, OM_LLM_SYNONYMS), load(results, OM_RULES)
+    row = next(x for x in r["rules"] if x["rule"] == "llm_synonyms")
+    groups = list(r["default"]["groups"])
+    model, mode = r["model"], r["mode"]
+    on, off = (r["default"], row) if row["default"] else (row, r["default"])
+    lines = ["| F1 | " + " | ".join(g.replace("_", " ") for g in groups) + " | decision mean |",
+             "|---|" + "---|" * (len(groups) + 1)]
+    for name, run in (("no LLM (defaults)", no_llm["default"]), (f"{mode}, `llm_synonyms=false`", off),
+                      (f"{mode}, `llm_synonyms=true`", on)):
+        lines.append(f"| {name} | " + " | ".join(_f3(run["groups"][g]["f1"]) for g in groups)
+                     + f" | {_f3(run['decision_mean_f1'])} |")
+    server = r.get("llm_server") or {}
+    lines += ["", f"Model {model} ({server.get('threads', '?')} thread(s)), load average "
+              f"{r['machine']['load_average'][0]:.1f}; {r['wall_seconds'] / 60:.0f} min for the "
+              f"{2 * sum(len(g['pairs']) for g in r['default']['groups'].values())} matchings. Commands: "
+              f"`{r['command']}` ({_source(OM_LLM_SYNONYMS)}); no LLM: `{no_llm['command']}` ({_source(OM_RULES)})."]
+    return "\n".join(lines)
+
+
 @figure("om-calibration")
 def om_calibration(results: Path) -> str:
     """The confidence table's calibration on held-out pairs: per band, mean confidence beside precision."""

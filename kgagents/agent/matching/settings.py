@@ -83,7 +83,7 @@ class MatchSettings(AgentSettings):
     llm_synonyms: bool = Field(
         True, description="with an LLM, after the synonyms: the model lists other names for each entity still "
         "unmatched; 1:1 pairs where one side's listed name is a name of the other, then validated (no_llm: "
-        "nothing; see kgagents.agent.matching.synonyms)")
+        "nothing; see kgagents.agent.matching.synonyms); on: it pays with the local model (bench om-rules --llm)")
     substitution: bool = Field(
         True, description="lexical propagation, after the structural one: word substitutions the input teaches "
         "(seen at least substitution_min_support times between matched pairs' names or between two names of one "
@@ -213,4 +213,5 @@ CHOSEN_BY: dict[str, str] = {
     "lexical_tiebreak": "om/rules/rules_no_llm_seed39_only-lexical-tiebreak.json",
     "phrase_substitution": "om/rules/rules_no_llm_seed39_only-phrase-substitution.json",
     "containment_same_head": "om/rules/rules_no_llm_seed39_only-containment-same-head.json",
+    "llm_synonyms": "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-llm-synonyms.json",
 }
