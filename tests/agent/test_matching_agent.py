@@ -164,7 +164,8 @@ def test_a_missing_reference_fails_before_matching_and_the_run_says_failed(conf:
 
 def test_gated_mode_asks_the_validator_only_about_the_uncertain_band_once_per_pair(conf: Graph) -> None:
     chat = ScriptedChatModel([_scripted_reply] * 500)
-    settings = MatchSettings(mode="gated", threshold=0.3, structural=False)
+    # the model's other names (llm_synonyms) are a call of their own: tests/agent/test_matching_synonyms.py
+    settings = MatchSettings(mode="gated", threshold=0.3, structural=False, llm_synonyms=False)
     result = MatchingAgent(conf, chat, settings).run({"source": "confa", "target": "confb"})
     assert chat.calls and all(c["purpose"].startswith("validate") for c in chat.calls)  # no LLM-written texts
     asked = [tuple(re.findall(r"name: (\S+)", c["messages"][-1]["content"])[:2]) for c in chat.calls]
@@ -189,7 +190,8 @@ def _graded_logprobs(messages: list[dict]) -> dict[str, float]:
 def test_a_graded_validator_confirms_only_pairs_whose_log_odds_reach_the_floor(
         conf: Graph, floor: float, confirmed: set[str]) -> None:
     chat = ScriptedChatModel(["yes"] * 500, logprobs=_graded_logprobs)
-    settings = MatchSettings(mode="gated", threshold=0.3, structural=False, validator_min_log_odds=floor)
+    settings = MatchSettings(mode="gated", threshold=0.3, structural=False, validator_min_log_odds=floor,
+                             llm_synonyms=False)  # the validator's calls only
     result = MatchingAgent(conf, chat, settings).run({"source": "confa", "target": "confb"})
     assert chat.calls and all(c["max_tokens"] == 1 for c in chat.calls)  # one one-token call per pair
     validated = [m for m in result.output if m["validated"]]
