@@ -33,7 +33,7 @@ RULES = ("lexical_prematch", "structural", "contrasts", "domain_range", "structu
          "containment", "variants", "typos", "acronyms", "synonyms", "substitution", "repair", "property_ends",
          "skip_shared", "one_word_stems", "containment_no_subclasses", "background_veto", "background_stage_check",
          "background_duplicates", "background_corroboration", "lexical_tiebreak", "phrase_substitution",
-         "containment_same_head", "llm_synonyms")
+         "containment_same_head", "llm_synonyms", "validate_lexical_rules")
 #: our own pairs (source file, target file, reference), relative to the repository
 OWN_PAIRS = {
     "vehicles": ("vehicles/vehicles_a.ttl", "vehicles/vehicles_b.ttl", "vehicles/reference.rdf"),

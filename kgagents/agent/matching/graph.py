@@ -600,7 +600,8 @@ class MatchingAgent(Agent[MatchSettings]):
                                       self._context(state))
         found = listed_name_matches(sources, targets, listed, self._narrow(matched))
         return self._lexical_rule(state, found, matched, verdicts, "lexical:llm-synonym",
-                                  f"a name {self.llm.model_name} lists for one is a name of the other")
+                                  f"a name {self.llm.model_name} lists for one is a name of the other",
+                                  always_validate=True)  # a model's names are noisy: the validator gates them
 
     def _substituted(self, state: MatchState, matched: set[tuple[str, str]],
                      verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -662,12 +663,16 @@ class MatchingAgent(Agent[MatchSettings]):
         return narrow
 
     def _lexical_rule(self, state: MatchState, found: list[LexicalMatch], matched: set[tuple[str, str]],
-                      verdicts: dict[str, list[Any]], channel: str, why_matched: str) -> list[dict[str, Any]]:
-        """The pairs a lexical rule found, as matches (validated when there is an LLM); ``matched`` grows."""
+                      verdicts: dict[str, list[Any]], channel: str, why_matched: str,
+                      *, always_validate: bool = False) -> list[dict[str, Any]]:
+        """The pairs a lexical rule found, as matches (validated when there is an LLM, unless
+        ``validate_lexical_rules`` is off and the rule is not ``always_validate``); ``matched`` grows."""
         added = []
+        validate = self.settings.validator and self.llm is not None and (
+            always_validate or self.settings.validate_lexical_rules)
         for m in found:
             validated, reason, odds = False, why_matched, None
-            if self.settings.validator and self.llm is not None:
+            if validate:
                 ok, why, odds = self._verdict(state, (m.source, m.target), verdicts)
                 if not ok:
                     continue

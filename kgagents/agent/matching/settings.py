@@ -80,6 +80,10 @@ class MatchSettings(AgentSettings):
         "general-English synonyms — WordNet 3.0 nouns whose first (most frequent) senses are one synset, as a whole "
         "name or one word of it ('Windshield' / 'Windscreen', 'automobile maker' / 'automobile manufacturer'); "
         "validated when there is an LLM (see kgagents.agent.matching.synonyms)")
+    validate_lexical_rules: bool = Field(
+        True, description="with an LLM and the validator: the pairs of the deterministic lexical rules (variants, "
+        "typos, acronyms, WordNet synonyms, substitutions, containment) are validated too; off: accepted as without "
+        "an LLM (the names a model lists, llm_synonyms, are validated either way)")
     llm_synonyms: bool = Field(
         True, description="with an LLM, after the synonyms: the model lists other names for each entity still "
         "unmatched; 1:1 pairs where one side's listed name is a name of the other, then validated (no_llm: "
@@ -193,7 +197,7 @@ STAGES: dict[str, tuple[str, ...]] = {
                   "skip_shared", "include_properties"),
     "background_knowledge": ("background", "background_names", "background_hierarchy", "background_veto",
                              "background_stage_check", "background_duplicates", "background_corroboration"),
-    "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds"),
+    "validation": ("validator", "merger", "accept_similarity", "validator_min_log_odds", "validate_lexical_rules"),
     "propagation": ("structural", "structural_threshold", "contrasts", "contrast_min_support", "domain_range",
                     "structural_rounds_until_stable", "substitution", "substitution_min_support",
                     "phrase_substitution"),
