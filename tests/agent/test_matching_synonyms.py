@@ -137,3 +137,27 @@ def test_the_chat_model_as_a_synonym_source_matches_what_wordnet_does_not(graph:
     assert (va + "Truck", vb + "Lorry") not in run(False, ScriptedChatModel([reply] * 400))
     no_llm = match_pair(graph, a, b, MatchSettings(mode="no_llm"), chat=ScriptedChatModel([]))
     assert all(m["channels"][0] != "lexical:llm-synonym" for m in no_llm.result.output)
+
+
+@pytest.mark.integration
+def test_without_validating_the_lexical_rules_a_models_no_drops_only_its_own_names(graph: Graph,
+                                                                                  fixtures: Path) -> None:
+    d = fixtures / "matching" / "vehicles"
+    a, b = (load_ontology(graph, d / f).name for f in ("vehicles_a.ttl", "vehicles_b.ttl"))
+    va, vb = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
+
+    def reply(messages: list[dict[str, str]]) -> str:  # lists Lorry for Truck, and says no to every pair
+        text = messages[-1]["content"]
+        if "Other names:" in text:
+            return "Lorry" if "\nname: Truck\n" in text else ""
+        return '{"reason": "not the same", "answer": "no"}'
+
+    def run(validate: bool) -> dict[tuple[str, str], str]:
+        settings = MatchSettings(mode="gated", validate_lexical_rules=validate)
+        done = match_pair(graph, a, b, settings, chat=ScriptedChatModel([reply] * 400, model="scripted-no"))
+        return {(m["source"], m["target"]): m["channels"][0] for m in done.result.output}
+
+    validated, unvalidated = run(True), run(False)
+    assert (va + "Windshield", vb + "Windscreen") not in validated  # the validator's no drops the WordNet pair
+    assert unvalidated.get((va + "Windshield", vb + "Windscreen")) == "lexical:synonym"  # accepted as without an LLM
+    assert (va + "Truck", vb + "Lorry") not in unvalidated  # the model's own names are validated either way
