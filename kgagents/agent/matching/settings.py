@@ -81,9 +81,10 @@ class MatchSettings(AgentSettings):
         "name or one word of it ('Windshield' / 'Windscreen', 'automobile maker' / 'automobile manufacturer'); "
         "validated when there is an LLM (see kgagents.agent.matching.synonyms)")
     validate_lexical_rules: bool = Field(
-        True, description="with an LLM and the validator: the pairs of the deterministic lexical rules (variants, "
+        False, description="with an LLM and the validator: the pairs of the deterministic lexical rules (variants, "
         "typos, acronyms, WordNet synonyms, substitutions, containment) are validated too; off: accepted as without "
-        "an LLM (the names a model lists, llm_synonyms, are validated either way)")
+        "an LLM (the names a model lists, llm_synonyms, are validated either way); off: on pays less with the local "
+        "model (bench om-rules --llm)")
     llm_synonyms: bool = Field(
         True, description="with an LLM, after the synonyms: the model lists other names for each entity still "
         "unmatched; 1:1 pairs where one side's listed name is a name of the other, then validated (no_llm: "
@@ -218,4 +219,5 @@ CHOSEN_BY: dict[str, str] = {
     "phrase_substitution": "om/rules/rules_no_llm_seed39_only-phrase-substitution.json",
     "containment_same_head": "om/rules/rules_no_llm_seed39_only-containment-same-head.json",
     "llm_synonyms": "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-llm-synonyms.json",
+    "validate_lexical_rules": "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-validate-lexical-rules.json",
 }
