@@ -219,5 +219,6 @@ CHOSEN_BY: dict[str, str] = {
     "phrase_substitution": "om/rules/rules_no_llm_seed39_only-phrase-substitution.json",
     "containment_same_head": "om/rules/rules_no_llm_seed39_only-containment-same-head.json",
     "llm_synonyms": "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-llm-synonyms.json",
-    "validate_lexical_rules": "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-validate-lexical-rules.json",
+    "validate_lexical_rules":
+        "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-validate-lexical-rules.json",
 }
