@@ -1343,29 +1343,37 @@ def om_rules_figure(results: Path) -> str:
     return "\n".join(lines)
 
 
-OM_LLM_SYNONYMS = "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-llm-synonyms"
+OM_LLM_RULES = ("om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-llm-synonyms",
+                "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-validate-lexical-rules")
+#: the LLM rules the figure tells apart, and the value a run recorded before the setting existed (it validated them)
+_LLM_RULE_KEYS = {"llm_synonyms": True, "validate_lexical_rules": True}
 
 
-@figure("om-llm-synonyms")
-def om_llm_synonyms(results: Path) -> str:
-    """The chat model as a synonym source: F1 per task group with it on and off (the same model and mode), beside
-    the no-LLM defaults on the same tasks."""
-    r, no_llm = load(results, OM_LLM_SYNONYMS), load(results, OM_RULES)
-    row = next(x for x in r["rules"] if x["rule"] == "llm_synonyms")
-    groups = list(r["default"]["groups"])
-    model, mode = r["model"], r["mode"]
-    on, off = (r["default"], row) if row["default"] else (row, r["default"])
-    lines = ["| F1 | " + " | ".join(g.replace("_", " ") for g in groups) + " | decision mean |",
-             "|---|" + "---|" * (len(groups) + 1)]
-    for name, run in (("no LLM (defaults)", no_llm["default"]), (f"{mode}, `llm_synonyms=false`", off),
-                      (f"{mode}, `llm_synonyms=true`", on)):
-        lines.append(f"| {name} | " + " | ".join(_f3(run["groups"][g]["f1"]) for g in groups)
-                     + f" | {_f3(run['decision_mean_f1'])} |")
-    server = r.get("llm_server") or {}
-    lines += ["", f"Model {model} ({server.get('threads', '?')} thread(s)), load average "
-              f"{r['machine']['load_average'][0]:.1f}; {r['wall_seconds'] / 60:.0f} min for the "
-              f"{2 * sum(len(g['pairs']) for g in r['default']['groups'].values())} matchings. Commands: "
-              f"`{r['command']}` ({_source(OM_LLM_SYNONYMS)}); no LLM: `{no_llm['command']}` ({_source(OM_RULES)})."]
+@figure("om-llm-rules")
+def om_llm_rules(results: Path) -> str:
+    """The rules that need a chat model, switched with the local model: F1 per task group for each run's defaults
+    and its switched rule (every run's rows: the same settings measured twice may differ), beside the no-LLM
+    defaults on the same tasks."""
+    no_llm = load(results, OM_RULES)
+    groups = list(no_llm["default"]["groups"])
+    runs = [load(results, name) for name in OM_LLM_RULES]
+    lines = ["| F1 | run | " + " | ".join(g.replace("_", " ") for g in groups) + " | decision mean |",
+             "|---|---|" + "---|" * (len(groups) + 1),
+             "| no LLM (defaults) | | " + " | ".join(_f3(no_llm["default"]["groups"][g]["f1"]) for g in groups)
+             + f" | {_f3(no_llm['default']['decision_mean_f1'])} |"]
+    notes = []
+    for n, (r, name) in enumerate(zip(runs, OM_LLM_RULES, strict=True), 1):
+        recorded = {k: r["settings"].get(k, before) for k, before in _LLM_RULE_KEYS.items()}
+        for row in (r["default"], *r["rules"]):
+            values = {**recorded, **({row["rule"]: row["switched_to"]} if "rule" in row else {})}
+            label = ", ".join(f"`{k}={str(v).lower()}`" for k, v in values.items())
+            lines.append(f"| {r['mode']}, {label} | [{n}] | " + " | ".join(_f3(row["groups"][g]["f1"]) for g in groups)
+                         + f" | {_f3(row['decision_mean_f1'])} |")
+        server = r.get("llm_server") or {}
+        notes.append(f"[{n}] `{r['command']}` ({_source(name)}): {r['model']}, {server.get('threads', '?')} "
+                     f"thread(s), {r['wall_seconds'] / 60:.0f} min at load average "
+                     f"{r['machine']['load_average'][0]:.1f}")
+    lines += ["", "; ".join(notes) + f". No LLM: `{no_llm['command']}` ({_source(OM_RULES)})."]
     return "\n".join(lines)
 
 
