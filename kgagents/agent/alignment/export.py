@@ -51,8 +51,7 @@ def write_pairs(graph: Graph, run_id: str, path: Path | str, *, as_sssom: bool |
     rows = [r for r in rows if r["target"] is not None]
     if sssom:
         return _write_sssom(graph, run_id, Path(path), rows)
-    kg1 = rows[0]["source_kg"] if rows else ""
-    confidence = _retrieval_confidence(graph, run_id, kg1, rows) if rows else {}
+    confidence = _retrieval_confidence(graph, run_id, rows[0]["source_kg"], rows) if rows else {}
     with Path(path).open("w", encoding="utf-8") as fh:
         fh.write("\t".join(PAIRS_HEADER) + "\n")
         for r in rows:

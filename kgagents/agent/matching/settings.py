@@ -61,29 +61,30 @@ class MatchSettings(AgentSettings):
         "one round")
     containment: bool = Field(
         True, description="last, among entities nothing else matched: accept 1:1 pairs whose label/synonym word "
-        "bags are equal or differ by one extra word ('Regular author' / 'Author'); validated when there is an LLM")
+        "bags are equal or differ by one extra word ('Regular author' / 'Author'); validated only with "
+        "validate_lexical_rules")
     variants: bool = Field(
         True, description="after the structural propagation, among entities still unmatched: 1:1 pairs whose word "
         "bags are equal up to spelling variants (a compound as one word, hyphenated or spaced: 'Fore-Brain', 'Fore "
         "limb'; a word's initial fused with a "
-        "number: 'thoracic vertebra 1' = 'T1 vertebra'); validated when there is an LLM")
+        "number: 'thoracic vertebra 1' = 'T1 vertebra'); validated only with validate_lexical_rules")
     typos: bool = Field(
         True, description="after the spelling variants, among entities still unmatched: 1:1 pairs whose word bags "
         "are equal but for one word of 6 or more letters one typo apart (a letter inserted, dropped, changed or two "
-        "neighbours swapped: 'mammillary body' = 'mamillary body'); validated when there is an LLM")
+        "neighbours swapped: 'mammillary body' = 'mamillary body'); validated only with validate_lexical_rules")
     acronyms: bool = Field(
         True, description="after the typos, among entities still unmatched: 1:1 pairs where one name holds an "
         "acronym in capitals that the other spells out, their other words equal ('Chair_PC' / "
-        "'ProgramCommitteeChair'); validated when there is an LLM")
+        "'ProgramCommitteeChair'); validated only with validate_lexical_rules")
     synonyms: bool = Field(
         True, description="after the acronyms, among entities still unmatched: 1:1 pairs whose names are "
         "general-English synonyms — WordNet 3.0 nouns whose first (most frequent) senses are one synset, as a whole "
         "name or one word of it ('Windshield' / 'Windscreen', 'automobile maker' / 'automobile manufacturer'); "
-        "validated when there is an LLM (see kgagents.agent.matching.synonyms)")
+        "validated only with validate_lexical_rules (see kgagents.agent.matching.synonyms)")
     validate_lexical_rules: bool = Field(
         False, description="with an LLM and the validator: the pairs of the deterministic lexical rules (variants, "
         "typos, acronyms, WordNet synonyms, substitutions, containment) are validated too; off: accepted as without "
-        "an LLM (the names a model lists, llm_synonyms, are validated either way); off: on pays less with the local "
+        "an LLM (the names a model lists, llm_synonyms, are validated either way); off: it pays with the local "
         "model (bench om-rules --llm)")
     llm_synonyms: bool = Field(
         True, description="with an LLM, after the synonyms: the model lists other names for each entity still "

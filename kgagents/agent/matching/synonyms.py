@@ -16,7 +16,7 @@ repair) gate it as they gate the other rules. No word list of any task is involv
 
 :func:`listed_name_matches` is the same rule for names a chat model lists (``llm_synonyms``: "Lorry" for *Truck*,
 which WordNet's first senses do not make synonyms): a name listed for one entity that is a name of the other, by
-its word bag; 1:1, then validated like every lexical rule with an LLM.
+its word bag; 1:1, then always validated (the deterministic rules only with ``validate_lexical_rules``).
 """
 
 from __future__ import annotations
@@ -144,7 +144,6 @@ def listed_name_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lexi
     decide, as in :func:`synonym_matches`. Meant for entities nothing else matched."""
     sources, targets = list(sources), list(targets)
     bags = {e.uri: _bags(e) for e in (*sources, *targets)}
-    kinds = {e.uri: e.kind for e in (*sources, *targets)}
 
     def index(entities: list[LexicalEntity]) -> dict[tuple[str, str], set[str]]:
         out: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -162,5 +161,5 @@ def listed_name_matches(sources: Iterable[LexicalEntity], targets: Iterable[Lexi
         for name in listed.get(t.uri, ()):
             for s_uri in by_source.get((t.kind, key_of(name, "bag")), ()):
                 found[s_uri].add(t.uri)
-    found = {s: {t for t in ts if kinds[t] == kinds[s] and not bags[s] & bags[t]} for s, ts in found.items()}
+    found = {s: {t for t in ts if not bags[s] & bags[t]} for s, ts in found.items()}  # the indexes keep kinds apart
     return _unique_both_ways({s: ts for s, ts in found.items() if ts}, "llm-synonym", narrow)
