@@ -1,6 +1,7 @@
 """The background as a judge of the later stages' pairs (kgagents.agent.matching.agreement): the rules alone, then on
 the real Neo4j with a small instrument-parts pair and a bridge of our own, where the containment rule pairs names the
-bridge places apart."""
+bridge places apart, and a car-parts pair with two bridges (one defining its side's classes, one placing them) for the
+near-duplicates the background maps once."""
 
 from __future__ import annotations
 
@@ -57,6 +58,8 @@ def test_a_near_duplicate_the_background_leaves_untied_joins_its_matched_namesak
     # a background that ties only one ontology says nothing about the other's untied entities
     assert blind_duplicates(candidates, matched, ties, ({"H"}, set())) == [("s9", "t2")]
     assert blind_duplicates(candidates, matched, {}, (set(), set())) == []  # no background: nothing
+    # only a matched entity the background defines (an equivalence) passes its identity on: t2 is only placed below
+    assert blind_duplicates(candidates, matched, ties, covered, defined={"s1", "s2"}) == [("s1", "t3")]
 
 
 def _match(source: str, target: str, channel: str) -> dict[str, Any]:
@@ -143,3 +146,20 @@ def test_the_bridge_removes_the_contained_pairs_it_places_apart(graph: Graph, in
     assert result.properties["background_judged_dropped"] == 6
     vetoed_only, _ = _pairs(graph, instruments, background_stage_check=False)
     assert set(CONTAINED) & vetoed_only == {UNTIED}
+
+
+PA, PB = "http://pa.test#PA_000000", "http://pb.test#PB_000000"
+
+
+def test_a_near_duplicate_joins_only_a_namesake_the_background_defines(graph: Graph, fixtures: Path) -> None:
+    here = fresh_pair(graph, fixtures / "matching" / "duplicates", parts_a="parts_a.ttl", parts_b="parts_b.ttl")
+    bridges = [here / "bridge_a.ttl", here / "bridge_b.ttl"]
+    run = match_pair(graph, "parts_a", "parts_b", MatchSettings(mode="no_llm"), background=bridges)
+    found = {(m["source"], m["target"]): m["channels"] for m in run.result.output}
+    # Transmission (untied, listing "Gearbox") joins gearbox, which bridge A defines as a hub class: one-to-many
+    assert found[(PA + "2", PB + "9")] == ["lexical:duplicate"] and (PA + "2", PB + "2") in found
+    # "parking brake" (untied) is only a name of Brake, which bridge B places below a hub class: no pair
+    assert (PA + "8", PB + "3") not in found and (PA + "3", PB + "3") in found
+    off = match_pair(graph, "parts_a", "parts_b", MatchSettings(mode="no_llm", background_duplicates=False),
+                     background=bridges)
+    assert not any("lexical:duplicate" in m["channels"] for m in off.result.output)

@@ -146,20 +146,25 @@ def judge_matches(
 
 
 def blind_duplicates(candidates: Iterable[tuple[str, str]], matched: Iterable[tuple[str, str]],
-                     ties: Mapping[str, list[str]], covered: tuple[set[str], set[str]]) -> list[tuple[str, str]]:
+                     ties: Mapping[str, list[str]], covered: tuple[set[str], set[str]],
+                     defined: Collection[str] | None = None) -> list[tuple[str, str]]:
     """The one-to-many pairs the background is blind to, among ``candidates`` (source, target pairs sharing the
     pre-match's strictest label/synonym key): one entity already in ``matched`` and tied to a mediator vocabulary
     that also ties entities of the other ontology (``covered``: the vocabularies tying the source side, the target
     side), the other entity unmatched and tied to nothing. A bridge maps each of its classes to one class of an
     ontology, so an ontology's near-duplicate of a class ("Talus" / "Astragalus") is the one left untied while the
     background covers the rest of its ontology; the name it shares with the matched entity is then the evidence. An
-    unmatched entity with two such candidates gets neither. Without background nothing is tied and nothing found."""
+    unmatched entity with two such candidates gets neither. With ``defined`` (the entities a file defines by a
+    mediator: an equivalence, not only stated below one), the matched entity must be one of them: a defined entity
+    has one identity to pass on, while one only placed below a mediator may list among its names a narrower class
+    the other ontology keeps apart (NCIT lists "internal spermatic artery" as a name of *Spermatic_Artery*; MA has
+    it as a class of its own). Without background nothing is tied and nothing found."""
     pairs = set(matched)
     taken = {s for s, _ in pairs} | {t for _, t in pairs}
     found: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for s, t in candidates:
         for new, old, side in ((t, s, 1), (s, t, 0)):
             if (s, t) not in pairs and new not in taken and old in taken and not ties.get(new) \
-                    and set(ties.get(old, ())) & covered[side]:
+                    and set(ties.get(old, ())) & covered[side] and (defined is None or old in defined):
                 found[new].add((s, t))
     return sorted(next(iter(p)) for p in found.values() if len(p) == 1)

@@ -253,8 +253,8 @@ class MatchingAgent(Agent[MatchSettings]):
             if not self.settings.one_to_one:
                 kept = {(m["source"], m["target"]) for m in found}
                 many = [asdict(m) for m in every_best(tiers) if (m.source, m.target) not in kept]
-        background, related, stated, ties = self._background(state, found, shared)
-        duplicates = (self._duplicates(state, every_best(tiers), [*found, *background], ties)
+        background, related, stated, ties, defined = self._background(state, found, shared)
+        duplicates = (self._duplicates(state, every_best(tiers), [*found, *background], ties, defined)
                       if self.settings.background_duplicates else [])
         context = self.settings.context or derive_context(self.graph, state["source"], state["target"])
         entities = sum(len(self.entities(state, o)) for o in (state["source"], state["target"]))
@@ -265,27 +265,29 @@ class MatchingAgent(Agent[MatchSettings]):
                 "entities": entities, "timings": self._timed(state, "prematch", started)}
 
     def _background(self, state: MatchState, prematched: list[dict[str, Any]], shared: list[str],
-                    ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float], dict[str, list[str]]]:
+                    ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, float], dict[str, list[str]], set[str]]:
         """The 1:1 pairs the background files relate among the entities the lexical pre-match left (see
         :mod:`~kgagents.agent.matching.background`), every related pair's kind (evidence for the other stages'
-        pairs) and stated confidence where a file gives one below 1 (an SSSOM row's ``confidence``), and the
-        mediator vocabularies each entity is tied to (to judge the other stages' pairs)."""
+        pairs) and stated confidence where a file gives one below 1 (an SSSOM row's ``confidence``), the
+        mediator vocabularies each entity is tied to (to judge the other stages' pairs), and the entities a file
+        defines by a mediator (an equivalence, not only stated below one)."""
         files = state.get("background") or []
         if not files or not self.settings.background:
-            return [], {}, {}, {}
+            return [], {}, {}, {}, set()
         related = background_pairs(self.graph, state["source"], state["target"], files,
                                    hierarchy=self.settings.background_hierarchy)
         entities = {*self.entities(state, state["source"]), *self.entities(state, state["target"])}
         related = {k: m for k, m in related.items() if k[0] in entities and k[1] in entities}
         taken = {p["source"] for p in prematched} | {p["target"] for p in prematched} | set(shared)
         found = [m.as_dict() for m in background_matches(related, exclude=taken)]
-        ties = vocabularies(self.graph.run("matching/background_ties", source=state["source"],
-                                           target=state["target"], files=files))
+        rows = self.graph.run("matching/background_ties", source=state["source"], target=state["target"],
+                              files=files)
         return (found, {f"{s}\t{t}": m.kind for (s, t), m in related.items()},
-                {f"{s}\t{t}": m.confidence for (s, t), m in related.items() if m.confidence < 1.0}, ties)
+                {f"{s}\t{t}": m.confidence for (s, t), m in related.items() if m.confidence < 1.0},
+                vocabularies(rows), {row["uri"] for row in rows if row["defined"]})
 
     def _duplicates(self, state: MatchState, candidates: list[LexicalMatch], matched: list[dict[str, Any]],
-                    ties: dict[str, list[str]]) -> list[dict[str, Any]]:
+                    ties: dict[str, list[str]], defined: set[str]) -> list[dict[str, Any]]:
         """The near-duplicates the background is blind to (:func:`~kgagents.agent.matching.agreement.blind_duplicates`)
         among the pre-match's pairs at a strictest tier (``candidates``, any arity): an entity the pre-match and the
         background left unmatched and the background ties to nothing, sharing a strictest key with a matched, tied
@@ -295,7 +297,7 @@ class MatchingAgent(Agent[MatchSettings]):
         covered = ({v for uri in self.entities(state, state["source"]) for v in ties.get(uri, ())},
                    {v for uri in self.entities(state, state["target"]) for v in ties.get(uri, ())})
         keys = {(m.source, m.target): m for m in candidates}
-        found = blind_duplicates(keys, [(m["source"], m["target"]) for m in matched], ties, covered)
+        found = blind_duplicates(keys, [(m["source"], m["target"]) for m in matched], ties, covered, defined)
         return [asdict(keys[p]) for p in found]
 
     def texts(self, state: MatchState) -> MatchState:
