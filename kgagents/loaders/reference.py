@@ -83,7 +83,15 @@ def as_declared(graph: Graph, alignment: Alignment, ontologies: Iterable[str]) -
     return declared_form(alignment, _declared(graph, alignment, ontologies))
 
 
+def declared_and_checked(graph: Graph, alignment: Alignment,
+                         ontologies: Iterable[str]) -> tuple[Alignment, ReferenceCheck]:
+    """:func:`as_declared` and :func:`check_reference` against what the loaded ``ontologies`` declare, from one
+    lookup of the declared ids."""
+    declared = _declared(graph, alignment, list(ontologies))
+    named = declared_form(alignment, declared)
+    return named, check_reference(named, declared)
+
+
 def check_reference_in_graph(graph: Graph, alignment: Alignment, ontologies: Iterable[str]) -> ReferenceCheck:
     """:func:`check_reference` against what the loaded ``ontologies`` declare."""
-    declared = _declared(graph, alignment, ontologies)
-    return check_reference(declared_form(alignment, declared), declared)
+    return declared_and_checked(graph, alignment, ontologies)[1]

@@ -17,7 +17,7 @@ from kgagents.graph.connection import Graph
 from kgagents.llm.ledger import PurposeOutcomes
 from kgagents.loaders.alignment import Alignment, stored_alignment
 from kgagents.loaders.jape import gold_links
-from kgagents.loaders.reference import as_declared, check_reference_in_graph
+from kgagents.loaders.reference import declared_and_checked
 from kgagents.loaders.sssom import read_alignment_file
 from kgagents.metrics.oaei import equivalence_pairs
 from kgagents.progress import MATCHING_STAGES
@@ -151,10 +151,10 @@ def matching(graph: Graph, run: dict[str, Any], path: Path | None) -> RunReport:
     found = _matching_reference(graph, run, path)
     if found is not None:
         alignment, name, forward = found
-        alignment = as_declared(graph, alignment, [run["source"], run["target"]])
+        alignment, check = declared_and_checked(graph, alignment, [run["source"], run["target"]])
         pairs = equivalence_pairs(alignment)
         report.reference = Reference(name, frozenset(pairs if forward else {(b, a) for a, b in pairs}))
-        report.notes += check_reference_in_graph(graph, alignment, [run["source"], run["target"]]).warnings()
+        report.notes += check.warnings()
     else:
         report.notes.append("no reference: give --reference FILE or load one (`kgagents load alignment`) "
                             "for precision/recall against threshold")
