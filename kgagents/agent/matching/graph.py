@@ -431,7 +431,7 @@ class MatchingAgent(Agent[MatchSettings]):
                     for b in state.get("background_matched", [])]
         matches += [{"source": d["source"], "target": d["target"], "score": 1.0, "similarity": 1.0,
                      "channels": ["lexical:duplicate"], "validated": False,
-                     "reason": f"{d['key']} label/synonym match with an entity already matched and tied by the "
+                     "reason": f"{d['key']} label/synonym match with an entity already matched and defined by the "
                                "background, this one untied (one-to-many)"}
                     for d in state.get("background_duplicates", [])]
         for s, pick in sorted(forward.items()):
