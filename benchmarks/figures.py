@@ -1346,7 +1346,8 @@ def om_rules_figure(results: Path) -> str:
 
 
 OM_LLM_RULES = ("om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-llm-synonyms",
-                "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-validate-lexical-rules")
+                "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-validate-lexical-rules",
+                "om/rules/rules_gated_qwen2.5-coder-1.5b_seed39_mode-gated-only-structural")
 #: the LLM rules the figure tells apart, and the value a run recorded before the setting existed (it validated them)
 _LLM_RULE_KEYS = {"llm_synonyms": True, "validate_lexical_rules": True}
 
@@ -1366,8 +1367,9 @@ def om_llm_rules(results: Path) -> str:
     notes = []
     for n, (r, name) in enumerate(zip(runs, OM_LLM_RULES, strict=True), 1):
         recorded = {k: r["settings"].get(k, before) for k, before in _LLM_RULE_KEYS.items()}
-        for row in (r["default"], *r["rules"]):
-            values = {**recorded, **({row["rule"]: row["switched_to"]} if "rule" in row else {})}
+        for row in (r["default"], *r["rules"], *r.get("thresholds", ())):
+            values = {**recorded, **({row["rule"]: row["switched_to"]} if "rule" in row else {}),
+                      **({"threshold": row["threshold"]} if "threshold" in row else {})}
             label = ", ".join(f"`{k}={str(v).lower()}`" for k, v in values.items())
             lines.append(f"| {r['mode']}, {label} | [{n}] | " + " | ".join(_f3(row["groups"][g]["f1"]) for g in groups)
                          + f" | {_f3(row['decision_mean_f1'])} |")

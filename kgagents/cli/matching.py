@@ -92,6 +92,10 @@ def match_cmd(
                              f"in {run.seconds:.1f}s, {run.llm_calls} LLM calls"))
         if not as_json:
             _print_matches(matches, show)
+        if run.result is not None and (skipped := run.result.properties.get("llm_synonyms_skipped")):
+            console.print(f"llm_synonyms skipped: {skipped} unmatched entities to ask {model} for other names, over "
+                          f"llm_synonyms_max_asked={settings.llm_synonyms_max_asked} (one call each); "
+                          f"--set llm_synonyms_max_asked={skipped} asks them all", style="yellow", markup=False)
         if run.scores is not None:
             s = run.scores
             console.print(f"P={s.precision:.4f} R={s.recall:.4f} F1={s.f1:.4f} (tp={s.tp} fp={s.fp} fn={s.fn})")

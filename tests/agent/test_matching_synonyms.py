@@ -161,3 +161,29 @@ def test_without_validating_the_lexical_rules_a_models_no_drops_only_its_own_nam
     assert (va + "Windshield", vb + "Windscreen") not in validated  # the validator's no drops the WordNet pair
     assert unvalidated.get((va + "Windshield", vb + "Windscreen")) == "lexical:synonym"  # accepted as without an LLM
     assert (va + "Truck", vb + "Lorry") not in unvalidated  # the model's own names are validated either way
+
+
+@pytest.mark.integration
+def test_with_more_entities_to_ask_than_the_limit_the_model_is_asked_nothing(graph: Graph, fixtures: Path) -> None:
+    d = fixtures / "matching" / "vehicles"
+    a, b = (load_ontology(graph, d / f).name for f in ("vehicles_a.ttl", "vehicles_b.ttl"))
+    va, vb = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
+    asked: list[str] = []
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        text = messages[-1]["content"]
+        if "Other names:" in text:
+            asked.append(text)
+            return "Lorry" if "\nname: Truck\n" in text else ""
+        return '{"reason": "same thing", "answer": "yes"}'
+
+    def run(limit: int) -> tuple[set[tuple[str, str]], int]:
+        settings = MatchSettings(mode="gated", llm_synonyms_max_asked=limit)
+        done = match_pair(graph, a, b, settings, chat=ScriptedChatModel([reply] * 400, model="scripted-limit"))
+        return {(m["source"], m["target"]) for m in done.result.output}, done.result.properties["llm_synonyms_skipped"]
+
+    pairs, skipped = run(1)
+    assert skipped > 1 and not asked and (va + "Truck", vb + "Lorry") not in pairs  # over the limit: nothing asked
+    pairs, none_skipped = run(skipped)
+    assert none_skipped == 0 and len(asked) == skipped and (va + "Truck", vb + "Lorry") in pairs
+    assert run(0)[1] == 0  # every entity asked before by this model: nothing left to ask, the step runs

@@ -105,6 +105,7 @@ class MatchState(TypedDict, total=False):
     background_stated: dict[str, float]  # "source<TAB>target" → the files' stated confidence, where below 1
     background_ties: dict[str, list[str]]  # entity → the vocabularies of the mediators the background ties it to
     background_checks: list[dict[str, Any]]  # per judged stage, how the background judged its pairs (agreement)
+    llm_synonyms_skipped: int  # entities llm_synonyms would have asked about, over llm_synonyms_max_asked (0: ran)
     background_duplicates: list[dict[str, Any]]  # near-duplicates the background leaves untied, with their namesake
     shared: list[str]  # entities both ontologies declare (skip_shared): neither searched from nor matched
     candidates: dict[str, dict[str, list[dict[str, Any]]]]
@@ -193,6 +194,7 @@ class MatchingAgent(Agent[MatchSettings]):
         properties = {"matches": len(matches), "entities": state.get("entities", 0), "context": state.get("context"),
                       "background_judged_dropped": sum(c["dropped"] for c in checks),
                       "background_distrusted": [c["stage"] for c in checks if c["distrusted"]],
+                      "llm_synonyms_skipped": state.get("llm_synonyms_skipped", 0),
                       "embedding_model": state.get("embedding_model"),
                       **seconds_properties(state.get("timings", {}))}
         return self.new_result(state, scores=scores, properties=properties, output=matches)
@@ -507,8 +509,10 @@ class MatchingAgent(Agent[MatchSettings]):
             added += self._lexical_rule(state, synonym_matches(sources, targets, narrow=self._narrow(matched)),
                                         matched, verdicts,
                                         "lexical:synonym", "general-English synonyms (WordNet first senses)")
+        skipped = 0
         if settings.llm_synonyms and self.llm is not None:
-            added += self._listed_names(state, matched, verdicts)
+            listed, skipped = self._listed_names(state, matched, verdicts)
+            added += listed
         if settings.substitution:
             added += self._substituted(state, matched, verdicts)
         hierarchies = (self._hierarchies(state)
@@ -527,7 +531,7 @@ class MatchingAgent(Agent[MatchSettings]):
             matches = [m for m in matches if (m["source"], m["target"]) not in unrelated]
         matches = with_confidence(matches)
         return {"matches": matches, "verdicts": verdicts, "background_checks": [asdict(c) for c in checks],
-                "timings": self._timed(state, "propagate", started)}
+                "llm_synonyms_skipped": skipped, "timings": self._timed(state, "propagate", started)}
 
     def _structural(self, state: MatchState, matched: set[tuple[str, str]],
                     verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -589,21 +593,25 @@ class MatchingAgent(Agent[MatchSettings]):
                 for o in (state["source"], state["target"])]
 
     def _listed_names(self, state: MatchState, matched: set[tuple[str, str]],
-                      verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:
+                      verdicts: dict[str, list[Any]]) -> tuple[list[dict[str, Any]], int]:
         """The chat model as a synonym source (``llm_synonyms``): other names for the entities still unmatched —
         only of a kind both sides still have — and the 1:1 pairs they make
-        (:func:`~kgagents.agent.matching.synonyms.listed_name_matches`), validated; ``matched`` grows."""
+        (:func:`~kgagents.agent.matching.synonyms.listed_name_matches`), validated; ``matched`` grows. With more
+        entities to ask than ``llm_synonyms_max_asked``, nothing is asked: ([], how many there were)."""
         assert self.llm is not None
         sources, targets = self._unmatched(state, matched)
         kinds = {e.kind for e in sources} & {e.kind for e in targets}
         sources, targets = [e for e in sources if e.kind in kinds], [e for e in targets if e.kind in kinds]
         entities = {**self.entities(state, state["source"]), **self.entities(state, state["target"])}
-        listed = self.llm.other_names(self.graph, [entities[e.uri] for e in (*sources, *targets)],
-                                      self._context(state))
+        asked = [entities[e.uri] for e in (*sources, *targets)]
+        todo = len(self.llm.names_to_ask(self.graph, asked))
+        if todo > self.settings.llm_synonyms_max_asked:
+            return [], todo
+        listed = self.llm.other_names(self.graph, asked, self._context(state))
         found = listed_name_matches(sources, targets, listed, self._narrow(matched))
         return self._lexical_rule(state, found, matched, verdicts, "lexical:llm-synonym",
                                   f"a name {self.llm.model_name} lists for one is a name of the other",
-                                  always_validate=True)  # a model's names are noisy: the validator gates them
+                                  always_validate=True), 0  # a model's names are noisy: the validator gates them
 
     def _substituted(self, state: MatchState, matched: set[tuple[str, str]],
                      verdicts: dict[str, list[Any]]) -> list[dict[str, Any]]:

@@ -83,10 +83,14 @@ class LLMSteps:
             return False, f"unparseable answer treated as no: {exc}", None
         return ok, reason, None
 
+    def names_to_ask(self, graph: Graph, entities: Sequence[Entity]) -> list[Entity]:
+        """The entities :meth:`other_names` would ask the model about: those it has no stored answer for."""
+        return self._missing(graph, entities, "om_other_names")
+
     def other_names(self, graph: Graph, entities: Sequence[Entity], context: str) -> dict[str, list[str]]:
         """uri → the other names the model lists for the entity (:func:`parse_names`), asked once per entity and
         model: the answer is stored on the entity (``om_other_names``), so another pair or a resumed run reuses it."""
-        todo = self._missing(graph, entities, "om_other_names")
+        todo = self.names_to_ask(graph, entities)
         for start in range(0, len(todo), TEXT_BATCH):
             texts = {}
             for e in todo[start : start + TEXT_BATCH]:

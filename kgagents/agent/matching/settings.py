@@ -90,6 +90,10 @@ class MatchSettings(AgentSettings):
         True, description="with an LLM, after the synonyms: the model lists other names for each entity still "
         "unmatched; 1:1 pairs where one side's listed name is a name of the other, then validated (no_llm: "
         "nothing; see kgagents.agent.matching.synonyms); on: it pays with the local model (bench om-rules --llm)")
+    llm_synonyms_max_asked: int = Field(
+        300, ge=0, description="llm_synonyms asks the model about at most this many entities in one run (one call "
+        "each; an entity this model was asked about before is free): with more to ask, the step is skipped and the "
+        "run says so (llm_synonyms_skipped) rather than run for hours — raise it to ask them all")
     substitution: bool = Field(
         True, description="lexical propagation, after the structural one: word substitutions the input teaches "
         "(seen at least substitution_min_support times between matched pairs' names or between two names of one "
@@ -204,7 +208,7 @@ STAGES: dict[str, tuple[str, ...]] = {
                     "structural_rounds_until_stable", "substitution", "substitution_min_support",
                     "phrase_substitution"),
     "lexical_rules": ("containment", "containment_no_subclasses", "containment_same_head", "variants", "typos",
-                      "acronyms", "synonyms", "llm_synonyms",
+                      "acronyms", "synonyms", "llm_synonyms", "llm_synonyms_max_asked",
                       "lexical_tiebreak"),
     "output": ("repair", "property_ends", "one_to_one", "many_min_similarity"),
 }
