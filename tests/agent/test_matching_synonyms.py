@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,20 +109,35 @@ def test_a_listed_name_of_one_entity_that_names_the_other_matches_one_to_one() -
     assert listed_name_matches(sources, targets, kinds) == []
 
 
-@pytest.mark.integration
-def test_the_chat_model_as_a_synonym_source_matches_what_wordnet_does_not(graph: Graph, fixtures: Path) -> None:
+VA, VB = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
+
+
+def _vehicles(graph: Graph, fixtures: Path) -> tuple[str, str, Path]:
+    """The vehicles pair loaded: (source name, target name, its folder)."""
     d = fixtures / "matching" / "vehicles"
     a, b = (load_ontology(graph, d / f).name for f in ("vehicles_a.ttl", "vehicles_b.ttl"))
-    va, vb = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
-    asked: list[str] = []
+    return a, b, d
 
+
+def _lorry_for_truck(asked: list[str], answer: str = "yes") -> Any:
+    """A scripted model's reply: "Lorry" as Truck's other name (each entity asked about noted in ``asked``), and
+    ``answer`` to every validation."""
     def reply(messages: list[dict[str, str]]) -> str:
         text = messages[-1]["content"]
         if "Other names:" in text:
             name = text.split("\nname: ", 1)[1].split("\n", 1)[0]
             asked.append(name)
             return {"Truck": "1. Lorry\n2. Heavy goods vehicle"}.get(name, "")
-        return '{"reason": "same thing", "answer": "yes"}'
+        return f'{{"reason": "-", "answer": "{answer}"}}'
+    return reply
+
+
+@pytest.mark.integration
+def test_the_chat_model_as_a_synonym_source_matches_what_wordnet_does_not(graph: Graph, fixtures: Path) -> None:
+    a, b, d = _vehicles(graph, fixtures)
+    va, vb = VA, VB
+    asked: list[str] = []
+    reply = _lorry_for_truck(asked)
 
     def run(on: bool, chat: ScriptedChatModel) -> dict[tuple[str, str], str]:
         settings = MatchSettings(mode="gated", llm_synonyms=on, substitution=False, containment=False)
@@ -142,9 +158,8 @@ def test_the_chat_model_as_a_synonym_source_matches_what_wordnet_does_not(graph:
 @pytest.mark.integration
 def test_without_validating_the_lexical_rules_a_models_no_drops_only_its_own_names(graph: Graph,
                                                                                   fixtures: Path) -> None:
-    d = fixtures / "matching" / "vehicles"
-    a, b = (load_ontology(graph, d / f).name for f in ("vehicles_a.ttl", "vehicles_b.ttl"))
-    va, vb = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
+    a, b, _ = _vehicles(graph, fixtures)
+    va, vb = VA, VB
 
     def reply(messages: list[dict[str, str]]) -> str:  # lists Lorry for Truck, and says no to every pair
         text = messages[-1]["content"]
@@ -165,17 +180,10 @@ def test_without_validating_the_lexical_rules_a_models_no_drops_only_its_own_nam
 
 @pytest.mark.integration
 def test_with_more_entities_to_ask_than_the_limit_the_model_is_asked_nothing(graph: Graph, fixtures: Path) -> None:
-    d = fixtures / "matching" / "vehicles"
-    a, b = (load_ontology(graph, d / f).name for f in ("vehicles_a.ttl", "vehicles_b.ttl"))
-    va, vb = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
+    a, b, _ = _vehicles(graph, fixtures)
+    va, vb = VA, VB
     asked: list[str] = []
-
-    def reply(messages: list[dict[str, str]]) -> str:
-        text = messages[-1]["content"]
-        if "Other names:" in text:
-            asked.append(text)
-            return "Lorry" if "\nname: Truck\n" in text else ""
-        return '{"reason": "same thing", "answer": "yes"}'
+    reply = _lorry_for_truck(asked)
 
     def run(limit: int) -> tuple[set[tuple[str, str]], int]:
         settings = MatchSettings(mode="gated", llm_synonyms_max_asked=limit)
