@@ -292,8 +292,9 @@ class MatchingAgent(Agent[MatchSettings]):
                     ties: dict[str, list[str]], defined: set[str]) -> list[dict[str, Any]]:
         """The near-duplicates the background is blind to (:func:`~kgagents.agent.matching.agreement.blind_duplicates`)
         among the pre-match's pairs at a strictest tier (``candidates``, any arity): an entity the pre-match and the
-        background left unmatched and the background ties to nothing, sharing a strictest key with a matched, tied
-        one. Decided here, beside the pre-match whose evidence they share, so the later stages do not take them."""
+        background left unmatched and the background ties to nothing, sharing a strictest key with a matched one a
+        background file defines (``defined``). Decided here, beside the pre-match whose evidence they share, so the
+        later stages do not take them."""
         if not ties:
             return []
         covered = ({v for uri in self.entities(state, state["source"]) for v in ties.get(uri, ())},
