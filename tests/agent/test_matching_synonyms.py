@@ -73,15 +73,13 @@ def test_a_malformed_wordnet_file_is_refused_with_its_line(fixtures: Path, tmp_p
 
 @pytest.mark.integration
 def test_general_vocabulary_synonyms_are_matched_and_only_with_the_rule_on(graph: Graph, fixtures: Path) -> None:
-    d = fixtures / "matching" / "vehicles"
-    a, b = (load_ontology(graph, d / f).name for f in ("vehicles_a.ttl", "vehicles_b.ttl"))
-    va, vb = "http://example.org/vehicles-a#", "http://example.org/vehicles-b#"
+    a, b, d = _vehicles(graph, fixtures)
     runs = {on: match_pair(graph, a, b, MatchSettings(mode="no_llm", synonyms=on), reference=d / "reference.rdf")
             for on in (True, False)}
     first = {on: {(m["source"], m["target"]): m["channels"][0] for m in run.result.output}
              for on, run in runs.items()}
-    assert first[True].get((va + "Windshield", vb + "Windscreen")) == "lexical:synonym"
-    assert (va + "Windshield", vb + "Windscreen") not in first[False]
+    assert first[True].get((VA + "Windshield", VB + "Windscreen")) == "lexical:synonym"
+    assert (VA + "Windshield", VB + "Windscreen") not in first[False]
     assert runs[True].scores.recall > runs[False].scores.recall
 
 
@@ -135,7 +133,6 @@ def _lorry_for_truck(asked: list[str], answer: str = "yes") -> Any:
 @pytest.mark.integration
 def test_the_chat_model_as_a_synonym_source_matches_what_wordnet_does_not(graph: Graph, fixtures: Path) -> None:
     a, b, d = _vehicles(graph, fixtures)
-    va, vb = VA, VB
     asked: list[str] = []
     reply = _lorry_for_truck(asked)
 
@@ -145,12 +142,12 @@ def test_the_chat_model_as_a_synonym_source_matches_what_wordnet_does_not(graph:
         return {(m["source"], m["target"]): m["channels"][0] for m in done.result.output}
 
     with_names = run(True, ScriptedChatModel([reply] * 400))
-    assert with_names.get((va + "Truck", vb + "Lorry")) == "lexical:llm-synonym"
+    assert with_names.get((VA + "Truck", VB + "Lorry")) == "lexical:llm-synonym"
     assert "Truck" in asked and "Windshield" not in asked  # only what nothing else matched is asked about
     again = len(asked)
     run(True, ScriptedChatModel([reply] * 400))
     assert len(asked) == again  # the listed names are stored on the entities: asked once per entity and model
-    assert (va + "Truck", vb + "Lorry") not in run(False, ScriptedChatModel([reply] * 400))
+    assert (VA + "Truck", VB + "Lorry") not in run(False, ScriptedChatModel([reply] * 400))
     no_llm = match_pair(graph, a, b, MatchSettings(mode="no_llm"), chat=ScriptedChatModel([]))
     assert all(m["channels"][0] != "lexical:llm-synonym" for m in no_llm.result.output)
 
@@ -159,7 +156,6 @@ def test_the_chat_model_as_a_synonym_source_matches_what_wordnet_does_not(graph:
 def test_without_validating_the_lexical_rules_a_models_no_drops_only_its_own_names(graph: Graph,
                                                                                   fixtures: Path) -> None:
     a, b, _ = _vehicles(graph, fixtures)
-    va, vb = VA, VB
 
     def reply(messages: list[dict[str, str]]) -> str:  # lists Lorry for Truck, and says no to every pair
         text = messages[-1]["content"]
@@ -173,15 +169,14 @@ def test_without_validating_the_lexical_rules_a_models_no_drops_only_its_own_nam
         return {(m["source"], m["target"]): m["channels"][0] for m in done.result.output}
 
     validated, unvalidated = run(True), run(False)
-    assert (va + "Windshield", vb + "Windscreen") not in validated  # the validator's no drops the WordNet pair
-    assert unvalidated.get((va + "Windshield", vb + "Windscreen")) == "lexical:synonym"  # accepted as without an LLM
-    assert (va + "Truck", vb + "Lorry") not in unvalidated  # the model's own names are validated either way
+    assert (VA + "Windshield", VB + "Windscreen") not in validated  # the validator's no drops the WordNet pair
+    assert unvalidated.get((VA + "Windshield", VB + "Windscreen")) == "lexical:synonym"  # accepted as without an LLM
+    assert (VA + "Truck", VB + "Lorry") not in unvalidated  # the model's own names are validated either way
 
 
 @pytest.mark.integration
 def test_with_more_entities_to_ask_than_the_limit_the_model_is_asked_nothing(graph: Graph, fixtures: Path) -> None:
     a, b, _ = _vehicles(graph, fixtures)
-    va, vb = VA, VB
     asked: list[str] = []
     reply = _lorry_for_truck(asked)
 
@@ -191,7 +186,7 @@ def test_with_more_entities_to_ask_than_the_limit_the_model_is_asked_nothing(gra
         return {(m["source"], m["target"]) for m in done.result.output}, done.result.properties["llm_synonyms_skipped"]
 
     pairs, skipped = run(1)
-    assert skipped > 1 and not asked and (va + "Truck", vb + "Lorry") not in pairs  # over the limit: nothing asked
+    assert skipped > 1 and not asked and (VA + "Truck", VB + "Lorry") not in pairs  # over the limit: nothing asked
     pairs, none_skipped = run(skipped)
-    assert none_skipped == 0 and len(asked) == skipped and (va + "Truck", vb + "Lorry") in pairs
+    assert none_skipped == 0 and len(asked) == skipped and (VA + "Truck", VB + "Lorry") in pairs
     assert run(0)[1] == 0  # every entity asked before by this model: nothing left to ask, the step runs
